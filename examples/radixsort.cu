@@ -1057,632 +1057,600 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     bool stok13 = true;
-                    unsigned int stx14 = 0u;
+                    unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? (stx14 & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                    unsigned int stx14 = 0u;
+                    unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? (stx14 & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
-            unsigned int stsum30 = 0u;
-            for (patc_int i31 = 0; i31 < 8; i31 += 1) {
-                stsum30 = (stsum30 + sthist5[(2056 * t29 + 257 * i31 - 8223 * ((8 * t29 + i31) / 32))]);
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
             }
-            unsigned int stinc32 = stsum30;
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc32, 1);
-            stinc32 = ((lane >= 1) ? (stinc32 + stup33) : stinc32);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc32, 2);
-            stinc32 = ((lane >= 2) ? (stinc32 + stup34) : stinc32);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc32, 4);
-            stinc32 = ((lane >= 4) ? (stinc32 + stup35) : stinc32);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc32, 8);
-            stinc32 = ((lane >= 8) ? (stinc32 + stup36) : stinc32);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc32, 16);
-            stinc32 = ((lane >= 16) ? (stinc32 + stup37) : stinc32);
-            unsigned int stat38 = (stinc32 - stsum30);
-            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                unsigned int stcb40 = sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))];
-                sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))] = stat38;
-                stat38 = (stat38 + stcb40);
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc32;
+                stwsum6[warp] = stinc31;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw42 = 0u;
+                unsigned int stw41 = 0u;
                 if ((lane < 32)) {
-                    stw42 = stwsum6[lane];
+                    stw41 = stwsum6[lane];
                 }
-                unsigned int stwinc43 = stw42;
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc43, 1);
-                stwinc43 = ((lane >= 1) ? (stwinc43 + stup44) : stwinc43);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc43, 2);
-                stwinc43 = ((lane >= 2) ? (stwinc43 + stup45) : stwinc43);
-                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc43, 4);
-                stwinc43 = ((lane >= 4) ? (stwinc43 + stup46) : stwinc43);
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc43, 8);
-                stwinc43 = ((lane >= 8) ? (stwinc43 + stup47) : stwinc43);
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc43, 16);
-                stwinc43 = ((lane >= 16) ? (stwinc43 + stup48) : stwinc43);
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc43 - stw42);
+                    stwsum6[lane] = (stwinc42 - stw41);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i50 = 0; i50 < 4; i50 += 1) {
-                unsigned int sti51 = stinfo4[(lane + 128 * warp + 32 * i50)];
-                unsigned int stbk52 = (sti51 >> 16u);
-                if ((stbk52 < 256u)) {
-                    long long ix53 = ((long long)stbk52);
-                    long long ix54 = ((long long)(stwsum6[((warp + 32 * ix53) / 256)] + (sthist5[(257 * warp + ix53)] + (sti51 & 65535u))));
-                    stkey3[ix54] = stkey2[(lane + 128 * warp + 32 * i50)];
+            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                unsigned int stbk51 = (sti50 >> 16u);
+                if ((stbk51 < 256u)) {
+                    long long ix52 = ((long long)stbk51);
+                    long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                    stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t55 = threadIdx.x;
-            for (patc_int i56 = 0; i56 < 9; i56 += 1) {
-                if (((t55 + 1024 * i56) < 8224)) {
-                    sthist5[(t55 + 1024 * i56)] = 0u;
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                    bool stok59 = true;
-                    unsigned int stx60 = 0u;
-                    if (stok59) {
-                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
-                    }
-                    unsigned int stb61 = (stok59 ? ((stx60 >> 8u) & 255u) : 0u);
-                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
-                    unsigned int stct72 = __popc(stpm62);
-                    long long ix73 = ((long long)stb61);
-                    unsigned int sth74 = 0u;
-                    if (stok59) {
-                        sth74 = sthist5[(257 * warp + ix73)];
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    bool stok58 = true;
+                    unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                    unsigned int stct70 = __popc(stpm60);
+                    long long ix71 = ((long long)stb59);
+                    unsigned int sth72 = 0u;
+                    if (stok58) {
+                        sth72 = sthist5[(257 * warp + ix71)];
                     }
                     __syncwarp();
-                    if ((stok59 && ((strk71 + 1u) == stct72))) {
-                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    if ((stok58 && ((strk69 + 1u) == stct70))) {
+                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                    bool stok59 = ((lane + 128 * warp + 4096 * b1 + 32 * i58) < n);
-                    unsigned int stx60 = 0u;
-                    if (stok59) {
-                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
-                    }
-                    unsigned int stb61 = (stok59 ? ((stx60 >> 8u) & 255u) : 0u);
-                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
-                    unsigned int stct72 = __popc(stpm62);
-                    long long ix73 = ((long long)stb61);
-                    unsigned int sth74 = 0u;
-                    if (stok59) {
-                        sth74 = sthist5[(257 * warp + ix73)];
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                    unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                    unsigned int stct70 = __popc(stpm60);
+                    long long ix71 = ((long long)stb59);
+                    unsigned int sth72 = 0u;
+                    if (stok58) {
+                        sth72 = sthist5[(257 * warp + ix71)];
                     }
                     __syncwarp();
-                    if ((stok59 && ((strk71 + 1u) == stct72))) {
-                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    if ((stok58 && ((strk69 + 1u) == stct70))) {
+                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t75 = threadIdx.x;
-            unsigned int stsum76 = 0u;
-            for (patc_int i77 = 0; i77 < 8; i77 += 1) {
-                stsum76 = (stsum76 + sthist5[(2056 * t75 + 257 * i77 - 8223 * ((8 * t75 + i77) / 32))]);
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
             }
-            unsigned int stinc78 = stsum76;
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc78, 1);
-            stinc78 = ((lane >= 1) ? (stinc78 + stup79) : stinc78);
-            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc78, 2);
-            stinc78 = ((lane >= 2) ? (stinc78 + stup80) : stinc78);
-            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc78, 4);
-            stinc78 = ((lane >= 4) ? (stinc78 + stup81) : stinc78);
-            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc78, 8);
-            stinc78 = ((lane >= 8) ? (stinc78 + stup82) : stinc78);
-            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc78, 16);
-            stinc78 = ((lane >= 16) ? (stinc78 + stup83) : stinc78);
-            unsigned int stat84 = (stinc78 - stsum76);
-            for (patc_int i85 = 0; i85 < 8; i85 += 1) {
-                unsigned int stcb86 = sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))];
-                sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))] = stat84;
-                stat84 = (stat84 + stcb86);
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc78;
+                stwsum6[warp] = stinc76;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw88 = 0u;
+                unsigned int stw86 = 0u;
                 if ((lane < 32)) {
-                    stw88 = stwsum6[lane];
+                    stw86 = stwsum6[lane];
                 }
-                unsigned int stwinc89 = stw88;
-                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc89, 1);
-                stwinc89 = ((lane >= 1) ? (stwinc89 + stup90) : stwinc89);
-                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc89, 2);
-                stwinc89 = ((lane >= 2) ? (stwinc89 + stup91) : stwinc89);
-                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc89, 4);
-                stwinc89 = ((lane >= 4) ? (stwinc89 + stup92) : stwinc89);
-                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc89, 8);
-                stwinc89 = ((lane >= 8) ? (stwinc89 + stup93) : stwinc89);
-                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc89, 16);
-                stwinc89 = ((lane >= 16) ? (stwinc89 + stup94) : stwinc89);
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc89 - stw88);
+                    stwsum6[lane] = (stwinc87 - stw86);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i96 = 0; i96 < 4; i96 += 1) {
-                unsigned int sti97 = stinfo4[(lane + 128 * warp + 32 * i96)];
-                unsigned int stbk98 = (sti97 >> 16u);
-                if ((stbk98 < 256u)) {
-                    long long ix99 = ((long long)stbk98);
-                    long long ix100 = ((long long)(stwsum6[((warp + 32 * ix99) / 256)] + (sthist5[(257 * warp + ix99)] + (sti97 & 65535u))));
-                    stkey2[ix100] = stkey3[(lane + 128 * warp + 32 * i96)];
+            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                unsigned int stbk96 = (sti95 >> 16u);
+                if ((stbk96 < 256u)) {
+                    long long ix97 = ((long long)stbk96);
+                    long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                    stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t101 = threadIdx.x;
-            for (patc_int i102 = 0; i102 < 9; i102 += 1) {
-                if (((t101 + 1024 * i102) < 8224)) {
-                    sthist5[(t101 + 1024 * i102)] = 0u;
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                    bool stok105 = true;
-                    unsigned int stx106 = 0u;
-                    if (stok105) {
-                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
-                    }
-                    unsigned int stb107 = (stok105 ? ((stx106 >> 16u) & 255u) : 0u);
-                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
-                    unsigned int stct118 = __popc(stpm108);
-                    long long ix119 = ((long long)stb107);
-                    unsigned int sth120 = 0u;
-                    if (stok105) {
-                        sth120 = sthist5[(257 * warp + ix119)];
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    bool stok103 = true;
+                    unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                    unsigned int stct115 = __popc(stpm105);
+                    long long ix116 = ((long long)stb104);
+                    unsigned int sth117 = 0u;
+                    if (stok103) {
+                        sth117 = sthist5[(257 * warp + ix116)];
                     }
                     __syncwarp();
-                    if ((stok105 && ((strk117 + 1u) == stct118))) {
-                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    if ((stok103 && ((strk114 + 1u) == stct115))) {
+                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                    bool stok105 = ((lane + 128 * warp + 4096 * b1 + 32 * i104) < n);
-                    unsigned int stx106 = 0u;
-                    if (stok105) {
-                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
-                    }
-                    unsigned int stb107 = (stok105 ? ((stx106 >> 16u) & 255u) : 0u);
-                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
-                    unsigned int stct118 = __popc(stpm108);
-                    long long ix119 = ((long long)stb107);
-                    unsigned int sth120 = 0u;
-                    if (stok105) {
-                        sth120 = sthist5[(257 * warp + ix119)];
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                    unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                    unsigned int stct115 = __popc(stpm105);
+                    long long ix116 = ((long long)stb104);
+                    unsigned int sth117 = 0u;
+                    if (stok103) {
+                        sth117 = sthist5[(257 * warp + ix116)];
                     }
                     __syncwarp();
-                    if ((stok105 && ((strk117 + 1u) == stct118))) {
-                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    if ((stok103 && ((strk114 + 1u) == stct115))) {
+                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t121 = threadIdx.x;
-            unsigned int stsum122 = 0u;
-            for (patc_int i123 = 0; i123 < 8; i123 += 1) {
-                stsum122 = (stsum122 + sthist5[(2056 * t121 + 257 * i123 - 8223 * ((8 * t121 + i123) / 32))]);
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
             }
-            unsigned int stinc124 = stsum122;
-            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc124, 1);
-            stinc124 = ((lane >= 1) ? (stinc124 + stup125) : stinc124);
-            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc124, 2);
-            stinc124 = ((lane >= 2) ? (stinc124 + stup126) : stinc124);
-            unsigned int stup127 = __shfl_up_sync(0xffffffffu, stinc124, 4);
-            stinc124 = ((lane >= 4) ? (stinc124 + stup127) : stinc124);
-            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc124, 8);
-            stinc124 = ((lane >= 8) ? (stinc124 + stup128) : stinc124);
-            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc124, 16);
-            stinc124 = ((lane >= 16) ? (stinc124 + stup129) : stinc124);
-            unsigned int stat130 = (stinc124 - stsum122);
-            for (patc_int i131 = 0; i131 < 8; i131 += 1) {
-                unsigned int stcb132 = sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))];
-                sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))] = stat130;
-                stat130 = (stat130 + stcb132);
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc124;
+                stwsum6[warp] = stinc121;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw134 = 0u;
+                unsigned int stw131 = 0u;
                 if ((lane < 32)) {
-                    stw134 = stwsum6[lane];
+                    stw131 = stwsum6[lane];
                 }
-                unsigned int stwinc135 = stw134;
-                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc135, 1);
-                stwinc135 = ((lane >= 1) ? (stwinc135 + stup136) : stwinc135);
-                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc135, 2);
-                stwinc135 = ((lane >= 2) ? (stwinc135 + stup137) : stwinc135);
-                unsigned int stup138 = __shfl_up_sync(0xffffffffu, stwinc135, 4);
-                stwinc135 = ((lane >= 4) ? (stwinc135 + stup138) : stwinc135);
-                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc135, 8);
-                stwinc135 = ((lane >= 8) ? (stwinc135 + stup139) : stwinc135);
-                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc135, 16);
-                stwinc135 = ((lane >= 16) ? (stwinc135 + stup140) : stwinc135);
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc135 - stw134);
+                    stwsum6[lane] = (stwinc132 - stw131);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i142 = 0; i142 < 4; i142 += 1) {
-                unsigned int sti143 = stinfo4[(lane + 128 * warp + 32 * i142)];
-                unsigned int stbk144 = (sti143 >> 16u);
-                if ((stbk144 < 256u)) {
-                    long long ix145 = ((long long)stbk144);
-                    long long ix146 = ((long long)(stwsum6[((warp + 32 * ix145) / 256)] + (sthist5[(257 * warp + ix145)] + (sti143 & 65535u))));
-                    stkey3[ix146] = stkey2[(lane + 128 * warp + 32 * i142)];
+            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                unsigned int stbk141 = (sti140 >> 16u);
+                if ((stbk141 < 256u)) {
+                    long long ix142 = ((long long)stbk141);
+                    long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                    stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t147 = threadIdx.x;
-            for (patc_int i148 = 0; i148 < 9; i148 += 1) {
-                if (((t147 + 1024 * i148) < 8224)) {
-                    sthist5[(t147 + 1024 * i148)] = 0u;
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
-                    bool stok151 = true;
-                    unsigned int stx152 = 0u;
-                    if (stok151) {
-                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
-                    }
-                    unsigned int stb153 = (stok151 ? ((stx152 >> 24u) & 255u) : 0u);
-                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
-                    unsigned int stct164 = __popc(stpm154);
-                    long long ix165 = ((long long)stb153);
-                    unsigned int sth166 = 0u;
-                    if (stok151) {
-                        sth166 = sthist5[(257 * warp + ix165)];
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    bool stok148 = true;
+                    unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                    unsigned int stct160 = __popc(stpm150);
+                    long long ix161 = ((long long)stb149);
+                    unsigned int sth162 = 0u;
+                    if (stok148) {
+                        sth162 = sthist5[(257 * warp + ix161)];
                     }
                     __syncwarp();
-                    if ((stok151 && ((strk163 + 1u) == stct164))) {
-                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    if ((stok148 && ((strk159 + 1u) == stct160))) {
+                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
-                    bool stok151 = ((lane + 128 * warp + 4096 * b1 + 32 * i150) < n);
-                    unsigned int stx152 = 0u;
-                    if (stok151) {
-                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
-                    }
-                    unsigned int stb153 = (stok151 ? ((stx152 >> 24u) & 255u) : 0u);
-                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
-                    unsigned int stct164 = __popc(stpm154);
-                    long long ix165 = ((long long)stb153);
-                    unsigned int sth166 = 0u;
-                    if (stok151) {
-                        sth166 = sthist5[(257 * warp + ix165)];
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                    unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                    unsigned int stct160 = __popc(stpm150);
+                    long long ix161 = ((long long)stb149);
+                    unsigned int sth162 = 0u;
+                    if (stok148) {
+                        sth162 = sthist5[(257 * warp + ix161)];
                     }
                     __syncwarp();
-                    if ((stok151 && ((strk163 + 1u) == stct164))) {
-                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    if ((stok148 && ((strk159 + 1u) == stct160))) {
+                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t167 = threadIdx.x;
-            unsigned int stsum168 = 0u;
-            for (patc_int i169 = 0; i169 < 8; i169 += 1) {
-                stsum168 = (stsum168 + sthist5[(2056 * t167 + 257 * i169 - 8223 * ((8 * t167 + i169) / 32))]);
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
             }
-            unsigned int stinc170 = stsum168;
-            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc170, 1);
-            stinc170 = ((lane >= 1) ? (stinc170 + stup171) : stinc170);
-            unsigned int stup172 = __shfl_up_sync(0xffffffffu, stinc170, 2);
-            stinc170 = ((lane >= 2) ? (stinc170 + stup172) : stinc170);
-            unsigned int stup173 = __shfl_up_sync(0xffffffffu, stinc170, 4);
-            stinc170 = ((lane >= 4) ? (stinc170 + stup173) : stinc170);
-            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc170, 8);
-            stinc170 = ((lane >= 8) ? (stinc170 + stup174) : stinc170);
-            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc170, 16);
-            stinc170 = ((lane >= 16) ? (stinc170 + stup175) : stinc170);
-            unsigned int stat176 = (stinc170 - stsum168);
-            for (patc_int i177 = 0; i177 < 8; i177 += 1) {
-                unsigned int stcb178 = sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))];
-                sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))] = stat176;
-                stat176 = (stat176 + stcb178);
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc170;
+                stwsum6[warp] = stinc166;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw180 = 0u;
+                unsigned int stw176 = 0u;
                 if ((lane < 32)) {
-                    stw180 = stwsum6[lane];
+                    stw176 = stwsum6[lane];
                 }
-                unsigned int stwinc181 = stw180;
-                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc181, 1);
-                stwinc181 = ((lane >= 1) ? (stwinc181 + stup182) : stwinc181);
-                unsigned int stup183 = __shfl_up_sync(0xffffffffu, stwinc181, 2);
-                stwinc181 = ((lane >= 2) ? (stwinc181 + stup183) : stwinc181);
-                unsigned int stup184 = __shfl_up_sync(0xffffffffu, stwinc181, 4);
-                stwinc181 = ((lane >= 4) ? (stwinc181 + stup184) : stwinc181);
-                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc181, 8);
-                stwinc181 = ((lane >= 8) ? (stwinc181 + stup185) : stwinc181);
-                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc181, 16);
-                stwinc181 = ((lane >= 16) ? (stwinc181 + stup186) : stwinc181);
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc181 - stw180);
+                    stwsum6[lane] = (stwinc177 - stw176);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                unsigned int sti189 = stinfo4[(lane + 128 * warp + 32 * i188)];
-                unsigned int stbk190 = (sti189 >> 16u);
-                if ((stbk190 < 256u)) {
-                    long long ix191 = ((long long)stbk190);
-                    long long ix192 = ((long long)(stwsum6[((warp + 32 * ix191) / 256)] + (sthist5[(257 * warp + ix191)] + (sti189 & 65535u))));
-                    stkey2[ix192] = stkey3[(lane + 128 * warp + 32 * i188)];
+            for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                unsigned int stbk186 = (sti185 >> 16u);
+                if ((stbk186 < 256u)) {
+                    long long ix187 = ((long long)stbk186);
+                    long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                    stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t193 = threadIdx.x;
-                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
                     {
-                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t193 = threadIdx.x;
-                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
-                    if (((4096 * b1 + t193 + 1024 * i194) < n)) {
-                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    if (((4096 * b1 + t189 + 1024 * i190) < n)) {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
                     }
                 }
             }
@@ -1744,632 +1712,600 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     bool stok13 = true;
-                    int stx14 = 0;
+                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? ((((unsigned int)stx14) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                    int stx14 = 0;
+                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? ((((unsigned int)stx14) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
-            unsigned int stsum30 = 0u;
-            for (patc_int i31 = 0; i31 < 8; i31 += 1) {
-                stsum30 = (stsum30 + sthist5[(2056 * t29 + 257 * i31 - 8223 * ((8 * t29 + i31) / 32))]);
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
             }
-            unsigned int stinc32 = stsum30;
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc32, 1);
-            stinc32 = ((lane >= 1) ? (stinc32 + stup33) : stinc32);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc32, 2);
-            stinc32 = ((lane >= 2) ? (stinc32 + stup34) : stinc32);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc32, 4);
-            stinc32 = ((lane >= 4) ? (stinc32 + stup35) : stinc32);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc32, 8);
-            stinc32 = ((lane >= 8) ? (stinc32 + stup36) : stinc32);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc32, 16);
-            stinc32 = ((lane >= 16) ? (stinc32 + stup37) : stinc32);
-            unsigned int stat38 = (stinc32 - stsum30);
-            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                unsigned int stcb40 = sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))];
-                sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))] = stat38;
-                stat38 = (stat38 + stcb40);
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc32;
+                stwsum6[warp] = stinc31;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw42 = 0u;
+                unsigned int stw41 = 0u;
                 if ((lane < 32)) {
-                    stw42 = stwsum6[lane];
+                    stw41 = stwsum6[lane];
                 }
-                unsigned int stwinc43 = stw42;
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc43, 1);
-                stwinc43 = ((lane >= 1) ? (stwinc43 + stup44) : stwinc43);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc43, 2);
-                stwinc43 = ((lane >= 2) ? (stwinc43 + stup45) : stwinc43);
-                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc43, 4);
-                stwinc43 = ((lane >= 4) ? (stwinc43 + stup46) : stwinc43);
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc43, 8);
-                stwinc43 = ((lane >= 8) ? (stwinc43 + stup47) : stwinc43);
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc43, 16);
-                stwinc43 = ((lane >= 16) ? (stwinc43 + stup48) : stwinc43);
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc43 - stw42);
+                    stwsum6[lane] = (stwinc42 - stw41);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i50 = 0; i50 < 4; i50 += 1) {
-                unsigned int sti51 = stinfo4[(lane + 128 * warp + 32 * i50)];
-                unsigned int stbk52 = (sti51 >> 16u);
-                if ((stbk52 < 256u)) {
-                    long long ix53 = ((long long)stbk52);
-                    long long ix54 = ((long long)(stwsum6[((warp + 32 * ix53) / 256)] + (sthist5[(257 * warp + ix53)] + (sti51 & 65535u))));
-                    stkey3[ix54] = stkey2[(lane + 128 * warp + 32 * i50)];
+            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                unsigned int stbk51 = (sti50 >> 16u);
+                if ((stbk51 < 256u)) {
+                    long long ix52 = ((long long)stbk51);
+                    long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                    stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t55 = threadIdx.x;
-            for (patc_int i56 = 0; i56 < 9; i56 += 1) {
-                if (((t55 + 1024 * i56) < 8224)) {
-                    sthist5[(t55 + 1024 * i56)] = 0u;
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                    bool stok59 = true;
-                    int stx60 = 0;
-                    if (stok59) {
-                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
-                    }
-                    unsigned int stb61 = (stok59 ? (((((unsigned int)stx60) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
-                    unsigned int stct72 = __popc(stpm62);
-                    long long ix73 = ((long long)stb61);
-                    unsigned int sth74 = 0u;
-                    if (stok59) {
-                        sth74 = sthist5[(257 * warp + ix73)];
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    bool stok58 = true;
+                    unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                    unsigned int stct70 = __popc(stpm60);
+                    long long ix71 = ((long long)stb59);
+                    unsigned int sth72 = 0u;
+                    if (stok58) {
+                        sth72 = sthist5[(257 * warp + ix71)];
                     }
                     __syncwarp();
-                    if ((stok59 && ((strk71 + 1u) == stct72))) {
-                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    if ((stok58 && ((strk69 + 1u) == stct70))) {
+                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                    bool stok59 = ((lane + 128 * warp + 4096 * b1 + 32 * i58) < n);
-                    int stx60 = 0;
-                    if (stok59) {
-                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
-                    }
-                    unsigned int stb61 = (stok59 ? (((((unsigned int)stx60) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
-                    unsigned int stct72 = __popc(stpm62);
-                    long long ix73 = ((long long)stb61);
-                    unsigned int sth74 = 0u;
-                    if (stok59) {
-                        sth74 = sthist5[(257 * warp + ix73)];
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                    unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                    unsigned int stct70 = __popc(stpm60);
+                    long long ix71 = ((long long)stb59);
+                    unsigned int sth72 = 0u;
+                    if (stok58) {
+                        sth72 = sthist5[(257 * warp + ix71)];
                     }
                     __syncwarp();
-                    if ((stok59 && ((strk71 + 1u) == stct72))) {
-                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    if ((stok58 && ((strk69 + 1u) == stct70))) {
+                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t75 = threadIdx.x;
-            unsigned int stsum76 = 0u;
-            for (patc_int i77 = 0; i77 < 8; i77 += 1) {
-                stsum76 = (stsum76 + sthist5[(2056 * t75 + 257 * i77 - 8223 * ((8 * t75 + i77) / 32))]);
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
             }
-            unsigned int stinc78 = stsum76;
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc78, 1);
-            stinc78 = ((lane >= 1) ? (stinc78 + stup79) : stinc78);
-            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc78, 2);
-            stinc78 = ((lane >= 2) ? (stinc78 + stup80) : stinc78);
-            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc78, 4);
-            stinc78 = ((lane >= 4) ? (stinc78 + stup81) : stinc78);
-            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc78, 8);
-            stinc78 = ((lane >= 8) ? (stinc78 + stup82) : stinc78);
-            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc78, 16);
-            stinc78 = ((lane >= 16) ? (stinc78 + stup83) : stinc78);
-            unsigned int stat84 = (stinc78 - stsum76);
-            for (patc_int i85 = 0; i85 < 8; i85 += 1) {
-                unsigned int stcb86 = sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))];
-                sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))] = stat84;
-                stat84 = (stat84 + stcb86);
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc78;
+                stwsum6[warp] = stinc76;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw88 = 0u;
+                unsigned int stw86 = 0u;
                 if ((lane < 32)) {
-                    stw88 = stwsum6[lane];
+                    stw86 = stwsum6[lane];
                 }
-                unsigned int stwinc89 = stw88;
-                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc89, 1);
-                stwinc89 = ((lane >= 1) ? (stwinc89 + stup90) : stwinc89);
-                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc89, 2);
-                stwinc89 = ((lane >= 2) ? (stwinc89 + stup91) : stwinc89);
-                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc89, 4);
-                stwinc89 = ((lane >= 4) ? (stwinc89 + stup92) : stwinc89);
-                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc89, 8);
-                stwinc89 = ((lane >= 8) ? (stwinc89 + stup93) : stwinc89);
-                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc89, 16);
-                stwinc89 = ((lane >= 16) ? (stwinc89 + stup94) : stwinc89);
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc89 - stw88);
+                    stwsum6[lane] = (stwinc87 - stw86);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i96 = 0; i96 < 4; i96 += 1) {
-                unsigned int sti97 = stinfo4[(lane + 128 * warp + 32 * i96)];
-                unsigned int stbk98 = (sti97 >> 16u);
-                if ((stbk98 < 256u)) {
-                    long long ix99 = ((long long)stbk98);
-                    long long ix100 = ((long long)(stwsum6[((warp + 32 * ix99) / 256)] + (sthist5[(257 * warp + ix99)] + (sti97 & 65535u))));
-                    stkey2[ix100] = stkey3[(lane + 128 * warp + 32 * i96)];
+            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                unsigned int stbk96 = (sti95 >> 16u);
+                if ((stbk96 < 256u)) {
+                    long long ix97 = ((long long)stbk96);
+                    long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                    stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t101 = threadIdx.x;
-            for (patc_int i102 = 0; i102 < 9; i102 += 1) {
-                if (((t101 + 1024 * i102) < 8224)) {
-                    sthist5[(t101 + 1024 * i102)] = 0u;
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                    bool stok105 = true;
-                    int stx106 = 0;
-                    if (stok105) {
-                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
-                    }
-                    unsigned int stb107 = (stok105 ? (((((unsigned int)stx106) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
-                    unsigned int stct118 = __popc(stpm108);
-                    long long ix119 = ((long long)stb107);
-                    unsigned int sth120 = 0u;
-                    if (stok105) {
-                        sth120 = sthist5[(257 * warp + ix119)];
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    bool stok103 = true;
+                    unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                    unsigned int stct115 = __popc(stpm105);
+                    long long ix116 = ((long long)stb104);
+                    unsigned int sth117 = 0u;
+                    if (stok103) {
+                        sth117 = sthist5[(257 * warp + ix116)];
                     }
                     __syncwarp();
-                    if ((stok105 && ((strk117 + 1u) == stct118))) {
-                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    if ((stok103 && ((strk114 + 1u) == stct115))) {
+                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                    bool stok105 = ((lane + 128 * warp + 4096 * b1 + 32 * i104) < n);
-                    int stx106 = 0;
-                    if (stok105) {
-                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
-                    }
-                    unsigned int stb107 = (stok105 ? (((((unsigned int)stx106) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
-                    unsigned int stct118 = __popc(stpm108);
-                    long long ix119 = ((long long)stb107);
-                    unsigned int sth120 = 0u;
-                    if (stok105) {
-                        sth120 = sthist5[(257 * warp + ix119)];
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                    unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                    unsigned int stct115 = __popc(stpm105);
+                    long long ix116 = ((long long)stb104);
+                    unsigned int sth117 = 0u;
+                    if (stok103) {
+                        sth117 = sthist5[(257 * warp + ix116)];
                     }
                     __syncwarp();
-                    if ((stok105 && ((strk117 + 1u) == stct118))) {
-                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    if ((stok103 && ((strk114 + 1u) == stct115))) {
+                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t121 = threadIdx.x;
-            unsigned int stsum122 = 0u;
-            for (patc_int i123 = 0; i123 < 8; i123 += 1) {
-                stsum122 = (stsum122 + sthist5[(2056 * t121 + 257 * i123 - 8223 * ((8 * t121 + i123) / 32))]);
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
             }
-            unsigned int stinc124 = stsum122;
-            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc124, 1);
-            stinc124 = ((lane >= 1) ? (stinc124 + stup125) : stinc124);
-            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc124, 2);
-            stinc124 = ((lane >= 2) ? (stinc124 + stup126) : stinc124);
-            unsigned int stup127 = __shfl_up_sync(0xffffffffu, stinc124, 4);
-            stinc124 = ((lane >= 4) ? (stinc124 + stup127) : stinc124);
-            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc124, 8);
-            stinc124 = ((lane >= 8) ? (stinc124 + stup128) : stinc124);
-            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc124, 16);
-            stinc124 = ((lane >= 16) ? (stinc124 + stup129) : stinc124);
-            unsigned int stat130 = (stinc124 - stsum122);
-            for (patc_int i131 = 0; i131 < 8; i131 += 1) {
-                unsigned int stcb132 = sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))];
-                sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))] = stat130;
-                stat130 = (stat130 + stcb132);
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc124;
+                stwsum6[warp] = stinc121;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw134 = 0u;
+                unsigned int stw131 = 0u;
                 if ((lane < 32)) {
-                    stw134 = stwsum6[lane];
+                    stw131 = stwsum6[lane];
                 }
-                unsigned int stwinc135 = stw134;
-                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc135, 1);
-                stwinc135 = ((lane >= 1) ? (stwinc135 + stup136) : stwinc135);
-                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc135, 2);
-                stwinc135 = ((lane >= 2) ? (stwinc135 + stup137) : stwinc135);
-                unsigned int stup138 = __shfl_up_sync(0xffffffffu, stwinc135, 4);
-                stwinc135 = ((lane >= 4) ? (stwinc135 + stup138) : stwinc135);
-                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc135, 8);
-                stwinc135 = ((lane >= 8) ? (stwinc135 + stup139) : stwinc135);
-                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc135, 16);
-                stwinc135 = ((lane >= 16) ? (stwinc135 + stup140) : stwinc135);
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc135 - stw134);
+                    stwsum6[lane] = (stwinc132 - stw131);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i142 = 0; i142 < 4; i142 += 1) {
-                unsigned int sti143 = stinfo4[(lane + 128 * warp + 32 * i142)];
-                unsigned int stbk144 = (sti143 >> 16u);
-                if ((stbk144 < 256u)) {
-                    long long ix145 = ((long long)stbk144);
-                    long long ix146 = ((long long)(stwsum6[((warp + 32 * ix145) / 256)] + (sthist5[(257 * warp + ix145)] + (sti143 & 65535u))));
-                    stkey3[ix146] = stkey2[(lane + 128 * warp + 32 * i142)];
+            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                unsigned int stbk141 = (sti140 >> 16u);
+                if ((stbk141 < 256u)) {
+                    long long ix142 = ((long long)stbk141);
+                    long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                    stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t147 = threadIdx.x;
-            for (patc_int i148 = 0; i148 < 9; i148 += 1) {
-                if (((t147 + 1024 * i148) < 8224)) {
-                    sthist5[(t147 + 1024 * i148)] = 0u;
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
-                    bool stok151 = true;
-                    int stx152 = 0;
-                    if (stok151) {
-                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
-                    }
-                    unsigned int stb153 = (stok151 ? (((((unsigned int)stx152) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
-                    unsigned int stct164 = __popc(stpm154);
-                    long long ix165 = ((long long)stb153);
-                    unsigned int sth166 = 0u;
-                    if (stok151) {
-                        sth166 = sthist5[(257 * warp + ix165)];
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    bool stok148 = true;
+                    unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                    unsigned int stct160 = __popc(stpm150);
+                    long long ix161 = ((long long)stb149);
+                    unsigned int sth162 = 0u;
+                    if (stok148) {
+                        sth162 = sthist5[(257 * warp + ix161)];
                     }
                     __syncwarp();
-                    if ((stok151 && ((strk163 + 1u) == stct164))) {
-                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    if ((stok148 && ((strk159 + 1u) == stct160))) {
+                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
-                    bool stok151 = ((lane + 128 * warp + 4096 * b1 + 32 * i150) < n);
-                    int stx152 = 0;
-                    if (stok151) {
-                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
-                    }
-                    unsigned int stb153 = (stok151 ? (((((unsigned int)stx152) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
-                    unsigned int stct164 = __popc(stpm154);
-                    long long ix165 = ((long long)stb153);
-                    unsigned int sth166 = 0u;
-                    if (stok151) {
-                        sth166 = sthist5[(257 * warp + ix165)];
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                    unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                    unsigned int stct160 = __popc(stpm150);
+                    long long ix161 = ((long long)stb149);
+                    unsigned int sth162 = 0u;
+                    if (stok148) {
+                        sth162 = sthist5[(257 * warp + ix161)];
                     }
                     __syncwarp();
-                    if ((stok151 && ((strk163 + 1u) == stct164))) {
-                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    if ((stok148 && ((strk159 + 1u) == stct160))) {
+                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t167 = threadIdx.x;
-            unsigned int stsum168 = 0u;
-            for (patc_int i169 = 0; i169 < 8; i169 += 1) {
-                stsum168 = (stsum168 + sthist5[(2056 * t167 + 257 * i169 - 8223 * ((8 * t167 + i169) / 32))]);
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
             }
-            unsigned int stinc170 = stsum168;
-            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc170, 1);
-            stinc170 = ((lane >= 1) ? (stinc170 + stup171) : stinc170);
-            unsigned int stup172 = __shfl_up_sync(0xffffffffu, stinc170, 2);
-            stinc170 = ((lane >= 2) ? (stinc170 + stup172) : stinc170);
-            unsigned int stup173 = __shfl_up_sync(0xffffffffu, stinc170, 4);
-            stinc170 = ((lane >= 4) ? (stinc170 + stup173) : stinc170);
-            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc170, 8);
-            stinc170 = ((lane >= 8) ? (stinc170 + stup174) : stinc170);
-            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc170, 16);
-            stinc170 = ((lane >= 16) ? (stinc170 + stup175) : stinc170);
-            unsigned int stat176 = (stinc170 - stsum168);
-            for (patc_int i177 = 0; i177 < 8; i177 += 1) {
-                unsigned int stcb178 = sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))];
-                sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))] = stat176;
-                stat176 = (stat176 + stcb178);
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc170;
+                stwsum6[warp] = stinc166;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw180 = 0u;
+                unsigned int stw176 = 0u;
                 if ((lane < 32)) {
-                    stw180 = stwsum6[lane];
+                    stw176 = stwsum6[lane];
                 }
-                unsigned int stwinc181 = stw180;
-                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc181, 1);
-                stwinc181 = ((lane >= 1) ? (stwinc181 + stup182) : stwinc181);
-                unsigned int stup183 = __shfl_up_sync(0xffffffffu, stwinc181, 2);
-                stwinc181 = ((lane >= 2) ? (stwinc181 + stup183) : stwinc181);
-                unsigned int stup184 = __shfl_up_sync(0xffffffffu, stwinc181, 4);
-                stwinc181 = ((lane >= 4) ? (stwinc181 + stup184) : stwinc181);
-                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc181, 8);
-                stwinc181 = ((lane >= 8) ? (stwinc181 + stup185) : stwinc181);
-                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc181, 16);
-                stwinc181 = ((lane >= 16) ? (stwinc181 + stup186) : stwinc181);
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc181 - stw180);
+                    stwsum6[lane] = (stwinc177 - stw176);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                unsigned int sti189 = stinfo4[(lane + 128 * warp + 32 * i188)];
-                unsigned int stbk190 = (sti189 >> 16u);
-                if ((stbk190 < 256u)) {
-                    long long ix191 = ((long long)stbk190);
-                    long long ix192 = ((long long)(stwsum6[((warp + 32 * ix191) / 256)] + (sthist5[(257 * warp + ix191)] + (sti189 & 65535u))));
-                    stkey2[ix192] = stkey3[(lane + 128 * warp + 32 * i188)];
+            for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                unsigned int stbk186 = (sti185 >> 16u);
+                if ((stbk186 < 256u)) {
+                    long long ix187 = ((long long)stbk186);
+                    long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                    stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t193 = threadIdx.x;
-                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
                     {
-                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t193 = threadIdx.x;
-                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
-                    if (((4096 * b1 + t193 + 1024 * i194) < n)) {
-                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    if (((4096 * b1 + t189 + 1024 * i190) < n)) {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
                     }
                 }
             }
@@ -2431,656 +2367,624 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = true;
-                    unsigned int stx17 = 0u;
+                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                    unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                    unsigned int stct31 = __popc(stpm21);
+                    long long ix32 = ((long long)stb20);
+                    unsigned int sth33 = 0u;
                     if (stok16) {
-                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int s18 = (~stx17);
-                    unsigned int s19 = (stx17 ^ 2147483648u);
-                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
-                    unsigned int stb21 = (stok16 ? (((stx17 == 2147483648u) ? 2147483648u : s20) & 255u) : 0u);
-                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
-                    unsigned int stct32 = __popc(stpm22);
-                    long long ix33 = ((long long)stb21);
-                    unsigned int sth34 = 0u;
-                    if (stok16) {
-                        sth34 = sthist8[(257 * warp + ix33)];
+                        sth33 = sthist8[(257 * warp + ix32)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk31 + 1u) == stct32))) {
-                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    if ((stok16 && ((strk30 + 1u) == stct31))) {
+                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                    unsigned int stx17 = 0u;
+                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                    unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                    unsigned int stct31 = __popc(stpm21);
+                    long long ix32 = ((long long)stb20);
+                    unsigned int sth33 = 0u;
                     if (stok16) {
-                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int s18 = (~stx17);
-                    unsigned int s19 = (stx17 ^ 2147483648u);
-                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
-                    unsigned int stb21 = (stok16 ? (((stx17 == 2147483648u) ? 2147483648u : s20) & 255u) : 0u);
-                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
-                    unsigned int stct32 = __popc(stpm22);
-                    long long ix33 = ((long long)stb21);
-                    unsigned int sth34 = 0u;
-                    if (stok16) {
-                        sth34 = sthist8[(257 * warp + ix33)];
+                        sth33 = sthist8[(257 * warp + ix32)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk31 + 1u) == stct32))) {
-                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    if ((stok16 && ((strk30 + 1u) == stct31))) {
+                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
-            unsigned int stsum36 = 0u;
-            for (patc_int i37 = 0; i37 < 8; i37 += 1) {
-                stsum36 = (stsum36 + sthist8[(2056 * t35 + 257 * i37 - 8223 * ((8 * t35 + i37) / 32))]);
+            const patc_int t34 = threadIdx.x;
+            unsigned int stsum35 = 0u;
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                stsum35 = (stsum35 + sthist8[(2056 * t34 + 257 * i36 - 8223 * ((8 * t34 + i36) / 32))]);
             }
-            unsigned int stinc38 = stsum36;
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc38, 1);
-            stinc38 = ((lane >= 1) ? (stinc38 + stup39) : stinc38);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc38, 2);
-            stinc38 = ((lane >= 2) ? (stinc38 + stup40) : stinc38);
-            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc38, 4);
-            stinc38 = ((lane >= 4) ? (stinc38 + stup41) : stinc38);
-            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc38, 8);
-            stinc38 = ((lane >= 8) ? (stinc38 + stup42) : stinc38);
-            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc38, 16);
-            stinc38 = ((lane >= 16) ? (stinc38 + stup43) : stinc38);
-            unsigned int stat44 = (stinc38 - stsum36);
-            for (patc_int i45 = 0; i45 < 8; i45 += 1) {
-                unsigned int stcb46 = sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))];
-                sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))] = stat44;
-                stat44 = (stat44 + stcb46);
+            unsigned int stinc37 = stsum35;
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc37, 1);
+            stinc37 = ((lane >= 1) ? (stinc37 + stup38) : stinc37);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc37, 2);
+            stinc37 = ((lane >= 2) ? (stinc37 + stup39) : stinc37);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc37, 4);
+            stinc37 = ((lane >= 4) ? (stinc37 + stup40) : stinc37);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc37, 8);
+            stinc37 = ((lane >= 8) ? (stinc37 + stup41) : stinc37);
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc37, 16);
+            stinc37 = ((lane >= 16) ? (stinc37 + stup42) : stinc37);
+            unsigned int stat43 = (stinc37 - stsum35);
+            for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                unsigned int stcb45 = sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))];
+                sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))] = stat43;
+                stat43 = (stat43 + stcb45);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc38;
+                stwsum9[warp] = stinc37;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw48 = 0u;
+                unsigned int stw47 = 0u;
                 if ((lane < 32)) {
-                    stw48 = stwsum9[lane];
+                    stw47 = stwsum9[lane];
                 }
-                unsigned int stwinc49 = stw48;
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc49, 1);
-                stwinc49 = ((lane >= 1) ? (stwinc49 + stup50) : stwinc49);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc49, 2);
-                stwinc49 = ((lane >= 2) ? (stwinc49 + stup51) : stwinc49);
-                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc49, 4);
-                stwinc49 = ((lane >= 4) ? (stwinc49 + stup52) : stwinc49);
-                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc49, 8);
-                stwinc49 = ((lane >= 8) ? (stwinc49 + stup53) : stwinc49);
-                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc49, 16);
-                stwinc49 = ((lane >= 16) ? (stwinc49 + stup54) : stwinc49);
+                unsigned int stwinc48 = stw47;
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc48, 1);
+                stwinc48 = ((lane >= 1) ? (stwinc48 + stup49) : stwinc48);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc48, 2);
+                stwinc48 = ((lane >= 2) ? (stwinc48 + stup50) : stwinc48);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc48, 4);
+                stwinc48 = ((lane >= 4) ? (stwinc48 + stup51) : stwinc48);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc48, 8);
+                stwinc48 = ((lane >= 8) ? (stwinc48 + stup52) : stwinc48);
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc48, 16);
+                stwinc48 = ((lane >= 16) ? (stwinc48 + stup53) : stwinc48);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc49 - stw48);
+                    stwsum9[lane] = (stwinc48 - stw47);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i56 = 0; i56 < 4; i56 += 1) {
-                unsigned int sti57 = stinfo7[(lane + 128 * warp + 32 * i56)];
-                unsigned int stbk58 = (sti57 >> 16u);
-                if ((stbk58 < 256u)) {
-                    long long ix59 = ((long long)stbk58);
-                    long long ix60 = ((long long)(stwsum9[((warp + 32 * ix59) / 256)] + (sthist8[(257 * warp + ix59)] + (sti57 & 65535u))));
-                    stkey6[ix60] = stkey5[(lane + 128 * warp + 32 * i56)];
+            for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                unsigned int stbk57 = (sti56 >> 16u);
+                if ((stbk57 < 256u)) {
+                    long long ix58 = ((long long)stbk57);
+                    long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                    stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
-            for (patc_int i62 = 0; i62 < 9; i62 += 1) {
-                if (((t61 + 1024 * i62) < 8224)) {
-                    sthist8[(t61 + 1024 * i62)] = 0u;
+            const patc_int t60 = threadIdx.x;
+            for (patc_int i61 = 0; i61 < 9; i61 += 1) {
+                if (((t60 + 1024 * i61) < 8224)) {
+                    sthist8[(t60 + 1024 * i61)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
-                    bool stok65 = true;
-                    unsigned int stx66 = 0u;
-                    if (stok65) {
-                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
-                    }
-                    unsigned int s67 = (~stx66);
-                    unsigned int s68 = (stx66 ^ 2147483648u);
-                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
-                    unsigned int stb70 = (stok65 ? ((((stx66 == 2147483648u) ? 2147483648u : s69) >> 8u) & 255u) : 0u);
-                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
-                    unsigned int stct81 = __popc(stpm71);
-                    long long ix82 = ((long long)stb70);
-                    unsigned int sth83 = 0u;
-                    if (stok65) {
-                        sth83 = sthist8[(257 * warp + ix82)];
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    bool stok64 = true;
+                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                    unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                    unsigned int stct79 = __popc(stpm69);
+                    long long ix80 = ((long long)stb68);
+                    unsigned int sth81 = 0u;
+                    if (stok64) {
+                        sth81 = sthist8[(257 * warp + ix80)];
                     }
                     __syncwarp();
-                    if ((stok65 && ((strk80 + 1u) == stct81))) {
-                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    if ((stok64 && ((strk78 + 1u) == stct79))) {
+                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
-                    bool stok65 = ((lane + 128 * warp + 4096 * b4 + 32 * i64) < n);
-                    unsigned int stx66 = 0u;
-                    if (stok65) {
-                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
-                    }
-                    unsigned int s67 = (~stx66);
-                    unsigned int s68 = (stx66 ^ 2147483648u);
-                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
-                    unsigned int stb70 = (stok65 ? ((((stx66 == 2147483648u) ? 2147483648u : s69) >> 8u) & 255u) : 0u);
-                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
-                    unsigned int stct81 = __popc(stpm71);
-                    long long ix82 = ((long long)stb70);
-                    unsigned int sth83 = 0u;
-                    if (stok65) {
-                        sth83 = sthist8[(257 * warp + ix82)];
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
+                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                    unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                    unsigned int stct79 = __popc(stpm69);
+                    long long ix80 = ((long long)stb68);
+                    unsigned int sth81 = 0u;
+                    if (stok64) {
+                        sth81 = sthist8[(257 * warp + ix80)];
                     }
                     __syncwarp();
-                    if ((stok65 && ((strk80 + 1u) == stct81))) {
-                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    if ((stok64 && ((strk78 + 1u) == stct79))) {
+                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t84 = threadIdx.x;
-            unsigned int stsum85 = 0u;
-            for (patc_int i86 = 0; i86 < 8; i86 += 1) {
-                stsum85 = (stsum85 + sthist8[(2056 * t84 + 257 * i86 - 8223 * ((8 * t84 + i86) / 32))]);
+            const patc_int t82 = threadIdx.x;
+            unsigned int stsum83 = 0u;
+            for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                stsum83 = (stsum83 + sthist8[(2056 * t82 + 257 * i84 - 8223 * ((8 * t82 + i84) / 32))]);
             }
-            unsigned int stinc87 = stsum85;
-            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc87, 1);
-            stinc87 = ((lane >= 1) ? (stinc87 + stup88) : stinc87);
-            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc87, 2);
-            stinc87 = ((lane >= 2) ? (stinc87 + stup89) : stinc87);
-            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc87, 4);
-            stinc87 = ((lane >= 4) ? (stinc87 + stup90) : stinc87);
-            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc87, 8);
-            stinc87 = ((lane >= 8) ? (stinc87 + stup91) : stinc87);
-            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc87, 16);
-            stinc87 = ((lane >= 16) ? (stinc87 + stup92) : stinc87);
-            unsigned int stat93 = (stinc87 - stsum85);
-            for (patc_int i94 = 0; i94 < 8; i94 += 1) {
-                unsigned int stcb95 = sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))];
-                sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))] = stat93;
-                stat93 = (stat93 + stcb95);
+            unsigned int stinc85 = stsum83;
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc85, 1);
+            stinc85 = ((lane >= 1) ? (stinc85 + stup86) : stinc85);
+            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc85, 2);
+            stinc85 = ((lane >= 2) ? (stinc85 + stup87) : stinc85);
+            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc85, 4);
+            stinc85 = ((lane >= 4) ? (stinc85 + stup88) : stinc85);
+            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc85, 8);
+            stinc85 = ((lane >= 8) ? (stinc85 + stup89) : stinc85);
+            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc85, 16);
+            stinc85 = ((lane >= 16) ? (stinc85 + stup90) : stinc85);
+            unsigned int stat91 = (stinc85 - stsum83);
+            for (patc_int i92 = 0; i92 < 8; i92 += 1) {
+                unsigned int stcb93 = sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))];
+                sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))] = stat91;
+                stat91 = (stat91 + stcb93);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc87;
+                stwsum9[warp] = stinc85;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw97 = 0u;
+                unsigned int stw95 = 0u;
                 if ((lane < 32)) {
-                    stw97 = stwsum9[lane];
+                    stw95 = stwsum9[lane];
                 }
-                unsigned int stwinc98 = stw97;
-                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc98, 1);
-                stwinc98 = ((lane >= 1) ? (stwinc98 + stup99) : stwinc98);
-                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc98, 2);
-                stwinc98 = ((lane >= 2) ? (stwinc98 + stup100) : stwinc98);
-                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc98, 4);
-                stwinc98 = ((lane >= 4) ? (stwinc98 + stup101) : stwinc98);
-                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc98, 8);
-                stwinc98 = ((lane >= 8) ? (stwinc98 + stup102) : stwinc98);
-                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc98, 16);
-                stwinc98 = ((lane >= 16) ? (stwinc98 + stup103) : stwinc98);
+                unsigned int stwinc96 = stw95;
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc96, 1);
+                stwinc96 = ((lane >= 1) ? (stwinc96 + stup97) : stwinc96);
+                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc96, 2);
+                stwinc96 = ((lane >= 2) ? (stwinc96 + stup98) : stwinc96);
+                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc96, 4);
+                stwinc96 = ((lane >= 4) ? (stwinc96 + stup99) : stwinc96);
+                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc96, 8);
+                stwinc96 = ((lane >= 8) ? (stwinc96 + stup100) : stwinc96);
+                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc96, 16);
+                stwinc96 = ((lane >= 16) ? (stwinc96 + stup101) : stwinc96);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc98 - stw97);
+                    stwsum9[lane] = (stwinc96 - stw95);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i105 = 0; i105 < 4; i105 += 1) {
-                unsigned int sti106 = stinfo7[(lane + 128 * warp + 32 * i105)];
-                unsigned int stbk107 = (sti106 >> 16u);
-                if ((stbk107 < 256u)) {
-                    long long ix108 = ((long long)stbk107);
-                    long long ix109 = ((long long)(stwsum9[((warp + 32 * ix108) / 256)] + (sthist8[(257 * warp + ix108)] + (sti106 & 65535u))));
-                    stkey5[ix109] = stkey6[(lane + 128 * warp + 32 * i105)];
+            for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                unsigned int stbk105 = (sti104 >> 16u);
+                if ((stbk105 < 256u)) {
+                    long long ix106 = ((long long)stbk105);
+                    long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                    stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t110 = threadIdx.x;
-            for (patc_int i111 = 0; i111 < 9; i111 += 1) {
-                if (((t110 + 1024 * i111) < 8224)) {
-                    sthist8[(t110 + 1024 * i111)] = 0u;
+            const patc_int t108 = threadIdx.x;
+            for (patc_int i109 = 0; i109 < 9; i109 += 1) {
+                if (((t108 + 1024 * i109) < 8224)) {
+                    sthist8[(t108 + 1024 * i109)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
-                    bool stok114 = true;
-                    unsigned int stx115 = 0u;
-                    if (stok114) {
-                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
-                    }
-                    unsigned int s116 = (~stx115);
-                    unsigned int s117 = (stx115 ^ 2147483648u);
-                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
-                    unsigned int stb119 = (stok114 ? ((((stx115 == 2147483648u) ? 2147483648u : s118) >> 16u) & 255u) : 0u);
-                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
-                    unsigned int stct130 = __popc(stpm120);
-                    long long ix131 = ((long long)stb119);
-                    unsigned int sth132 = 0u;
-                    if (stok114) {
-                        sth132 = sthist8[(257 * warp + ix131)];
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    bool stok112 = true;
+                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                    unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                    unsigned int stct127 = __popc(stpm117);
+                    long long ix128 = ((long long)stb116);
+                    unsigned int sth129 = 0u;
+                    if (stok112) {
+                        sth129 = sthist8[(257 * warp + ix128)];
                     }
                     __syncwarp();
-                    if ((stok114 && ((strk129 + 1u) == stct130))) {
-                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    if ((stok112 && ((strk126 + 1u) == stct127))) {
+                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
-                    bool stok114 = ((lane + 128 * warp + 4096 * b4 + 32 * i113) < n);
-                    unsigned int stx115 = 0u;
-                    if (stok114) {
-                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
-                    }
-                    unsigned int s116 = (~stx115);
-                    unsigned int s117 = (stx115 ^ 2147483648u);
-                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
-                    unsigned int stb119 = (stok114 ? ((((stx115 == 2147483648u) ? 2147483648u : s118) >> 16u) & 255u) : 0u);
-                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
-                    unsigned int stct130 = __popc(stpm120);
-                    long long ix131 = ((long long)stb119);
-                    unsigned int sth132 = 0u;
-                    if (stok114) {
-                        sth132 = sthist8[(257 * warp + ix131)];
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
+                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                    unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                    unsigned int stct127 = __popc(stpm117);
+                    long long ix128 = ((long long)stb116);
+                    unsigned int sth129 = 0u;
+                    if (stok112) {
+                        sth129 = sthist8[(257 * warp + ix128)];
                     }
                     __syncwarp();
-                    if ((stok114 && ((strk129 + 1u) == stct130))) {
-                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    if ((stok112 && ((strk126 + 1u) == stct127))) {
+                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t133 = threadIdx.x;
-            unsigned int stsum134 = 0u;
-            for (patc_int i135 = 0; i135 < 8; i135 += 1) {
-                stsum134 = (stsum134 + sthist8[(2056 * t133 + 257 * i135 - 8223 * ((8 * t133 + i135) / 32))]);
+            const patc_int t130 = threadIdx.x;
+            unsigned int stsum131 = 0u;
+            for (patc_int i132 = 0; i132 < 8; i132 += 1) {
+                stsum131 = (stsum131 + sthist8[(2056 * t130 + 257 * i132 - 8223 * ((8 * t130 + i132) / 32))]);
             }
-            unsigned int stinc136 = stsum134;
-            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc136, 1);
-            stinc136 = ((lane >= 1) ? (stinc136 + stup137) : stinc136);
-            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc136, 2);
-            stinc136 = ((lane >= 2) ? (stinc136 + stup138) : stinc136);
-            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc136, 4);
-            stinc136 = ((lane >= 4) ? (stinc136 + stup139) : stinc136);
-            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc136, 8);
-            stinc136 = ((lane >= 8) ? (stinc136 + stup140) : stinc136);
-            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc136, 16);
-            stinc136 = ((lane >= 16) ? (stinc136 + stup141) : stinc136);
-            unsigned int stat142 = (stinc136 - stsum134);
-            for (patc_int i143 = 0; i143 < 8; i143 += 1) {
-                unsigned int stcb144 = sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))];
-                sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))] = stat142;
-                stat142 = (stat142 + stcb144);
+            unsigned int stinc133 = stsum131;
+            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc133, 1);
+            stinc133 = ((lane >= 1) ? (stinc133 + stup134) : stinc133);
+            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc133, 2);
+            stinc133 = ((lane >= 2) ? (stinc133 + stup135) : stinc133);
+            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc133, 4);
+            stinc133 = ((lane >= 4) ? (stinc133 + stup136) : stinc133);
+            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc133, 8);
+            stinc133 = ((lane >= 8) ? (stinc133 + stup137) : stinc133);
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc133, 16);
+            stinc133 = ((lane >= 16) ? (stinc133 + stup138) : stinc133);
+            unsigned int stat139 = (stinc133 - stsum131);
+            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
+                unsigned int stcb141 = sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))];
+                sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))] = stat139;
+                stat139 = (stat139 + stcb141);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc136;
+                stwsum9[warp] = stinc133;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw146 = 0u;
+                unsigned int stw143 = 0u;
                 if ((lane < 32)) {
-                    stw146 = stwsum9[lane];
+                    stw143 = stwsum9[lane];
                 }
-                unsigned int stwinc147 = stw146;
-                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc147, 1);
-                stwinc147 = ((lane >= 1) ? (stwinc147 + stup148) : stwinc147);
-                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc147, 2);
-                stwinc147 = ((lane >= 2) ? (stwinc147 + stup149) : stwinc147);
-                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc147, 4);
-                stwinc147 = ((lane >= 4) ? (stwinc147 + stup150) : stwinc147);
-                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc147, 8);
-                stwinc147 = ((lane >= 8) ? (stwinc147 + stup151) : stwinc147);
-                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc147, 16);
-                stwinc147 = ((lane >= 16) ? (stwinc147 + stup152) : stwinc147);
+                unsigned int stwinc144 = stw143;
+                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc144, 1);
+                stwinc144 = ((lane >= 1) ? (stwinc144 + stup145) : stwinc144);
+                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc144, 2);
+                stwinc144 = ((lane >= 2) ? (stwinc144 + stup146) : stwinc144);
+                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc144, 4);
+                stwinc144 = ((lane >= 4) ? (stwinc144 + stup147) : stwinc144);
+                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc144, 8);
+                stwinc144 = ((lane >= 8) ? (stwinc144 + stup148) : stwinc144);
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc144, 16);
+                stwinc144 = ((lane >= 16) ? (stwinc144 + stup149) : stwinc144);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc147 - stw146);
+                    stwsum9[lane] = (stwinc144 - stw143);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
-                unsigned int sti155 = stinfo7[(lane + 128 * warp + 32 * i154)];
-                unsigned int stbk156 = (sti155 >> 16u);
-                if ((stbk156 < 256u)) {
-                    long long ix157 = ((long long)stbk156);
-                    long long ix158 = ((long long)(stwsum9[((warp + 32 * ix157) / 256)] + (sthist8[(257 * warp + ix157)] + (sti155 & 65535u))));
-                    stkey6[ix158] = stkey5[(lane + 128 * warp + 32 * i154)];
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                unsigned int stbk153 = (sti152 >> 16u);
+                if ((stbk153 < 256u)) {
+                    long long ix154 = ((long long)stbk153);
+                    long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                    stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t159 = threadIdx.x;
-            for (patc_int i160 = 0; i160 < 9; i160 += 1) {
-                if (((t159 + 1024 * i160) < 8224)) {
-                    sthist8[(t159 + 1024 * i160)] = 0u;
+            const patc_int t156 = threadIdx.x;
+            for (patc_int i157 = 0; i157 < 9; i157 += 1) {
+                if (((t156 + 1024 * i157) < 8224)) {
+                    sthist8[(t156 + 1024 * i157)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
-                    bool stok163 = true;
-                    unsigned int stx164 = 0u;
-                    if (stok163) {
-                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
-                    }
-                    unsigned int s165 = (~stx164);
-                    unsigned int s166 = (stx164 ^ 2147483648u);
-                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
-                    unsigned int stb168 = (stok163 ? ((((stx164 == 2147483648u) ? 2147483648u : s167) >> 24u) & 255u) : 0u);
-                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
-                    unsigned int stct179 = __popc(stpm169);
-                    long long ix180 = ((long long)stb168);
-                    unsigned int sth181 = 0u;
-                    if (stok163) {
-                        sth181 = sthist8[(257 * warp + ix180)];
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    bool stok160 = true;
+                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                    unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                    unsigned int stct175 = __popc(stpm165);
+                    long long ix176 = ((long long)stb164);
+                    unsigned int sth177 = 0u;
+                    if (stok160) {
+                        sth177 = sthist8[(257 * warp + ix176)];
                     }
                     __syncwarp();
-                    if ((stok163 && ((strk178 + 1u) == stct179))) {
-                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    if ((stok160 && ((strk174 + 1u) == stct175))) {
+                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
-                    bool stok163 = ((lane + 128 * warp + 4096 * b4 + 32 * i162) < n);
-                    unsigned int stx164 = 0u;
-                    if (stok163) {
-                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
-                    }
-                    unsigned int s165 = (~stx164);
-                    unsigned int s166 = (stx164 ^ 2147483648u);
-                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
-                    unsigned int stb168 = (stok163 ? ((((stx164 == 2147483648u) ? 2147483648u : s167) >> 24u) & 255u) : 0u);
-                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
-                    unsigned int stct179 = __popc(stpm169);
-                    long long ix180 = ((long long)stb168);
-                    unsigned int sth181 = 0u;
-                    if (stok163) {
-                        sth181 = sthist8[(257 * warp + ix180)];
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
+                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                    unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                    unsigned int stct175 = __popc(stpm165);
+                    long long ix176 = ((long long)stb164);
+                    unsigned int sth177 = 0u;
+                    if (stok160) {
+                        sth177 = sthist8[(257 * warp + ix176)];
                     }
                     __syncwarp();
-                    if ((stok163 && ((strk178 + 1u) == stct179))) {
-                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    if ((stok160 && ((strk174 + 1u) == stct175))) {
+                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t182 = threadIdx.x;
-            unsigned int stsum183 = 0u;
-            for (patc_int i184 = 0; i184 < 8; i184 += 1) {
-                stsum183 = (stsum183 + sthist8[(2056 * t182 + 257 * i184 - 8223 * ((8 * t182 + i184) / 32))]);
+            const patc_int t178 = threadIdx.x;
+            unsigned int stsum179 = 0u;
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                stsum179 = (stsum179 + sthist8[(2056 * t178 + 257 * i180 - 8223 * ((8 * t178 + i180) / 32))]);
             }
-            unsigned int stinc185 = stsum183;
-            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc185, 1);
-            stinc185 = ((lane >= 1) ? (stinc185 + stup186) : stinc185);
-            unsigned int stup187 = __shfl_up_sync(0xffffffffu, stinc185, 2);
-            stinc185 = ((lane >= 2) ? (stinc185 + stup187) : stinc185);
-            unsigned int stup188 = __shfl_up_sync(0xffffffffu, stinc185, 4);
-            stinc185 = ((lane >= 4) ? (stinc185 + stup188) : stinc185);
-            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc185, 8);
-            stinc185 = ((lane >= 8) ? (stinc185 + stup189) : stinc185);
-            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc185, 16);
-            stinc185 = ((lane >= 16) ? (stinc185 + stup190) : stinc185);
-            unsigned int stat191 = (stinc185 - stsum183);
-            for (patc_int i192 = 0; i192 < 8; i192 += 1) {
-                unsigned int stcb193 = sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))];
-                sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))] = stat191;
-                stat191 = (stat191 + stcb193);
+            unsigned int stinc181 = stsum179;
+            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc181, 1);
+            stinc181 = ((lane >= 1) ? (stinc181 + stup182) : stinc181);
+            unsigned int stup183 = __shfl_up_sync(0xffffffffu, stinc181, 2);
+            stinc181 = ((lane >= 2) ? (stinc181 + stup183) : stinc181);
+            unsigned int stup184 = __shfl_up_sync(0xffffffffu, stinc181, 4);
+            stinc181 = ((lane >= 4) ? (stinc181 + stup184) : stinc181);
+            unsigned int stup185 = __shfl_up_sync(0xffffffffu, stinc181, 8);
+            stinc181 = ((lane >= 8) ? (stinc181 + stup185) : stinc181);
+            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc181, 16);
+            stinc181 = ((lane >= 16) ? (stinc181 + stup186) : stinc181);
+            unsigned int stat187 = (stinc181 - stsum179);
+            for (patc_int i188 = 0; i188 < 8; i188 += 1) {
+                unsigned int stcb189 = sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))];
+                sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))] = stat187;
+                stat187 = (stat187 + stcb189);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc185;
+                stwsum9[warp] = stinc181;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw195 = 0u;
+                unsigned int stw191 = 0u;
                 if ((lane < 32)) {
-                    stw195 = stwsum9[lane];
+                    stw191 = stwsum9[lane];
                 }
-                unsigned int stwinc196 = stw195;
-                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc196, 1);
-                stwinc196 = ((lane >= 1) ? (stwinc196 + stup197) : stwinc196);
-                unsigned int stup198 = __shfl_up_sync(0xffffffffu, stwinc196, 2);
-                stwinc196 = ((lane >= 2) ? (stwinc196 + stup198) : stwinc196);
-                unsigned int stup199 = __shfl_up_sync(0xffffffffu, stwinc196, 4);
-                stwinc196 = ((lane >= 4) ? (stwinc196 + stup199) : stwinc196);
-                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc196, 8);
-                stwinc196 = ((lane >= 8) ? (stwinc196 + stup200) : stwinc196);
-                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc196, 16);
-                stwinc196 = ((lane >= 16) ? (stwinc196 + stup201) : stwinc196);
+                unsigned int stwinc192 = stw191;
+                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc192, 1);
+                stwinc192 = ((lane >= 1) ? (stwinc192 + stup193) : stwinc192);
+                unsigned int stup194 = __shfl_up_sync(0xffffffffu, stwinc192, 2);
+                stwinc192 = ((lane >= 2) ? (stwinc192 + stup194) : stwinc192);
+                unsigned int stup195 = __shfl_up_sync(0xffffffffu, stwinc192, 4);
+                stwinc192 = ((lane >= 4) ? (stwinc192 + stup195) : stwinc192);
+                unsigned int stup196 = __shfl_up_sync(0xffffffffu, stwinc192, 8);
+                stwinc192 = ((lane >= 8) ? (stwinc192 + stup196) : stwinc192);
+                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc192, 16);
+                stwinc192 = ((lane >= 16) ? (stwinc192 + stup197) : stwinc192);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc196 - stw195);
+                    stwsum9[lane] = (stwinc192 - stw191);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i203 = 0; i203 < 4; i203 += 1) {
-                unsigned int sti204 = stinfo7[(lane + 128 * warp + 32 * i203)];
-                unsigned int stbk205 = (sti204 >> 16u);
-                if ((stbk205 < 256u)) {
-                    long long ix206 = ((long long)stbk205);
-                    long long ix207 = ((long long)(stwsum9[((warp + 32 * ix206) / 256)] + (sthist8[(257 * warp + ix206)] + (sti204 & 65535u))));
-                    stkey5[ix207] = stkey6[(lane + 128 * warp + 32 * i203)];
+            for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                unsigned int stbk201 = (sti200 >> 16u);
+                if ((stbk201 < 256u)) {
+                    long long ix202 = ((long long)stbk201);
+                    long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                    stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                const patc_int t208 = threadIdx.x;
-                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
                     {
-                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t208 = threadIdx.x;
-                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
-                    if (((4096 * b4 + t208 + 1024 * i209) < n)) {
-                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                    if (((4096 * b4 + t204 + 1024 * i205) < n)) {
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
                     }
                 }
             }

@@ -60,632 +60,600 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     bool stok13 = true;
-                    unsigned int stx14 = 0u;
+                    unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? (stx14 & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                    unsigned int stx14 = 0u;
+                    unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? (stx14 & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
-            unsigned int stsum30 = 0u;
-            for (patc_int i31 = 0; i31 < 8; i31 += 1) {
-                stsum30 = (stsum30 + sthist5[(2056 * t29 + 257 * i31 - 8223 * ((8 * t29 + i31) / 32))]);
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
             }
-            unsigned int stinc32 = stsum30;
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc32, 1);
-            stinc32 = ((lane >= 1) ? (stinc32 + stup33) : stinc32);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc32, 2);
-            stinc32 = ((lane >= 2) ? (stinc32 + stup34) : stinc32);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc32, 4);
-            stinc32 = ((lane >= 4) ? (stinc32 + stup35) : stinc32);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc32, 8);
-            stinc32 = ((lane >= 8) ? (stinc32 + stup36) : stinc32);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc32, 16);
-            stinc32 = ((lane >= 16) ? (stinc32 + stup37) : stinc32);
-            unsigned int stat38 = (stinc32 - stsum30);
-            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                unsigned int stcb40 = sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))];
-                sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))] = stat38;
-                stat38 = (stat38 + stcb40);
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc32;
+                stwsum6[warp] = stinc31;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw42 = 0u;
+                unsigned int stw41 = 0u;
                 if ((lane < 32)) {
-                    stw42 = stwsum6[lane];
+                    stw41 = stwsum6[lane];
                 }
-                unsigned int stwinc43 = stw42;
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc43, 1);
-                stwinc43 = ((lane >= 1) ? (stwinc43 + stup44) : stwinc43);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc43, 2);
-                stwinc43 = ((lane >= 2) ? (stwinc43 + stup45) : stwinc43);
-                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc43, 4);
-                stwinc43 = ((lane >= 4) ? (stwinc43 + stup46) : stwinc43);
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc43, 8);
-                stwinc43 = ((lane >= 8) ? (stwinc43 + stup47) : stwinc43);
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc43, 16);
-                stwinc43 = ((lane >= 16) ? (stwinc43 + stup48) : stwinc43);
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc43 - stw42);
+                    stwsum6[lane] = (stwinc42 - stw41);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i50 = 0; i50 < 4; i50 += 1) {
-                unsigned int sti51 = stinfo4[(lane + 128 * warp + 32 * i50)];
-                unsigned int stbk52 = (sti51 >> 16u);
-                if ((stbk52 < 256u)) {
-                    long long ix53 = ((long long)stbk52);
-                    long long ix54 = ((long long)(stwsum6[((warp + 32 * ix53) / 256)] + (sthist5[(257 * warp + ix53)] + (sti51 & 65535u))));
-                    stkey3[ix54] = stkey2[(lane + 128 * warp + 32 * i50)];
+            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                unsigned int stbk51 = (sti50 >> 16u);
+                if ((stbk51 < 256u)) {
+                    long long ix52 = ((long long)stbk51);
+                    long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                    stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t55 = threadIdx.x;
-            for (patc_int i56 = 0; i56 < 9; i56 += 1) {
-                if (((t55 + 1024 * i56) < 8224)) {
-                    sthist5[(t55 + 1024 * i56)] = 0u;
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                    bool stok59 = true;
-                    unsigned int stx60 = 0u;
-                    if (stok59) {
-                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
-                    }
-                    unsigned int stb61 = (stok59 ? ((stx60 >> 8u) & 255u) : 0u);
-                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
-                    unsigned int stct72 = __popc(stpm62);
-                    long long ix73 = ((long long)stb61);
-                    unsigned int sth74 = 0u;
-                    if (stok59) {
-                        sth74 = sthist5[(257 * warp + ix73)];
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    bool stok58 = true;
+                    unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                    unsigned int stct70 = __popc(stpm60);
+                    long long ix71 = ((long long)stb59);
+                    unsigned int sth72 = 0u;
+                    if (stok58) {
+                        sth72 = sthist5[(257 * warp + ix71)];
                     }
                     __syncwarp();
-                    if ((stok59 && ((strk71 + 1u) == stct72))) {
-                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    if ((stok58 && ((strk69 + 1u) == stct70))) {
+                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                    bool stok59 = ((lane + 128 * warp + 4096 * b1 + 32 * i58) < n);
-                    unsigned int stx60 = 0u;
-                    if (stok59) {
-                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
-                    }
-                    unsigned int stb61 = (stok59 ? ((stx60 >> 8u) & 255u) : 0u);
-                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
-                    unsigned int stct72 = __popc(stpm62);
-                    long long ix73 = ((long long)stb61);
-                    unsigned int sth74 = 0u;
-                    if (stok59) {
-                        sth74 = sthist5[(257 * warp + ix73)];
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                    unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                    unsigned int stct70 = __popc(stpm60);
+                    long long ix71 = ((long long)stb59);
+                    unsigned int sth72 = 0u;
+                    if (stok58) {
+                        sth72 = sthist5[(257 * warp + ix71)];
                     }
                     __syncwarp();
-                    if ((stok59 && ((strk71 + 1u) == stct72))) {
-                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    if ((stok58 && ((strk69 + 1u) == stct70))) {
+                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t75 = threadIdx.x;
-            unsigned int stsum76 = 0u;
-            for (patc_int i77 = 0; i77 < 8; i77 += 1) {
-                stsum76 = (stsum76 + sthist5[(2056 * t75 + 257 * i77 - 8223 * ((8 * t75 + i77) / 32))]);
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
             }
-            unsigned int stinc78 = stsum76;
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc78, 1);
-            stinc78 = ((lane >= 1) ? (stinc78 + stup79) : stinc78);
-            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc78, 2);
-            stinc78 = ((lane >= 2) ? (stinc78 + stup80) : stinc78);
-            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc78, 4);
-            stinc78 = ((lane >= 4) ? (stinc78 + stup81) : stinc78);
-            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc78, 8);
-            stinc78 = ((lane >= 8) ? (stinc78 + stup82) : stinc78);
-            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc78, 16);
-            stinc78 = ((lane >= 16) ? (stinc78 + stup83) : stinc78);
-            unsigned int stat84 = (stinc78 - stsum76);
-            for (patc_int i85 = 0; i85 < 8; i85 += 1) {
-                unsigned int stcb86 = sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))];
-                sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))] = stat84;
-                stat84 = (stat84 + stcb86);
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc78;
+                stwsum6[warp] = stinc76;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw88 = 0u;
+                unsigned int stw86 = 0u;
                 if ((lane < 32)) {
-                    stw88 = stwsum6[lane];
+                    stw86 = stwsum6[lane];
                 }
-                unsigned int stwinc89 = stw88;
-                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc89, 1);
-                stwinc89 = ((lane >= 1) ? (stwinc89 + stup90) : stwinc89);
-                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc89, 2);
-                stwinc89 = ((lane >= 2) ? (stwinc89 + stup91) : stwinc89);
-                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc89, 4);
-                stwinc89 = ((lane >= 4) ? (stwinc89 + stup92) : stwinc89);
-                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc89, 8);
-                stwinc89 = ((lane >= 8) ? (stwinc89 + stup93) : stwinc89);
-                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc89, 16);
-                stwinc89 = ((lane >= 16) ? (stwinc89 + stup94) : stwinc89);
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc89 - stw88);
+                    stwsum6[lane] = (stwinc87 - stw86);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i96 = 0; i96 < 4; i96 += 1) {
-                unsigned int sti97 = stinfo4[(lane + 128 * warp + 32 * i96)];
-                unsigned int stbk98 = (sti97 >> 16u);
-                if ((stbk98 < 256u)) {
-                    long long ix99 = ((long long)stbk98);
-                    long long ix100 = ((long long)(stwsum6[((warp + 32 * ix99) / 256)] + (sthist5[(257 * warp + ix99)] + (sti97 & 65535u))));
-                    stkey2[ix100] = stkey3[(lane + 128 * warp + 32 * i96)];
+            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                unsigned int stbk96 = (sti95 >> 16u);
+                if ((stbk96 < 256u)) {
+                    long long ix97 = ((long long)stbk96);
+                    long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                    stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t101 = threadIdx.x;
-            for (patc_int i102 = 0; i102 < 9; i102 += 1) {
-                if (((t101 + 1024 * i102) < 8224)) {
-                    sthist5[(t101 + 1024 * i102)] = 0u;
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                    bool stok105 = true;
-                    unsigned int stx106 = 0u;
-                    if (stok105) {
-                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
-                    }
-                    unsigned int stb107 = (stok105 ? ((stx106 >> 16u) & 255u) : 0u);
-                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
-                    unsigned int stct118 = __popc(stpm108);
-                    long long ix119 = ((long long)stb107);
-                    unsigned int sth120 = 0u;
-                    if (stok105) {
-                        sth120 = sthist5[(257 * warp + ix119)];
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    bool stok103 = true;
+                    unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                    unsigned int stct115 = __popc(stpm105);
+                    long long ix116 = ((long long)stb104);
+                    unsigned int sth117 = 0u;
+                    if (stok103) {
+                        sth117 = sthist5[(257 * warp + ix116)];
                     }
                     __syncwarp();
-                    if ((stok105 && ((strk117 + 1u) == stct118))) {
-                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    if ((stok103 && ((strk114 + 1u) == stct115))) {
+                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                    bool stok105 = ((lane + 128 * warp + 4096 * b1 + 32 * i104) < n);
-                    unsigned int stx106 = 0u;
-                    if (stok105) {
-                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
-                    }
-                    unsigned int stb107 = (stok105 ? ((stx106 >> 16u) & 255u) : 0u);
-                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
-                    unsigned int stct118 = __popc(stpm108);
-                    long long ix119 = ((long long)stb107);
-                    unsigned int sth120 = 0u;
-                    if (stok105) {
-                        sth120 = sthist5[(257 * warp + ix119)];
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                    unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                    unsigned int stct115 = __popc(stpm105);
+                    long long ix116 = ((long long)stb104);
+                    unsigned int sth117 = 0u;
+                    if (stok103) {
+                        sth117 = sthist5[(257 * warp + ix116)];
                     }
                     __syncwarp();
-                    if ((stok105 && ((strk117 + 1u) == stct118))) {
-                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    if ((stok103 && ((strk114 + 1u) == stct115))) {
+                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t121 = threadIdx.x;
-            unsigned int stsum122 = 0u;
-            for (patc_int i123 = 0; i123 < 8; i123 += 1) {
-                stsum122 = (stsum122 + sthist5[(2056 * t121 + 257 * i123 - 8223 * ((8 * t121 + i123) / 32))]);
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
             }
-            unsigned int stinc124 = stsum122;
-            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc124, 1);
-            stinc124 = ((lane >= 1) ? (stinc124 + stup125) : stinc124);
-            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc124, 2);
-            stinc124 = ((lane >= 2) ? (stinc124 + stup126) : stinc124);
-            unsigned int stup127 = __shfl_up_sync(0xffffffffu, stinc124, 4);
-            stinc124 = ((lane >= 4) ? (stinc124 + stup127) : stinc124);
-            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc124, 8);
-            stinc124 = ((lane >= 8) ? (stinc124 + stup128) : stinc124);
-            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc124, 16);
-            stinc124 = ((lane >= 16) ? (stinc124 + stup129) : stinc124);
-            unsigned int stat130 = (stinc124 - stsum122);
-            for (patc_int i131 = 0; i131 < 8; i131 += 1) {
-                unsigned int stcb132 = sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))];
-                sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))] = stat130;
-                stat130 = (stat130 + stcb132);
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc124;
+                stwsum6[warp] = stinc121;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw134 = 0u;
+                unsigned int stw131 = 0u;
                 if ((lane < 32)) {
-                    stw134 = stwsum6[lane];
+                    stw131 = stwsum6[lane];
                 }
-                unsigned int stwinc135 = stw134;
-                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc135, 1);
-                stwinc135 = ((lane >= 1) ? (stwinc135 + stup136) : stwinc135);
-                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc135, 2);
-                stwinc135 = ((lane >= 2) ? (stwinc135 + stup137) : stwinc135);
-                unsigned int stup138 = __shfl_up_sync(0xffffffffu, stwinc135, 4);
-                stwinc135 = ((lane >= 4) ? (stwinc135 + stup138) : stwinc135);
-                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc135, 8);
-                stwinc135 = ((lane >= 8) ? (stwinc135 + stup139) : stwinc135);
-                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc135, 16);
-                stwinc135 = ((lane >= 16) ? (stwinc135 + stup140) : stwinc135);
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc135 - stw134);
+                    stwsum6[lane] = (stwinc132 - stw131);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i142 = 0; i142 < 4; i142 += 1) {
-                unsigned int sti143 = stinfo4[(lane + 128 * warp + 32 * i142)];
-                unsigned int stbk144 = (sti143 >> 16u);
-                if ((stbk144 < 256u)) {
-                    long long ix145 = ((long long)stbk144);
-                    long long ix146 = ((long long)(stwsum6[((warp + 32 * ix145) / 256)] + (sthist5[(257 * warp + ix145)] + (sti143 & 65535u))));
-                    stkey3[ix146] = stkey2[(lane + 128 * warp + 32 * i142)];
+            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                unsigned int stbk141 = (sti140 >> 16u);
+                if ((stbk141 < 256u)) {
+                    long long ix142 = ((long long)stbk141);
+                    long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                    stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t147 = threadIdx.x;
-            for (patc_int i148 = 0; i148 < 9; i148 += 1) {
-                if (((t147 + 1024 * i148) < 8224)) {
-                    sthist5[(t147 + 1024 * i148)] = 0u;
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
-                    bool stok151 = true;
-                    unsigned int stx152 = 0u;
-                    if (stok151) {
-                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
-                    }
-                    unsigned int stb153 = (stok151 ? ((stx152 >> 24u) & 255u) : 0u);
-                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
-                    unsigned int stct164 = __popc(stpm154);
-                    long long ix165 = ((long long)stb153);
-                    unsigned int sth166 = 0u;
-                    if (stok151) {
-                        sth166 = sthist5[(257 * warp + ix165)];
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    bool stok148 = true;
+                    unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                    unsigned int stct160 = __popc(stpm150);
+                    long long ix161 = ((long long)stb149);
+                    unsigned int sth162 = 0u;
+                    if (stok148) {
+                        sth162 = sthist5[(257 * warp + ix161)];
                     }
                     __syncwarp();
-                    if ((stok151 && ((strk163 + 1u) == stct164))) {
-                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    if ((stok148 && ((strk159 + 1u) == stct160))) {
+                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
-                    bool stok151 = ((lane + 128 * warp + 4096 * b1 + 32 * i150) < n);
-                    unsigned int stx152 = 0u;
-                    if (stok151) {
-                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
-                    }
-                    unsigned int stb153 = (stok151 ? ((stx152 >> 24u) & 255u) : 0u);
-                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
-                    unsigned int stct164 = __popc(stpm154);
-                    long long ix165 = ((long long)stb153);
-                    unsigned int sth166 = 0u;
-                    if (stok151) {
-                        sth166 = sthist5[(257 * warp + ix165)];
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                    unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                    unsigned int stct160 = __popc(stpm150);
+                    long long ix161 = ((long long)stb149);
+                    unsigned int sth162 = 0u;
+                    if (stok148) {
+                        sth162 = sthist5[(257 * warp + ix161)];
                     }
                     __syncwarp();
-                    if ((stok151 && ((strk163 + 1u) == stct164))) {
-                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    if ((stok148 && ((strk159 + 1u) == stct160))) {
+                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t167 = threadIdx.x;
-            unsigned int stsum168 = 0u;
-            for (patc_int i169 = 0; i169 < 8; i169 += 1) {
-                stsum168 = (stsum168 + sthist5[(2056 * t167 + 257 * i169 - 8223 * ((8 * t167 + i169) / 32))]);
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
             }
-            unsigned int stinc170 = stsum168;
-            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc170, 1);
-            stinc170 = ((lane >= 1) ? (stinc170 + stup171) : stinc170);
-            unsigned int stup172 = __shfl_up_sync(0xffffffffu, stinc170, 2);
-            stinc170 = ((lane >= 2) ? (stinc170 + stup172) : stinc170);
-            unsigned int stup173 = __shfl_up_sync(0xffffffffu, stinc170, 4);
-            stinc170 = ((lane >= 4) ? (stinc170 + stup173) : stinc170);
-            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc170, 8);
-            stinc170 = ((lane >= 8) ? (stinc170 + stup174) : stinc170);
-            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc170, 16);
-            stinc170 = ((lane >= 16) ? (stinc170 + stup175) : stinc170);
-            unsigned int stat176 = (stinc170 - stsum168);
-            for (patc_int i177 = 0; i177 < 8; i177 += 1) {
-                unsigned int stcb178 = sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))];
-                sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))] = stat176;
-                stat176 = (stat176 + stcb178);
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc170;
+                stwsum6[warp] = stinc166;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw180 = 0u;
+                unsigned int stw176 = 0u;
                 if ((lane < 32)) {
-                    stw180 = stwsum6[lane];
+                    stw176 = stwsum6[lane];
                 }
-                unsigned int stwinc181 = stw180;
-                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc181, 1);
-                stwinc181 = ((lane >= 1) ? (stwinc181 + stup182) : stwinc181);
-                unsigned int stup183 = __shfl_up_sync(0xffffffffu, stwinc181, 2);
-                stwinc181 = ((lane >= 2) ? (stwinc181 + stup183) : stwinc181);
-                unsigned int stup184 = __shfl_up_sync(0xffffffffu, stwinc181, 4);
-                stwinc181 = ((lane >= 4) ? (stwinc181 + stup184) : stwinc181);
-                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc181, 8);
-                stwinc181 = ((lane >= 8) ? (stwinc181 + stup185) : stwinc181);
-                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc181, 16);
-                stwinc181 = ((lane >= 16) ? (stwinc181 + stup186) : stwinc181);
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc181 - stw180);
+                    stwsum6[lane] = (stwinc177 - stw176);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                unsigned int sti189 = stinfo4[(lane + 128 * warp + 32 * i188)];
-                unsigned int stbk190 = (sti189 >> 16u);
-                if ((stbk190 < 256u)) {
-                    long long ix191 = ((long long)stbk190);
-                    long long ix192 = ((long long)(stwsum6[((warp + 32 * ix191) / 256)] + (sthist5[(257 * warp + ix191)] + (sti189 & 65535u))));
-                    stkey2[ix192] = stkey3[(lane + 128 * warp + 32 * i188)];
+            for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                unsigned int stbk186 = (sti185 >> 16u);
+                if ((stbk186 < 256u)) {
+                    long long ix187 = ((long long)stbk186);
+                    long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                    stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t193 = threadIdx.x;
-                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
                     {
-                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t193 = threadIdx.x;
-                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
-                    if (((4096 * b1 + t193 + 1024 * i194) < n)) {
-                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    if (((4096 * b1 + t189 + 1024 * i190) < n)) {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
                     }
                 }
             }
@@ -747,632 +715,600 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     bool stok13 = true;
-                    int stx14 = 0;
+                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? ((((unsigned int)stx14) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                    int stx14 = 0;
+                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? ((((unsigned int)stx14) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
-            unsigned int stsum30 = 0u;
-            for (patc_int i31 = 0; i31 < 8; i31 += 1) {
-                stsum30 = (stsum30 + sthist5[(2056 * t29 + 257 * i31 - 8223 * ((8 * t29 + i31) / 32))]);
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
             }
-            unsigned int stinc32 = stsum30;
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc32, 1);
-            stinc32 = ((lane >= 1) ? (stinc32 + stup33) : stinc32);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc32, 2);
-            stinc32 = ((lane >= 2) ? (stinc32 + stup34) : stinc32);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc32, 4);
-            stinc32 = ((lane >= 4) ? (stinc32 + stup35) : stinc32);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc32, 8);
-            stinc32 = ((lane >= 8) ? (stinc32 + stup36) : stinc32);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc32, 16);
-            stinc32 = ((lane >= 16) ? (stinc32 + stup37) : stinc32);
-            unsigned int stat38 = (stinc32 - stsum30);
-            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                unsigned int stcb40 = sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))];
-                sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))] = stat38;
-                stat38 = (stat38 + stcb40);
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc32;
+                stwsum6[warp] = stinc31;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw42 = 0u;
+                unsigned int stw41 = 0u;
                 if ((lane < 32)) {
-                    stw42 = stwsum6[lane];
+                    stw41 = stwsum6[lane];
                 }
-                unsigned int stwinc43 = stw42;
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc43, 1);
-                stwinc43 = ((lane >= 1) ? (stwinc43 + stup44) : stwinc43);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc43, 2);
-                stwinc43 = ((lane >= 2) ? (stwinc43 + stup45) : stwinc43);
-                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc43, 4);
-                stwinc43 = ((lane >= 4) ? (stwinc43 + stup46) : stwinc43);
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc43, 8);
-                stwinc43 = ((lane >= 8) ? (stwinc43 + stup47) : stwinc43);
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc43, 16);
-                stwinc43 = ((lane >= 16) ? (stwinc43 + stup48) : stwinc43);
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc43 - stw42);
+                    stwsum6[lane] = (stwinc42 - stw41);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i50 = 0; i50 < 4; i50 += 1) {
-                unsigned int sti51 = stinfo4[(lane + 128 * warp + 32 * i50)];
-                unsigned int stbk52 = (sti51 >> 16u);
-                if ((stbk52 < 256u)) {
-                    long long ix53 = ((long long)stbk52);
-                    long long ix54 = ((long long)(stwsum6[((warp + 32 * ix53) / 256)] + (sthist5[(257 * warp + ix53)] + (sti51 & 65535u))));
-                    stkey3[ix54] = stkey2[(lane + 128 * warp + 32 * i50)];
+            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                unsigned int stbk51 = (sti50 >> 16u);
+                if ((stbk51 < 256u)) {
+                    long long ix52 = ((long long)stbk51);
+                    long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                    stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t55 = threadIdx.x;
-            for (patc_int i56 = 0; i56 < 9; i56 += 1) {
-                if (((t55 + 1024 * i56) < 8224)) {
-                    sthist5[(t55 + 1024 * i56)] = 0u;
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                    bool stok59 = true;
-                    int stx60 = 0;
-                    if (stok59) {
-                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
-                    }
-                    unsigned int stb61 = (stok59 ? (((((unsigned int)stx60) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
-                    unsigned int stct72 = __popc(stpm62);
-                    long long ix73 = ((long long)stb61);
-                    unsigned int sth74 = 0u;
-                    if (stok59) {
-                        sth74 = sthist5[(257 * warp + ix73)];
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    bool stok58 = true;
+                    unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                    unsigned int stct70 = __popc(stpm60);
+                    long long ix71 = ((long long)stb59);
+                    unsigned int sth72 = 0u;
+                    if (stok58) {
+                        sth72 = sthist5[(257 * warp + ix71)];
                     }
                     __syncwarp();
-                    if ((stok59 && ((strk71 + 1u) == stct72))) {
-                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    if ((stok58 && ((strk69 + 1u) == stct70))) {
+                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                    bool stok59 = ((lane + 128 * warp + 4096 * b1 + 32 * i58) < n);
-                    int stx60 = 0;
-                    if (stok59) {
-                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
-                    }
-                    unsigned int stb61 = (stok59 ? (((((unsigned int)stx60) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
-                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
-                    unsigned int stct72 = __popc(stpm62);
-                    long long ix73 = ((long long)stb61);
-                    unsigned int sth74 = 0u;
-                    if (stok59) {
-                        sth74 = sthist5[(257 * warp + ix73)];
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                    unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                    unsigned int stct70 = __popc(stpm60);
+                    long long ix71 = ((long long)stb59);
+                    unsigned int sth72 = 0u;
+                    if (stok58) {
+                        sth72 = sthist5[(257 * warp + ix71)];
                     }
                     __syncwarp();
-                    if ((stok59 && ((strk71 + 1u) == stct72))) {
-                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    if ((stok58 && ((strk69 + 1u) == stct70))) {
+                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t75 = threadIdx.x;
-            unsigned int stsum76 = 0u;
-            for (patc_int i77 = 0; i77 < 8; i77 += 1) {
-                stsum76 = (stsum76 + sthist5[(2056 * t75 + 257 * i77 - 8223 * ((8 * t75 + i77) / 32))]);
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
             }
-            unsigned int stinc78 = stsum76;
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc78, 1);
-            stinc78 = ((lane >= 1) ? (stinc78 + stup79) : stinc78);
-            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc78, 2);
-            stinc78 = ((lane >= 2) ? (stinc78 + stup80) : stinc78);
-            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc78, 4);
-            stinc78 = ((lane >= 4) ? (stinc78 + stup81) : stinc78);
-            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc78, 8);
-            stinc78 = ((lane >= 8) ? (stinc78 + stup82) : stinc78);
-            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc78, 16);
-            stinc78 = ((lane >= 16) ? (stinc78 + stup83) : stinc78);
-            unsigned int stat84 = (stinc78 - stsum76);
-            for (patc_int i85 = 0; i85 < 8; i85 += 1) {
-                unsigned int stcb86 = sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))];
-                sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))] = stat84;
-                stat84 = (stat84 + stcb86);
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc78;
+                stwsum6[warp] = stinc76;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw88 = 0u;
+                unsigned int stw86 = 0u;
                 if ((lane < 32)) {
-                    stw88 = stwsum6[lane];
+                    stw86 = stwsum6[lane];
                 }
-                unsigned int stwinc89 = stw88;
-                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc89, 1);
-                stwinc89 = ((lane >= 1) ? (stwinc89 + stup90) : stwinc89);
-                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc89, 2);
-                stwinc89 = ((lane >= 2) ? (stwinc89 + stup91) : stwinc89);
-                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc89, 4);
-                stwinc89 = ((lane >= 4) ? (stwinc89 + stup92) : stwinc89);
-                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc89, 8);
-                stwinc89 = ((lane >= 8) ? (stwinc89 + stup93) : stwinc89);
-                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc89, 16);
-                stwinc89 = ((lane >= 16) ? (stwinc89 + stup94) : stwinc89);
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc89 - stw88);
+                    stwsum6[lane] = (stwinc87 - stw86);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i96 = 0; i96 < 4; i96 += 1) {
-                unsigned int sti97 = stinfo4[(lane + 128 * warp + 32 * i96)];
-                unsigned int stbk98 = (sti97 >> 16u);
-                if ((stbk98 < 256u)) {
-                    long long ix99 = ((long long)stbk98);
-                    long long ix100 = ((long long)(stwsum6[((warp + 32 * ix99) / 256)] + (sthist5[(257 * warp + ix99)] + (sti97 & 65535u))));
-                    stkey2[ix100] = stkey3[(lane + 128 * warp + 32 * i96)];
+            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                unsigned int stbk96 = (sti95 >> 16u);
+                if ((stbk96 < 256u)) {
+                    long long ix97 = ((long long)stbk96);
+                    long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                    stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t101 = threadIdx.x;
-            for (patc_int i102 = 0; i102 < 9; i102 += 1) {
-                if (((t101 + 1024 * i102) < 8224)) {
-                    sthist5[(t101 + 1024 * i102)] = 0u;
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                    bool stok105 = true;
-                    int stx106 = 0;
-                    if (stok105) {
-                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
-                    }
-                    unsigned int stb107 = (stok105 ? (((((unsigned int)stx106) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
-                    unsigned int stct118 = __popc(stpm108);
-                    long long ix119 = ((long long)stb107);
-                    unsigned int sth120 = 0u;
-                    if (stok105) {
-                        sth120 = sthist5[(257 * warp + ix119)];
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    bool stok103 = true;
+                    unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                    unsigned int stct115 = __popc(stpm105);
+                    long long ix116 = ((long long)stb104);
+                    unsigned int sth117 = 0u;
+                    if (stok103) {
+                        sth117 = sthist5[(257 * warp + ix116)];
                     }
                     __syncwarp();
-                    if ((stok105 && ((strk117 + 1u) == stct118))) {
-                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    if ((stok103 && ((strk114 + 1u) == stct115))) {
+                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                    bool stok105 = ((lane + 128 * warp + 4096 * b1 + 32 * i104) < n);
-                    int stx106 = 0;
-                    if (stok105) {
-                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
-                    }
-                    unsigned int stb107 = (stok105 ? (((((unsigned int)stx106) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
-                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
-                    unsigned int stct118 = __popc(stpm108);
-                    long long ix119 = ((long long)stb107);
-                    unsigned int sth120 = 0u;
-                    if (stok105) {
-                        sth120 = sthist5[(257 * warp + ix119)];
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                    unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                    unsigned int stct115 = __popc(stpm105);
+                    long long ix116 = ((long long)stb104);
+                    unsigned int sth117 = 0u;
+                    if (stok103) {
+                        sth117 = sthist5[(257 * warp + ix116)];
                     }
                     __syncwarp();
-                    if ((stok105 && ((strk117 + 1u) == stct118))) {
-                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    if ((stok103 && ((strk114 + 1u) == stct115))) {
+                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t121 = threadIdx.x;
-            unsigned int stsum122 = 0u;
-            for (patc_int i123 = 0; i123 < 8; i123 += 1) {
-                stsum122 = (stsum122 + sthist5[(2056 * t121 + 257 * i123 - 8223 * ((8 * t121 + i123) / 32))]);
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
             }
-            unsigned int stinc124 = stsum122;
-            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc124, 1);
-            stinc124 = ((lane >= 1) ? (stinc124 + stup125) : stinc124);
-            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc124, 2);
-            stinc124 = ((lane >= 2) ? (stinc124 + stup126) : stinc124);
-            unsigned int stup127 = __shfl_up_sync(0xffffffffu, stinc124, 4);
-            stinc124 = ((lane >= 4) ? (stinc124 + stup127) : stinc124);
-            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc124, 8);
-            stinc124 = ((lane >= 8) ? (stinc124 + stup128) : stinc124);
-            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc124, 16);
-            stinc124 = ((lane >= 16) ? (stinc124 + stup129) : stinc124);
-            unsigned int stat130 = (stinc124 - stsum122);
-            for (patc_int i131 = 0; i131 < 8; i131 += 1) {
-                unsigned int stcb132 = sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))];
-                sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))] = stat130;
-                stat130 = (stat130 + stcb132);
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc124;
+                stwsum6[warp] = stinc121;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw134 = 0u;
+                unsigned int stw131 = 0u;
                 if ((lane < 32)) {
-                    stw134 = stwsum6[lane];
+                    stw131 = stwsum6[lane];
                 }
-                unsigned int stwinc135 = stw134;
-                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc135, 1);
-                stwinc135 = ((lane >= 1) ? (stwinc135 + stup136) : stwinc135);
-                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc135, 2);
-                stwinc135 = ((lane >= 2) ? (stwinc135 + stup137) : stwinc135);
-                unsigned int stup138 = __shfl_up_sync(0xffffffffu, stwinc135, 4);
-                stwinc135 = ((lane >= 4) ? (stwinc135 + stup138) : stwinc135);
-                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc135, 8);
-                stwinc135 = ((lane >= 8) ? (stwinc135 + stup139) : stwinc135);
-                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc135, 16);
-                stwinc135 = ((lane >= 16) ? (stwinc135 + stup140) : stwinc135);
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc135 - stw134);
+                    stwsum6[lane] = (stwinc132 - stw131);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i142 = 0; i142 < 4; i142 += 1) {
-                unsigned int sti143 = stinfo4[(lane + 128 * warp + 32 * i142)];
-                unsigned int stbk144 = (sti143 >> 16u);
-                if ((stbk144 < 256u)) {
-                    long long ix145 = ((long long)stbk144);
-                    long long ix146 = ((long long)(stwsum6[((warp + 32 * ix145) / 256)] + (sthist5[(257 * warp + ix145)] + (sti143 & 65535u))));
-                    stkey3[ix146] = stkey2[(lane + 128 * warp + 32 * i142)];
+            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                unsigned int stbk141 = (sti140 >> 16u);
+                if ((stbk141 < 256u)) {
+                    long long ix142 = ((long long)stbk141);
+                    long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                    stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t147 = threadIdx.x;
-            for (patc_int i148 = 0; i148 < 9; i148 += 1) {
-                if (((t147 + 1024 * i148) < 8224)) {
-                    sthist5[(t147 + 1024 * i148)] = 0u;
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
-                    bool stok151 = true;
-                    int stx152 = 0;
-                    if (stok151) {
-                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
-                    }
-                    unsigned int stb153 = (stok151 ? (((((unsigned int)stx152) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
-                    unsigned int stct164 = __popc(stpm154);
-                    long long ix165 = ((long long)stb153);
-                    unsigned int sth166 = 0u;
-                    if (stok151) {
-                        sth166 = sthist5[(257 * warp + ix165)];
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    bool stok148 = true;
+                    unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                    unsigned int stct160 = __popc(stpm150);
+                    long long ix161 = ((long long)stb149);
+                    unsigned int sth162 = 0u;
+                    if (stok148) {
+                        sth162 = sthist5[(257 * warp + ix161)];
                     }
                     __syncwarp();
-                    if ((stok151 && ((strk163 + 1u) == stct164))) {
-                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    if ((stok148 && ((strk159 + 1u) == stct160))) {
+                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
-                    bool stok151 = ((lane + 128 * warp + 4096 * b1 + 32 * i150) < n);
-                    int stx152 = 0;
-                    if (stok151) {
-                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
-                    }
-                    unsigned int stb153 = (stok151 ? (((((unsigned int)stx152) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
-                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
-                    unsigned int stct164 = __popc(stpm154);
-                    long long ix165 = ((long long)stb153);
-                    unsigned int sth166 = 0u;
-                    if (stok151) {
-                        sth166 = sthist5[(257 * warp + ix165)];
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                    unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                    unsigned int stct160 = __popc(stpm150);
+                    long long ix161 = ((long long)stb149);
+                    unsigned int sth162 = 0u;
+                    if (stok148) {
+                        sth162 = sthist5[(257 * warp + ix161)];
                     }
                     __syncwarp();
-                    if ((stok151 && ((strk163 + 1u) == stct164))) {
-                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    if ((stok148 && ((strk159 + 1u) == stct160))) {
+                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t167 = threadIdx.x;
-            unsigned int stsum168 = 0u;
-            for (patc_int i169 = 0; i169 < 8; i169 += 1) {
-                stsum168 = (stsum168 + sthist5[(2056 * t167 + 257 * i169 - 8223 * ((8 * t167 + i169) / 32))]);
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
             }
-            unsigned int stinc170 = stsum168;
-            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc170, 1);
-            stinc170 = ((lane >= 1) ? (stinc170 + stup171) : stinc170);
-            unsigned int stup172 = __shfl_up_sync(0xffffffffu, stinc170, 2);
-            stinc170 = ((lane >= 2) ? (stinc170 + stup172) : stinc170);
-            unsigned int stup173 = __shfl_up_sync(0xffffffffu, stinc170, 4);
-            stinc170 = ((lane >= 4) ? (stinc170 + stup173) : stinc170);
-            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc170, 8);
-            stinc170 = ((lane >= 8) ? (stinc170 + stup174) : stinc170);
-            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc170, 16);
-            stinc170 = ((lane >= 16) ? (stinc170 + stup175) : stinc170);
-            unsigned int stat176 = (stinc170 - stsum168);
-            for (patc_int i177 = 0; i177 < 8; i177 += 1) {
-                unsigned int stcb178 = sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))];
-                sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))] = stat176;
-                stat176 = (stat176 + stcb178);
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc170;
+                stwsum6[warp] = stinc166;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw180 = 0u;
+                unsigned int stw176 = 0u;
                 if ((lane < 32)) {
-                    stw180 = stwsum6[lane];
+                    stw176 = stwsum6[lane];
                 }
-                unsigned int stwinc181 = stw180;
-                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc181, 1);
-                stwinc181 = ((lane >= 1) ? (stwinc181 + stup182) : stwinc181);
-                unsigned int stup183 = __shfl_up_sync(0xffffffffu, stwinc181, 2);
-                stwinc181 = ((lane >= 2) ? (stwinc181 + stup183) : stwinc181);
-                unsigned int stup184 = __shfl_up_sync(0xffffffffu, stwinc181, 4);
-                stwinc181 = ((lane >= 4) ? (stwinc181 + stup184) : stwinc181);
-                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc181, 8);
-                stwinc181 = ((lane >= 8) ? (stwinc181 + stup185) : stwinc181);
-                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc181, 16);
-                stwinc181 = ((lane >= 16) ? (stwinc181 + stup186) : stwinc181);
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc181 - stw180);
+                    stwsum6[lane] = (stwinc177 - stw176);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                unsigned int sti189 = stinfo4[(lane + 128 * warp + 32 * i188)];
-                unsigned int stbk190 = (sti189 >> 16u);
-                if ((stbk190 < 256u)) {
-                    long long ix191 = ((long long)stbk190);
-                    long long ix192 = ((long long)(stwsum6[((warp + 32 * ix191) / 256)] + (sthist5[(257 * warp + ix191)] + (sti189 & 65535u))));
-                    stkey2[ix192] = stkey3[(lane + 128 * warp + 32 * i188)];
+            for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                unsigned int stbk186 = (sti185 >> 16u);
+                if ((stbk186 < 256u)) {
+                    long long ix187 = ((long long)stbk186);
+                    long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                    stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t193 = threadIdx.x;
-                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
                     {
-                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t193 = threadIdx.x;
-                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
-                    if (((4096 * b1 + t193 + 1024 * i194) < n)) {
-                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    if (((4096 * b1 + t189 + 1024 * i190) < n)) {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
                     }
                 }
             }
@@ -1434,656 +1370,624 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = true;
-                    unsigned int stx17 = 0u;
+                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                    unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                    unsigned int stct31 = __popc(stpm21);
+                    long long ix32 = ((long long)stb20);
+                    unsigned int sth33 = 0u;
                     if (stok16) {
-                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int s18 = (~stx17);
-                    unsigned int s19 = (stx17 ^ 2147483648u);
-                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
-                    unsigned int stb21 = (stok16 ? (((stx17 == 2147483648u) ? 2147483648u : s20) & 255u) : 0u);
-                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
-                    unsigned int stct32 = __popc(stpm22);
-                    long long ix33 = ((long long)stb21);
-                    unsigned int sth34 = 0u;
-                    if (stok16) {
-                        sth34 = sthist8[(257 * warp + ix33)];
+                        sth33 = sthist8[(257 * warp + ix32)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk31 + 1u) == stct32))) {
-                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    if ((stok16 && ((strk30 + 1u) == stct31))) {
+                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                    unsigned int stx17 = 0u;
+                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                    unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                    unsigned int stct31 = __popc(stpm21);
+                    long long ix32 = ((long long)stb20);
+                    unsigned int sth33 = 0u;
                     if (stok16) {
-                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int s18 = (~stx17);
-                    unsigned int s19 = (stx17 ^ 2147483648u);
-                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
-                    unsigned int stb21 = (stok16 ? (((stx17 == 2147483648u) ? 2147483648u : s20) & 255u) : 0u);
-                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
-                    unsigned int stct32 = __popc(stpm22);
-                    long long ix33 = ((long long)stb21);
-                    unsigned int sth34 = 0u;
-                    if (stok16) {
-                        sth34 = sthist8[(257 * warp + ix33)];
+                        sth33 = sthist8[(257 * warp + ix32)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk31 + 1u) == stct32))) {
-                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    if ((stok16 && ((strk30 + 1u) == stct31))) {
+                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
-            unsigned int stsum36 = 0u;
-            for (patc_int i37 = 0; i37 < 8; i37 += 1) {
-                stsum36 = (stsum36 + sthist8[(2056 * t35 + 257 * i37 - 8223 * ((8 * t35 + i37) / 32))]);
+            const patc_int t34 = threadIdx.x;
+            unsigned int stsum35 = 0u;
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                stsum35 = (stsum35 + sthist8[(2056 * t34 + 257 * i36 - 8223 * ((8 * t34 + i36) / 32))]);
             }
-            unsigned int stinc38 = stsum36;
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc38, 1);
-            stinc38 = ((lane >= 1) ? (stinc38 + stup39) : stinc38);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc38, 2);
-            stinc38 = ((lane >= 2) ? (stinc38 + stup40) : stinc38);
-            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc38, 4);
-            stinc38 = ((lane >= 4) ? (stinc38 + stup41) : stinc38);
-            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc38, 8);
-            stinc38 = ((lane >= 8) ? (stinc38 + stup42) : stinc38);
-            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc38, 16);
-            stinc38 = ((lane >= 16) ? (stinc38 + stup43) : stinc38);
-            unsigned int stat44 = (stinc38 - stsum36);
-            for (patc_int i45 = 0; i45 < 8; i45 += 1) {
-                unsigned int stcb46 = sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))];
-                sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))] = stat44;
-                stat44 = (stat44 + stcb46);
+            unsigned int stinc37 = stsum35;
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc37, 1);
+            stinc37 = ((lane >= 1) ? (stinc37 + stup38) : stinc37);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc37, 2);
+            stinc37 = ((lane >= 2) ? (stinc37 + stup39) : stinc37);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc37, 4);
+            stinc37 = ((lane >= 4) ? (stinc37 + stup40) : stinc37);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc37, 8);
+            stinc37 = ((lane >= 8) ? (stinc37 + stup41) : stinc37);
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc37, 16);
+            stinc37 = ((lane >= 16) ? (stinc37 + stup42) : stinc37);
+            unsigned int stat43 = (stinc37 - stsum35);
+            for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                unsigned int stcb45 = sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))];
+                sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))] = stat43;
+                stat43 = (stat43 + stcb45);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc38;
+                stwsum9[warp] = stinc37;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw48 = 0u;
+                unsigned int stw47 = 0u;
                 if ((lane < 32)) {
-                    stw48 = stwsum9[lane];
+                    stw47 = stwsum9[lane];
                 }
-                unsigned int stwinc49 = stw48;
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc49, 1);
-                stwinc49 = ((lane >= 1) ? (stwinc49 + stup50) : stwinc49);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc49, 2);
-                stwinc49 = ((lane >= 2) ? (stwinc49 + stup51) : stwinc49);
-                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc49, 4);
-                stwinc49 = ((lane >= 4) ? (stwinc49 + stup52) : stwinc49);
-                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc49, 8);
-                stwinc49 = ((lane >= 8) ? (stwinc49 + stup53) : stwinc49);
-                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc49, 16);
-                stwinc49 = ((lane >= 16) ? (stwinc49 + stup54) : stwinc49);
+                unsigned int stwinc48 = stw47;
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc48, 1);
+                stwinc48 = ((lane >= 1) ? (stwinc48 + stup49) : stwinc48);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc48, 2);
+                stwinc48 = ((lane >= 2) ? (stwinc48 + stup50) : stwinc48);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc48, 4);
+                stwinc48 = ((lane >= 4) ? (stwinc48 + stup51) : stwinc48);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc48, 8);
+                stwinc48 = ((lane >= 8) ? (stwinc48 + stup52) : stwinc48);
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc48, 16);
+                stwinc48 = ((lane >= 16) ? (stwinc48 + stup53) : stwinc48);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc49 - stw48);
+                    stwsum9[lane] = (stwinc48 - stw47);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i56 = 0; i56 < 4; i56 += 1) {
-                unsigned int sti57 = stinfo7[(lane + 128 * warp + 32 * i56)];
-                unsigned int stbk58 = (sti57 >> 16u);
-                if ((stbk58 < 256u)) {
-                    long long ix59 = ((long long)stbk58);
-                    long long ix60 = ((long long)(stwsum9[((warp + 32 * ix59) / 256)] + (sthist8[(257 * warp + ix59)] + (sti57 & 65535u))));
-                    stkey6[ix60] = stkey5[(lane + 128 * warp + 32 * i56)];
+            for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                unsigned int stbk57 = (sti56 >> 16u);
+                if ((stbk57 < 256u)) {
+                    long long ix58 = ((long long)stbk57);
+                    long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                    stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
-            for (patc_int i62 = 0; i62 < 9; i62 += 1) {
-                if (((t61 + 1024 * i62) < 8224)) {
-                    sthist8[(t61 + 1024 * i62)] = 0u;
+            const patc_int t60 = threadIdx.x;
+            for (patc_int i61 = 0; i61 < 9; i61 += 1) {
+                if (((t60 + 1024 * i61) < 8224)) {
+                    sthist8[(t60 + 1024 * i61)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
-                    bool stok65 = true;
-                    unsigned int stx66 = 0u;
-                    if (stok65) {
-                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
-                    }
-                    unsigned int s67 = (~stx66);
-                    unsigned int s68 = (stx66 ^ 2147483648u);
-                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
-                    unsigned int stb70 = (stok65 ? ((((stx66 == 2147483648u) ? 2147483648u : s69) >> 8u) & 255u) : 0u);
-                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
-                    unsigned int stct81 = __popc(stpm71);
-                    long long ix82 = ((long long)stb70);
-                    unsigned int sth83 = 0u;
-                    if (stok65) {
-                        sth83 = sthist8[(257 * warp + ix82)];
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    bool stok64 = true;
+                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                    unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                    unsigned int stct79 = __popc(stpm69);
+                    long long ix80 = ((long long)stb68);
+                    unsigned int sth81 = 0u;
+                    if (stok64) {
+                        sth81 = sthist8[(257 * warp + ix80)];
                     }
                     __syncwarp();
-                    if ((stok65 && ((strk80 + 1u) == stct81))) {
-                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    if ((stok64 && ((strk78 + 1u) == stct79))) {
+                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
-                    bool stok65 = ((lane + 128 * warp + 4096 * b4 + 32 * i64) < n);
-                    unsigned int stx66 = 0u;
-                    if (stok65) {
-                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
-                    }
-                    unsigned int s67 = (~stx66);
-                    unsigned int s68 = (stx66 ^ 2147483648u);
-                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
-                    unsigned int stb70 = (stok65 ? ((((stx66 == 2147483648u) ? 2147483648u : s69) >> 8u) & 255u) : 0u);
-                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
-                    unsigned int stct81 = __popc(stpm71);
-                    long long ix82 = ((long long)stb70);
-                    unsigned int sth83 = 0u;
-                    if (stok65) {
-                        sth83 = sthist8[(257 * warp + ix82)];
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
+                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                    unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                    unsigned int stct79 = __popc(stpm69);
+                    long long ix80 = ((long long)stb68);
+                    unsigned int sth81 = 0u;
+                    if (stok64) {
+                        sth81 = sthist8[(257 * warp + ix80)];
                     }
                     __syncwarp();
-                    if ((stok65 && ((strk80 + 1u) == stct81))) {
-                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    if ((stok64 && ((strk78 + 1u) == stct79))) {
+                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t84 = threadIdx.x;
-            unsigned int stsum85 = 0u;
-            for (patc_int i86 = 0; i86 < 8; i86 += 1) {
-                stsum85 = (stsum85 + sthist8[(2056 * t84 + 257 * i86 - 8223 * ((8 * t84 + i86) / 32))]);
+            const patc_int t82 = threadIdx.x;
+            unsigned int stsum83 = 0u;
+            for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                stsum83 = (stsum83 + sthist8[(2056 * t82 + 257 * i84 - 8223 * ((8 * t82 + i84) / 32))]);
             }
-            unsigned int stinc87 = stsum85;
-            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc87, 1);
-            stinc87 = ((lane >= 1) ? (stinc87 + stup88) : stinc87);
-            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc87, 2);
-            stinc87 = ((lane >= 2) ? (stinc87 + stup89) : stinc87);
-            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc87, 4);
-            stinc87 = ((lane >= 4) ? (stinc87 + stup90) : stinc87);
-            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc87, 8);
-            stinc87 = ((lane >= 8) ? (stinc87 + stup91) : stinc87);
-            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc87, 16);
-            stinc87 = ((lane >= 16) ? (stinc87 + stup92) : stinc87);
-            unsigned int stat93 = (stinc87 - stsum85);
-            for (patc_int i94 = 0; i94 < 8; i94 += 1) {
-                unsigned int stcb95 = sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))];
-                sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))] = stat93;
-                stat93 = (stat93 + stcb95);
+            unsigned int stinc85 = stsum83;
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc85, 1);
+            stinc85 = ((lane >= 1) ? (stinc85 + stup86) : stinc85);
+            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc85, 2);
+            stinc85 = ((lane >= 2) ? (stinc85 + stup87) : stinc85);
+            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc85, 4);
+            stinc85 = ((lane >= 4) ? (stinc85 + stup88) : stinc85);
+            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc85, 8);
+            stinc85 = ((lane >= 8) ? (stinc85 + stup89) : stinc85);
+            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc85, 16);
+            stinc85 = ((lane >= 16) ? (stinc85 + stup90) : stinc85);
+            unsigned int stat91 = (stinc85 - stsum83);
+            for (patc_int i92 = 0; i92 < 8; i92 += 1) {
+                unsigned int stcb93 = sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))];
+                sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))] = stat91;
+                stat91 = (stat91 + stcb93);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc87;
+                stwsum9[warp] = stinc85;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw97 = 0u;
+                unsigned int stw95 = 0u;
                 if ((lane < 32)) {
-                    stw97 = stwsum9[lane];
+                    stw95 = stwsum9[lane];
                 }
-                unsigned int stwinc98 = stw97;
-                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc98, 1);
-                stwinc98 = ((lane >= 1) ? (stwinc98 + stup99) : stwinc98);
-                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc98, 2);
-                stwinc98 = ((lane >= 2) ? (stwinc98 + stup100) : stwinc98);
-                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc98, 4);
-                stwinc98 = ((lane >= 4) ? (stwinc98 + stup101) : stwinc98);
-                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc98, 8);
-                stwinc98 = ((lane >= 8) ? (stwinc98 + stup102) : stwinc98);
-                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc98, 16);
-                stwinc98 = ((lane >= 16) ? (stwinc98 + stup103) : stwinc98);
+                unsigned int stwinc96 = stw95;
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc96, 1);
+                stwinc96 = ((lane >= 1) ? (stwinc96 + stup97) : stwinc96);
+                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc96, 2);
+                stwinc96 = ((lane >= 2) ? (stwinc96 + stup98) : stwinc96);
+                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc96, 4);
+                stwinc96 = ((lane >= 4) ? (stwinc96 + stup99) : stwinc96);
+                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc96, 8);
+                stwinc96 = ((lane >= 8) ? (stwinc96 + stup100) : stwinc96);
+                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc96, 16);
+                stwinc96 = ((lane >= 16) ? (stwinc96 + stup101) : stwinc96);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc98 - stw97);
+                    stwsum9[lane] = (stwinc96 - stw95);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i105 = 0; i105 < 4; i105 += 1) {
-                unsigned int sti106 = stinfo7[(lane + 128 * warp + 32 * i105)];
-                unsigned int stbk107 = (sti106 >> 16u);
-                if ((stbk107 < 256u)) {
-                    long long ix108 = ((long long)stbk107);
-                    long long ix109 = ((long long)(stwsum9[((warp + 32 * ix108) / 256)] + (sthist8[(257 * warp + ix108)] + (sti106 & 65535u))));
-                    stkey5[ix109] = stkey6[(lane + 128 * warp + 32 * i105)];
+            for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                unsigned int stbk105 = (sti104 >> 16u);
+                if ((stbk105 < 256u)) {
+                    long long ix106 = ((long long)stbk105);
+                    long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                    stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t110 = threadIdx.x;
-            for (patc_int i111 = 0; i111 < 9; i111 += 1) {
-                if (((t110 + 1024 * i111) < 8224)) {
-                    sthist8[(t110 + 1024 * i111)] = 0u;
+            const patc_int t108 = threadIdx.x;
+            for (patc_int i109 = 0; i109 < 9; i109 += 1) {
+                if (((t108 + 1024 * i109) < 8224)) {
+                    sthist8[(t108 + 1024 * i109)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
-                    bool stok114 = true;
-                    unsigned int stx115 = 0u;
-                    if (stok114) {
-                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
-                    }
-                    unsigned int s116 = (~stx115);
-                    unsigned int s117 = (stx115 ^ 2147483648u);
-                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
-                    unsigned int stb119 = (stok114 ? ((((stx115 == 2147483648u) ? 2147483648u : s118) >> 16u) & 255u) : 0u);
-                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
-                    unsigned int stct130 = __popc(stpm120);
-                    long long ix131 = ((long long)stb119);
-                    unsigned int sth132 = 0u;
-                    if (stok114) {
-                        sth132 = sthist8[(257 * warp + ix131)];
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    bool stok112 = true;
+                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                    unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                    unsigned int stct127 = __popc(stpm117);
+                    long long ix128 = ((long long)stb116);
+                    unsigned int sth129 = 0u;
+                    if (stok112) {
+                        sth129 = sthist8[(257 * warp + ix128)];
                     }
                     __syncwarp();
-                    if ((stok114 && ((strk129 + 1u) == stct130))) {
-                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    if ((stok112 && ((strk126 + 1u) == stct127))) {
+                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
-                    bool stok114 = ((lane + 128 * warp + 4096 * b4 + 32 * i113) < n);
-                    unsigned int stx115 = 0u;
-                    if (stok114) {
-                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
-                    }
-                    unsigned int s116 = (~stx115);
-                    unsigned int s117 = (stx115 ^ 2147483648u);
-                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
-                    unsigned int stb119 = (stok114 ? ((((stx115 == 2147483648u) ? 2147483648u : s118) >> 16u) & 255u) : 0u);
-                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
-                    unsigned int stct130 = __popc(stpm120);
-                    long long ix131 = ((long long)stb119);
-                    unsigned int sth132 = 0u;
-                    if (stok114) {
-                        sth132 = sthist8[(257 * warp + ix131)];
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
+                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                    unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                    unsigned int stct127 = __popc(stpm117);
+                    long long ix128 = ((long long)stb116);
+                    unsigned int sth129 = 0u;
+                    if (stok112) {
+                        sth129 = sthist8[(257 * warp + ix128)];
                     }
                     __syncwarp();
-                    if ((stok114 && ((strk129 + 1u) == stct130))) {
-                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    if ((stok112 && ((strk126 + 1u) == stct127))) {
+                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t133 = threadIdx.x;
-            unsigned int stsum134 = 0u;
-            for (patc_int i135 = 0; i135 < 8; i135 += 1) {
-                stsum134 = (stsum134 + sthist8[(2056 * t133 + 257 * i135 - 8223 * ((8 * t133 + i135) / 32))]);
+            const patc_int t130 = threadIdx.x;
+            unsigned int stsum131 = 0u;
+            for (patc_int i132 = 0; i132 < 8; i132 += 1) {
+                stsum131 = (stsum131 + sthist8[(2056 * t130 + 257 * i132 - 8223 * ((8 * t130 + i132) / 32))]);
             }
-            unsigned int stinc136 = stsum134;
-            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc136, 1);
-            stinc136 = ((lane >= 1) ? (stinc136 + stup137) : stinc136);
-            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc136, 2);
-            stinc136 = ((lane >= 2) ? (stinc136 + stup138) : stinc136);
-            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc136, 4);
-            stinc136 = ((lane >= 4) ? (stinc136 + stup139) : stinc136);
-            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc136, 8);
-            stinc136 = ((lane >= 8) ? (stinc136 + stup140) : stinc136);
-            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc136, 16);
-            stinc136 = ((lane >= 16) ? (stinc136 + stup141) : stinc136);
-            unsigned int stat142 = (stinc136 - stsum134);
-            for (patc_int i143 = 0; i143 < 8; i143 += 1) {
-                unsigned int stcb144 = sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))];
-                sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))] = stat142;
-                stat142 = (stat142 + stcb144);
+            unsigned int stinc133 = stsum131;
+            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc133, 1);
+            stinc133 = ((lane >= 1) ? (stinc133 + stup134) : stinc133);
+            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc133, 2);
+            stinc133 = ((lane >= 2) ? (stinc133 + stup135) : stinc133);
+            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc133, 4);
+            stinc133 = ((lane >= 4) ? (stinc133 + stup136) : stinc133);
+            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc133, 8);
+            stinc133 = ((lane >= 8) ? (stinc133 + stup137) : stinc133);
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc133, 16);
+            stinc133 = ((lane >= 16) ? (stinc133 + stup138) : stinc133);
+            unsigned int stat139 = (stinc133 - stsum131);
+            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
+                unsigned int stcb141 = sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))];
+                sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))] = stat139;
+                stat139 = (stat139 + stcb141);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc136;
+                stwsum9[warp] = stinc133;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw146 = 0u;
+                unsigned int stw143 = 0u;
                 if ((lane < 32)) {
-                    stw146 = stwsum9[lane];
+                    stw143 = stwsum9[lane];
                 }
-                unsigned int stwinc147 = stw146;
-                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc147, 1);
-                stwinc147 = ((lane >= 1) ? (stwinc147 + stup148) : stwinc147);
-                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc147, 2);
-                stwinc147 = ((lane >= 2) ? (stwinc147 + stup149) : stwinc147);
-                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc147, 4);
-                stwinc147 = ((lane >= 4) ? (stwinc147 + stup150) : stwinc147);
-                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc147, 8);
-                stwinc147 = ((lane >= 8) ? (stwinc147 + stup151) : stwinc147);
-                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc147, 16);
-                stwinc147 = ((lane >= 16) ? (stwinc147 + stup152) : stwinc147);
+                unsigned int stwinc144 = stw143;
+                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc144, 1);
+                stwinc144 = ((lane >= 1) ? (stwinc144 + stup145) : stwinc144);
+                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc144, 2);
+                stwinc144 = ((lane >= 2) ? (stwinc144 + stup146) : stwinc144);
+                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc144, 4);
+                stwinc144 = ((lane >= 4) ? (stwinc144 + stup147) : stwinc144);
+                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc144, 8);
+                stwinc144 = ((lane >= 8) ? (stwinc144 + stup148) : stwinc144);
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc144, 16);
+                stwinc144 = ((lane >= 16) ? (stwinc144 + stup149) : stwinc144);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc147 - stw146);
+                    stwsum9[lane] = (stwinc144 - stw143);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
-                unsigned int sti155 = stinfo7[(lane + 128 * warp + 32 * i154)];
-                unsigned int stbk156 = (sti155 >> 16u);
-                if ((stbk156 < 256u)) {
-                    long long ix157 = ((long long)stbk156);
-                    long long ix158 = ((long long)(stwsum9[((warp + 32 * ix157) / 256)] + (sthist8[(257 * warp + ix157)] + (sti155 & 65535u))));
-                    stkey6[ix158] = stkey5[(lane + 128 * warp + 32 * i154)];
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                unsigned int stbk153 = (sti152 >> 16u);
+                if ((stbk153 < 256u)) {
+                    long long ix154 = ((long long)stbk153);
+                    long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                    stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t159 = threadIdx.x;
-            for (patc_int i160 = 0; i160 < 9; i160 += 1) {
-                if (((t159 + 1024 * i160) < 8224)) {
-                    sthist8[(t159 + 1024 * i160)] = 0u;
+            const patc_int t156 = threadIdx.x;
+            for (patc_int i157 = 0; i157 < 9; i157 += 1) {
+                if (((t156 + 1024 * i157) < 8224)) {
+                    sthist8[(t156 + 1024 * i157)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
-                    bool stok163 = true;
-                    unsigned int stx164 = 0u;
-                    if (stok163) {
-                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
-                    }
-                    unsigned int s165 = (~stx164);
-                    unsigned int s166 = (stx164 ^ 2147483648u);
-                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
-                    unsigned int stb168 = (stok163 ? ((((stx164 == 2147483648u) ? 2147483648u : s167) >> 24u) & 255u) : 0u);
-                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
-                    unsigned int stct179 = __popc(stpm169);
-                    long long ix180 = ((long long)stb168);
-                    unsigned int sth181 = 0u;
-                    if (stok163) {
-                        sth181 = sthist8[(257 * warp + ix180)];
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    bool stok160 = true;
+                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                    unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                    unsigned int stct175 = __popc(stpm165);
+                    long long ix176 = ((long long)stb164);
+                    unsigned int sth177 = 0u;
+                    if (stok160) {
+                        sth177 = sthist8[(257 * warp + ix176)];
                     }
                     __syncwarp();
-                    if ((stok163 && ((strk178 + 1u) == stct179))) {
-                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    if ((stok160 && ((strk174 + 1u) == stct175))) {
+                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
-                    bool stok163 = ((lane + 128 * warp + 4096 * b4 + 32 * i162) < n);
-                    unsigned int stx164 = 0u;
-                    if (stok163) {
-                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
-                    }
-                    unsigned int s165 = (~stx164);
-                    unsigned int s166 = (stx164 ^ 2147483648u);
-                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
-                    unsigned int stb168 = (stok163 ? ((((stx164 == 2147483648u) ? 2147483648u : s167) >> 24u) & 255u) : 0u);
-                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
-                    unsigned int stct179 = __popc(stpm169);
-                    long long ix180 = ((long long)stb168);
-                    unsigned int sth181 = 0u;
-                    if (stok163) {
-                        sth181 = sthist8[(257 * warp + ix180)];
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
+                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                    unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                    unsigned int stct175 = __popc(stpm165);
+                    long long ix176 = ((long long)stb164);
+                    unsigned int sth177 = 0u;
+                    if (stok160) {
+                        sth177 = sthist8[(257 * warp + ix176)];
                     }
                     __syncwarp();
-                    if ((stok163 && ((strk178 + 1u) == stct179))) {
-                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    if ((stok160 && ((strk174 + 1u) == stct175))) {
+                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t182 = threadIdx.x;
-            unsigned int stsum183 = 0u;
-            for (patc_int i184 = 0; i184 < 8; i184 += 1) {
-                stsum183 = (stsum183 + sthist8[(2056 * t182 + 257 * i184 - 8223 * ((8 * t182 + i184) / 32))]);
+            const patc_int t178 = threadIdx.x;
+            unsigned int stsum179 = 0u;
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                stsum179 = (stsum179 + sthist8[(2056 * t178 + 257 * i180 - 8223 * ((8 * t178 + i180) / 32))]);
             }
-            unsigned int stinc185 = stsum183;
-            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc185, 1);
-            stinc185 = ((lane >= 1) ? (stinc185 + stup186) : stinc185);
-            unsigned int stup187 = __shfl_up_sync(0xffffffffu, stinc185, 2);
-            stinc185 = ((lane >= 2) ? (stinc185 + stup187) : stinc185);
-            unsigned int stup188 = __shfl_up_sync(0xffffffffu, stinc185, 4);
-            stinc185 = ((lane >= 4) ? (stinc185 + stup188) : stinc185);
-            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc185, 8);
-            stinc185 = ((lane >= 8) ? (stinc185 + stup189) : stinc185);
-            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc185, 16);
-            stinc185 = ((lane >= 16) ? (stinc185 + stup190) : stinc185);
-            unsigned int stat191 = (stinc185 - stsum183);
-            for (patc_int i192 = 0; i192 < 8; i192 += 1) {
-                unsigned int stcb193 = sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))];
-                sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))] = stat191;
-                stat191 = (stat191 + stcb193);
+            unsigned int stinc181 = stsum179;
+            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc181, 1);
+            stinc181 = ((lane >= 1) ? (stinc181 + stup182) : stinc181);
+            unsigned int stup183 = __shfl_up_sync(0xffffffffu, stinc181, 2);
+            stinc181 = ((lane >= 2) ? (stinc181 + stup183) : stinc181);
+            unsigned int stup184 = __shfl_up_sync(0xffffffffu, stinc181, 4);
+            stinc181 = ((lane >= 4) ? (stinc181 + stup184) : stinc181);
+            unsigned int stup185 = __shfl_up_sync(0xffffffffu, stinc181, 8);
+            stinc181 = ((lane >= 8) ? (stinc181 + stup185) : stinc181);
+            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc181, 16);
+            stinc181 = ((lane >= 16) ? (stinc181 + stup186) : stinc181);
+            unsigned int stat187 = (stinc181 - stsum179);
+            for (patc_int i188 = 0; i188 < 8; i188 += 1) {
+                unsigned int stcb189 = sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))];
+                sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))] = stat187;
+                stat187 = (stat187 + stcb189);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc185;
+                stwsum9[warp] = stinc181;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw195 = 0u;
+                unsigned int stw191 = 0u;
                 if ((lane < 32)) {
-                    stw195 = stwsum9[lane];
+                    stw191 = stwsum9[lane];
                 }
-                unsigned int stwinc196 = stw195;
-                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc196, 1);
-                stwinc196 = ((lane >= 1) ? (stwinc196 + stup197) : stwinc196);
-                unsigned int stup198 = __shfl_up_sync(0xffffffffu, stwinc196, 2);
-                stwinc196 = ((lane >= 2) ? (stwinc196 + stup198) : stwinc196);
-                unsigned int stup199 = __shfl_up_sync(0xffffffffu, stwinc196, 4);
-                stwinc196 = ((lane >= 4) ? (stwinc196 + stup199) : stwinc196);
-                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc196, 8);
-                stwinc196 = ((lane >= 8) ? (stwinc196 + stup200) : stwinc196);
-                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc196, 16);
-                stwinc196 = ((lane >= 16) ? (stwinc196 + stup201) : stwinc196);
+                unsigned int stwinc192 = stw191;
+                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc192, 1);
+                stwinc192 = ((lane >= 1) ? (stwinc192 + stup193) : stwinc192);
+                unsigned int stup194 = __shfl_up_sync(0xffffffffu, stwinc192, 2);
+                stwinc192 = ((lane >= 2) ? (stwinc192 + stup194) : stwinc192);
+                unsigned int stup195 = __shfl_up_sync(0xffffffffu, stwinc192, 4);
+                stwinc192 = ((lane >= 4) ? (stwinc192 + stup195) : stwinc192);
+                unsigned int stup196 = __shfl_up_sync(0xffffffffu, stwinc192, 8);
+                stwinc192 = ((lane >= 8) ? (stwinc192 + stup196) : stwinc192);
+                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc192, 16);
+                stwinc192 = ((lane >= 16) ? (stwinc192 + stup197) : stwinc192);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc196 - stw195);
+                    stwsum9[lane] = (stwinc192 - stw191);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i203 = 0; i203 < 4; i203 += 1) {
-                unsigned int sti204 = stinfo7[(lane + 128 * warp + 32 * i203)];
-                unsigned int stbk205 = (sti204 >> 16u);
-                if ((stbk205 < 256u)) {
-                    long long ix206 = ((long long)stbk205);
-                    long long ix207 = ((long long)(stwsum9[((warp + 32 * ix206) / 256)] + (sthist8[(257 * warp + ix206)] + (sti204 & 65535u))));
-                    stkey5[ix207] = stkey6[(lane + 128 * warp + 32 * i203)];
+            for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                unsigned int stbk201 = (sti200 >> 16u);
+                if ((stbk201 < 256u)) {
+                    long long ix202 = ((long long)stbk201);
+                    long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                    stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                const patc_int t208 = threadIdx.x;
-                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
                     {
-                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t208 = threadIdx.x;
-                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
-                    if (((4096 * b4 + t208 + 1024 * i209) < n)) {
-                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                    if (((4096 * b4 + t204 + 1024 * i205) < n)) {
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
                     }
                 }
             }
@@ -2145,656 +2049,624 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = true;
-                    unsigned int stx17 = 0u;
+                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                    unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
+                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                    unsigned int stct31 = __popc(stpm21);
+                    long long ix32 = ((long long)stb20);
+                    unsigned int sth33 = 0u;
                     if (stok16) {
-                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int s18 = (~stx17);
-                    unsigned int s19 = (stx17 ^ 2147483648u);
-                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
-                    unsigned int stb21 = (stok16 ? ((~((stx17 == 2147483648u) ? 2147483648u : s20)) & 255u) : 0u);
-                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
-                    unsigned int stct32 = __popc(stpm22);
-                    long long ix33 = ((long long)stb21);
-                    unsigned int sth34 = 0u;
-                    if (stok16) {
-                        sth34 = sthist8[(257 * warp + ix33)];
+                        sth33 = sthist8[(257 * warp + ix32)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk31 + 1u) == stct32))) {
-                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    if ((stok16 && ((strk30 + 1u) == stct31))) {
+                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                    unsigned int stx17 = 0u;
+                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                    unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
+                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                    unsigned int stct31 = __popc(stpm21);
+                    long long ix32 = ((long long)stb20);
+                    unsigned int sth33 = 0u;
                     if (stok16) {
-                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int s18 = (~stx17);
-                    unsigned int s19 = (stx17 ^ 2147483648u);
-                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
-                    unsigned int stb21 = (stok16 ? ((~((stx17 == 2147483648u) ? 2147483648u : s20)) & 255u) : 0u);
-                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
-                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
-                    unsigned int stct32 = __popc(stpm22);
-                    long long ix33 = ((long long)stb21);
-                    unsigned int sth34 = 0u;
-                    if (stok16) {
-                        sth34 = sthist8[(257 * warp + ix33)];
+                        sth33 = sthist8[(257 * warp + ix32)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk31 + 1u) == stct32))) {
-                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    if ((stok16 && ((strk30 + 1u) == stct31))) {
+                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
-            unsigned int stsum36 = 0u;
-            for (patc_int i37 = 0; i37 < 8; i37 += 1) {
-                stsum36 = (stsum36 + sthist8[(2056 * t35 + 257 * i37 - 8223 * ((8 * t35 + i37) / 32))]);
+            const patc_int t34 = threadIdx.x;
+            unsigned int stsum35 = 0u;
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                stsum35 = (stsum35 + sthist8[(2056 * t34 + 257 * i36 - 8223 * ((8 * t34 + i36) / 32))]);
             }
-            unsigned int stinc38 = stsum36;
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc38, 1);
-            stinc38 = ((lane >= 1) ? (stinc38 + stup39) : stinc38);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc38, 2);
-            stinc38 = ((lane >= 2) ? (stinc38 + stup40) : stinc38);
-            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc38, 4);
-            stinc38 = ((lane >= 4) ? (stinc38 + stup41) : stinc38);
-            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc38, 8);
-            stinc38 = ((lane >= 8) ? (stinc38 + stup42) : stinc38);
-            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc38, 16);
-            stinc38 = ((lane >= 16) ? (stinc38 + stup43) : stinc38);
-            unsigned int stat44 = (stinc38 - stsum36);
-            for (patc_int i45 = 0; i45 < 8; i45 += 1) {
-                unsigned int stcb46 = sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))];
-                sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))] = stat44;
-                stat44 = (stat44 + stcb46);
+            unsigned int stinc37 = stsum35;
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc37, 1);
+            stinc37 = ((lane >= 1) ? (stinc37 + stup38) : stinc37);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc37, 2);
+            stinc37 = ((lane >= 2) ? (stinc37 + stup39) : stinc37);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc37, 4);
+            stinc37 = ((lane >= 4) ? (stinc37 + stup40) : stinc37);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc37, 8);
+            stinc37 = ((lane >= 8) ? (stinc37 + stup41) : stinc37);
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc37, 16);
+            stinc37 = ((lane >= 16) ? (stinc37 + stup42) : stinc37);
+            unsigned int stat43 = (stinc37 - stsum35);
+            for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                unsigned int stcb45 = sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))];
+                sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))] = stat43;
+                stat43 = (stat43 + stcb45);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc38;
+                stwsum9[warp] = stinc37;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw48 = 0u;
+                unsigned int stw47 = 0u;
                 if ((lane < 32)) {
-                    stw48 = stwsum9[lane];
+                    stw47 = stwsum9[lane];
                 }
-                unsigned int stwinc49 = stw48;
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc49, 1);
-                stwinc49 = ((lane >= 1) ? (stwinc49 + stup50) : stwinc49);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc49, 2);
-                stwinc49 = ((lane >= 2) ? (stwinc49 + stup51) : stwinc49);
-                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc49, 4);
-                stwinc49 = ((lane >= 4) ? (stwinc49 + stup52) : stwinc49);
-                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc49, 8);
-                stwinc49 = ((lane >= 8) ? (stwinc49 + stup53) : stwinc49);
-                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc49, 16);
-                stwinc49 = ((lane >= 16) ? (stwinc49 + stup54) : stwinc49);
+                unsigned int stwinc48 = stw47;
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc48, 1);
+                stwinc48 = ((lane >= 1) ? (stwinc48 + stup49) : stwinc48);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc48, 2);
+                stwinc48 = ((lane >= 2) ? (stwinc48 + stup50) : stwinc48);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc48, 4);
+                stwinc48 = ((lane >= 4) ? (stwinc48 + stup51) : stwinc48);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc48, 8);
+                stwinc48 = ((lane >= 8) ? (stwinc48 + stup52) : stwinc48);
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc48, 16);
+                stwinc48 = ((lane >= 16) ? (stwinc48 + stup53) : stwinc48);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc49 - stw48);
+                    stwsum9[lane] = (stwinc48 - stw47);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i56 = 0; i56 < 4; i56 += 1) {
-                unsigned int sti57 = stinfo7[(lane + 128 * warp + 32 * i56)];
-                unsigned int stbk58 = (sti57 >> 16u);
-                if ((stbk58 < 256u)) {
-                    long long ix59 = ((long long)stbk58);
-                    long long ix60 = ((long long)(stwsum9[((warp + 32 * ix59) / 256)] + (sthist8[(257 * warp + ix59)] + (sti57 & 65535u))));
-                    stkey6[ix60] = stkey5[(lane + 128 * warp + 32 * i56)];
+            for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                unsigned int stbk57 = (sti56 >> 16u);
+                if ((stbk57 < 256u)) {
+                    long long ix58 = ((long long)stbk57);
+                    long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                    stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
-            for (patc_int i62 = 0; i62 < 9; i62 += 1) {
-                if (((t61 + 1024 * i62) < 8224)) {
-                    sthist8[(t61 + 1024 * i62)] = 0u;
+            const patc_int t60 = threadIdx.x;
+            for (patc_int i61 = 0; i61 < 9; i61 += 1) {
+                if (((t60 + 1024 * i61) < 8224)) {
+                    sthist8[(t60 + 1024 * i61)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
-                    bool stok65 = true;
-                    unsigned int stx66 = 0u;
-                    if (stok65) {
-                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
-                    }
-                    unsigned int s67 = (~stx66);
-                    unsigned int s68 = (stx66 ^ 2147483648u);
-                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
-                    unsigned int stb70 = (stok65 ? (((~((stx66 == 2147483648u) ? 2147483648u : s69)) >> 8u) & 255u) : 0u);
-                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
-                    unsigned int stct81 = __popc(stpm71);
-                    long long ix82 = ((long long)stb70);
-                    unsigned int sth83 = 0u;
-                    if (stok65) {
-                        sth83 = sthist8[(257 * warp + ix82)];
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    bool stok64 = true;
+                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                    unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
+                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                    unsigned int stct79 = __popc(stpm69);
+                    long long ix80 = ((long long)stb68);
+                    unsigned int sth81 = 0u;
+                    if (stok64) {
+                        sth81 = sthist8[(257 * warp + ix80)];
                     }
                     __syncwarp();
-                    if ((stok65 && ((strk80 + 1u) == stct81))) {
-                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    if ((stok64 && ((strk78 + 1u) == stct79))) {
+                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
-                    bool stok65 = ((lane + 128 * warp + 4096 * b4 + 32 * i64) < n);
-                    unsigned int stx66 = 0u;
-                    if (stok65) {
-                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
-                    }
-                    unsigned int s67 = (~stx66);
-                    unsigned int s68 = (stx66 ^ 2147483648u);
-                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
-                    unsigned int stb70 = (stok65 ? (((~((stx66 == 2147483648u) ? 2147483648u : s69)) >> 8u) & 255u) : 0u);
-                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
-                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
-                    unsigned int stct81 = __popc(stpm71);
-                    long long ix82 = ((long long)stb70);
-                    unsigned int sth83 = 0u;
-                    if (stok65) {
-                        sth83 = sthist8[(257 * warp + ix82)];
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
+                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                    unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
+                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                    unsigned int stct79 = __popc(stpm69);
+                    long long ix80 = ((long long)stb68);
+                    unsigned int sth81 = 0u;
+                    if (stok64) {
+                        sth81 = sthist8[(257 * warp + ix80)];
                     }
                     __syncwarp();
-                    if ((stok65 && ((strk80 + 1u) == stct81))) {
-                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    if ((stok64 && ((strk78 + 1u) == stct79))) {
+                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t84 = threadIdx.x;
-            unsigned int stsum85 = 0u;
-            for (patc_int i86 = 0; i86 < 8; i86 += 1) {
-                stsum85 = (stsum85 + sthist8[(2056 * t84 + 257 * i86 - 8223 * ((8 * t84 + i86) / 32))]);
+            const patc_int t82 = threadIdx.x;
+            unsigned int stsum83 = 0u;
+            for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                stsum83 = (stsum83 + sthist8[(2056 * t82 + 257 * i84 - 8223 * ((8 * t82 + i84) / 32))]);
             }
-            unsigned int stinc87 = stsum85;
-            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc87, 1);
-            stinc87 = ((lane >= 1) ? (stinc87 + stup88) : stinc87);
-            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc87, 2);
-            stinc87 = ((lane >= 2) ? (stinc87 + stup89) : stinc87);
-            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc87, 4);
-            stinc87 = ((lane >= 4) ? (stinc87 + stup90) : stinc87);
-            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc87, 8);
-            stinc87 = ((lane >= 8) ? (stinc87 + stup91) : stinc87);
-            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc87, 16);
-            stinc87 = ((lane >= 16) ? (stinc87 + stup92) : stinc87);
-            unsigned int stat93 = (stinc87 - stsum85);
-            for (patc_int i94 = 0; i94 < 8; i94 += 1) {
-                unsigned int stcb95 = sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))];
-                sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))] = stat93;
-                stat93 = (stat93 + stcb95);
+            unsigned int stinc85 = stsum83;
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc85, 1);
+            stinc85 = ((lane >= 1) ? (stinc85 + stup86) : stinc85);
+            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc85, 2);
+            stinc85 = ((lane >= 2) ? (stinc85 + stup87) : stinc85);
+            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc85, 4);
+            stinc85 = ((lane >= 4) ? (stinc85 + stup88) : stinc85);
+            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc85, 8);
+            stinc85 = ((lane >= 8) ? (stinc85 + stup89) : stinc85);
+            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc85, 16);
+            stinc85 = ((lane >= 16) ? (stinc85 + stup90) : stinc85);
+            unsigned int stat91 = (stinc85 - stsum83);
+            for (patc_int i92 = 0; i92 < 8; i92 += 1) {
+                unsigned int stcb93 = sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))];
+                sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))] = stat91;
+                stat91 = (stat91 + stcb93);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc87;
+                stwsum9[warp] = stinc85;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw97 = 0u;
+                unsigned int stw95 = 0u;
                 if ((lane < 32)) {
-                    stw97 = stwsum9[lane];
+                    stw95 = stwsum9[lane];
                 }
-                unsigned int stwinc98 = stw97;
-                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc98, 1);
-                stwinc98 = ((lane >= 1) ? (stwinc98 + stup99) : stwinc98);
-                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc98, 2);
-                stwinc98 = ((lane >= 2) ? (stwinc98 + stup100) : stwinc98);
-                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc98, 4);
-                stwinc98 = ((lane >= 4) ? (stwinc98 + stup101) : stwinc98);
-                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc98, 8);
-                stwinc98 = ((lane >= 8) ? (stwinc98 + stup102) : stwinc98);
-                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc98, 16);
-                stwinc98 = ((lane >= 16) ? (stwinc98 + stup103) : stwinc98);
+                unsigned int stwinc96 = stw95;
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc96, 1);
+                stwinc96 = ((lane >= 1) ? (stwinc96 + stup97) : stwinc96);
+                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc96, 2);
+                stwinc96 = ((lane >= 2) ? (stwinc96 + stup98) : stwinc96);
+                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc96, 4);
+                stwinc96 = ((lane >= 4) ? (stwinc96 + stup99) : stwinc96);
+                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc96, 8);
+                stwinc96 = ((lane >= 8) ? (stwinc96 + stup100) : stwinc96);
+                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc96, 16);
+                stwinc96 = ((lane >= 16) ? (stwinc96 + stup101) : stwinc96);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc98 - stw97);
+                    stwsum9[lane] = (stwinc96 - stw95);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i105 = 0; i105 < 4; i105 += 1) {
-                unsigned int sti106 = stinfo7[(lane + 128 * warp + 32 * i105)];
-                unsigned int stbk107 = (sti106 >> 16u);
-                if ((stbk107 < 256u)) {
-                    long long ix108 = ((long long)stbk107);
-                    long long ix109 = ((long long)(stwsum9[((warp + 32 * ix108) / 256)] + (sthist8[(257 * warp + ix108)] + (sti106 & 65535u))));
-                    stkey5[ix109] = stkey6[(lane + 128 * warp + 32 * i105)];
+            for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                unsigned int stbk105 = (sti104 >> 16u);
+                if ((stbk105 < 256u)) {
+                    long long ix106 = ((long long)stbk105);
+                    long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                    stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t110 = threadIdx.x;
-            for (patc_int i111 = 0; i111 < 9; i111 += 1) {
-                if (((t110 + 1024 * i111) < 8224)) {
-                    sthist8[(t110 + 1024 * i111)] = 0u;
+            const patc_int t108 = threadIdx.x;
+            for (patc_int i109 = 0; i109 < 9; i109 += 1) {
+                if (((t108 + 1024 * i109) < 8224)) {
+                    sthist8[(t108 + 1024 * i109)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
-                    bool stok114 = true;
-                    unsigned int stx115 = 0u;
-                    if (stok114) {
-                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
-                    }
-                    unsigned int s116 = (~stx115);
-                    unsigned int s117 = (stx115 ^ 2147483648u);
-                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
-                    unsigned int stb119 = (stok114 ? (((~((stx115 == 2147483648u) ? 2147483648u : s118)) >> 16u) & 255u) : 0u);
-                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
-                    unsigned int stct130 = __popc(stpm120);
-                    long long ix131 = ((long long)stb119);
-                    unsigned int sth132 = 0u;
-                    if (stok114) {
-                        sth132 = sthist8[(257 * warp + ix131)];
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    bool stok112 = true;
+                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                    unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
+                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                    unsigned int stct127 = __popc(stpm117);
+                    long long ix128 = ((long long)stb116);
+                    unsigned int sth129 = 0u;
+                    if (stok112) {
+                        sth129 = sthist8[(257 * warp + ix128)];
                     }
                     __syncwarp();
-                    if ((stok114 && ((strk129 + 1u) == stct130))) {
-                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    if ((stok112 && ((strk126 + 1u) == stct127))) {
+                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
-                    bool stok114 = ((lane + 128 * warp + 4096 * b4 + 32 * i113) < n);
-                    unsigned int stx115 = 0u;
-                    if (stok114) {
-                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
-                    }
-                    unsigned int s116 = (~stx115);
-                    unsigned int s117 = (stx115 ^ 2147483648u);
-                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
-                    unsigned int stb119 = (stok114 ? (((~((stx115 == 2147483648u) ? 2147483648u : s118)) >> 16u) & 255u) : 0u);
-                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
-                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
-                    unsigned int stct130 = __popc(stpm120);
-                    long long ix131 = ((long long)stb119);
-                    unsigned int sth132 = 0u;
-                    if (stok114) {
-                        sth132 = sthist8[(257 * warp + ix131)];
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
+                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                    unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
+                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                    unsigned int stct127 = __popc(stpm117);
+                    long long ix128 = ((long long)stb116);
+                    unsigned int sth129 = 0u;
+                    if (stok112) {
+                        sth129 = sthist8[(257 * warp + ix128)];
                     }
                     __syncwarp();
-                    if ((stok114 && ((strk129 + 1u) == stct130))) {
-                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    if ((stok112 && ((strk126 + 1u) == stct127))) {
+                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t133 = threadIdx.x;
-            unsigned int stsum134 = 0u;
-            for (patc_int i135 = 0; i135 < 8; i135 += 1) {
-                stsum134 = (stsum134 + sthist8[(2056 * t133 + 257 * i135 - 8223 * ((8 * t133 + i135) / 32))]);
+            const patc_int t130 = threadIdx.x;
+            unsigned int stsum131 = 0u;
+            for (patc_int i132 = 0; i132 < 8; i132 += 1) {
+                stsum131 = (stsum131 + sthist8[(2056 * t130 + 257 * i132 - 8223 * ((8 * t130 + i132) / 32))]);
             }
-            unsigned int stinc136 = stsum134;
-            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc136, 1);
-            stinc136 = ((lane >= 1) ? (stinc136 + stup137) : stinc136);
-            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc136, 2);
-            stinc136 = ((lane >= 2) ? (stinc136 + stup138) : stinc136);
-            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc136, 4);
-            stinc136 = ((lane >= 4) ? (stinc136 + stup139) : stinc136);
-            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc136, 8);
-            stinc136 = ((lane >= 8) ? (stinc136 + stup140) : stinc136);
-            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc136, 16);
-            stinc136 = ((lane >= 16) ? (stinc136 + stup141) : stinc136);
-            unsigned int stat142 = (stinc136 - stsum134);
-            for (patc_int i143 = 0; i143 < 8; i143 += 1) {
-                unsigned int stcb144 = sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))];
-                sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))] = stat142;
-                stat142 = (stat142 + stcb144);
+            unsigned int stinc133 = stsum131;
+            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc133, 1);
+            stinc133 = ((lane >= 1) ? (stinc133 + stup134) : stinc133);
+            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc133, 2);
+            stinc133 = ((lane >= 2) ? (stinc133 + stup135) : stinc133);
+            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc133, 4);
+            stinc133 = ((lane >= 4) ? (stinc133 + stup136) : stinc133);
+            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc133, 8);
+            stinc133 = ((lane >= 8) ? (stinc133 + stup137) : stinc133);
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc133, 16);
+            stinc133 = ((lane >= 16) ? (stinc133 + stup138) : stinc133);
+            unsigned int stat139 = (stinc133 - stsum131);
+            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
+                unsigned int stcb141 = sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))];
+                sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))] = stat139;
+                stat139 = (stat139 + stcb141);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc136;
+                stwsum9[warp] = stinc133;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw146 = 0u;
+                unsigned int stw143 = 0u;
                 if ((lane < 32)) {
-                    stw146 = stwsum9[lane];
+                    stw143 = stwsum9[lane];
                 }
-                unsigned int stwinc147 = stw146;
-                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc147, 1);
-                stwinc147 = ((lane >= 1) ? (stwinc147 + stup148) : stwinc147);
-                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc147, 2);
-                stwinc147 = ((lane >= 2) ? (stwinc147 + stup149) : stwinc147);
-                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc147, 4);
-                stwinc147 = ((lane >= 4) ? (stwinc147 + stup150) : stwinc147);
-                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc147, 8);
-                stwinc147 = ((lane >= 8) ? (stwinc147 + stup151) : stwinc147);
-                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc147, 16);
-                stwinc147 = ((lane >= 16) ? (stwinc147 + stup152) : stwinc147);
+                unsigned int stwinc144 = stw143;
+                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc144, 1);
+                stwinc144 = ((lane >= 1) ? (stwinc144 + stup145) : stwinc144);
+                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc144, 2);
+                stwinc144 = ((lane >= 2) ? (stwinc144 + stup146) : stwinc144);
+                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc144, 4);
+                stwinc144 = ((lane >= 4) ? (stwinc144 + stup147) : stwinc144);
+                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc144, 8);
+                stwinc144 = ((lane >= 8) ? (stwinc144 + stup148) : stwinc144);
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc144, 16);
+                stwinc144 = ((lane >= 16) ? (stwinc144 + stup149) : stwinc144);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc147 - stw146);
+                    stwsum9[lane] = (stwinc144 - stw143);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
-                unsigned int sti155 = stinfo7[(lane + 128 * warp + 32 * i154)];
-                unsigned int stbk156 = (sti155 >> 16u);
-                if ((stbk156 < 256u)) {
-                    long long ix157 = ((long long)stbk156);
-                    long long ix158 = ((long long)(stwsum9[((warp + 32 * ix157) / 256)] + (sthist8[(257 * warp + ix157)] + (sti155 & 65535u))));
-                    stkey6[ix158] = stkey5[(lane + 128 * warp + 32 * i154)];
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                unsigned int stbk153 = (sti152 >> 16u);
+                if ((stbk153 < 256u)) {
+                    long long ix154 = ((long long)stbk153);
+                    long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                    stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t159 = threadIdx.x;
-            for (patc_int i160 = 0; i160 < 9; i160 += 1) {
-                if (((t159 + 1024 * i160) < 8224)) {
-                    sthist8[(t159 + 1024 * i160)] = 0u;
+            const patc_int t156 = threadIdx.x;
+            for (patc_int i157 = 0; i157 < 9; i157 += 1) {
+                if (((t156 + 1024 * i157) < 8224)) {
+                    sthist8[(t156 + 1024 * i157)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
-                    bool stok163 = true;
-                    unsigned int stx164 = 0u;
-                    if (stok163) {
-                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
-                    }
-                    unsigned int s165 = (~stx164);
-                    unsigned int s166 = (stx164 ^ 2147483648u);
-                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
-                    unsigned int stb168 = (stok163 ? (((~((stx164 == 2147483648u) ? 2147483648u : s167)) >> 24u) & 255u) : 0u);
-                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
-                    unsigned int stct179 = __popc(stpm169);
-                    long long ix180 = ((long long)stb168);
-                    unsigned int sth181 = 0u;
-                    if (stok163) {
-                        sth181 = sthist8[(257 * warp + ix180)];
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    bool stok160 = true;
+                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                    unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
+                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                    unsigned int stct175 = __popc(stpm165);
+                    long long ix176 = ((long long)stb164);
+                    unsigned int sth177 = 0u;
+                    if (stok160) {
+                        sth177 = sthist8[(257 * warp + ix176)];
                     }
                     __syncwarp();
-                    if ((stok163 && ((strk178 + 1u) == stct179))) {
-                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    if ((stok160 && ((strk174 + 1u) == stct175))) {
+                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
-                    bool stok163 = ((lane + 128 * warp + 4096 * b4 + 32 * i162) < n);
-                    unsigned int stx164 = 0u;
-                    if (stok163) {
-                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
-                    }
-                    unsigned int s165 = (~stx164);
-                    unsigned int s166 = (stx164 ^ 2147483648u);
-                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
-                    unsigned int stb168 = (stok163 ? (((~((stx164 == 2147483648u) ? 2147483648u : s167)) >> 24u) & 255u) : 0u);
-                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
-                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
-                    unsigned int stct179 = __popc(stpm169);
-                    long long ix180 = ((long long)stb168);
-                    unsigned int sth181 = 0u;
-                    if (stok163) {
-                        sth181 = sthist8[(257 * warp + ix180)];
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
+                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                    unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
+                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                    unsigned int stct175 = __popc(stpm165);
+                    long long ix176 = ((long long)stb164);
+                    unsigned int sth177 = 0u;
+                    if (stok160) {
+                        sth177 = sthist8[(257 * warp + ix176)];
                     }
                     __syncwarp();
-                    if ((stok163 && ((strk178 + 1u) == stct179))) {
-                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    if ((stok160 && ((strk174 + 1u) == stct175))) {
+                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t182 = threadIdx.x;
-            unsigned int stsum183 = 0u;
-            for (patc_int i184 = 0; i184 < 8; i184 += 1) {
-                stsum183 = (stsum183 + sthist8[(2056 * t182 + 257 * i184 - 8223 * ((8 * t182 + i184) / 32))]);
+            const patc_int t178 = threadIdx.x;
+            unsigned int stsum179 = 0u;
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                stsum179 = (stsum179 + sthist8[(2056 * t178 + 257 * i180 - 8223 * ((8 * t178 + i180) / 32))]);
             }
-            unsigned int stinc185 = stsum183;
-            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc185, 1);
-            stinc185 = ((lane >= 1) ? (stinc185 + stup186) : stinc185);
-            unsigned int stup187 = __shfl_up_sync(0xffffffffu, stinc185, 2);
-            stinc185 = ((lane >= 2) ? (stinc185 + stup187) : stinc185);
-            unsigned int stup188 = __shfl_up_sync(0xffffffffu, stinc185, 4);
-            stinc185 = ((lane >= 4) ? (stinc185 + stup188) : stinc185);
-            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc185, 8);
-            stinc185 = ((lane >= 8) ? (stinc185 + stup189) : stinc185);
-            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc185, 16);
-            stinc185 = ((lane >= 16) ? (stinc185 + stup190) : stinc185);
-            unsigned int stat191 = (stinc185 - stsum183);
-            for (patc_int i192 = 0; i192 < 8; i192 += 1) {
-                unsigned int stcb193 = sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))];
-                sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))] = stat191;
-                stat191 = (stat191 + stcb193);
+            unsigned int stinc181 = stsum179;
+            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc181, 1);
+            stinc181 = ((lane >= 1) ? (stinc181 + stup182) : stinc181);
+            unsigned int stup183 = __shfl_up_sync(0xffffffffu, stinc181, 2);
+            stinc181 = ((lane >= 2) ? (stinc181 + stup183) : stinc181);
+            unsigned int stup184 = __shfl_up_sync(0xffffffffu, stinc181, 4);
+            stinc181 = ((lane >= 4) ? (stinc181 + stup184) : stinc181);
+            unsigned int stup185 = __shfl_up_sync(0xffffffffu, stinc181, 8);
+            stinc181 = ((lane >= 8) ? (stinc181 + stup185) : stinc181);
+            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc181, 16);
+            stinc181 = ((lane >= 16) ? (stinc181 + stup186) : stinc181);
+            unsigned int stat187 = (stinc181 - stsum179);
+            for (patc_int i188 = 0; i188 < 8; i188 += 1) {
+                unsigned int stcb189 = sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))];
+                sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))] = stat187;
+                stat187 = (stat187 + stcb189);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc185;
+                stwsum9[warp] = stinc181;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw195 = 0u;
+                unsigned int stw191 = 0u;
                 if ((lane < 32)) {
-                    stw195 = stwsum9[lane];
+                    stw191 = stwsum9[lane];
                 }
-                unsigned int stwinc196 = stw195;
-                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc196, 1);
-                stwinc196 = ((lane >= 1) ? (stwinc196 + stup197) : stwinc196);
-                unsigned int stup198 = __shfl_up_sync(0xffffffffu, stwinc196, 2);
-                stwinc196 = ((lane >= 2) ? (stwinc196 + stup198) : stwinc196);
-                unsigned int stup199 = __shfl_up_sync(0xffffffffu, stwinc196, 4);
-                stwinc196 = ((lane >= 4) ? (stwinc196 + stup199) : stwinc196);
-                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc196, 8);
-                stwinc196 = ((lane >= 8) ? (stwinc196 + stup200) : stwinc196);
-                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc196, 16);
-                stwinc196 = ((lane >= 16) ? (stwinc196 + stup201) : stwinc196);
+                unsigned int stwinc192 = stw191;
+                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc192, 1);
+                stwinc192 = ((lane >= 1) ? (stwinc192 + stup193) : stwinc192);
+                unsigned int stup194 = __shfl_up_sync(0xffffffffu, stwinc192, 2);
+                stwinc192 = ((lane >= 2) ? (stwinc192 + stup194) : stwinc192);
+                unsigned int stup195 = __shfl_up_sync(0xffffffffu, stwinc192, 4);
+                stwinc192 = ((lane >= 4) ? (stwinc192 + stup195) : stwinc192);
+                unsigned int stup196 = __shfl_up_sync(0xffffffffu, stwinc192, 8);
+                stwinc192 = ((lane >= 8) ? (stwinc192 + stup196) : stwinc192);
+                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc192, 16);
+                stwinc192 = ((lane >= 16) ? (stwinc192 + stup197) : stwinc192);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc196 - stw195);
+                    stwsum9[lane] = (stwinc192 - stw191);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i203 = 0; i203 < 4; i203 += 1) {
-                unsigned int sti204 = stinfo7[(lane + 128 * warp + 32 * i203)];
-                unsigned int stbk205 = (sti204 >> 16u);
-                if ((stbk205 < 256u)) {
-                    long long ix206 = ((long long)stbk205);
-                    long long ix207 = ((long long)(stwsum9[((warp + 32 * ix206) / 256)] + (sthist8[(257 * warp + ix206)] + (sti204 & 65535u))));
-                    stkey5[ix207] = stkey6[(lane + 128 * warp + 32 * i203)];
+            for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                unsigned int stbk201 = (sti200 >> 16u);
+                if ((stbk201 < 256u)) {
+                    long long ix202 = ((long long)stbk201);
+                    long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                    stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                const patc_int t208 = threadIdx.x;
-                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
                     {
-                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t208 = threadIdx.x;
-                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
-                    if (((4096 * b4 + t208 + 1024 * i209) < n)) {
-                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                    if (((4096 * b4 + t204 + 1024 * i205) < n)) {
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
                     }
                 }
             }
@@ -2861,654 +2733,614 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = true;
-                    int stx17 = 0;
-                    float sty18 = 0.0f;
+                    int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                    unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                    unsigned int stct29 = __popc(stpm19);
+                    long long ix30 = ((long long)stb18);
+                    unsigned int sth31 = 0u;
                     if (stok16) {
-                        stx17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                        sty18 = stval4[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int stb19 = (stok16 ? ((((unsigned int)stx17) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm20 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb19 & 1u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 1u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb19 & 2u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 2u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb19 & 4u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 4u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb19 & 8u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 8u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb19 & 16u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 16u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb19 & 32u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 32u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb19 & 64u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 64u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb19 & 128u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 128u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int strk29 = __popc((stpm20 & ((1u << lane) - 1u)));
-                    unsigned int stct30 = __popc(stpm20);
-                    long long ix31 = ((long long)stb19);
-                    unsigned int sth32 = 0u;
-                    if (stok16) {
-                        sth32 = sthist8[(257 * warp + ix31)];
+                        sth31 = sthist8[(257 * warp + ix30)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk29 + 1u) == stct30))) {
-                        sthist8[(257 * warp + ix31)] = (sth32 + stct30);
+                    if ((stok16 && ((strk28 + 1u) == stct29))) {
+                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb19 << 16u) | (sth32 + strk29)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
-                    int stx17 = 0;
-                    float sty18 = 0.0f;
+                    int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                    unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                    unsigned int stct29 = __popc(stpm19);
+                    long long ix30 = ((long long)stb18);
+                    unsigned int sth31 = 0u;
                     if (stok16) {
-                        stx17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                        sty18 = stval4[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int stb19 = (stok16 ? ((((unsigned int)stx17) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm20 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb19 & 1u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 1u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb19 & 2u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 2u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb19 & 4u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 4u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb19 & 8u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 8u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb19 & 16u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 16u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb19 & 32u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 32u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb19 & 64u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 64u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb19 & 128u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 128u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int strk29 = __popc((stpm20 & ((1u << lane) - 1u)));
-                    unsigned int stct30 = __popc(stpm20);
-                    long long ix31 = ((long long)stb19);
-                    unsigned int sth32 = 0u;
-                    if (stok16) {
-                        sth32 = sthist8[(257 * warp + ix31)];
+                        sth31 = sthist8[(257 * warp + ix30)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk29 + 1u) == stct30))) {
-                        sthist8[(257 * warp + ix31)] = (sth32 + stct30);
+                    if ((stok16 && ((strk28 + 1u) == stct29))) {
+                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb19 << 16u) | (sth32 + strk29)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t33 = threadIdx.x;
-            unsigned int stsum34 = 0u;
-            for (patc_int i35 = 0; i35 < 8; i35 += 1) {
-                stsum34 = (stsum34 + sthist8[(2056 * t33 + 257 * i35 - 8223 * ((8 * t33 + i35) / 32))]);
+            const patc_int t32 = threadIdx.x;
+            unsigned int stsum33 = 0u;
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                stsum33 = (stsum33 + sthist8[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
             }
-            unsigned int stinc36 = stsum34;
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc36, 1);
-            stinc36 = ((lane >= 1) ? (stinc36 + stup37) : stinc36);
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc36, 2);
-            stinc36 = ((lane >= 2) ? (stinc36 + stup38) : stinc36);
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc36, 4);
-            stinc36 = ((lane >= 4) ? (stinc36 + stup39) : stinc36);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc36, 8);
-            stinc36 = ((lane >= 8) ? (stinc36 + stup40) : stinc36);
-            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc36, 16);
-            stinc36 = ((lane >= 16) ? (stinc36 + stup41) : stinc36);
-            unsigned int stat42 = (stinc36 - stsum34);
-            for (patc_int i43 = 0; i43 < 8; i43 += 1) {
-                unsigned int stcb44 = sthist8[(2056 * t33 + 257 * i43 - 8223 * ((8 * t33 + i43) / 32))];
-                sthist8[(2056 * t33 + 257 * i43 - 8223 * ((8 * t33 + i43) / 32))] = stat42;
-                stat42 = (stat42 + stcb44);
+            unsigned int stinc35 = stsum33;
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
+            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
+            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
+            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
+            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
+            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
+            unsigned int stat41 = (stinc35 - stsum33);
+            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                unsigned int stcb43 = sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
+                sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
+                stat41 = (stat41 + stcb43);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc36;
+                stwsum9[warp] = stinc35;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw46 = 0u;
+                unsigned int stw45 = 0u;
                 if ((lane < 32)) {
-                    stw46 = stwsum9[lane];
+                    stw45 = stwsum9[lane];
                 }
-                unsigned int stwinc47 = stw46;
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc47, 1);
-                stwinc47 = ((lane >= 1) ? (stwinc47 + stup48) : stwinc47);
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc47, 2);
-                stwinc47 = ((lane >= 2) ? (stwinc47 + stup49) : stwinc47);
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc47, 4);
-                stwinc47 = ((lane >= 4) ? (stwinc47 + stup50) : stwinc47);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc47, 8);
-                stwinc47 = ((lane >= 8) ? (stwinc47 + stup51) : stwinc47);
-                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc47, 16);
-                stwinc47 = ((lane >= 16) ? (stwinc47 + stup52) : stwinc47);
+                unsigned int stwinc46 = stw45;
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
+                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
+                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
+                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
+                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
+                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc47 - stw46);
+                    stwsum9[lane] = (stwinc46 - stw45);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i54 = 0; i54 < 4; i54 += 1) {
-                unsigned int sti55 = stinfo7[(lane + 128 * warp + 32 * i54)];
-                unsigned int stbk56 = (sti55 >> 16u);
-                if ((stbk56 < 256u)) {
-                    long long ix57 = ((long long)stbk56);
-                    long long ix58 = ((long long)(stwsum9[((warp + 32 * ix57) / 256)] + (sthist8[(257 * warp + ix57)] + (sti55 & 65535u))));
-                    stkey5[ix58] = stkey3[(lane + 128 * warp + 32 * i54)];
-                    stval6[ix58] = stval4[(lane + 128 * warp + 32 * i54)];
+            for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                unsigned int stbk55 = (sti54 >> 16u);
+                if ((stbk55 < 256u)) {
+                    long long ix56 = ((long long)stbk55);
+                    long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                    stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                    stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t59 = threadIdx.x;
-            for (patc_int i60 = 0; i60 < 9; i60 += 1) {
-                if (((t59 + 1024 * i60) < 8224)) {
-                    sthist8[(t59 + 1024 * i60)] = 0u;
+            const patc_int t58 = threadIdx.x;
+            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
+                if (((t58 + 1024 * i59) < 8224)) {
+                    sthist8[(t58 + 1024 * i59)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i62 = 0; i62 < 4; i62 += 1) {
-                    bool stok63 = true;
-                    int stx64 = 0;
-                    float sty65 = 0.0f;
-                    if (stok63) {
-                        stx64 = stkey5[(lane + 128 * warp + 32 * i62)];
-                        sty65 = stval6[(lane + 128 * warp + 32 * i62)];
-                    }
-                    unsigned int stb66 = (stok63 ? (((((unsigned int)stx64) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm67 = __ballot_sync(0xffffffffu, stok63);
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb66 & 1u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 1u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb66 & 2u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 2u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb66 & 4u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 4u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb66 & 8u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 8u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb66 & 16u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 16u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb66 & 32u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 32u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb66 & 64u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 64u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb66 & 128u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 128u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int strk76 = __popc((stpm67 & ((1u << lane) - 1u)));
-                    unsigned int stct77 = __popc(stpm67);
-                    long long ix78 = ((long long)stb66);
-                    unsigned int sth79 = 0u;
-                    if (stok63) {
-                        sth79 = sthist8[(257 * warp + ix78)];
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    bool stok62 = true;
+                    int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                    unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                    unsigned int stct75 = __popc(stpm65);
+                    long long ix76 = ((long long)stb64);
+                    unsigned int sth77 = 0u;
+                    if (stok62) {
+                        sth77 = sthist8[(257 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((stok63 && ((strk76 + 1u) == stct77))) {
-                        sthist8[(257 * warp + ix78)] = (sth79 + stct77);
+                    if ((stok62 && ((strk74 + 1u) == stct75))) {
+                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i62)] = (stok63 ? ((stb66 << 16u) | (sth79 + strk76)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i62 = 0; i62 < 4; i62 += 1) {
-                    bool stok63 = ((lane + 128 * warp + 4096 * b2 + 32 * i62) < n);
-                    int stx64 = 0;
-                    float sty65 = 0.0f;
-                    if (stok63) {
-                        stx64 = stkey5[(lane + 128 * warp + 32 * i62)];
-                        sty65 = stval6[(lane + 128 * warp + 32 * i62)];
-                    }
-                    unsigned int stb66 = (stok63 ? (((((unsigned int)stx64) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm67 = __ballot_sync(0xffffffffu, stok63);
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb66 & 1u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 1u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb66 & 2u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 2u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb66 & 4u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 4u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb66 & 8u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 8u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb66 & 16u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 16u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb66 & 32u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 32u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb66 & 64u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 64u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb66 & 128u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 128u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int strk76 = __popc((stpm67 & ((1u << lane) - 1u)));
-                    unsigned int stct77 = __popc(stpm67);
-                    long long ix78 = ((long long)stb66);
-                    unsigned int sth79 = 0u;
-                    if (stok63) {
-                        sth79 = sthist8[(257 * warp + ix78)];
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                    int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                    unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                    unsigned int stct75 = __popc(stpm65);
+                    long long ix76 = ((long long)stb64);
+                    unsigned int sth77 = 0u;
+                    if (stok62) {
+                        sth77 = sthist8[(257 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((stok63 && ((strk76 + 1u) == stct77))) {
-                        sthist8[(257 * warp + ix78)] = (sth79 + stct77);
+                    if ((stok62 && ((strk74 + 1u) == stct75))) {
+                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i62)] = (stok63 ? ((stb66 << 16u) | (sth79 + strk76)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t80 = threadIdx.x;
-            unsigned int stsum81 = 0u;
-            for (patc_int i82 = 0; i82 < 8; i82 += 1) {
-                stsum81 = (stsum81 + sthist8[(2056 * t80 + 257 * i82 - 8223 * ((8 * t80 + i82) / 32))]);
+            const patc_int t78 = threadIdx.x;
+            unsigned int stsum79 = 0u;
+            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
+                stsum79 = (stsum79 + sthist8[(2056 * t78 + 257 * i80 - 8223 * ((8 * t78 + i80) / 32))]);
             }
-            unsigned int stinc83 = stsum81;
-            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc83, 1);
-            stinc83 = ((lane >= 1) ? (stinc83 + stup84) : stinc83);
-            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc83, 2);
-            stinc83 = ((lane >= 2) ? (stinc83 + stup85) : stinc83);
-            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc83, 4);
-            stinc83 = ((lane >= 4) ? (stinc83 + stup86) : stinc83);
-            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc83, 8);
-            stinc83 = ((lane >= 8) ? (stinc83 + stup87) : stinc83);
-            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc83, 16);
-            stinc83 = ((lane >= 16) ? (stinc83 + stup88) : stinc83);
-            unsigned int stat89 = (stinc83 - stsum81);
-            for (patc_int i90 = 0; i90 < 8; i90 += 1) {
-                unsigned int stcb91 = sthist8[(2056 * t80 + 257 * i90 - 8223 * ((8 * t80 + i90) / 32))];
-                sthist8[(2056 * t80 + 257 * i90 - 8223 * ((8 * t80 + i90) / 32))] = stat89;
-                stat89 = (stat89 + stcb91);
+            unsigned int stinc81 = stsum79;
+            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc81, 1);
+            stinc81 = ((lane >= 1) ? (stinc81 + stup82) : stinc81);
+            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc81, 2);
+            stinc81 = ((lane >= 2) ? (stinc81 + stup83) : stinc81);
+            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc81, 4);
+            stinc81 = ((lane >= 4) ? (stinc81 + stup84) : stinc81);
+            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc81, 8);
+            stinc81 = ((lane >= 8) ? (stinc81 + stup85) : stinc81);
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc81, 16);
+            stinc81 = ((lane >= 16) ? (stinc81 + stup86) : stinc81);
+            unsigned int stat87 = (stinc81 - stsum79);
+            for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                unsigned int stcb89 = sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))];
+                sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))] = stat87;
+                stat87 = (stat87 + stcb89);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc83;
+                stwsum9[warp] = stinc81;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw93 = 0u;
+                unsigned int stw91 = 0u;
                 if ((lane < 32)) {
-                    stw93 = stwsum9[lane];
+                    stw91 = stwsum9[lane];
                 }
-                unsigned int stwinc94 = stw93;
-                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc94, 1);
-                stwinc94 = ((lane >= 1) ? (stwinc94 + stup95) : stwinc94);
-                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc94, 2);
-                stwinc94 = ((lane >= 2) ? (stwinc94 + stup96) : stwinc94);
-                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc94, 4);
-                stwinc94 = ((lane >= 4) ? (stwinc94 + stup97) : stwinc94);
-                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc94, 8);
-                stwinc94 = ((lane >= 8) ? (stwinc94 + stup98) : stwinc94);
-                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc94, 16);
-                stwinc94 = ((lane >= 16) ? (stwinc94 + stup99) : stwinc94);
+                unsigned int stwinc92 = stw91;
+                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc92, 1);
+                stwinc92 = ((lane >= 1) ? (stwinc92 + stup93) : stwinc92);
+                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc92, 2);
+                stwinc92 = ((lane >= 2) ? (stwinc92 + stup94) : stwinc92);
+                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc92, 4);
+                stwinc92 = ((lane >= 4) ? (stwinc92 + stup95) : stwinc92);
+                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc92, 8);
+                stwinc92 = ((lane >= 8) ? (stwinc92 + stup96) : stwinc92);
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc92, 16);
+                stwinc92 = ((lane >= 16) ? (stwinc92 + stup97) : stwinc92);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc94 - stw93);
+                    stwsum9[lane] = (stwinc92 - stw91);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                unsigned int sti102 = stinfo7[(lane + 128 * warp + 32 * i101)];
-                unsigned int stbk103 = (sti102 >> 16u);
-                if ((stbk103 < 256u)) {
-                    long long ix104 = ((long long)stbk103);
-                    long long ix105 = ((long long)(stwsum9[((warp + 32 * ix104) / 256)] + (sthist8[(257 * warp + ix104)] + (sti102 & 65535u))));
-                    stkey3[ix105] = stkey5[(lane + 128 * warp + 32 * i101)];
-                    stval4[ix105] = stval6[(lane + 128 * warp + 32 * i101)];
+            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                unsigned int stbk101 = (sti100 >> 16u);
+                if ((stbk101 < 256u)) {
+                    long long ix102 = ((long long)stbk101);
+                    long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                    stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                    stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t106 = threadIdx.x;
-            for (patc_int i107 = 0; i107 < 9; i107 += 1) {
-                if (((t106 + 1024 * i107) < 8224)) {
-                    sthist8[(t106 + 1024 * i107)] = 0u;
+            const patc_int t104 = threadIdx.x;
+            for (patc_int i105 = 0; i105 < 9; i105 += 1) {
+                if (((t104 + 1024 * i105) < 8224)) {
+                    sthist8[(t104 + 1024 * i105)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i109 = 0; i109 < 4; i109 += 1) {
-                    bool stok110 = true;
-                    int stx111 = 0;
-                    float sty112 = 0.0f;
-                    if (stok110) {
-                        stx111 = stkey3[(lane + 128 * warp + 32 * i109)];
-                        sty112 = stval4[(lane + 128 * warp + 32 * i109)];
-                    }
-                    unsigned int stb113 = (stok110 ? (((((unsigned int)stx111) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm114 = __ballot_sync(0xffffffffu, stok110);
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb113 & 1u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 1u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb113 & 2u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 2u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb113 & 4u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 4u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb113 & 8u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 8u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb113 & 16u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 16u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb113 & 32u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 32u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb113 & 64u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 64u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb113 & 128u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 128u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int strk123 = __popc((stpm114 & ((1u << lane) - 1u)));
-                    unsigned int stct124 = __popc(stpm114);
-                    long long ix125 = ((long long)stb113);
-                    unsigned int sth126 = 0u;
-                    if (stok110) {
-                        sth126 = sthist8[(257 * warp + ix125)];
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    bool stok108 = true;
+                    int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                    unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                    unsigned int stct121 = __popc(stpm111);
+                    long long ix122 = ((long long)stb110);
+                    unsigned int sth123 = 0u;
+                    if (stok108) {
+                        sth123 = sthist8[(257 * warp + ix122)];
                     }
                     __syncwarp();
-                    if ((stok110 && ((strk123 + 1u) == stct124))) {
-                        sthist8[(257 * warp + ix125)] = (sth126 + stct124);
+                    if ((stok108 && ((strk120 + 1u) == stct121))) {
+                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i109)] = (stok110 ? ((stb113 << 16u) | (sth126 + strk123)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i109 = 0; i109 < 4; i109 += 1) {
-                    bool stok110 = ((lane + 128 * warp + 4096 * b2 + 32 * i109) < n);
-                    int stx111 = 0;
-                    float sty112 = 0.0f;
-                    if (stok110) {
-                        stx111 = stkey3[(lane + 128 * warp + 32 * i109)];
-                        sty112 = stval4[(lane + 128 * warp + 32 * i109)];
-                    }
-                    unsigned int stb113 = (stok110 ? (((((unsigned int)stx111) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm114 = __ballot_sync(0xffffffffu, stok110);
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb113 & 1u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 1u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb113 & 2u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 2u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb113 & 4u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 4u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb113 & 8u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 8u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb113 & 16u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 16u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb113 & 32u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 32u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb113 & 64u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 64u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb113 & 128u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 128u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int strk123 = __popc((stpm114 & ((1u << lane) - 1u)));
-                    unsigned int stct124 = __popc(stpm114);
-                    long long ix125 = ((long long)stb113);
-                    unsigned int sth126 = 0u;
-                    if (stok110) {
-                        sth126 = sthist8[(257 * warp + ix125)];
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                    int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                    unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                    unsigned int stct121 = __popc(stpm111);
+                    long long ix122 = ((long long)stb110);
+                    unsigned int sth123 = 0u;
+                    if (stok108) {
+                        sth123 = sthist8[(257 * warp + ix122)];
                     }
                     __syncwarp();
-                    if ((stok110 && ((strk123 + 1u) == stct124))) {
-                        sthist8[(257 * warp + ix125)] = (sth126 + stct124);
+                    if ((stok108 && ((strk120 + 1u) == stct121))) {
+                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i109)] = (stok110 ? ((stb113 << 16u) | (sth126 + strk123)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t127 = threadIdx.x;
-            unsigned int stsum128 = 0u;
-            for (patc_int i129 = 0; i129 < 8; i129 += 1) {
-                stsum128 = (stsum128 + sthist8[(2056 * t127 + 257 * i129 - 8223 * ((8 * t127 + i129) / 32))]);
+            const patc_int t124 = threadIdx.x;
+            unsigned int stsum125 = 0u;
+            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
+                stsum125 = (stsum125 + sthist8[(2056 * t124 + 257 * i126 - 8223 * ((8 * t124 + i126) / 32))]);
             }
-            unsigned int stinc130 = stsum128;
-            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc130, 1);
-            stinc130 = ((lane >= 1) ? (stinc130 + stup131) : stinc130);
-            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc130, 2);
-            stinc130 = ((lane >= 2) ? (stinc130 + stup132) : stinc130);
-            unsigned int stup133 = __shfl_up_sync(0xffffffffu, stinc130, 4);
-            stinc130 = ((lane >= 4) ? (stinc130 + stup133) : stinc130);
-            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc130, 8);
-            stinc130 = ((lane >= 8) ? (stinc130 + stup134) : stinc130);
-            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc130, 16);
-            stinc130 = ((lane >= 16) ? (stinc130 + stup135) : stinc130);
-            unsigned int stat136 = (stinc130 - stsum128);
-            for (patc_int i137 = 0; i137 < 8; i137 += 1) {
-                unsigned int stcb138 = sthist8[(2056 * t127 + 257 * i137 - 8223 * ((8 * t127 + i137) / 32))];
-                sthist8[(2056 * t127 + 257 * i137 - 8223 * ((8 * t127 + i137) / 32))] = stat136;
-                stat136 = (stat136 + stcb138);
+            unsigned int stinc127 = stsum125;
+            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc127, 1);
+            stinc127 = ((lane >= 1) ? (stinc127 + stup128) : stinc127);
+            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc127, 2);
+            stinc127 = ((lane >= 2) ? (stinc127 + stup129) : stinc127);
+            unsigned int stup130 = __shfl_up_sync(0xffffffffu, stinc127, 4);
+            stinc127 = ((lane >= 4) ? (stinc127 + stup130) : stinc127);
+            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc127, 8);
+            stinc127 = ((lane >= 8) ? (stinc127 + stup131) : stinc127);
+            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc127, 16);
+            stinc127 = ((lane >= 16) ? (stinc127 + stup132) : stinc127);
+            unsigned int stat133 = (stinc127 - stsum125);
+            for (patc_int i134 = 0; i134 < 8; i134 += 1) {
+                unsigned int stcb135 = sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))];
+                sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))] = stat133;
+                stat133 = (stat133 + stcb135);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc130;
+                stwsum9[warp] = stinc127;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw140 = 0u;
+                unsigned int stw137 = 0u;
                 if ((lane < 32)) {
-                    stw140 = stwsum9[lane];
+                    stw137 = stwsum9[lane];
                 }
-                unsigned int stwinc141 = stw140;
-                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc141, 1);
-                stwinc141 = ((lane >= 1) ? (stwinc141 + stup142) : stwinc141);
-                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc141, 2);
-                stwinc141 = ((lane >= 2) ? (stwinc141 + stup143) : stwinc141);
-                unsigned int stup144 = __shfl_up_sync(0xffffffffu, stwinc141, 4);
-                stwinc141 = ((lane >= 4) ? (stwinc141 + stup144) : stwinc141);
-                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc141, 8);
-                stwinc141 = ((lane >= 8) ? (stwinc141 + stup145) : stwinc141);
-                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc141, 16);
-                stwinc141 = ((lane >= 16) ? (stwinc141 + stup146) : stwinc141);
+                unsigned int stwinc138 = stw137;
+                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc138, 1);
+                stwinc138 = ((lane >= 1) ? (stwinc138 + stup139) : stwinc138);
+                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc138, 2);
+                stwinc138 = ((lane >= 2) ? (stwinc138 + stup140) : stwinc138);
+                unsigned int stup141 = __shfl_up_sync(0xffffffffu, stwinc138, 4);
+                stwinc138 = ((lane >= 4) ? (stwinc138 + stup141) : stwinc138);
+                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc138, 8);
+                stwinc138 = ((lane >= 8) ? (stwinc138 + stup142) : stwinc138);
+                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc138, 16);
+                stwinc138 = ((lane >= 16) ? (stwinc138 + stup143) : stwinc138);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc141 - stw140);
+                    stwsum9[lane] = (stwinc138 - stw137);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i148 = 0; i148 < 4; i148 += 1) {
-                unsigned int sti149 = stinfo7[(lane + 128 * warp + 32 * i148)];
-                unsigned int stbk150 = (sti149 >> 16u);
-                if ((stbk150 < 256u)) {
-                    long long ix151 = ((long long)stbk150);
-                    long long ix152 = ((long long)(stwsum9[((warp + 32 * ix151) / 256)] + (sthist8[(257 * warp + ix151)] + (sti149 & 65535u))));
-                    stkey5[ix152] = stkey3[(lane + 128 * warp + 32 * i148)];
-                    stval6[ix152] = stval4[(lane + 128 * warp + 32 * i148)];
+            for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                unsigned int stbk147 = (sti146 >> 16u);
+                if ((stbk147 < 256u)) {
+                    long long ix148 = ((long long)stbk147);
+                    long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                    stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                    stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t153 = threadIdx.x;
-            for (patc_int i154 = 0; i154 < 9; i154 += 1) {
-                if (((t153 + 1024 * i154) < 8224)) {
-                    sthist8[(t153 + 1024 * i154)] = 0u;
+            const patc_int t150 = threadIdx.x;
+            for (patc_int i151 = 0; i151 < 9; i151 += 1) {
+                if (((t150 + 1024 * i151) < 8224)) {
+                    sthist8[(t150 + 1024 * i151)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i156 = 0; i156 < 4; i156 += 1) {
-                    bool stok157 = true;
-                    int stx158 = 0;
-                    float sty159 = 0.0f;
-                    if (stok157) {
-                        stx158 = stkey5[(lane + 128 * warp + 32 * i156)];
-                        sty159 = stval6[(lane + 128 * warp + 32 * i156)];
-                    }
-                    unsigned int stb160 = (stok157 ? (((((unsigned int)stx158) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm161 = __ballot_sync(0xffffffffu, stok157);
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb160 & 1u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 1u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb160 & 2u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 2u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb160 & 4u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 4u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb160 & 8u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 8u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb160 & 16u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 16u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb160 & 32u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 32u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb160 & 64u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 64u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb160 & 128u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 128u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int strk170 = __popc((stpm161 & ((1u << lane) - 1u)));
-                    unsigned int stct171 = __popc(stpm161);
-                    long long ix172 = ((long long)stb160);
-                    unsigned int sth173 = 0u;
-                    if (stok157) {
-                        sth173 = sthist8[(257 * warp + ix172)];
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    bool stok154 = true;
+                    int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                    unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                    unsigned int stct167 = __popc(stpm157);
+                    long long ix168 = ((long long)stb156);
+                    unsigned int sth169 = 0u;
+                    if (stok154) {
+                        sth169 = sthist8[(257 * warp + ix168)];
                     }
                     __syncwarp();
-                    if ((stok157 && ((strk170 + 1u) == stct171))) {
-                        sthist8[(257 * warp + ix172)] = (sth173 + stct171);
+                    if ((stok154 && ((strk166 + 1u) == stct167))) {
+                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i156)] = (stok157 ? ((stb160 << 16u) | (sth173 + strk170)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i156 = 0; i156 < 4; i156 += 1) {
-                    bool stok157 = ((lane + 128 * warp + 4096 * b2 + 32 * i156) < n);
-                    int stx158 = 0;
-                    float sty159 = 0.0f;
-                    if (stok157) {
-                        stx158 = stkey5[(lane + 128 * warp + 32 * i156)];
-                        sty159 = stval6[(lane + 128 * warp + 32 * i156)];
-                    }
-                    unsigned int stb160 = (stok157 ? (((((unsigned int)stx158) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm161 = __ballot_sync(0xffffffffu, stok157);
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb160 & 1u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 1u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb160 & 2u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 2u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb160 & 4u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 4u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb160 & 8u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 8u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb160 & 16u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 16u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb160 & 32u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 32u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb160 & 64u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 64u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb160 & 128u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 128u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int strk170 = __popc((stpm161 & ((1u << lane) - 1u)));
-                    unsigned int stct171 = __popc(stpm161);
-                    long long ix172 = ((long long)stb160);
-                    unsigned int sth173 = 0u;
-                    if (stok157) {
-                        sth173 = sthist8[(257 * warp + ix172)];
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                    int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                    unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                    unsigned int stct167 = __popc(stpm157);
+                    long long ix168 = ((long long)stb156);
+                    unsigned int sth169 = 0u;
+                    if (stok154) {
+                        sth169 = sthist8[(257 * warp + ix168)];
                     }
                     __syncwarp();
-                    if ((stok157 && ((strk170 + 1u) == stct171))) {
-                        sthist8[(257 * warp + ix172)] = (sth173 + stct171);
+                    if ((stok154 && ((strk166 + 1u) == stct167))) {
+                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i156)] = (stok157 ? ((stb160 << 16u) | (sth173 + strk170)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t174 = threadIdx.x;
-            unsigned int stsum175 = 0u;
-            for (patc_int i176 = 0; i176 < 8; i176 += 1) {
-                stsum175 = (stsum175 + sthist8[(2056 * t174 + 257 * i176 - 8223 * ((8 * t174 + i176) / 32))]);
+            const patc_int t170 = threadIdx.x;
+            unsigned int stsum171 = 0u;
+            for (patc_int i172 = 0; i172 < 8; i172 += 1) {
+                stsum171 = (stsum171 + sthist8[(2056 * t170 + 257 * i172 - 8223 * ((8 * t170 + i172) / 32))]);
             }
-            unsigned int stinc177 = stsum175;
-            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc177, 1);
-            stinc177 = ((lane >= 1) ? (stinc177 + stup178) : stinc177);
-            unsigned int stup179 = __shfl_up_sync(0xffffffffu, stinc177, 2);
-            stinc177 = ((lane >= 2) ? (stinc177 + stup179) : stinc177);
-            unsigned int stup180 = __shfl_up_sync(0xffffffffu, stinc177, 4);
-            stinc177 = ((lane >= 4) ? (stinc177 + stup180) : stinc177);
-            unsigned int stup181 = __shfl_up_sync(0xffffffffu, stinc177, 8);
-            stinc177 = ((lane >= 8) ? (stinc177 + stup181) : stinc177);
-            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc177, 16);
-            stinc177 = ((lane >= 16) ? (stinc177 + stup182) : stinc177);
-            unsigned int stat183 = (stinc177 - stsum175);
-            for (patc_int i184 = 0; i184 < 8; i184 += 1) {
-                unsigned int stcb185 = sthist8[(2056 * t174 + 257 * i184 - 8223 * ((8 * t174 + i184) / 32))];
-                sthist8[(2056 * t174 + 257 * i184 - 8223 * ((8 * t174 + i184) / 32))] = stat183;
-                stat183 = (stat183 + stcb185);
+            unsigned int stinc173 = stsum171;
+            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc173, 1);
+            stinc173 = ((lane >= 1) ? (stinc173 + stup174) : stinc173);
+            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc173, 2);
+            stinc173 = ((lane >= 2) ? (stinc173 + stup175) : stinc173);
+            unsigned int stup176 = __shfl_up_sync(0xffffffffu, stinc173, 4);
+            stinc173 = ((lane >= 4) ? (stinc173 + stup176) : stinc173);
+            unsigned int stup177 = __shfl_up_sync(0xffffffffu, stinc173, 8);
+            stinc173 = ((lane >= 8) ? (stinc173 + stup177) : stinc173);
+            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc173, 16);
+            stinc173 = ((lane >= 16) ? (stinc173 + stup178) : stinc173);
+            unsigned int stat179 = (stinc173 - stsum171);
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                unsigned int stcb181 = sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))];
+                sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))] = stat179;
+                stat179 = (stat179 + stcb181);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc177;
+                stwsum9[warp] = stinc173;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw187 = 0u;
+                unsigned int stw183 = 0u;
                 if ((lane < 32)) {
-                    stw187 = stwsum9[lane];
+                    stw183 = stwsum9[lane];
                 }
-                unsigned int stwinc188 = stw187;
-                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc188, 1);
-                stwinc188 = ((lane >= 1) ? (stwinc188 + stup189) : stwinc188);
-                unsigned int stup190 = __shfl_up_sync(0xffffffffu, stwinc188, 2);
-                stwinc188 = ((lane >= 2) ? (stwinc188 + stup190) : stwinc188);
-                unsigned int stup191 = __shfl_up_sync(0xffffffffu, stwinc188, 4);
-                stwinc188 = ((lane >= 4) ? (stwinc188 + stup191) : stwinc188);
-                unsigned int stup192 = __shfl_up_sync(0xffffffffu, stwinc188, 8);
-                stwinc188 = ((lane >= 8) ? (stwinc188 + stup192) : stwinc188);
-                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc188, 16);
-                stwinc188 = ((lane >= 16) ? (stwinc188 + stup193) : stwinc188);
+                unsigned int stwinc184 = stw183;
+                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc184, 1);
+                stwinc184 = ((lane >= 1) ? (stwinc184 + stup185) : stwinc184);
+                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc184, 2);
+                stwinc184 = ((lane >= 2) ? (stwinc184 + stup186) : stwinc184);
+                unsigned int stup187 = __shfl_up_sync(0xffffffffu, stwinc184, 4);
+                stwinc184 = ((lane >= 4) ? (stwinc184 + stup187) : stwinc184);
+                unsigned int stup188 = __shfl_up_sync(0xffffffffu, stwinc184, 8);
+                stwinc184 = ((lane >= 8) ? (stwinc184 + stup188) : stwinc184);
+                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc184, 16);
+                stwinc184 = ((lane >= 16) ? (stwinc184 + stup189) : stwinc184);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc188 - stw187);
+                    stwsum9[lane] = (stwinc184 - stw183);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i195 = 0; i195 < 4; i195 += 1) {
-                unsigned int sti196 = stinfo7[(lane + 128 * warp + 32 * i195)];
-                unsigned int stbk197 = (sti196 >> 16u);
-                if ((stbk197 < 256u)) {
-                    long long ix198 = ((long long)stbk197);
-                    long long ix199 = ((long long)(stwsum9[((warp + 32 * ix198) / 256)] + (sthist8[(257 * warp + ix198)] + (sti196 & 65535u))));
-                    stkey3[ix199] = stkey5[(lane + 128 * warp + 32 * i195)];
-                    stval4[ix199] = stval6[(lane + 128 * warp + 32 * i195)];
+            for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                unsigned int stbk193 = (sti192 >> 16u);
+                if ((stbk193 < 256u)) {
+                    long long ix194 = ((long long)stbk193);
+                    long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                    stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                    stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t200 = threadIdx.x;
-                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
                     {
-                        out0[(4096 * b2 + t200 + 1024 * i201)] = stkey3[(t200 + 1024 * i201)];
-                        out1[(4096 * b2 + t200 + 1024 * i201)] = stval4[(t200 + 1024 * i201)];
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t200 = threadIdx.x;
-                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
-                    if (((4096 * b2 + t200 + 1024 * i201) < n)) {
-                        out0[(4096 * b2 + t200 + 1024 * i201)] = stkey3[(t200 + 1024 * i201)];
-                        out1[(4096 * b2 + t200 + 1024 * i201)] = stval4[(t200 + 1024 * i201)];
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    if (((4096 * b2 + t196 + 1024 * i197) < n)) {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
                     }
                 }
             }
@@ -3575,654 +3407,614 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = true;
-                    unsigned int stx17 = 0u;
-                    unsigned int sty18 = 0u;
+                    unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                    unsigned int stb18 = (stok16 ? ((~v17) & 255u) : 0u);
+                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                    unsigned int stct29 = __popc(stpm19);
+                    long long ix30 = ((long long)stb18);
+                    unsigned int sth31 = 0u;
                     if (stok16) {
-                        stx17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                        sty18 = stval4[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int stb19 = (stok16 ? ((~stx17) & 255u) : 0u);
-                    unsigned int stpm20 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb19 & 1u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 1u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb19 & 2u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 2u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb19 & 4u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 4u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb19 & 8u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 8u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb19 & 16u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 16u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb19 & 32u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 32u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb19 & 64u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 64u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb19 & 128u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 128u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int strk29 = __popc((stpm20 & ((1u << lane) - 1u)));
-                    unsigned int stct30 = __popc(stpm20);
-                    long long ix31 = ((long long)stb19);
-                    unsigned int sth32 = 0u;
-                    if (stok16) {
-                        sth32 = sthist8[(257 * warp + ix31)];
+                        sth31 = sthist8[(257 * warp + ix30)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk29 + 1u) == stct30))) {
-                        sthist8[(257 * warp + ix31)] = (sth32 + stct30);
+                    if ((stok16 && ((strk28 + 1u) == stct29))) {
+                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb19 << 16u) | (sth32 + strk29)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                     bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
-                    unsigned int stx17 = 0u;
-                    unsigned int sty18 = 0u;
+                    unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                    unsigned int stb18 = (stok16 ? ((~v17) & 255u) : 0u);
+                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                    unsigned int stct29 = __popc(stpm19);
+                    long long ix30 = ((long long)stb18);
+                    unsigned int sth31 = 0u;
                     if (stok16) {
-                        stx17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                        sty18 = stval4[(lane + 128 * warp + 32 * i15)];
-                    }
-                    unsigned int stb19 = (stok16 ? ((~stx17) & 255u) : 0u);
-                    unsigned int stpm20 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb19 & 1u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 1u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb19 & 2u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 2u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb19 & 4u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 4u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb19 & 8u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 8u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb19 & 16u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 16u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb19 & 32u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 32u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb19 & 64u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 64u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb19 & 128u) != 0u));
-                    stpm20 = (stpm20 & (((stb19 & 128u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int strk29 = __popc((stpm20 & ((1u << lane) - 1u)));
-                    unsigned int stct30 = __popc(stpm20);
-                    long long ix31 = ((long long)stb19);
-                    unsigned int sth32 = 0u;
-                    if (stok16) {
-                        sth32 = sthist8[(257 * warp + ix31)];
+                        sth31 = sthist8[(257 * warp + ix30)];
                     }
                     __syncwarp();
-                    if ((stok16 && ((strk29 + 1u) == stct30))) {
-                        sthist8[(257 * warp + ix31)] = (sth32 + stct30);
+                    if ((stok16 && ((strk28 + 1u) == stct29))) {
+                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb19 << 16u) | (sth32 + strk29)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t33 = threadIdx.x;
-            unsigned int stsum34 = 0u;
-            for (patc_int i35 = 0; i35 < 8; i35 += 1) {
-                stsum34 = (stsum34 + sthist8[(2056 * t33 + 257 * i35 - 8223 * ((8 * t33 + i35) / 32))]);
+            const patc_int t32 = threadIdx.x;
+            unsigned int stsum33 = 0u;
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                stsum33 = (stsum33 + sthist8[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
             }
-            unsigned int stinc36 = stsum34;
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc36, 1);
-            stinc36 = ((lane >= 1) ? (stinc36 + stup37) : stinc36);
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc36, 2);
-            stinc36 = ((lane >= 2) ? (stinc36 + stup38) : stinc36);
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc36, 4);
-            stinc36 = ((lane >= 4) ? (stinc36 + stup39) : stinc36);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc36, 8);
-            stinc36 = ((lane >= 8) ? (stinc36 + stup40) : stinc36);
-            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc36, 16);
-            stinc36 = ((lane >= 16) ? (stinc36 + stup41) : stinc36);
-            unsigned int stat42 = (stinc36 - stsum34);
-            for (patc_int i43 = 0; i43 < 8; i43 += 1) {
-                unsigned int stcb44 = sthist8[(2056 * t33 + 257 * i43 - 8223 * ((8 * t33 + i43) / 32))];
-                sthist8[(2056 * t33 + 257 * i43 - 8223 * ((8 * t33 + i43) / 32))] = stat42;
-                stat42 = (stat42 + stcb44);
+            unsigned int stinc35 = stsum33;
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
+            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
+            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
+            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
+            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
+            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
+            unsigned int stat41 = (stinc35 - stsum33);
+            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                unsigned int stcb43 = sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
+                sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
+                stat41 = (stat41 + stcb43);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc36;
+                stwsum9[warp] = stinc35;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw46 = 0u;
+                unsigned int stw45 = 0u;
                 if ((lane < 32)) {
-                    stw46 = stwsum9[lane];
+                    stw45 = stwsum9[lane];
                 }
-                unsigned int stwinc47 = stw46;
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc47, 1);
-                stwinc47 = ((lane >= 1) ? (stwinc47 + stup48) : stwinc47);
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc47, 2);
-                stwinc47 = ((lane >= 2) ? (stwinc47 + stup49) : stwinc47);
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc47, 4);
-                stwinc47 = ((lane >= 4) ? (stwinc47 + stup50) : stwinc47);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc47, 8);
-                stwinc47 = ((lane >= 8) ? (stwinc47 + stup51) : stwinc47);
-                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc47, 16);
-                stwinc47 = ((lane >= 16) ? (stwinc47 + stup52) : stwinc47);
+                unsigned int stwinc46 = stw45;
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
+                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
+                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
+                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
+                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
+                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc47 - stw46);
+                    stwsum9[lane] = (stwinc46 - stw45);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i54 = 0; i54 < 4; i54 += 1) {
-                unsigned int sti55 = stinfo7[(lane + 128 * warp + 32 * i54)];
-                unsigned int stbk56 = (sti55 >> 16u);
-                if ((stbk56 < 256u)) {
-                    long long ix57 = ((long long)stbk56);
-                    long long ix58 = ((long long)(stwsum9[((warp + 32 * ix57) / 256)] + (sthist8[(257 * warp + ix57)] + (sti55 & 65535u))));
-                    stkey5[ix58] = stkey3[(lane + 128 * warp + 32 * i54)];
-                    stval6[ix58] = stval4[(lane + 128 * warp + 32 * i54)];
+            for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                unsigned int stbk55 = (sti54 >> 16u);
+                if ((stbk55 < 256u)) {
+                    long long ix56 = ((long long)stbk55);
+                    long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                    stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                    stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t59 = threadIdx.x;
-            for (patc_int i60 = 0; i60 < 9; i60 += 1) {
-                if (((t59 + 1024 * i60) < 8224)) {
-                    sthist8[(t59 + 1024 * i60)] = 0u;
+            const patc_int t58 = threadIdx.x;
+            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
+                if (((t58 + 1024 * i59) < 8224)) {
+                    sthist8[(t58 + 1024 * i59)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i62 = 0; i62 < 4; i62 += 1) {
-                    bool stok63 = true;
-                    unsigned int stx64 = 0u;
-                    unsigned int sty65 = 0u;
-                    if (stok63) {
-                        stx64 = stkey5[(lane + 128 * warp + 32 * i62)];
-                        sty65 = stval6[(lane + 128 * warp + 32 * i62)];
-                    }
-                    unsigned int stb66 = (stok63 ? (((~stx64) >> 8u) & 255u) : 0u);
-                    unsigned int stpm67 = __ballot_sync(0xffffffffu, stok63);
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb66 & 1u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 1u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb66 & 2u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 2u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb66 & 4u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 4u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb66 & 8u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 8u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb66 & 16u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 16u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb66 & 32u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 32u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb66 & 64u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 64u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb66 & 128u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 128u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int strk76 = __popc((stpm67 & ((1u << lane) - 1u)));
-                    unsigned int stct77 = __popc(stpm67);
-                    long long ix78 = ((long long)stb66);
-                    unsigned int sth79 = 0u;
-                    if (stok63) {
-                        sth79 = sthist8[(257 * warp + ix78)];
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    bool stok62 = true;
+                    unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                    unsigned int stb64 = (stok62 ? (((~v63) >> 8u) & 255u) : 0u);
+                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                    unsigned int stct75 = __popc(stpm65);
+                    long long ix76 = ((long long)stb64);
+                    unsigned int sth77 = 0u;
+                    if (stok62) {
+                        sth77 = sthist8[(257 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((stok63 && ((strk76 + 1u) == stct77))) {
-                        sthist8[(257 * warp + ix78)] = (sth79 + stct77);
+                    if ((stok62 && ((strk74 + 1u) == stct75))) {
+                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i62)] = (stok63 ? ((stb66 << 16u) | (sth79 + strk76)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i62 = 0; i62 < 4; i62 += 1) {
-                    bool stok63 = ((lane + 128 * warp + 4096 * b2 + 32 * i62) < n);
-                    unsigned int stx64 = 0u;
-                    unsigned int sty65 = 0u;
-                    if (stok63) {
-                        stx64 = stkey5[(lane + 128 * warp + 32 * i62)];
-                        sty65 = stval6[(lane + 128 * warp + 32 * i62)];
-                    }
-                    unsigned int stb66 = (stok63 ? (((~stx64) >> 8u) & 255u) : 0u);
-                    unsigned int stpm67 = __ballot_sync(0xffffffffu, stok63);
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb66 & 1u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 1u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb66 & 2u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 2u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb66 & 4u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 4u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb66 & 8u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 8u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb66 & 16u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 16u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb66 & 32u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 32u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb66 & 64u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 64u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb66 & 128u) != 0u));
-                    stpm67 = (stpm67 & (((stb66 & 128u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int strk76 = __popc((stpm67 & ((1u << lane) - 1u)));
-                    unsigned int stct77 = __popc(stpm67);
-                    long long ix78 = ((long long)stb66);
-                    unsigned int sth79 = 0u;
-                    if (stok63) {
-                        sth79 = sthist8[(257 * warp + ix78)];
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                    unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                    unsigned int stb64 = (stok62 ? (((~v63) >> 8u) & 255u) : 0u);
+                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                    unsigned int stct75 = __popc(stpm65);
+                    long long ix76 = ((long long)stb64);
+                    unsigned int sth77 = 0u;
+                    if (stok62) {
+                        sth77 = sthist8[(257 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((stok63 && ((strk76 + 1u) == stct77))) {
-                        sthist8[(257 * warp + ix78)] = (sth79 + stct77);
+                    if ((stok62 && ((strk74 + 1u) == stct75))) {
+                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i62)] = (stok63 ? ((stb66 << 16u) | (sth79 + strk76)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t80 = threadIdx.x;
-            unsigned int stsum81 = 0u;
-            for (patc_int i82 = 0; i82 < 8; i82 += 1) {
-                stsum81 = (stsum81 + sthist8[(2056 * t80 + 257 * i82 - 8223 * ((8 * t80 + i82) / 32))]);
+            const patc_int t78 = threadIdx.x;
+            unsigned int stsum79 = 0u;
+            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
+                stsum79 = (stsum79 + sthist8[(2056 * t78 + 257 * i80 - 8223 * ((8 * t78 + i80) / 32))]);
             }
-            unsigned int stinc83 = stsum81;
-            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc83, 1);
-            stinc83 = ((lane >= 1) ? (stinc83 + stup84) : stinc83);
-            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc83, 2);
-            stinc83 = ((lane >= 2) ? (stinc83 + stup85) : stinc83);
-            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc83, 4);
-            stinc83 = ((lane >= 4) ? (stinc83 + stup86) : stinc83);
-            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc83, 8);
-            stinc83 = ((lane >= 8) ? (stinc83 + stup87) : stinc83);
-            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc83, 16);
-            stinc83 = ((lane >= 16) ? (stinc83 + stup88) : stinc83);
-            unsigned int stat89 = (stinc83 - stsum81);
-            for (patc_int i90 = 0; i90 < 8; i90 += 1) {
-                unsigned int stcb91 = sthist8[(2056 * t80 + 257 * i90 - 8223 * ((8 * t80 + i90) / 32))];
-                sthist8[(2056 * t80 + 257 * i90 - 8223 * ((8 * t80 + i90) / 32))] = stat89;
-                stat89 = (stat89 + stcb91);
+            unsigned int stinc81 = stsum79;
+            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc81, 1);
+            stinc81 = ((lane >= 1) ? (stinc81 + stup82) : stinc81);
+            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc81, 2);
+            stinc81 = ((lane >= 2) ? (stinc81 + stup83) : stinc81);
+            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc81, 4);
+            stinc81 = ((lane >= 4) ? (stinc81 + stup84) : stinc81);
+            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc81, 8);
+            stinc81 = ((lane >= 8) ? (stinc81 + stup85) : stinc81);
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc81, 16);
+            stinc81 = ((lane >= 16) ? (stinc81 + stup86) : stinc81);
+            unsigned int stat87 = (stinc81 - stsum79);
+            for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                unsigned int stcb89 = sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))];
+                sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))] = stat87;
+                stat87 = (stat87 + stcb89);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc83;
+                stwsum9[warp] = stinc81;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw93 = 0u;
+                unsigned int stw91 = 0u;
                 if ((lane < 32)) {
-                    stw93 = stwsum9[lane];
+                    stw91 = stwsum9[lane];
                 }
-                unsigned int stwinc94 = stw93;
-                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc94, 1);
-                stwinc94 = ((lane >= 1) ? (stwinc94 + stup95) : stwinc94);
-                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc94, 2);
-                stwinc94 = ((lane >= 2) ? (stwinc94 + stup96) : stwinc94);
-                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc94, 4);
-                stwinc94 = ((lane >= 4) ? (stwinc94 + stup97) : stwinc94);
-                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc94, 8);
-                stwinc94 = ((lane >= 8) ? (stwinc94 + stup98) : stwinc94);
-                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc94, 16);
-                stwinc94 = ((lane >= 16) ? (stwinc94 + stup99) : stwinc94);
+                unsigned int stwinc92 = stw91;
+                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc92, 1);
+                stwinc92 = ((lane >= 1) ? (stwinc92 + stup93) : stwinc92);
+                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc92, 2);
+                stwinc92 = ((lane >= 2) ? (stwinc92 + stup94) : stwinc92);
+                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc92, 4);
+                stwinc92 = ((lane >= 4) ? (stwinc92 + stup95) : stwinc92);
+                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc92, 8);
+                stwinc92 = ((lane >= 8) ? (stwinc92 + stup96) : stwinc92);
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc92, 16);
+                stwinc92 = ((lane >= 16) ? (stwinc92 + stup97) : stwinc92);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc94 - stw93);
+                    stwsum9[lane] = (stwinc92 - stw91);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                unsigned int sti102 = stinfo7[(lane + 128 * warp + 32 * i101)];
-                unsigned int stbk103 = (sti102 >> 16u);
-                if ((stbk103 < 256u)) {
-                    long long ix104 = ((long long)stbk103);
-                    long long ix105 = ((long long)(stwsum9[((warp + 32 * ix104) / 256)] + (sthist8[(257 * warp + ix104)] + (sti102 & 65535u))));
-                    stkey3[ix105] = stkey5[(lane + 128 * warp + 32 * i101)];
-                    stval4[ix105] = stval6[(lane + 128 * warp + 32 * i101)];
+            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                unsigned int stbk101 = (sti100 >> 16u);
+                if ((stbk101 < 256u)) {
+                    long long ix102 = ((long long)stbk101);
+                    long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                    stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                    stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t106 = threadIdx.x;
-            for (patc_int i107 = 0; i107 < 9; i107 += 1) {
-                if (((t106 + 1024 * i107) < 8224)) {
-                    sthist8[(t106 + 1024 * i107)] = 0u;
+            const patc_int t104 = threadIdx.x;
+            for (patc_int i105 = 0; i105 < 9; i105 += 1) {
+                if (((t104 + 1024 * i105) < 8224)) {
+                    sthist8[(t104 + 1024 * i105)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i109 = 0; i109 < 4; i109 += 1) {
-                    bool stok110 = true;
-                    unsigned int stx111 = 0u;
-                    unsigned int sty112 = 0u;
-                    if (stok110) {
-                        stx111 = stkey3[(lane + 128 * warp + 32 * i109)];
-                        sty112 = stval4[(lane + 128 * warp + 32 * i109)];
-                    }
-                    unsigned int stb113 = (stok110 ? (((~stx111) >> 16u) & 255u) : 0u);
-                    unsigned int stpm114 = __ballot_sync(0xffffffffu, stok110);
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb113 & 1u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 1u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb113 & 2u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 2u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb113 & 4u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 4u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb113 & 8u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 8u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb113 & 16u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 16u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb113 & 32u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 32u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb113 & 64u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 64u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb113 & 128u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 128u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int strk123 = __popc((stpm114 & ((1u << lane) - 1u)));
-                    unsigned int stct124 = __popc(stpm114);
-                    long long ix125 = ((long long)stb113);
-                    unsigned int sth126 = 0u;
-                    if (stok110) {
-                        sth126 = sthist8[(257 * warp + ix125)];
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    bool stok108 = true;
+                    unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                    unsigned int stb110 = (stok108 ? (((~v109) >> 16u) & 255u) : 0u);
+                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                    unsigned int stct121 = __popc(stpm111);
+                    long long ix122 = ((long long)stb110);
+                    unsigned int sth123 = 0u;
+                    if (stok108) {
+                        sth123 = sthist8[(257 * warp + ix122)];
                     }
                     __syncwarp();
-                    if ((stok110 && ((strk123 + 1u) == stct124))) {
-                        sthist8[(257 * warp + ix125)] = (sth126 + stct124);
+                    if ((stok108 && ((strk120 + 1u) == stct121))) {
+                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i109)] = (stok110 ? ((stb113 << 16u) | (sth126 + strk123)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i109 = 0; i109 < 4; i109 += 1) {
-                    bool stok110 = ((lane + 128 * warp + 4096 * b2 + 32 * i109) < n);
-                    unsigned int stx111 = 0u;
-                    unsigned int sty112 = 0u;
-                    if (stok110) {
-                        stx111 = stkey3[(lane + 128 * warp + 32 * i109)];
-                        sty112 = stval4[(lane + 128 * warp + 32 * i109)];
-                    }
-                    unsigned int stb113 = (stok110 ? (((~stx111) >> 16u) & 255u) : 0u);
-                    unsigned int stpm114 = __ballot_sync(0xffffffffu, stok110);
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb113 & 1u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 1u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb113 & 2u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 2u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb113 & 4u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 4u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb113 & 8u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 8u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb113 & 16u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 16u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb113 & 32u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 32u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb113 & 64u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 64u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb113 & 128u) != 0u));
-                    stpm114 = (stpm114 & (((stb113 & 128u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int strk123 = __popc((stpm114 & ((1u << lane) - 1u)));
-                    unsigned int stct124 = __popc(stpm114);
-                    long long ix125 = ((long long)stb113);
-                    unsigned int sth126 = 0u;
-                    if (stok110) {
-                        sth126 = sthist8[(257 * warp + ix125)];
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                    unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                    unsigned int stb110 = (stok108 ? (((~v109) >> 16u) & 255u) : 0u);
+                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                    unsigned int stct121 = __popc(stpm111);
+                    long long ix122 = ((long long)stb110);
+                    unsigned int sth123 = 0u;
+                    if (stok108) {
+                        sth123 = sthist8[(257 * warp + ix122)];
                     }
                     __syncwarp();
-                    if ((stok110 && ((strk123 + 1u) == stct124))) {
-                        sthist8[(257 * warp + ix125)] = (sth126 + stct124);
+                    if ((stok108 && ((strk120 + 1u) == stct121))) {
+                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i109)] = (stok110 ? ((stb113 << 16u) | (sth126 + strk123)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t127 = threadIdx.x;
-            unsigned int stsum128 = 0u;
-            for (patc_int i129 = 0; i129 < 8; i129 += 1) {
-                stsum128 = (stsum128 + sthist8[(2056 * t127 + 257 * i129 - 8223 * ((8 * t127 + i129) / 32))]);
+            const patc_int t124 = threadIdx.x;
+            unsigned int stsum125 = 0u;
+            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
+                stsum125 = (stsum125 + sthist8[(2056 * t124 + 257 * i126 - 8223 * ((8 * t124 + i126) / 32))]);
             }
-            unsigned int stinc130 = stsum128;
-            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc130, 1);
-            stinc130 = ((lane >= 1) ? (stinc130 + stup131) : stinc130);
-            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc130, 2);
-            stinc130 = ((lane >= 2) ? (stinc130 + stup132) : stinc130);
-            unsigned int stup133 = __shfl_up_sync(0xffffffffu, stinc130, 4);
-            stinc130 = ((lane >= 4) ? (stinc130 + stup133) : stinc130);
-            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc130, 8);
-            stinc130 = ((lane >= 8) ? (stinc130 + stup134) : stinc130);
-            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc130, 16);
-            stinc130 = ((lane >= 16) ? (stinc130 + stup135) : stinc130);
-            unsigned int stat136 = (stinc130 - stsum128);
-            for (patc_int i137 = 0; i137 < 8; i137 += 1) {
-                unsigned int stcb138 = sthist8[(2056 * t127 + 257 * i137 - 8223 * ((8 * t127 + i137) / 32))];
-                sthist8[(2056 * t127 + 257 * i137 - 8223 * ((8 * t127 + i137) / 32))] = stat136;
-                stat136 = (stat136 + stcb138);
+            unsigned int stinc127 = stsum125;
+            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc127, 1);
+            stinc127 = ((lane >= 1) ? (stinc127 + stup128) : stinc127);
+            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc127, 2);
+            stinc127 = ((lane >= 2) ? (stinc127 + stup129) : stinc127);
+            unsigned int stup130 = __shfl_up_sync(0xffffffffu, stinc127, 4);
+            stinc127 = ((lane >= 4) ? (stinc127 + stup130) : stinc127);
+            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc127, 8);
+            stinc127 = ((lane >= 8) ? (stinc127 + stup131) : stinc127);
+            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc127, 16);
+            stinc127 = ((lane >= 16) ? (stinc127 + stup132) : stinc127);
+            unsigned int stat133 = (stinc127 - stsum125);
+            for (patc_int i134 = 0; i134 < 8; i134 += 1) {
+                unsigned int stcb135 = sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))];
+                sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))] = stat133;
+                stat133 = (stat133 + stcb135);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc130;
+                stwsum9[warp] = stinc127;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw140 = 0u;
+                unsigned int stw137 = 0u;
                 if ((lane < 32)) {
-                    stw140 = stwsum9[lane];
+                    stw137 = stwsum9[lane];
                 }
-                unsigned int stwinc141 = stw140;
-                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc141, 1);
-                stwinc141 = ((lane >= 1) ? (stwinc141 + stup142) : stwinc141);
-                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc141, 2);
-                stwinc141 = ((lane >= 2) ? (stwinc141 + stup143) : stwinc141);
-                unsigned int stup144 = __shfl_up_sync(0xffffffffu, stwinc141, 4);
-                stwinc141 = ((lane >= 4) ? (stwinc141 + stup144) : stwinc141);
-                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc141, 8);
-                stwinc141 = ((lane >= 8) ? (stwinc141 + stup145) : stwinc141);
-                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc141, 16);
-                stwinc141 = ((lane >= 16) ? (stwinc141 + stup146) : stwinc141);
+                unsigned int stwinc138 = stw137;
+                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc138, 1);
+                stwinc138 = ((lane >= 1) ? (stwinc138 + stup139) : stwinc138);
+                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc138, 2);
+                stwinc138 = ((lane >= 2) ? (stwinc138 + stup140) : stwinc138);
+                unsigned int stup141 = __shfl_up_sync(0xffffffffu, stwinc138, 4);
+                stwinc138 = ((lane >= 4) ? (stwinc138 + stup141) : stwinc138);
+                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc138, 8);
+                stwinc138 = ((lane >= 8) ? (stwinc138 + stup142) : stwinc138);
+                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc138, 16);
+                stwinc138 = ((lane >= 16) ? (stwinc138 + stup143) : stwinc138);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc141 - stw140);
+                    stwsum9[lane] = (stwinc138 - stw137);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i148 = 0; i148 < 4; i148 += 1) {
-                unsigned int sti149 = stinfo7[(lane + 128 * warp + 32 * i148)];
-                unsigned int stbk150 = (sti149 >> 16u);
-                if ((stbk150 < 256u)) {
-                    long long ix151 = ((long long)stbk150);
-                    long long ix152 = ((long long)(stwsum9[((warp + 32 * ix151) / 256)] + (sthist8[(257 * warp + ix151)] + (sti149 & 65535u))));
-                    stkey5[ix152] = stkey3[(lane + 128 * warp + 32 * i148)];
-                    stval6[ix152] = stval4[(lane + 128 * warp + 32 * i148)];
+            for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                unsigned int stbk147 = (sti146 >> 16u);
+                if ((stbk147 < 256u)) {
+                    long long ix148 = ((long long)stbk147);
+                    long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                    stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                    stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t153 = threadIdx.x;
-            for (patc_int i154 = 0; i154 < 9; i154 += 1) {
-                if (((t153 + 1024 * i154) < 8224)) {
-                    sthist8[(t153 + 1024 * i154)] = 0u;
+            const patc_int t150 = threadIdx.x;
+            for (patc_int i151 = 0; i151 < 9; i151 += 1) {
+                if (((t150 + 1024 * i151) < 8224)) {
+                    sthist8[(t150 + 1024 * i151)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i156 = 0; i156 < 4; i156 += 1) {
-                    bool stok157 = true;
-                    unsigned int stx158 = 0u;
-                    unsigned int sty159 = 0u;
-                    if (stok157) {
-                        stx158 = stkey5[(lane + 128 * warp + 32 * i156)];
-                        sty159 = stval6[(lane + 128 * warp + 32 * i156)];
-                    }
-                    unsigned int stb160 = (stok157 ? (((~stx158) >> 24u) & 255u) : 0u);
-                    unsigned int stpm161 = __ballot_sync(0xffffffffu, stok157);
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb160 & 1u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 1u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb160 & 2u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 2u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb160 & 4u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 4u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb160 & 8u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 8u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb160 & 16u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 16u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb160 & 32u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 32u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb160 & 64u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 64u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb160 & 128u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 128u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int strk170 = __popc((stpm161 & ((1u << lane) - 1u)));
-                    unsigned int stct171 = __popc(stpm161);
-                    long long ix172 = ((long long)stb160);
-                    unsigned int sth173 = 0u;
-                    if (stok157) {
-                        sth173 = sthist8[(257 * warp + ix172)];
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    bool stok154 = true;
+                    unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                    unsigned int stb156 = (stok154 ? (((~v155) >> 24u) & 255u) : 0u);
+                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                    unsigned int stct167 = __popc(stpm157);
+                    long long ix168 = ((long long)stb156);
+                    unsigned int sth169 = 0u;
+                    if (stok154) {
+                        sth169 = sthist8[(257 * warp + ix168)];
                     }
                     __syncwarp();
-                    if ((stok157 && ((strk170 + 1u) == stct171))) {
-                        sthist8[(257 * warp + ix172)] = (sth173 + stct171);
+                    if ((stok154 && ((strk166 + 1u) == stct167))) {
+                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i156)] = (stok157 ? ((stb160 << 16u) | (sth173 + strk170)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i156 = 0; i156 < 4; i156 += 1) {
-                    bool stok157 = ((lane + 128 * warp + 4096 * b2 + 32 * i156) < n);
-                    unsigned int stx158 = 0u;
-                    unsigned int sty159 = 0u;
-                    if (stok157) {
-                        stx158 = stkey5[(lane + 128 * warp + 32 * i156)];
-                        sty159 = stval6[(lane + 128 * warp + 32 * i156)];
-                    }
-                    unsigned int stb160 = (stok157 ? (((~stx158) >> 24u) & 255u) : 0u);
-                    unsigned int stpm161 = __ballot_sync(0xffffffffu, stok157);
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb160 & 1u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 1u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb160 & 2u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 2u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb160 & 4u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 4u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb160 & 8u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 8u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb160 & 16u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 16u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb160 & 32u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 32u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb160 & 64u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 64u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb160 & 128u) != 0u));
-                    stpm161 = (stpm161 & (((stb160 & 128u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int strk170 = __popc((stpm161 & ((1u << lane) - 1u)));
-                    unsigned int stct171 = __popc(stpm161);
-                    long long ix172 = ((long long)stb160);
-                    unsigned int sth173 = 0u;
-                    if (stok157) {
-                        sth173 = sthist8[(257 * warp + ix172)];
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                    unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                    unsigned int stb156 = (stok154 ? (((~v155) >> 24u) & 255u) : 0u);
+                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                    unsigned int stct167 = __popc(stpm157);
+                    long long ix168 = ((long long)stb156);
+                    unsigned int sth169 = 0u;
+                    if (stok154) {
+                        sth169 = sthist8[(257 * warp + ix168)];
                     }
                     __syncwarp();
-                    if ((stok157 && ((strk170 + 1u) == stct171))) {
-                        sthist8[(257 * warp + ix172)] = (sth173 + stct171);
+                    if ((stok154 && ((strk166 + 1u) == stct167))) {
+                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
                     }
                     __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i156)] = (stok157 ? ((stb160 << 16u) | (sth173 + strk170)) : 4294901760u);
+                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t174 = threadIdx.x;
-            unsigned int stsum175 = 0u;
-            for (patc_int i176 = 0; i176 < 8; i176 += 1) {
-                stsum175 = (stsum175 + sthist8[(2056 * t174 + 257 * i176 - 8223 * ((8 * t174 + i176) / 32))]);
+            const patc_int t170 = threadIdx.x;
+            unsigned int stsum171 = 0u;
+            for (patc_int i172 = 0; i172 < 8; i172 += 1) {
+                stsum171 = (stsum171 + sthist8[(2056 * t170 + 257 * i172 - 8223 * ((8 * t170 + i172) / 32))]);
             }
-            unsigned int stinc177 = stsum175;
-            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc177, 1);
-            stinc177 = ((lane >= 1) ? (stinc177 + stup178) : stinc177);
-            unsigned int stup179 = __shfl_up_sync(0xffffffffu, stinc177, 2);
-            stinc177 = ((lane >= 2) ? (stinc177 + stup179) : stinc177);
-            unsigned int stup180 = __shfl_up_sync(0xffffffffu, stinc177, 4);
-            stinc177 = ((lane >= 4) ? (stinc177 + stup180) : stinc177);
-            unsigned int stup181 = __shfl_up_sync(0xffffffffu, stinc177, 8);
-            stinc177 = ((lane >= 8) ? (stinc177 + stup181) : stinc177);
-            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc177, 16);
-            stinc177 = ((lane >= 16) ? (stinc177 + stup182) : stinc177);
-            unsigned int stat183 = (stinc177 - stsum175);
-            for (patc_int i184 = 0; i184 < 8; i184 += 1) {
-                unsigned int stcb185 = sthist8[(2056 * t174 + 257 * i184 - 8223 * ((8 * t174 + i184) / 32))];
-                sthist8[(2056 * t174 + 257 * i184 - 8223 * ((8 * t174 + i184) / 32))] = stat183;
-                stat183 = (stat183 + stcb185);
+            unsigned int stinc173 = stsum171;
+            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc173, 1);
+            stinc173 = ((lane >= 1) ? (stinc173 + stup174) : stinc173);
+            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc173, 2);
+            stinc173 = ((lane >= 2) ? (stinc173 + stup175) : stinc173);
+            unsigned int stup176 = __shfl_up_sync(0xffffffffu, stinc173, 4);
+            stinc173 = ((lane >= 4) ? (stinc173 + stup176) : stinc173);
+            unsigned int stup177 = __shfl_up_sync(0xffffffffu, stinc173, 8);
+            stinc173 = ((lane >= 8) ? (stinc173 + stup177) : stinc173);
+            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc173, 16);
+            stinc173 = ((lane >= 16) ? (stinc173 + stup178) : stinc173);
+            unsigned int stat179 = (stinc173 - stsum171);
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                unsigned int stcb181 = sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))];
+                sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))] = stat179;
+                stat179 = (stat179 + stcb181);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc177;
+                stwsum9[warp] = stinc173;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw187 = 0u;
+                unsigned int stw183 = 0u;
                 if ((lane < 32)) {
-                    stw187 = stwsum9[lane];
+                    stw183 = stwsum9[lane];
                 }
-                unsigned int stwinc188 = stw187;
-                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc188, 1);
-                stwinc188 = ((lane >= 1) ? (stwinc188 + stup189) : stwinc188);
-                unsigned int stup190 = __shfl_up_sync(0xffffffffu, stwinc188, 2);
-                stwinc188 = ((lane >= 2) ? (stwinc188 + stup190) : stwinc188);
-                unsigned int stup191 = __shfl_up_sync(0xffffffffu, stwinc188, 4);
-                stwinc188 = ((lane >= 4) ? (stwinc188 + stup191) : stwinc188);
-                unsigned int stup192 = __shfl_up_sync(0xffffffffu, stwinc188, 8);
-                stwinc188 = ((lane >= 8) ? (stwinc188 + stup192) : stwinc188);
-                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc188, 16);
-                stwinc188 = ((lane >= 16) ? (stwinc188 + stup193) : stwinc188);
+                unsigned int stwinc184 = stw183;
+                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc184, 1);
+                stwinc184 = ((lane >= 1) ? (stwinc184 + stup185) : stwinc184);
+                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc184, 2);
+                stwinc184 = ((lane >= 2) ? (stwinc184 + stup186) : stwinc184);
+                unsigned int stup187 = __shfl_up_sync(0xffffffffu, stwinc184, 4);
+                stwinc184 = ((lane >= 4) ? (stwinc184 + stup187) : stwinc184);
+                unsigned int stup188 = __shfl_up_sync(0xffffffffu, stwinc184, 8);
+                stwinc184 = ((lane >= 8) ? (stwinc184 + stup188) : stwinc184);
+                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc184, 16);
+                stwinc184 = ((lane >= 16) ? (stwinc184 + stup189) : stwinc184);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc188 - stw187);
+                    stwsum9[lane] = (stwinc184 - stw183);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i195 = 0; i195 < 4; i195 += 1) {
-                unsigned int sti196 = stinfo7[(lane + 128 * warp + 32 * i195)];
-                unsigned int stbk197 = (sti196 >> 16u);
-                if ((stbk197 < 256u)) {
-                    long long ix198 = ((long long)stbk197);
-                    long long ix199 = ((long long)(stwsum9[((warp + 32 * ix198) / 256)] + (sthist8[(257 * warp + ix198)] + (sti196 & 65535u))));
-                    stkey3[ix199] = stkey5[(lane + 128 * warp + 32 * i195)];
-                    stval4[ix199] = stval6[(lane + 128 * warp + 32 * i195)];
+            for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                unsigned int stbk193 = (sti192 >> 16u);
+                if ((stbk193 < 256u)) {
+                    long long ix194 = ((long long)stbk193);
+                    long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                    stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                    stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t200 = threadIdx.x;
-                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
                     {
-                        out0[(4096 * b2 + t200 + 1024 * i201)] = stkey3[(t200 + 1024 * i201)];
-                        out1[(4096 * b2 + t200 + 1024 * i201)] = stval4[(t200 + 1024 * i201)];
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t200 = threadIdx.x;
-                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
-                    if (((4096 * b2 + t200 + 1024 * i201) < n)) {
-                        out0[(4096 * b2 + t200 + 1024 * i201)] = stkey3[(t200 + 1024 * i201)];
-                        out1[(4096 * b2 + t200 + 1024 * i201)] = stval4[(t200 + 1024 * i201)];
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    if (((4096 * b2 + t196 + 1024 * i197) < n)) {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
                     }
                 }
             }
@@ -4284,592 +4076,560 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             {
                 for (patc_int i12 = 0; i12 < 3; i12 += 1) {
                     bool stok13 = true;
-                    int stx14 = 0;
+                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 96 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 96 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? ((((unsigned int)stx14) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 96 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 3; i12 += 1) {
                     bool stok13 = ((lane + 96 * warp + 96 * b1 + 32 * i12) < n);
-                    int stx14 = 0;
+                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 96 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 96 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? ((((unsigned int)stx14) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 96 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
-            unsigned int stsum30 = 0u;
-            for (patc_int i31 = 0; i31 < 8; i31 += 1) {
-                stsum30 = (stsum30 + sthist5[(8 * t29 + i31)]);
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(8 * t28 + i30)]);
             }
-            unsigned int stinc32 = stsum30;
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc32, 1);
-            stinc32 = ((lane >= 1) ? (stinc32 + stup33) : stinc32);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc32, 2);
-            stinc32 = ((lane >= 2) ? (stinc32 + stup34) : stinc32);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc32, 4);
-            stinc32 = ((lane >= 4) ? (stinc32 + stup35) : stinc32);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc32, 8);
-            stinc32 = ((lane >= 8) ? (stinc32 + stup36) : stinc32);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc32, 16);
-            stinc32 = ((lane >= 16) ? (stinc32 + stup37) : stinc32);
-            unsigned int stat38 = (stinc32 - stsum30);
-            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                unsigned int stcb40 = sthist5[(8 * t29 + i39)];
-                sthist5[(8 * t29 + i39)] = stat38;
-                stat38 = (stat38 + stcb40);
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(8 * t28 + i38)];
+                sthist5[(8 * t28 + i38)] = stat37;
+                stat37 = (stat37 + stcb39);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc32;
+                stwsum6[warp] = stinc31;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw42 = 0u;
+                unsigned int stw41 = 0u;
                 if ((lane < 1)) {
-                    stw42 = stwsum6[lane];
+                    stw41 = stwsum6[lane];
                 }
-                unsigned int stwinc43 = stw42;
+                unsigned int stwinc42 = stw41;
                 if ((lane < 1)) {
-                    stwsum6[lane] = (stwinc43 - stw42);
+                    stwsum6[lane] = (stwinc42 - stw41);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i45 = 0; i45 < 3; i45 += 1) {
-                unsigned int sti46 = stinfo4[(lane + 96 * warp + 32 * i45)];
-                unsigned int stbk47 = (sti46 >> 16u);
-                if ((stbk47 < 256u)) {
-                    long long ix48 = ((long long)stbk47);
-                    long long ix49 = ((long long)(stwsum6[((warp + ix48) / 256)] + (sthist5[(257 * warp + ix48)] + (sti46 & 65535u))));
-                    stkey3[ix49] = stkey2[(lane + 96 * warp + 32 * i45)];
+            for (patc_int i44 = 0; i44 < 3; i44 += 1) {
+                unsigned int sti45 = stinfo4[(lane + 96 * warp + 32 * i44)];
+                unsigned int stbk46 = (sti45 >> 16u);
+                if ((stbk46 < 256u)) {
+                    long long ix47 = ((long long)stbk46);
+                    long long ix48 = ((long long)(stwsum6[((warp + ix47) / 256)] + (sthist5[(257 * warp + ix47)] + (sti45 & 65535u))));
+                    stkey3[ix48] = stkey2[(lane + 96 * warp + 32 * i44)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t50 = threadIdx.x;
-            for (patc_int i51 = 0; i51 < 9; i51 += 1) {
-                if (((t50 + 32 * i51) < 257)) {
-                    sthist5[(t50 + 32 * i51)] = 0u;
+            const patc_int t49 = threadIdx.x;
+            for (patc_int i50 = 0; i50 < 9; i50 += 1) {
+                if (((t49 + 32 * i50) < 257)) {
+                    sthist5[(t49 + 32 * i50)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((96 * b1 + 95) < n)) {
             {
-                for (patc_int i53 = 0; i53 < 3; i53 += 1) {
-                    bool stok54 = true;
-                    int stx55 = 0;
-                    if (stok54) {
-                        stx55 = stkey3[(lane + 96 * warp + 32 * i53)];
-                    }
-                    unsigned int stb56 = (stok54 ? (((((unsigned int)stx55) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm57 = __ballot_sync(0xffffffffu, stok54);
-                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb56 & 1u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 1u) != 0u) ? stv58 : (~stv58)));
-                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb56 & 2u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 2u) != 0u) ? stv59 : (~stv59)));
-                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb56 & 4u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 4u) != 0u) ? stv60 : (~stv60)));
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb56 & 8u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 8u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb56 & 16u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 16u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb56 & 32u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 32u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb56 & 64u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 64u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb56 & 128u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 128u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int strk66 = __popc((stpm57 & ((1u << lane) - 1u)));
-                    unsigned int stct67 = __popc(stpm57);
-                    long long ix68 = ((long long)stb56);
-                    unsigned int sth69 = 0u;
-                    if (stok54) {
-                        sth69 = sthist5[(257 * warp + ix68)];
+                for (patc_int i52 = 0; i52 < 3; i52 += 1) {
+                    bool stok53 = true;
+                    unsigned int stb54 = (stok53 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i52)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm55 = __ballot_sync(0xffffffffu, stok53);
+                    unsigned int stv56 = __ballot_sync(0xffffffffu, ((stb54 & 1u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 1u) != 0u) ? stv56 : (~stv56)));
+                    unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb54 & 2u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 2u) != 0u) ? stv57 : (~stv57)));
+                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb54 & 4u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 4u) != 0u) ? stv58 : (~stv58)));
+                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb54 & 8u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 8u) != 0u) ? stv59 : (~stv59)));
+                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb54 & 16u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 16u) != 0u) ? stv60 : (~stv60)));
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb54 & 32u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 32u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb54 & 64u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 64u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb54 & 128u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 128u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int strk64 = __popc((stpm55 & ((1u << lane) - 1u)));
+                    unsigned int stct65 = __popc(stpm55);
+                    long long ix66 = ((long long)stb54);
+                    unsigned int sth67 = 0u;
+                    if (stok53) {
+                        sth67 = sthist5[(257 * warp + ix66)];
                     }
                     __syncwarp();
-                    if ((stok54 && ((strk66 + 1u) == stct67))) {
-                        sthist5[(257 * warp + ix68)] = (sth69 + stct67);
+                    if ((stok53 && ((strk64 + 1u) == stct65))) {
+                        sthist5[(257 * warp + ix66)] = (sth67 + stct65);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth69 + strk66)) : 4294901760u);
+                    stinfo4[(lane + 96 * warp + 32 * i52)] = (stok53 ? ((stb54 << 16u) | (sth67 + strk64)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i53 = 0; i53 < 3; i53 += 1) {
-                    bool stok54 = ((lane + 96 * warp + 96 * b1 + 32 * i53) < n);
-                    int stx55 = 0;
-                    if (stok54) {
-                        stx55 = stkey3[(lane + 96 * warp + 32 * i53)];
-                    }
-                    unsigned int stb56 = (stok54 ? (((((unsigned int)stx55) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm57 = __ballot_sync(0xffffffffu, stok54);
-                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb56 & 1u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 1u) != 0u) ? stv58 : (~stv58)));
-                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb56 & 2u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 2u) != 0u) ? stv59 : (~stv59)));
-                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb56 & 4u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 4u) != 0u) ? stv60 : (~stv60)));
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb56 & 8u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 8u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb56 & 16u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 16u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb56 & 32u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 32u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb56 & 64u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 64u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb56 & 128u) != 0u));
-                    stpm57 = (stpm57 & (((stb56 & 128u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int strk66 = __popc((stpm57 & ((1u << lane) - 1u)));
-                    unsigned int stct67 = __popc(stpm57);
-                    long long ix68 = ((long long)stb56);
-                    unsigned int sth69 = 0u;
-                    if (stok54) {
-                        sth69 = sthist5[(257 * warp + ix68)];
+                for (patc_int i52 = 0; i52 < 3; i52 += 1) {
+                    bool stok53 = ((lane + 96 * warp + 96 * b1 + 32 * i52) < n);
+                    unsigned int stb54 = (stok53 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i52)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm55 = __ballot_sync(0xffffffffu, stok53);
+                    unsigned int stv56 = __ballot_sync(0xffffffffu, ((stb54 & 1u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 1u) != 0u) ? stv56 : (~stv56)));
+                    unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb54 & 2u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 2u) != 0u) ? stv57 : (~stv57)));
+                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb54 & 4u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 4u) != 0u) ? stv58 : (~stv58)));
+                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb54 & 8u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 8u) != 0u) ? stv59 : (~stv59)));
+                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb54 & 16u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 16u) != 0u) ? stv60 : (~stv60)));
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb54 & 32u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 32u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb54 & 64u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 64u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb54 & 128u) != 0u));
+                    stpm55 = (stpm55 & (((stb54 & 128u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int strk64 = __popc((stpm55 & ((1u << lane) - 1u)));
+                    unsigned int stct65 = __popc(stpm55);
+                    long long ix66 = ((long long)stb54);
+                    unsigned int sth67 = 0u;
+                    if (stok53) {
+                        sth67 = sthist5[(257 * warp + ix66)];
                     }
                     __syncwarp();
-                    if ((stok54 && ((strk66 + 1u) == stct67))) {
-                        sthist5[(257 * warp + ix68)] = (sth69 + stct67);
+                    if ((stok53 && ((strk64 + 1u) == stct65))) {
+                        sthist5[(257 * warp + ix66)] = (sth67 + stct65);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth69 + strk66)) : 4294901760u);
+                    stinfo4[(lane + 96 * warp + 32 * i52)] = (stok53 ? ((stb54 << 16u) | (sth67 + strk64)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t70 = threadIdx.x;
-            unsigned int stsum71 = 0u;
-            for (patc_int i72 = 0; i72 < 8; i72 += 1) {
-                stsum71 = (stsum71 + sthist5[(8 * t70 + i72)]);
+            const patc_int t68 = threadIdx.x;
+            unsigned int stsum69 = 0u;
+            for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                stsum69 = (stsum69 + sthist5[(8 * t68 + i70)]);
             }
-            unsigned int stinc73 = stsum71;
-            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc73, 1);
-            stinc73 = ((lane >= 1) ? (stinc73 + stup74) : stinc73);
-            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc73, 2);
-            stinc73 = ((lane >= 2) ? (stinc73 + stup75) : stinc73);
-            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc73, 4);
-            stinc73 = ((lane >= 4) ? (stinc73 + stup76) : stinc73);
-            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc73, 8);
-            stinc73 = ((lane >= 8) ? (stinc73 + stup77) : stinc73);
-            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc73, 16);
-            stinc73 = ((lane >= 16) ? (stinc73 + stup78) : stinc73);
-            unsigned int stat79 = (stinc73 - stsum71);
-            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
-                unsigned int stcb81 = sthist5[(8 * t70 + i80)];
-                sthist5[(8 * t70 + i80)] = stat79;
-                stat79 = (stat79 + stcb81);
+            unsigned int stinc71 = stsum69;
+            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc71, 1);
+            stinc71 = ((lane >= 1) ? (stinc71 + stup72) : stinc71);
+            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc71, 2);
+            stinc71 = ((lane >= 2) ? (stinc71 + stup73) : stinc71);
+            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc71, 4);
+            stinc71 = ((lane >= 4) ? (stinc71 + stup74) : stinc71);
+            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc71, 8);
+            stinc71 = ((lane >= 8) ? (stinc71 + stup75) : stinc71);
+            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc71, 16);
+            stinc71 = ((lane >= 16) ? (stinc71 + stup76) : stinc71);
+            unsigned int stat77 = (stinc71 - stsum69);
+            for (patc_int i78 = 0; i78 < 8; i78 += 1) {
+                unsigned int stcb79 = sthist5[(8 * t68 + i78)];
+                sthist5[(8 * t68 + i78)] = stat77;
+                stat77 = (stat77 + stcb79);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc73;
+                stwsum6[warp] = stinc71;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw83 = 0u;
+                unsigned int stw81 = 0u;
                 if ((lane < 1)) {
-                    stw83 = stwsum6[lane];
+                    stw81 = stwsum6[lane];
                 }
-                unsigned int stwinc84 = stw83;
+                unsigned int stwinc82 = stw81;
                 if ((lane < 1)) {
-                    stwsum6[lane] = (stwinc84 - stw83);
+                    stwsum6[lane] = (stwinc82 - stw81);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i86 = 0; i86 < 3; i86 += 1) {
-                unsigned int sti87 = stinfo4[(lane + 96 * warp + 32 * i86)];
-                unsigned int stbk88 = (sti87 >> 16u);
-                if ((stbk88 < 256u)) {
-                    long long ix89 = ((long long)stbk88);
-                    long long ix90 = ((long long)(stwsum6[((warp + ix89) / 256)] + (sthist5[(257 * warp + ix89)] + (sti87 & 65535u))));
-                    stkey2[ix90] = stkey3[(lane + 96 * warp + 32 * i86)];
+            for (patc_int i84 = 0; i84 < 3; i84 += 1) {
+                unsigned int sti85 = stinfo4[(lane + 96 * warp + 32 * i84)];
+                unsigned int stbk86 = (sti85 >> 16u);
+                if ((stbk86 < 256u)) {
+                    long long ix87 = ((long long)stbk86);
+                    long long ix88 = ((long long)(stwsum6[((warp + ix87) / 256)] + (sthist5[(257 * warp + ix87)] + (sti85 & 65535u))));
+                    stkey2[ix88] = stkey3[(lane + 96 * warp + 32 * i84)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t91 = threadIdx.x;
-            for (patc_int i92 = 0; i92 < 9; i92 += 1) {
-                if (((t91 + 32 * i92) < 257)) {
-                    sthist5[(t91 + 32 * i92)] = 0u;
+            const patc_int t89 = threadIdx.x;
+            for (patc_int i90 = 0; i90 < 9; i90 += 1) {
+                if (((t89 + 32 * i90) < 257)) {
+                    sthist5[(t89 + 32 * i90)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((96 * b1 + 95) < n)) {
             {
-                for (patc_int i94 = 0; i94 < 3; i94 += 1) {
-                    bool stok95 = true;
-                    int stx96 = 0;
-                    if (stok95) {
-                        stx96 = stkey2[(lane + 96 * warp + 32 * i94)];
-                    }
-                    unsigned int stb97 = (stok95 ? (((((unsigned int)stx96) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm98 = __ballot_sync(0xffffffffu, stok95);
-                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb97 & 1u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 1u) != 0u) ? stv99 : (~stv99)));
-                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb97 & 2u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 2u) != 0u) ? stv100 : (~stv100)));
-                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb97 & 4u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 4u) != 0u) ? stv101 : (~stv101)));
-                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb97 & 8u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 8u) != 0u) ? stv102 : (~stv102)));
-                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb97 & 16u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 16u) != 0u) ? stv103 : (~stv103)));
-                    unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb97 & 32u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 32u) != 0u) ? stv104 : (~stv104)));
-                    unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb97 & 64u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 64u) != 0u) ? stv105 : (~stv105)));
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb97 & 128u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 128u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int strk107 = __popc((stpm98 & ((1u << lane) - 1u)));
-                    unsigned int stct108 = __popc(stpm98);
-                    long long ix109 = ((long long)stb97);
-                    unsigned int sth110 = 0u;
-                    if (stok95) {
-                        sth110 = sthist5[(257 * warp + ix109)];
+                for (patc_int i92 = 0; i92 < 3; i92 += 1) {
+                    bool stok93 = true;
+                    unsigned int stb94 = (stok93 ? (((((unsigned int)stkey2[(lane + 96 * warp + 32 * i92)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm95 = __ballot_sync(0xffffffffu, stok93);
+                    unsigned int stv96 = __ballot_sync(0xffffffffu, ((stb94 & 1u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 1u) != 0u) ? stv96 : (~stv96)));
+                    unsigned int stv97 = __ballot_sync(0xffffffffu, ((stb94 & 2u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 2u) != 0u) ? stv97 : (~stv97)));
+                    unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb94 & 4u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 4u) != 0u) ? stv98 : (~stv98)));
+                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb94 & 8u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 8u) != 0u) ? stv99 : (~stv99)));
+                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb94 & 16u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 16u) != 0u) ? stv100 : (~stv100)));
+                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb94 & 32u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 32u) != 0u) ? stv101 : (~stv101)));
+                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb94 & 64u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 64u) != 0u) ? stv102 : (~stv102)));
+                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb94 & 128u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 128u) != 0u) ? stv103 : (~stv103)));
+                    unsigned int strk104 = __popc((stpm95 & ((1u << lane) - 1u)));
+                    unsigned int stct105 = __popc(stpm95);
+                    long long ix106 = ((long long)stb94);
+                    unsigned int sth107 = 0u;
+                    if (stok93) {
+                        sth107 = sthist5[(257 * warp + ix106)];
                     }
                     __syncwarp();
-                    if ((stok95 && ((strk107 + 1u) == stct108))) {
-                        sthist5[(257 * warp + ix109)] = (sth110 + stct108);
+                    if ((stok93 && ((strk104 + 1u) == stct105))) {
+                        sthist5[(257 * warp + ix106)] = (sth107 + stct105);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i94)] = (stok95 ? ((stb97 << 16u) | (sth110 + strk107)) : 4294901760u);
+                    stinfo4[(lane + 96 * warp + 32 * i92)] = (stok93 ? ((stb94 << 16u) | (sth107 + strk104)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i94 = 0; i94 < 3; i94 += 1) {
-                    bool stok95 = ((lane + 96 * warp + 96 * b1 + 32 * i94) < n);
-                    int stx96 = 0;
-                    if (stok95) {
-                        stx96 = stkey2[(lane + 96 * warp + 32 * i94)];
-                    }
-                    unsigned int stb97 = (stok95 ? (((((unsigned int)stx96) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm98 = __ballot_sync(0xffffffffu, stok95);
-                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb97 & 1u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 1u) != 0u) ? stv99 : (~stv99)));
-                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb97 & 2u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 2u) != 0u) ? stv100 : (~stv100)));
-                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb97 & 4u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 4u) != 0u) ? stv101 : (~stv101)));
-                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb97 & 8u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 8u) != 0u) ? stv102 : (~stv102)));
-                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb97 & 16u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 16u) != 0u) ? stv103 : (~stv103)));
-                    unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb97 & 32u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 32u) != 0u) ? stv104 : (~stv104)));
-                    unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb97 & 64u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 64u) != 0u) ? stv105 : (~stv105)));
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb97 & 128u) != 0u));
-                    stpm98 = (stpm98 & (((stb97 & 128u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int strk107 = __popc((stpm98 & ((1u << lane) - 1u)));
-                    unsigned int stct108 = __popc(stpm98);
-                    long long ix109 = ((long long)stb97);
-                    unsigned int sth110 = 0u;
-                    if (stok95) {
-                        sth110 = sthist5[(257 * warp + ix109)];
+                for (patc_int i92 = 0; i92 < 3; i92 += 1) {
+                    bool stok93 = ((lane + 96 * warp + 96 * b1 + 32 * i92) < n);
+                    unsigned int stb94 = (stok93 ? (((((unsigned int)stkey2[(lane + 96 * warp + 32 * i92)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm95 = __ballot_sync(0xffffffffu, stok93);
+                    unsigned int stv96 = __ballot_sync(0xffffffffu, ((stb94 & 1u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 1u) != 0u) ? stv96 : (~stv96)));
+                    unsigned int stv97 = __ballot_sync(0xffffffffu, ((stb94 & 2u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 2u) != 0u) ? stv97 : (~stv97)));
+                    unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb94 & 4u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 4u) != 0u) ? stv98 : (~stv98)));
+                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb94 & 8u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 8u) != 0u) ? stv99 : (~stv99)));
+                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb94 & 16u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 16u) != 0u) ? stv100 : (~stv100)));
+                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb94 & 32u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 32u) != 0u) ? stv101 : (~stv101)));
+                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb94 & 64u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 64u) != 0u) ? stv102 : (~stv102)));
+                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb94 & 128u) != 0u));
+                    stpm95 = (stpm95 & (((stb94 & 128u) != 0u) ? stv103 : (~stv103)));
+                    unsigned int strk104 = __popc((stpm95 & ((1u << lane) - 1u)));
+                    unsigned int stct105 = __popc(stpm95);
+                    long long ix106 = ((long long)stb94);
+                    unsigned int sth107 = 0u;
+                    if (stok93) {
+                        sth107 = sthist5[(257 * warp + ix106)];
                     }
                     __syncwarp();
-                    if ((stok95 && ((strk107 + 1u) == stct108))) {
-                        sthist5[(257 * warp + ix109)] = (sth110 + stct108);
+                    if ((stok93 && ((strk104 + 1u) == stct105))) {
+                        sthist5[(257 * warp + ix106)] = (sth107 + stct105);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i94)] = (stok95 ? ((stb97 << 16u) | (sth110 + strk107)) : 4294901760u);
+                    stinfo4[(lane + 96 * warp + 32 * i92)] = (stok93 ? ((stb94 << 16u) | (sth107 + strk104)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t111 = threadIdx.x;
-            unsigned int stsum112 = 0u;
-            for (patc_int i113 = 0; i113 < 8; i113 += 1) {
-                stsum112 = (stsum112 + sthist5[(8 * t111 + i113)]);
+            const patc_int t108 = threadIdx.x;
+            unsigned int stsum109 = 0u;
+            for (patc_int i110 = 0; i110 < 8; i110 += 1) {
+                stsum109 = (stsum109 + sthist5[(8 * t108 + i110)]);
             }
-            unsigned int stinc114 = stsum112;
-            unsigned int stup115 = __shfl_up_sync(0xffffffffu, stinc114, 1);
-            stinc114 = ((lane >= 1) ? (stinc114 + stup115) : stinc114);
-            unsigned int stup116 = __shfl_up_sync(0xffffffffu, stinc114, 2);
-            stinc114 = ((lane >= 2) ? (stinc114 + stup116) : stinc114);
-            unsigned int stup117 = __shfl_up_sync(0xffffffffu, stinc114, 4);
-            stinc114 = ((lane >= 4) ? (stinc114 + stup117) : stinc114);
-            unsigned int stup118 = __shfl_up_sync(0xffffffffu, stinc114, 8);
-            stinc114 = ((lane >= 8) ? (stinc114 + stup118) : stinc114);
-            unsigned int stup119 = __shfl_up_sync(0xffffffffu, stinc114, 16);
-            stinc114 = ((lane >= 16) ? (stinc114 + stup119) : stinc114);
-            unsigned int stat120 = (stinc114 - stsum112);
-            for (patc_int i121 = 0; i121 < 8; i121 += 1) {
-                unsigned int stcb122 = sthist5[(8 * t111 + i121)];
-                sthist5[(8 * t111 + i121)] = stat120;
-                stat120 = (stat120 + stcb122);
+            unsigned int stinc111 = stsum109;
+            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc111, 1);
+            stinc111 = ((lane >= 1) ? (stinc111 + stup112) : stinc111);
+            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc111, 2);
+            stinc111 = ((lane >= 2) ? (stinc111 + stup113) : stinc111);
+            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc111, 4);
+            stinc111 = ((lane >= 4) ? (stinc111 + stup114) : stinc111);
+            unsigned int stup115 = __shfl_up_sync(0xffffffffu, stinc111, 8);
+            stinc111 = ((lane >= 8) ? (stinc111 + stup115) : stinc111);
+            unsigned int stup116 = __shfl_up_sync(0xffffffffu, stinc111, 16);
+            stinc111 = ((lane >= 16) ? (stinc111 + stup116) : stinc111);
+            unsigned int stat117 = (stinc111 - stsum109);
+            for (patc_int i118 = 0; i118 < 8; i118 += 1) {
+                unsigned int stcb119 = sthist5[(8 * t108 + i118)];
+                sthist5[(8 * t108 + i118)] = stat117;
+                stat117 = (stat117 + stcb119);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc114;
+                stwsum6[warp] = stinc111;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw124 = 0u;
+                unsigned int stw121 = 0u;
                 if ((lane < 1)) {
-                    stw124 = stwsum6[lane];
+                    stw121 = stwsum6[lane];
                 }
-                unsigned int stwinc125 = stw124;
+                unsigned int stwinc122 = stw121;
                 if ((lane < 1)) {
-                    stwsum6[lane] = (stwinc125 - stw124);
+                    stwsum6[lane] = (stwinc122 - stw121);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i127 = 0; i127 < 3; i127 += 1) {
-                unsigned int sti128 = stinfo4[(lane + 96 * warp + 32 * i127)];
-                unsigned int stbk129 = (sti128 >> 16u);
-                if ((stbk129 < 256u)) {
-                    long long ix130 = ((long long)stbk129);
-                    long long ix131 = ((long long)(stwsum6[((warp + ix130) / 256)] + (sthist5[(257 * warp + ix130)] + (sti128 & 65535u))));
-                    stkey3[ix131] = stkey2[(lane + 96 * warp + 32 * i127)];
+            for (patc_int i124 = 0; i124 < 3; i124 += 1) {
+                unsigned int sti125 = stinfo4[(lane + 96 * warp + 32 * i124)];
+                unsigned int stbk126 = (sti125 >> 16u);
+                if ((stbk126 < 256u)) {
+                    long long ix127 = ((long long)stbk126);
+                    long long ix128 = ((long long)(stwsum6[((warp + ix127) / 256)] + (sthist5[(257 * warp + ix127)] + (sti125 & 65535u))));
+                    stkey3[ix128] = stkey2[(lane + 96 * warp + 32 * i124)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t132 = threadIdx.x;
-            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
-                if (((t132 + 32 * i133) < 257)) {
-                    sthist5[(t132 + 32 * i133)] = 0u;
+            const patc_int t129 = threadIdx.x;
+            for (patc_int i130 = 0; i130 < 9; i130 += 1) {
+                if (((t129 + 32 * i130) < 257)) {
+                    sthist5[(t129 + 32 * i130)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((96 * b1 + 95) < n)) {
             {
-                for (patc_int i135 = 0; i135 < 3; i135 += 1) {
-                    bool stok136 = true;
-                    int stx137 = 0;
-                    if (stok136) {
-                        stx137 = stkey3[(lane + 96 * warp + 32 * i135)];
-                    }
-                    unsigned int stb138 = (stok136 ? (((((unsigned int)stx137) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm139 = __ballot_sync(0xffffffffu, stok136);
-                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb138 & 1u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 1u) != 0u) ? stv140 : (~stv140)));
-                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb138 & 2u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 2u) != 0u) ? stv141 : (~stv141)));
-                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb138 & 4u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 4u) != 0u) ? stv142 : (~stv142)));
-                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb138 & 8u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 8u) != 0u) ? stv143 : (~stv143)));
-                    unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb138 & 16u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 16u) != 0u) ? stv144 : (~stv144)));
-                    unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb138 & 32u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 32u) != 0u) ? stv145 : (~stv145)));
-                    unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb138 & 64u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 64u) != 0u) ? stv146 : (~stv146)));
-                    unsigned int stv147 = __ballot_sync(0xffffffffu, ((stb138 & 128u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 128u) != 0u) ? stv147 : (~stv147)));
-                    unsigned int strk148 = __popc((stpm139 & ((1u << lane) - 1u)));
-                    unsigned int stct149 = __popc(stpm139);
-                    long long ix150 = ((long long)stb138);
-                    unsigned int sth151 = 0u;
-                    if (stok136) {
-                        sth151 = sthist5[(257 * warp + ix150)];
+                for (patc_int i132 = 0; i132 < 3; i132 += 1) {
+                    bool stok133 = true;
+                    unsigned int stb134 = (stok133 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i132)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm135 = __ballot_sync(0xffffffffu, stok133);
+                    unsigned int stv136 = __ballot_sync(0xffffffffu, ((stb134 & 1u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 1u) != 0u) ? stv136 : (~stv136)));
+                    unsigned int stv137 = __ballot_sync(0xffffffffu, ((stb134 & 2u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 2u) != 0u) ? stv137 : (~stv137)));
+                    unsigned int stv138 = __ballot_sync(0xffffffffu, ((stb134 & 4u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 4u) != 0u) ? stv138 : (~stv138)));
+                    unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb134 & 8u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 8u) != 0u) ? stv139 : (~stv139)));
+                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb134 & 16u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 16u) != 0u) ? stv140 : (~stv140)));
+                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb134 & 32u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 32u) != 0u) ? stv141 : (~stv141)));
+                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb134 & 64u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 64u) != 0u) ? stv142 : (~stv142)));
+                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb134 & 128u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 128u) != 0u) ? stv143 : (~stv143)));
+                    unsigned int strk144 = __popc((stpm135 & ((1u << lane) - 1u)));
+                    unsigned int stct145 = __popc(stpm135);
+                    long long ix146 = ((long long)stb134);
+                    unsigned int sth147 = 0u;
+                    if (stok133) {
+                        sth147 = sthist5[(257 * warp + ix146)];
                     }
                     __syncwarp();
-                    if ((stok136 && ((strk148 + 1u) == stct149))) {
-                        sthist5[(257 * warp + ix150)] = (sth151 + stct149);
+                    if ((stok133 && ((strk144 + 1u) == stct145))) {
+                        sthist5[(257 * warp + ix146)] = (sth147 + stct145);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i135)] = (stok136 ? ((stb138 << 16u) | (sth151 + strk148)) : 4294901760u);
+                    stinfo4[(lane + 96 * warp + 32 * i132)] = (stok133 ? ((stb134 << 16u) | (sth147 + strk144)) : 4294901760u);
                 }
             }
         } else {
             {
-                for (patc_int i135 = 0; i135 < 3; i135 += 1) {
-                    bool stok136 = ((lane + 96 * warp + 96 * b1 + 32 * i135) < n);
-                    int stx137 = 0;
-                    if (stok136) {
-                        stx137 = stkey3[(lane + 96 * warp + 32 * i135)];
-                    }
-                    unsigned int stb138 = (stok136 ? (((((unsigned int)stx137) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm139 = __ballot_sync(0xffffffffu, stok136);
-                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb138 & 1u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 1u) != 0u) ? stv140 : (~stv140)));
-                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb138 & 2u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 2u) != 0u) ? stv141 : (~stv141)));
-                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb138 & 4u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 4u) != 0u) ? stv142 : (~stv142)));
-                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb138 & 8u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 8u) != 0u) ? stv143 : (~stv143)));
-                    unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb138 & 16u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 16u) != 0u) ? stv144 : (~stv144)));
-                    unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb138 & 32u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 32u) != 0u) ? stv145 : (~stv145)));
-                    unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb138 & 64u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 64u) != 0u) ? stv146 : (~stv146)));
-                    unsigned int stv147 = __ballot_sync(0xffffffffu, ((stb138 & 128u) != 0u));
-                    stpm139 = (stpm139 & (((stb138 & 128u) != 0u) ? stv147 : (~stv147)));
-                    unsigned int strk148 = __popc((stpm139 & ((1u << lane) - 1u)));
-                    unsigned int stct149 = __popc(stpm139);
-                    long long ix150 = ((long long)stb138);
-                    unsigned int sth151 = 0u;
-                    if (stok136) {
-                        sth151 = sthist5[(257 * warp + ix150)];
+                for (patc_int i132 = 0; i132 < 3; i132 += 1) {
+                    bool stok133 = ((lane + 96 * warp + 96 * b1 + 32 * i132) < n);
+                    unsigned int stb134 = (stok133 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i132)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm135 = __ballot_sync(0xffffffffu, stok133);
+                    unsigned int stv136 = __ballot_sync(0xffffffffu, ((stb134 & 1u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 1u) != 0u) ? stv136 : (~stv136)));
+                    unsigned int stv137 = __ballot_sync(0xffffffffu, ((stb134 & 2u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 2u) != 0u) ? stv137 : (~stv137)));
+                    unsigned int stv138 = __ballot_sync(0xffffffffu, ((stb134 & 4u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 4u) != 0u) ? stv138 : (~stv138)));
+                    unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb134 & 8u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 8u) != 0u) ? stv139 : (~stv139)));
+                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb134 & 16u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 16u) != 0u) ? stv140 : (~stv140)));
+                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb134 & 32u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 32u) != 0u) ? stv141 : (~stv141)));
+                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb134 & 64u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 64u) != 0u) ? stv142 : (~stv142)));
+                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb134 & 128u) != 0u));
+                    stpm135 = (stpm135 & (((stb134 & 128u) != 0u) ? stv143 : (~stv143)));
+                    unsigned int strk144 = __popc((stpm135 & ((1u << lane) - 1u)));
+                    unsigned int stct145 = __popc(stpm135);
+                    long long ix146 = ((long long)stb134);
+                    unsigned int sth147 = 0u;
+                    if (stok133) {
+                        sth147 = sthist5[(257 * warp + ix146)];
                     }
                     __syncwarp();
-                    if ((stok136 && ((strk148 + 1u) == stct149))) {
-                        sthist5[(257 * warp + ix150)] = (sth151 + stct149);
+                    if ((stok133 && ((strk144 + 1u) == stct145))) {
+                        sthist5[(257 * warp + ix146)] = (sth147 + stct145);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i135)] = (stok136 ? ((stb138 << 16u) | (sth151 + strk148)) : 4294901760u);
+                    stinfo4[(lane + 96 * warp + 32 * i132)] = (stok133 ? ((stb134 << 16u) | (sth147 + strk144)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t152 = threadIdx.x;
-            unsigned int stsum153 = 0u;
-            for (patc_int i154 = 0; i154 < 8; i154 += 1) {
-                stsum153 = (stsum153 + sthist5[(8 * t152 + i154)]);
+            const patc_int t148 = threadIdx.x;
+            unsigned int stsum149 = 0u;
+            for (patc_int i150 = 0; i150 < 8; i150 += 1) {
+                stsum149 = (stsum149 + sthist5[(8 * t148 + i150)]);
             }
-            unsigned int stinc155 = stsum153;
-            unsigned int stup156 = __shfl_up_sync(0xffffffffu, stinc155, 1);
-            stinc155 = ((lane >= 1) ? (stinc155 + stup156) : stinc155);
-            unsigned int stup157 = __shfl_up_sync(0xffffffffu, stinc155, 2);
-            stinc155 = ((lane >= 2) ? (stinc155 + stup157) : stinc155);
-            unsigned int stup158 = __shfl_up_sync(0xffffffffu, stinc155, 4);
-            stinc155 = ((lane >= 4) ? (stinc155 + stup158) : stinc155);
-            unsigned int stup159 = __shfl_up_sync(0xffffffffu, stinc155, 8);
-            stinc155 = ((lane >= 8) ? (stinc155 + stup159) : stinc155);
-            unsigned int stup160 = __shfl_up_sync(0xffffffffu, stinc155, 16);
-            stinc155 = ((lane >= 16) ? (stinc155 + stup160) : stinc155);
-            unsigned int stat161 = (stinc155 - stsum153);
-            for (patc_int i162 = 0; i162 < 8; i162 += 1) {
-                unsigned int stcb163 = sthist5[(8 * t152 + i162)];
-                sthist5[(8 * t152 + i162)] = stat161;
-                stat161 = (stat161 + stcb163);
+            unsigned int stinc151 = stsum149;
+            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc151, 1);
+            stinc151 = ((lane >= 1) ? (stinc151 + stup152) : stinc151);
+            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc151, 2);
+            stinc151 = ((lane >= 2) ? (stinc151 + stup153) : stinc151);
+            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc151, 4);
+            stinc151 = ((lane >= 4) ? (stinc151 + stup154) : stinc151);
+            unsigned int stup155 = __shfl_up_sync(0xffffffffu, stinc151, 8);
+            stinc151 = ((lane >= 8) ? (stinc151 + stup155) : stinc151);
+            unsigned int stup156 = __shfl_up_sync(0xffffffffu, stinc151, 16);
+            stinc151 = ((lane >= 16) ? (stinc151 + stup156) : stinc151);
+            unsigned int stat157 = (stinc151 - stsum149);
+            for (patc_int i158 = 0; i158 < 8; i158 += 1) {
+                unsigned int stcb159 = sthist5[(8 * t148 + i158)];
+                sthist5[(8 * t148 + i158)] = stat157;
+                stat157 = (stat157 + stcb159);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc155;
+                stwsum6[warp] = stinc151;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw165 = 0u;
+                unsigned int stw161 = 0u;
                 if ((lane < 1)) {
-                    stw165 = stwsum6[lane];
+                    stw161 = stwsum6[lane];
                 }
-                unsigned int stwinc166 = stw165;
+                unsigned int stwinc162 = stw161;
                 if ((lane < 1)) {
-                    stwsum6[lane] = (stwinc166 - stw165);
+                    stwsum6[lane] = (stwinc162 - stw161);
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i168 = 0; i168 < 3; i168 += 1) {
-                unsigned int sti169 = stinfo4[(lane + 96 * warp + 32 * i168)];
-                unsigned int stbk170 = (sti169 >> 16u);
-                if ((stbk170 < 256u)) {
-                    long long ix171 = ((long long)stbk170);
-                    long long ix172 = ((long long)(stwsum6[((warp + ix171) / 256)] + (sthist5[(257 * warp + ix171)] + (sti169 & 65535u))));
-                    stkey2[ix172] = stkey3[(lane + 96 * warp + 32 * i168)];
+            for (patc_int i164 = 0; i164 < 3; i164 += 1) {
+                unsigned int sti165 = stinfo4[(lane + 96 * warp + 32 * i164)];
+                unsigned int stbk166 = (sti165 >> 16u);
+                if ((stbk166 < 256u)) {
+                    long long ix167 = ((long long)stbk166);
+                    long long ix168 = ((long long)(stwsum6[((warp + ix167) / 256)] + (sthist5[(257 * warp + ix167)] + (sti165 & 65535u))));
+                    stkey2[ix168] = stkey3[(lane + 96 * warp + 32 * i164)];
                 }
             }
         }
         __syncthreads();
         if (((96 * b1 + 95) < n)) {
             {
-                const patc_int t173 = threadIdx.x;
-                for (patc_int i174 = 0; i174 < 3; i174 += 1) {
+                const patc_int t169 = threadIdx.x;
+                for (patc_int i170 = 0; i170 < 3; i170 += 1) {
                     {
-                        out[(96 * b1 + t173 + 32 * i174)] = stkey2[(t173 + 32 * i174)];
+                        out[(96 * b1 + t169 + 32 * i170)] = stkey2[(t169 + 32 * i170)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t173 = threadIdx.x;
-                for (patc_int i174 = 0; i174 < 3; i174 += 1) {
-                    if (((96 * b1 + t173 + 32 * i174) < n)) {
-                        out[(96 * b1 + t173 + 32 * i174)] = stkey2[(t173 + 32 * i174)];
+                const patc_int t169 = threadIdx.x;
+                for (patc_int i170 = 0; i170 < 3; i170 += 1) {
+                    if (((96 * b1 + t169 + 32 * i170) < n)) {
+                        out[(96 * b1 + t169 + 32 * i170)] = stkey2[(t169 + 32 * i170)];
                     }
                 }
             }
@@ -4934,41 +4694,37 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                 {
                     const patc_int i12 = 0;
                     bool stok13 = true;
-                    unsigned int stx14 = 0u;
+                    unsigned int stb14 = (stok13 ? ((stkey2[(lane + 32 * warp + 32 * i12)] / 7u) & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 32 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? ((stx14 / 7u) & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 32 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
@@ -4976,106 +4732,102 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                 {
                     const patc_int i12 = 0;
                     bool stok13 = ((lane + 32 * warp + 64 * b1 + 32 * i12) < n);
-                    unsigned int stx14 = 0u;
+                    unsigned int stb14 = (stok13 ? ((stkey2[(lane + 32 * warp + 32 * i12)] / 7u) & 255u) : 0u);
+                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                    unsigned int stct25 = __popc(stpm15);
+                    long long ix26 = ((long long)stb14);
+                    unsigned int sth27 = 0u;
                     if (stok13) {
-                        stx14 = stkey2[(lane + 32 * warp + 32 * i12)];
-                    }
-                    unsigned int stb15 = (stok13 ? ((stx14 / 7u) & 255u) : 0u);
-                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
-                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
-                    unsigned int stct26 = __popc(stpm16);
-                    long long ix27 = ((long long)stb15);
-                    unsigned int sth28 = 0u;
-                    if (stok13) {
-                        sth28 = sthist5[(257 * warp + ix27)];
+                        sth27 = sthist5[(257 * warp + ix26)];
                     }
                     __syncwarp();
-                    if ((stok13 && ((strk25 + 1u) == stct26))) {
-                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    if ((stok13 && ((strk24 + 1u) == stct25))) {
+                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                    stinfo4[(lane + 32 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
-            unsigned int stsum30 = 0u;
-            for (patc_int i31 = 0; i31 < 8; i31 += 1) {
-                stsum30 = (stsum30 + sthist5[(4 * t29 + 257 * i31 - 513 * (i31 / 2))]);
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(4 * t28 + 257 * i30 - 513 * (i30 / 2))]);
             }
-            unsigned int stinc32 = stsum30;
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc32, 1);
-            stinc32 = ((lane >= 1) ? (stinc32 + stup33) : stinc32);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc32, 2);
-            stinc32 = ((lane >= 2) ? (stinc32 + stup34) : stinc32);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc32, 4);
-            stinc32 = ((lane >= 4) ? (stinc32 + stup35) : stinc32);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc32, 8);
-            stinc32 = ((lane >= 8) ? (stinc32 + stup36) : stinc32);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc32, 16);
-            stinc32 = ((lane >= 16) ? (stinc32 + stup37) : stinc32);
-            unsigned int stat38 = (stinc32 - stsum30);
-            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                unsigned int stcb40 = sthist5[(4 * t29 + 257 * i39 - 513 * (i39 / 2))];
-                sthist5[(4 * t29 + 257 * i39 - 513 * (i39 / 2))] = stat38;
-                stat38 = (stat38 + stcb40);
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(4 * t28 + 257 * i38 - 513 * (i38 / 2))];
+                sthist5[(4 * t28 + 257 * i38 - 513 * (i38 / 2))] = stat37;
+                stat37 = (stat37 + stcb39);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc32;
+                stwsum6[warp] = stinc31;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw42 = 0u;
+                unsigned int stw41 = 0u;
                 if ((lane < 2)) {
-                    stw42 = stwsum6[lane];
+                    stw41 = stwsum6[lane];
                 }
-                unsigned int stwinc43 = stw42;
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc43, 1);
-                stwinc43 = ((lane >= 1) ? (stwinc43 + stup44) : stwinc43);
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
                 if ((lane < 2)) {
-                    stwsum6[lane] = (stwinc43 - stw42);
+                    stwsum6[lane] = (stwinc42 - stw41);
                 }
             }
         }
         __syncthreads();
         {
             {
-                const patc_int i46 = 0;
-                unsigned int sti47 = stinfo4[(lane + 32 * warp + 32 * i46)];
-                unsigned int stbk48 = (sti47 >> 16u);
-                if ((stbk48 < 256u)) {
-                    long long ix49 = ((long long)stbk48);
-                    long long ix50 = ((long long)(stwsum6[((warp + 2 * ix49) / 256)] + (sthist5[(257 * warp + ix49)] + (sti47 & 65535u))));
-                    stkey3[ix50] = stkey2[(lane + 32 * warp + 32 * i46)];
+                const patc_int i45 = 0;
+                unsigned int sti46 = stinfo4[(lane + 32 * warp + 32 * i45)];
+                unsigned int stbk47 = (sti46 >> 16u);
+                if ((stbk47 < 256u)) {
+                    long long ix48 = ((long long)stbk47);
+                    long long ix49 = ((long long)(stwsum6[((warp + 2 * ix48) / 256)] + (sthist5[(257 * warp + ix48)] + (sti46 & 65535u))));
+                    stkey3[ix49] = stkey2[(lane + 32 * warp + 32 * i45)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t51 = threadIdx.x;
-            for (patc_int i52 = 0; i52 < 9; i52 += 1) {
-                if (((t51 + 64 * i52) < 514)) {
-                    sthist5[(t51 + 64 * i52)] = 0u;
+            const patc_int t50 = threadIdx.x;
+            for (patc_int i51 = 0; i51 < 9; i51 += 1) {
+                if (((t50 + 64 * i51) < 514)) {
+                    sthist5[(t50 + 64 * i51)] = 0u;
                 }
             }
         }
@@ -5083,150 +4835,142 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
         if (((64 * b1 + 63) < n)) {
             {
                 {
-                    const patc_int i54 = 0;
-                    bool stok55 = true;
-                    unsigned int stx56 = 0u;
-                    if (stok55) {
-                        stx56 = stkey3[(lane + 32 * warp + 32 * i54)];
-                    }
-                    unsigned int stb57 = (stok55 ? (((stx56 / 7u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm58 = __ballot_sync(0xffffffffu, stok55);
-                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb57 & 1u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 1u) != 0u) ? stv59 : (~stv59)));
-                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb57 & 2u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 2u) != 0u) ? stv60 : (~stv60)));
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb57 & 4u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 4u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb57 & 8u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 8u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb57 & 16u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 16u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb57 & 32u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 32u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb57 & 64u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 64u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb57 & 128u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 128u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int strk67 = __popc((stpm58 & ((1u << lane) - 1u)));
-                    unsigned int stct68 = __popc(stpm58);
-                    long long ix69 = ((long long)stb57);
-                    unsigned int sth70 = 0u;
-                    if (stok55) {
-                        sth70 = sthist5[(257 * warp + ix69)];
+                    const patc_int i53 = 0;
+                    bool stok54 = true;
+                    unsigned int stb55 = (stok54 ? (((stkey3[(lane + 32 * warp + 32 * i53)] / 7u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm56 = __ballot_sync(0xffffffffu, stok54);
+                    unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb55 & 1u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 1u) != 0u) ? stv57 : (~stv57)));
+                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb55 & 2u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 2u) != 0u) ? stv58 : (~stv58)));
+                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb55 & 4u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 4u) != 0u) ? stv59 : (~stv59)));
+                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb55 & 8u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 8u) != 0u) ? stv60 : (~stv60)));
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb55 & 16u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 16u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb55 & 32u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 32u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb55 & 64u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 64u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb55 & 128u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 128u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int strk65 = __popc((stpm56 & ((1u << lane) - 1u)));
+                    unsigned int stct66 = __popc(stpm56);
+                    long long ix67 = ((long long)stb55);
+                    unsigned int sth68 = 0u;
+                    if (stok54) {
+                        sth68 = sthist5[(257 * warp + ix67)];
                     }
                     __syncwarp();
-                    if ((stok55 && ((strk67 + 1u) == stct68))) {
-                        sthist5[(257 * warp + ix69)] = (sth70 + stct68);
+                    if ((stok54 && ((strk65 + 1u) == stct66))) {
+                        sthist5[(257 * warp + ix67)] = (sth68 + stct66);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i54)] = (stok55 ? ((stb57 << 16u) | (sth70 + strk67)) : 4294901760u);
+                    stinfo4[(lane + 32 * warp + 32 * i53)] = (stok54 ? ((stb55 << 16u) | (sth68 + strk65)) : 4294901760u);
                 }
             }
         } else {
             {
                 {
-                    const patc_int i54 = 0;
-                    bool stok55 = ((lane + 32 * warp + 64 * b1 + 32 * i54) < n);
-                    unsigned int stx56 = 0u;
-                    if (stok55) {
-                        stx56 = stkey3[(lane + 32 * warp + 32 * i54)];
-                    }
-                    unsigned int stb57 = (stok55 ? (((stx56 / 7u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm58 = __ballot_sync(0xffffffffu, stok55);
-                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb57 & 1u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 1u) != 0u) ? stv59 : (~stv59)));
-                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb57 & 2u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 2u) != 0u) ? stv60 : (~stv60)));
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb57 & 4u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 4u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb57 & 8u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 8u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb57 & 16u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 16u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb57 & 32u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 32u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb57 & 64u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 64u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb57 & 128u) != 0u));
-                    stpm58 = (stpm58 & (((stb57 & 128u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int strk67 = __popc((stpm58 & ((1u << lane) - 1u)));
-                    unsigned int stct68 = __popc(stpm58);
-                    long long ix69 = ((long long)stb57);
-                    unsigned int sth70 = 0u;
-                    if (stok55) {
-                        sth70 = sthist5[(257 * warp + ix69)];
+                    const patc_int i53 = 0;
+                    bool stok54 = ((lane + 32 * warp + 64 * b1 + 32 * i53) < n);
+                    unsigned int stb55 = (stok54 ? (((stkey3[(lane + 32 * warp + 32 * i53)] / 7u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm56 = __ballot_sync(0xffffffffu, stok54);
+                    unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb55 & 1u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 1u) != 0u) ? stv57 : (~stv57)));
+                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb55 & 2u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 2u) != 0u) ? stv58 : (~stv58)));
+                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb55 & 4u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 4u) != 0u) ? stv59 : (~stv59)));
+                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb55 & 8u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 8u) != 0u) ? stv60 : (~stv60)));
+                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb55 & 16u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 16u) != 0u) ? stv61 : (~stv61)));
+                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb55 & 32u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 32u) != 0u) ? stv62 : (~stv62)));
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb55 & 64u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 64u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb55 & 128u) != 0u));
+                    stpm56 = (stpm56 & (((stb55 & 128u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int strk65 = __popc((stpm56 & ((1u << lane) - 1u)));
+                    unsigned int stct66 = __popc(stpm56);
+                    long long ix67 = ((long long)stb55);
+                    unsigned int sth68 = 0u;
+                    if (stok54) {
+                        sth68 = sthist5[(257 * warp + ix67)];
                     }
                     __syncwarp();
-                    if ((stok55 && ((strk67 + 1u) == stct68))) {
-                        sthist5[(257 * warp + ix69)] = (sth70 + stct68);
+                    if ((stok54 && ((strk65 + 1u) == stct66))) {
+                        sthist5[(257 * warp + ix67)] = (sth68 + stct66);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i54)] = (stok55 ? ((stb57 << 16u) | (sth70 + strk67)) : 4294901760u);
+                    stinfo4[(lane + 32 * warp + 32 * i53)] = (stok54 ? ((stb55 << 16u) | (sth68 + strk65)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t71 = threadIdx.x;
-            unsigned int stsum72 = 0u;
-            for (patc_int i73 = 0; i73 < 8; i73 += 1) {
-                stsum72 = (stsum72 + sthist5[(4 * t71 + 257 * i73 - 513 * (i73 / 2))]);
+            const patc_int t69 = threadIdx.x;
+            unsigned int stsum70 = 0u;
+            for (patc_int i71 = 0; i71 < 8; i71 += 1) {
+                stsum70 = (stsum70 + sthist5[(4 * t69 + 257 * i71 - 513 * (i71 / 2))]);
             }
-            unsigned int stinc74 = stsum72;
-            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc74, 1);
-            stinc74 = ((lane >= 1) ? (stinc74 + stup75) : stinc74);
-            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc74, 2);
-            stinc74 = ((lane >= 2) ? (stinc74 + stup76) : stinc74);
-            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc74, 4);
-            stinc74 = ((lane >= 4) ? (stinc74 + stup77) : stinc74);
-            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc74, 8);
-            stinc74 = ((lane >= 8) ? (stinc74 + stup78) : stinc74);
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc74, 16);
-            stinc74 = ((lane >= 16) ? (stinc74 + stup79) : stinc74);
-            unsigned int stat80 = (stinc74 - stsum72);
-            for (patc_int i81 = 0; i81 < 8; i81 += 1) {
-                unsigned int stcb82 = sthist5[(4 * t71 + 257 * i81 - 513 * (i81 / 2))];
-                sthist5[(4 * t71 + 257 * i81 - 513 * (i81 / 2))] = stat80;
-                stat80 = (stat80 + stcb82);
+            unsigned int stinc72 = stsum70;
+            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc72, 1);
+            stinc72 = ((lane >= 1) ? (stinc72 + stup73) : stinc72);
+            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc72, 2);
+            stinc72 = ((lane >= 2) ? (stinc72 + stup74) : stinc72);
+            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc72, 4);
+            stinc72 = ((lane >= 4) ? (stinc72 + stup75) : stinc72);
+            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc72, 8);
+            stinc72 = ((lane >= 8) ? (stinc72 + stup76) : stinc72);
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc72, 16);
+            stinc72 = ((lane >= 16) ? (stinc72 + stup77) : stinc72);
+            unsigned int stat78 = (stinc72 - stsum70);
+            for (patc_int i79 = 0; i79 < 8; i79 += 1) {
+                unsigned int stcb80 = sthist5[(4 * t69 + 257 * i79 - 513 * (i79 / 2))];
+                sthist5[(4 * t69 + 257 * i79 - 513 * (i79 / 2))] = stat78;
+                stat78 = (stat78 + stcb80);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc74;
+                stwsum6[warp] = stinc72;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw84 = 0u;
+                unsigned int stw82 = 0u;
                 if ((lane < 2)) {
-                    stw84 = stwsum6[lane];
+                    stw82 = stwsum6[lane];
                 }
-                unsigned int stwinc85 = stw84;
-                unsigned int stup86 = __shfl_up_sync(0xffffffffu, stwinc85, 1);
-                stwinc85 = ((lane >= 1) ? (stwinc85 + stup86) : stwinc85);
+                unsigned int stwinc83 = stw82;
+                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc83, 1);
+                stwinc83 = ((lane >= 1) ? (stwinc83 + stup84) : stwinc83);
                 if ((lane < 2)) {
-                    stwsum6[lane] = (stwinc85 - stw84);
+                    stwsum6[lane] = (stwinc83 - stw82);
                 }
             }
         }
         __syncthreads();
         {
             {
-                const patc_int i88 = 0;
-                unsigned int sti89 = stinfo4[(lane + 32 * warp + 32 * i88)];
-                unsigned int stbk90 = (sti89 >> 16u);
-                if ((stbk90 < 256u)) {
-                    long long ix91 = ((long long)stbk90);
-                    long long ix92 = ((long long)(stwsum6[((warp + 2 * ix91) / 256)] + (sthist5[(257 * warp + ix91)] + (sti89 & 65535u))));
-                    stkey2[ix92] = stkey3[(lane + 32 * warp + 32 * i88)];
+                const patc_int i86 = 0;
+                unsigned int sti87 = stinfo4[(lane + 32 * warp + 32 * i86)];
+                unsigned int stbk88 = (sti87 >> 16u);
+                if ((stbk88 < 256u)) {
+                    long long ix89 = ((long long)stbk88);
+                    long long ix90 = ((long long)(stwsum6[((warp + 2 * ix89) / 256)] + (sthist5[(257 * warp + ix89)] + (sti87 & 65535u))));
+                    stkey2[ix90] = stkey3[(lane + 32 * warp + 32 * i86)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t93 = threadIdx.x;
-            for (patc_int i94 = 0; i94 < 9; i94 += 1) {
-                if (((t93 + 64 * i94) < 514)) {
-                    sthist5[(t93 + 64 * i94)] = 0u;
+            const patc_int t91 = threadIdx.x;
+            for (patc_int i92 = 0; i92 < 9; i92 += 1) {
+                if (((t91 + 64 * i92) < 514)) {
+                    sthist5[(t91 + 64 * i92)] = 0u;
                 }
             }
         }
@@ -5234,150 +4978,142 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
         if (((64 * b1 + 63) < n)) {
             {
                 {
-                    const patc_int i96 = 0;
-                    bool stok97 = true;
-                    unsigned int stx98 = 0u;
-                    if (stok97) {
-                        stx98 = stkey2[(lane + 32 * warp + 32 * i96)];
-                    }
-                    unsigned int stb99 = (stok97 ? (((stx98 / 7u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm100 = __ballot_sync(0xffffffffu, stok97);
-                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb99 & 1u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 1u) != 0u) ? stv101 : (~stv101)));
-                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb99 & 2u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 2u) != 0u) ? stv102 : (~stv102)));
-                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb99 & 4u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 4u) != 0u) ? stv103 : (~stv103)));
-                    unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb99 & 8u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 8u) != 0u) ? stv104 : (~stv104)));
-                    unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb99 & 16u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 16u) != 0u) ? stv105 : (~stv105)));
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb99 & 32u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 32u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb99 & 64u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 64u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb99 & 128u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 128u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int strk109 = __popc((stpm100 & ((1u << lane) - 1u)));
-                    unsigned int stct110 = __popc(stpm100);
-                    long long ix111 = ((long long)stb99);
-                    unsigned int sth112 = 0u;
-                    if (stok97) {
-                        sth112 = sthist5[(257 * warp + ix111)];
+                    const patc_int i94 = 0;
+                    bool stok95 = true;
+                    unsigned int stb96 = (stok95 ? (((stkey2[(lane + 32 * warp + 32 * i94)] / 7u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm97 = __ballot_sync(0xffffffffu, stok95);
+                    unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb96 & 1u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 1u) != 0u) ? stv98 : (~stv98)));
+                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb96 & 2u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 2u) != 0u) ? stv99 : (~stv99)));
+                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb96 & 4u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 4u) != 0u) ? stv100 : (~stv100)));
+                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb96 & 8u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 8u) != 0u) ? stv101 : (~stv101)));
+                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb96 & 16u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 16u) != 0u) ? stv102 : (~stv102)));
+                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb96 & 32u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 32u) != 0u) ? stv103 : (~stv103)));
+                    unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb96 & 64u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 64u) != 0u) ? stv104 : (~stv104)));
+                    unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb96 & 128u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 128u) != 0u) ? stv105 : (~stv105)));
+                    unsigned int strk106 = __popc((stpm97 & ((1u << lane) - 1u)));
+                    unsigned int stct107 = __popc(stpm97);
+                    long long ix108 = ((long long)stb96);
+                    unsigned int sth109 = 0u;
+                    if (stok95) {
+                        sth109 = sthist5[(257 * warp + ix108)];
                     }
                     __syncwarp();
-                    if ((stok97 && ((strk109 + 1u) == stct110))) {
-                        sthist5[(257 * warp + ix111)] = (sth112 + stct110);
+                    if ((stok95 && ((strk106 + 1u) == stct107))) {
+                        sthist5[(257 * warp + ix108)] = (sth109 + stct107);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i96)] = (stok97 ? ((stb99 << 16u) | (sth112 + strk109)) : 4294901760u);
+                    stinfo4[(lane + 32 * warp + 32 * i94)] = (stok95 ? ((stb96 << 16u) | (sth109 + strk106)) : 4294901760u);
                 }
             }
         } else {
             {
                 {
-                    const patc_int i96 = 0;
-                    bool stok97 = ((lane + 32 * warp + 64 * b1 + 32 * i96) < n);
-                    unsigned int stx98 = 0u;
-                    if (stok97) {
-                        stx98 = stkey2[(lane + 32 * warp + 32 * i96)];
-                    }
-                    unsigned int stb99 = (stok97 ? (((stx98 / 7u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm100 = __ballot_sync(0xffffffffu, stok97);
-                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb99 & 1u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 1u) != 0u) ? stv101 : (~stv101)));
-                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb99 & 2u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 2u) != 0u) ? stv102 : (~stv102)));
-                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb99 & 4u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 4u) != 0u) ? stv103 : (~stv103)));
-                    unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb99 & 8u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 8u) != 0u) ? stv104 : (~stv104)));
-                    unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb99 & 16u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 16u) != 0u) ? stv105 : (~stv105)));
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb99 & 32u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 32u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb99 & 64u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 64u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb99 & 128u) != 0u));
-                    stpm100 = (stpm100 & (((stb99 & 128u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int strk109 = __popc((stpm100 & ((1u << lane) - 1u)));
-                    unsigned int stct110 = __popc(stpm100);
-                    long long ix111 = ((long long)stb99);
-                    unsigned int sth112 = 0u;
-                    if (stok97) {
-                        sth112 = sthist5[(257 * warp + ix111)];
+                    const patc_int i94 = 0;
+                    bool stok95 = ((lane + 32 * warp + 64 * b1 + 32 * i94) < n);
+                    unsigned int stb96 = (stok95 ? (((stkey2[(lane + 32 * warp + 32 * i94)] / 7u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm97 = __ballot_sync(0xffffffffu, stok95);
+                    unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb96 & 1u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 1u) != 0u) ? stv98 : (~stv98)));
+                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb96 & 2u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 2u) != 0u) ? stv99 : (~stv99)));
+                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb96 & 4u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 4u) != 0u) ? stv100 : (~stv100)));
+                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb96 & 8u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 8u) != 0u) ? stv101 : (~stv101)));
+                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb96 & 16u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 16u) != 0u) ? stv102 : (~stv102)));
+                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb96 & 32u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 32u) != 0u) ? stv103 : (~stv103)));
+                    unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb96 & 64u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 64u) != 0u) ? stv104 : (~stv104)));
+                    unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb96 & 128u) != 0u));
+                    stpm97 = (stpm97 & (((stb96 & 128u) != 0u) ? stv105 : (~stv105)));
+                    unsigned int strk106 = __popc((stpm97 & ((1u << lane) - 1u)));
+                    unsigned int stct107 = __popc(stpm97);
+                    long long ix108 = ((long long)stb96);
+                    unsigned int sth109 = 0u;
+                    if (stok95) {
+                        sth109 = sthist5[(257 * warp + ix108)];
                     }
                     __syncwarp();
-                    if ((stok97 && ((strk109 + 1u) == stct110))) {
-                        sthist5[(257 * warp + ix111)] = (sth112 + stct110);
+                    if ((stok95 && ((strk106 + 1u) == stct107))) {
+                        sthist5[(257 * warp + ix108)] = (sth109 + stct107);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i96)] = (stok97 ? ((stb99 << 16u) | (sth112 + strk109)) : 4294901760u);
+                    stinfo4[(lane + 32 * warp + 32 * i94)] = (stok95 ? ((stb96 << 16u) | (sth109 + strk106)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t113 = threadIdx.x;
-            unsigned int stsum114 = 0u;
-            for (patc_int i115 = 0; i115 < 8; i115 += 1) {
-                stsum114 = (stsum114 + sthist5[(4 * t113 + 257 * i115 - 513 * (i115 / 2))]);
+            const patc_int t110 = threadIdx.x;
+            unsigned int stsum111 = 0u;
+            for (patc_int i112 = 0; i112 < 8; i112 += 1) {
+                stsum111 = (stsum111 + sthist5[(4 * t110 + 257 * i112 - 513 * (i112 / 2))]);
             }
-            unsigned int stinc116 = stsum114;
-            unsigned int stup117 = __shfl_up_sync(0xffffffffu, stinc116, 1);
-            stinc116 = ((lane >= 1) ? (stinc116 + stup117) : stinc116);
-            unsigned int stup118 = __shfl_up_sync(0xffffffffu, stinc116, 2);
-            stinc116 = ((lane >= 2) ? (stinc116 + stup118) : stinc116);
-            unsigned int stup119 = __shfl_up_sync(0xffffffffu, stinc116, 4);
-            stinc116 = ((lane >= 4) ? (stinc116 + stup119) : stinc116);
-            unsigned int stup120 = __shfl_up_sync(0xffffffffu, stinc116, 8);
-            stinc116 = ((lane >= 8) ? (stinc116 + stup120) : stinc116);
-            unsigned int stup121 = __shfl_up_sync(0xffffffffu, stinc116, 16);
-            stinc116 = ((lane >= 16) ? (stinc116 + stup121) : stinc116);
-            unsigned int stat122 = (stinc116 - stsum114);
-            for (patc_int i123 = 0; i123 < 8; i123 += 1) {
-                unsigned int stcb124 = sthist5[(4 * t113 + 257 * i123 - 513 * (i123 / 2))];
-                sthist5[(4 * t113 + 257 * i123 - 513 * (i123 / 2))] = stat122;
-                stat122 = (stat122 + stcb124);
+            unsigned int stinc113 = stsum111;
+            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc113, 1);
+            stinc113 = ((lane >= 1) ? (stinc113 + stup114) : stinc113);
+            unsigned int stup115 = __shfl_up_sync(0xffffffffu, stinc113, 2);
+            stinc113 = ((lane >= 2) ? (stinc113 + stup115) : stinc113);
+            unsigned int stup116 = __shfl_up_sync(0xffffffffu, stinc113, 4);
+            stinc113 = ((lane >= 4) ? (stinc113 + stup116) : stinc113);
+            unsigned int stup117 = __shfl_up_sync(0xffffffffu, stinc113, 8);
+            stinc113 = ((lane >= 8) ? (stinc113 + stup117) : stinc113);
+            unsigned int stup118 = __shfl_up_sync(0xffffffffu, stinc113, 16);
+            stinc113 = ((lane >= 16) ? (stinc113 + stup118) : stinc113);
+            unsigned int stat119 = (stinc113 - stsum111);
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                unsigned int stcb121 = sthist5[(4 * t110 + 257 * i120 - 513 * (i120 / 2))];
+                sthist5[(4 * t110 + 257 * i120 - 513 * (i120 / 2))] = stat119;
+                stat119 = (stat119 + stcb121);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc116;
+                stwsum6[warp] = stinc113;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw126 = 0u;
+                unsigned int stw123 = 0u;
                 if ((lane < 2)) {
-                    stw126 = stwsum6[lane];
+                    stw123 = stwsum6[lane];
                 }
-                unsigned int stwinc127 = stw126;
-                unsigned int stup128 = __shfl_up_sync(0xffffffffu, stwinc127, 1);
-                stwinc127 = ((lane >= 1) ? (stwinc127 + stup128) : stwinc127);
+                unsigned int stwinc124 = stw123;
+                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc124, 1);
+                stwinc124 = ((lane >= 1) ? (stwinc124 + stup125) : stwinc124);
                 if ((lane < 2)) {
-                    stwsum6[lane] = (stwinc127 - stw126);
+                    stwsum6[lane] = (stwinc124 - stw123);
                 }
             }
         }
         __syncthreads();
         {
             {
-                const patc_int i130 = 0;
-                unsigned int sti131 = stinfo4[(lane + 32 * warp + 32 * i130)];
-                unsigned int stbk132 = (sti131 >> 16u);
-                if ((stbk132 < 256u)) {
-                    long long ix133 = ((long long)stbk132);
-                    long long ix134 = ((long long)(stwsum6[((warp + 2 * ix133) / 256)] + (sthist5[(257 * warp + ix133)] + (sti131 & 65535u))));
-                    stkey3[ix134] = stkey2[(lane + 32 * warp + 32 * i130)];
+                const patc_int i127 = 0;
+                unsigned int sti128 = stinfo4[(lane + 32 * warp + 32 * i127)];
+                unsigned int stbk129 = (sti128 >> 16u);
+                if ((stbk129 < 256u)) {
+                    long long ix130 = ((long long)stbk129);
+                    long long ix131 = ((long long)(stwsum6[((warp + 2 * ix130) / 256)] + (sthist5[(257 * warp + ix130)] + (sti128 & 65535u))));
+                    stkey3[ix131] = stkey2[(lane + 32 * warp + 32 * i127)];
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t135 = threadIdx.x;
-            for (patc_int i136 = 0; i136 < 9; i136 += 1) {
-                if (((t135 + 64 * i136) < 514)) {
-                    sthist5[(t135 + 64 * i136)] = 0u;
+            const patc_int t132 = threadIdx.x;
+            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
+                if (((t132 + 64 * i133) < 514)) {
+                    sthist5[(t132 + 64 * i133)] = 0u;
                 }
             }
         }
@@ -5385,162 +5121,154 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
         if (((64 * b1 + 63) < n)) {
             {
                 {
-                    const patc_int i138 = 0;
-                    bool stok139 = true;
-                    unsigned int stx140 = 0u;
-                    if (stok139) {
-                        stx140 = stkey3[(lane + 32 * warp + 32 * i138)];
-                    }
-                    unsigned int stb141 = (stok139 ? (((stx140 / 7u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm142 = __ballot_sync(0xffffffffu, stok139);
-                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb141 & 1u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 1u) != 0u) ? stv143 : (~stv143)));
-                    unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb141 & 2u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 2u) != 0u) ? stv144 : (~stv144)));
-                    unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb141 & 4u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 4u) != 0u) ? stv145 : (~stv145)));
-                    unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb141 & 8u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 8u) != 0u) ? stv146 : (~stv146)));
-                    unsigned int stv147 = __ballot_sync(0xffffffffu, ((stb141 & 16u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 16u) != 0u) ? stv147 : (~stv147)));
-                    unsigned int stv148 = __ballot_sync(0xffffffffu, ((stb141 & 32u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 32u) != 0u) ? stv148 : (~stv148)));
-                    unsigned int stv149 = __ballot_sync(0xffffffffu, ((stb141 & 64u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 64u) != 0u) ? stv149 : (~stv149)));
-                    unsigned int stv150 = __ballot_sync(0xffffffffu, ((stb141 & 128u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 128u) != 0u) ? stv150 : (~stv150)));
-                    unsigned int strk151 = __popc((stpm142 & ((1u << lane) - 1u)));
-                    unsigned int stct152 = __popc(stpm142);
-                    long long ix153 = ((long long)stb141);
-                    unsigned int sth154 = 0u;
-                    if (stok139) {
-                        sth154 = sthist5[(257 * warp + ix153)];
+                    const patc_int i135 = 0;
+                    bool stok136 = true;
+                    unsigned int stb137 = (stok136 ? (((stkey3[(lane + 32 * warp + 32 * i135)] / 7u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm138 = __ballot_sync(0xffffffffu, stok136);
+                    unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb137 & 1u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 1u) != 0u) ? stv139 : (~stv139)));
+                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb137 & 2u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 2u) != 0u) ? stv140 : (~stv140)));
+                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb137 & 4u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 4u) != 0u) ? stv141 : (~stv141)));
+                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb137 & 8u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 8u) != 0u) ? stv142 : (~stv142)));
+                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb137 & 16u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 16u) != 0u) ? stv143 : (~stv143)));
+                    unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb137 & 32u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 32u) != 0u) ? stv144 : (~stv144)));
+                    unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb137 & 64u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 64u) != 0u) ? stv145 : (~stv145)));
+                    unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb137 & 128u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 128u) != 0u) ? stv146 : (~stv146)));
+                    unsigned int strk147 = __popc((stpm138 & ((1u << lane) - 1u)));
+                    unsigned int stct148 = __popc(stpm138);
+                    long long ix149 = ((long long)stb137);
+                    unsigned int sth150 = 0u;
+                    if (stok136) {
+                        sth150 = sthist5[(257 * warp + ix149)];
                     }
                     __syncwarp();
-                    if ((stok139 && ((strk151 + 1u) == stct152))) {
-                        sthist5[(257 * warp + ix153)] = (sth154 + stct152);
+                    if ((stok136 && ((strk147 + 1u) == stct148))) {
+                        sthist5[(257 * warp + ix149)] = (sth150 + stct148);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i138)] = (stok139 ? ((stb141 << 16u) | (sth154 + strk151)) : 4294901760u);
+                    stinfo4[(lane + 32 * warp + 32 * i135)] = (stok136 ? ((stb137 << 16u) | (sth150 + strk147)) : 4294901760u);
                 }
             }
         } else {
             {
                 {
-                    const patc_int i138 = 0;
-                    bool stok139 = ((lane + 32 * warp + 64 * b1 + 32 * i138) < n);
-                    unsigned int stx140 = 0u;
-                    if (stok139) {
-                        stx140 = stkey3[(lane + 32 * warp + 32 * i138)];
-                    }
-                    unsigned int stb141 = (stok139 ? (((stx140 / 7u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm142 = __ballot_sync(0xffffffffu, stok139);
-                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb141 & 1u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 1u) != 0u) ? stv143 : (~stv143)));
-                    unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb141 & 2u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 2u) != 0u) ? stv144 : (~stv144)));
-                    unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb141 & 4u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 4u) != 0u) ? stv145 : (~stv145)));
-                    unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb141 & 8u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 8u) != 0u) ? stv146 : (~stv146)));
-                    unsigned int stv147 = __ballot_sync(0xffffffffu, ((stb141 & 16u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 16u) != 0u) ? stv147 : (~stv147)));
-                    unsigned int stv148 = __ballot_sync(0xffffffffu, ((stb141 & 32u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 32u) != 0u) ? stv148 : (~stv148)));
-                    unsigned int stv149 = __ballot_sync(0xffffffffu, ((stb141 & 64u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 64u) != 0u) ? stv149 : (~stv149)));
-                    unsigned int stv150 = __ballot_sync(0xffffffffu, ((stb141 & 128u) != 0u));
-                    stpm142 = (stpm142 & (((stb141 & 128u) != 0u) ? stv150 : (~stv150)));
-                    unsigned int strk151 = __popc((stpm142 & ((1u << lane) - 1u)));
-                    unsigned int stct152 = __popc(stpm142);
-                    long long ix153 = ((long long)stb141);
-                    unsigned int sth154 = 0u;
-                    if (stok139) {
-                        sth154 = sthist5[(257 * warp + ix153)];
+                    const patc_int i135 = 0;
+                    bool stok136 = ((lane + 32 * warp + 64 * b1 + 32 * i135) < n);
+                    unsigned int stb137 = (stok136 ? (((stkey3[(lane + 32 * warp + 32 * i135)] / 7u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm138 = __ballot_sync(0xffffffffu, stok136);
+                    unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb137 & 1u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 1u) != 0u) ? stv139 : (~stv139)));
+                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb137 & 2u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 2u) != 0u) ? stv140 : (~stv140)));
+                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb137 & 4u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 4u) != 0u) ? stv141 : (~stv141)));
+                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb137 & 8u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 8u) != 0u) ? stv142 : (~stv142)));
+                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb137 & 16u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 16u) != 0u) ? stv143 : (~stv143)));
+                    unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb137 & 32u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 32u) != 0u) ? stv144 : (~stv144)));
+                    unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb137 & 64u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 64u) != 0u) ? stv145 : (~stv145)));
+                    unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb137 & 128u) != 0u));
+                    stpm138 = (stpm138 & (((stb137 & 128u) != 0u) ? stv146 : (~stv146)));
+                    unsigned int strk147 = __popc((stpm138 & ((1u << lane) - 1u)));
+                    unsigned int stct148 = __popc(stpm138);
+                    long long ix149 = ((long long)stb137);
+                    unsigned int sth150 = 0u;
+                    if (stok136) {
+                        sth150 = sthist5[(257 * warp + ix149)];
                     }
                     __syncwarp();
-                    if ((stok139 && ((strk151 + 1u) == stct152))) {
-                        sthist5[(257 * warp + ix153)] = (sth154 + stct152);
+                    if ((stok136 && ((strk147 + 1u) == stct148))) {
+                        sthist5[(257 * warp + ix149)] = (sth150 + stct148);
                     }
                     __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i138)] = (stok139 ? ((stb141 << 16u) | (sth154 + strk151)) : 4294901760u);
+                    stinfo4[(lane + 32 * warp + 32 * i135)] = (stok136 ? ((stb137 << 16u) | (sth150 + strk147)) : 4294901760u);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t155 = threadIdx.x;
-            unsigned int stsum156 = 0u;
-            for (patc_int i157 = 0; i157 < 8; i157 += 1) {
-                stsum156 = (stsum156 + sthist5[(4 * t155 + 257 * i157 - 513 * (i157 / 2))]);
+            const patc_int t151 = threadIdx.x;
+            unsigned int stsum152 = 0u;
+            for (patc_int i153 = 0; i153 < 8; i153 += 1) {
+                stsum152 = (stsum152 + sthist5[(4 * t151 + 257 * i153 - 513 * (i153 / 2))]);
             }
-            unsigned int stinc158 = stsum156;
-            unsigned int stup159 = __shfl_up_sync(0xffffffffu, stinc158, 1);
-            stinc158 = ((lane >= 1) ? (stinc158 + stup159) : stinc158);
-            unsigned int stup160 = __shfl_up_sync(0xffffffffu, stinc158, 2);
-            stinc158 = ((lane >= 2) ? (stinc158 + stup160) : stinc158);
-            unsigned int stup161 = __shfl_up_sync(0xffffffffu, stinc158, 4);
-            stinc158 = ((lane >= 4) ? (stinc158 + stup161) : stinc158);
-            unsigned int stup162 = __shfl_up_sync(0xffffffffu, stinc158, 8);
-            stinc158 = ((lane >= 8) ? (stinc158 + stup162) : stinc158);
-            unsigned int stup163 = __shfl_up_sync(0xffffffffu, stinc158, 16);
-            stinc158 = ((lane >= 16) ? (stinc158 + stup163) : stinc158);
-            unsigned int stat164 = (stinc158 - stsum156);
-            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
-                unsigned int stcb166 = sthist5[(4 * t155 + 257 * i165 - 513 * (i165 / 2))];
-                sthist5[(4 * t155 + 257 * i165 - 513 * (i165 / 2))] = stat164;
-                stat164 = (stat164 + stcb166);
+            unsigned int stinc154 = stsum152;
+            unsigned int stup155 = __shfl_up_sync(0xffffffffu, stinc154, 1);
+            stinc154 = ((lane >= 1) ? (stinc154 + stup155) : stinc154);
+            unsigned int stup156 = __shfl_up_sync(0xffffffffu, stinc154, 2);
+            stinc154 = ((lane >= 2) ? (stinc154 + stup156) : stinc154);
+            unsigned int stup157 = __shfl_up_sync(0xffffffffu, stinc154, 4);
+            stinc154 = ((lane >= 4) ? (stinc154 + stup157) : stinc154);
+            unsigned int stup158 = __shfl_up_sync(0xffffffffu, stinc154, 8);
+            stinc154 = ((lane >= 8) ? (stinc154 + stup158) : stinc154);
+            unsigned int stup159 = __shfl_up_sync(0xffffffffu, stinc154, 16);
+            stinc154 = ((lane >= 16) ? (stinc154 + stup159) : stinc154);
+            unsigned int stat160 = (stinc154 - stsum152);
+            for (patc_int i161 = 0; i161 < 8; i161 += 1) {
+                unsigned int stcb162 = sthist5[(4 * t151 + 257 * i161 - 513 * (i161 / 2))];
+                sthist5[(4 * t151 + 257 * i161 - 513 * (i161 / 2))] = stat160;
+                stat160 = (stat160 + stcb162);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc158;
+                stwsum6[warp] = stinc154;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw168 = 0u;
+                unsigned int stw164 = 0u;
                 if ((lane < 2)) {
-                    stw168 = stwsum6[lane];
+                    stw164 = stwsum6[lane];
                 }
-                unsigned int stwinc169 = stw168;
-                unsigned int stup170 = __shfl_up_sync(0xffffffffu, stwinc169, 1);
-                stwinc169 = ((lane >= 1) ? (stwinc169 + stup170) : stwinc169);
+                unsigned int stwinc165 = stw164;
+                unsigned int stup166 = __shfl_up_sync(0xffffffffu, stwinc165, 1);
+                stwinc165 = ((lane >= 1) ? (stwinc165 + stup166) : stwinc165);
                 if ((lane < 2)) {
-                    stwsum6[lane] = (stwinc169 - stw168);
+                    stwsum6[lane] = (stwinc165 - stw164);
                 }
             }
         }
         __syncthreads();
         {
             {
-                const patc_int i172 = 0;
-                unsigned int sti173 = stinfo4[(lane + 32 * warp + 32 * i172)];
-                unsigned int stbk174 = (sti173 >> 16u);
-                if ((stbk174 < 256u)) {
-                    long long ix175 = ((long long)stbk174);
-                    long long ix176 = ((long long)(stwsum6[((warp + 2 * ix175) / 256)] + (sthist5[(257 * warp + ix175)] + (sti173 & 65535u))));
-                    stkey2[ix176] = stkey3[(lane + 32 * warp + 32 * i172)];
+                const patc_int i168 = 0;
+                unsigned int sti169 = stinfo4[(lane + 32 * warp + 32 * i168)];
+                unsigned int stbk170 = (sti169 >> 16u);
+                if ((stbk170 < 256u)) {
+                    long long ix171 = ((long long)stbk170);
+                    long long ix172 = ((long long)(stwsum6[((warp + 2 * ix171) / 256)] + (sthist5[(257 * warp + ix171)] + (sti169 & 65535u))));
+                    stkey2[ix172] = stkey3[(lane + 32 * warp + 32 * i168)];
                 }
             }
         }
         __syncthreads();
         if (((64 * b1 + 63) < n)) {
             {
-                const patc_int t177 = threadIdx.x;
+                const patc_int t173 = threadIdx.x;
                 {
-                    const patc_int i178 = 0;
+                    const patc_int i174 = 0;
                     {
-                        out[(64 * b1 + t177 + 64 * i178)] = stkey2[(t177 + 64 * i178)];
+                        out[(64 * b1 + t173 + 64 * i174)] = stkey2[(t173 + 64 * i174)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t177 = threadIdx.x;
+                const patc_int t173 = threadIdx.x;
                 {
-                    const patc_int i178 = 0;
-                    if (((64 * b1 + t177 + 64 * i178) < n)) {
-                        out[(64 * b1 + t177 + 64 * i178)] = stkey2[(t177 + 64 * i178)];
+                    const patc_int i174 = 0;
+                    if (((64 * b1 + t173 + 64 * i174) < n)) {
+                        out[(64 * b1 + t173 + 64 * i174)] = stkey2[(t173 + 64 * i174)];
                     }
                 }
             }

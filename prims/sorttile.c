@@ -145,12 +145,6 @@ static X *slit(St *s, uint64_t v)
     x->lit.u = v;
     return x;
 }
-static X *szero(St *s, ScalarKind sk)
-{
-    X *x = lw_xnew(s->w, X_LIT, sk);
-    x->lit.u = 0;
-    return x;
-}
 static X *sbin(St *s, BinOp op, ScalarKind sk, X *l, X *r) { return lw_xbin(s->w, op, sk, l, r); }
 static X *ssel(St *s, X *c, X *p, X *q)
 {
@@ -264,13 +258,11 @@ static void st_rank(St *s, int d, int from)
     Nat *r = sseq(s, s->IPT, &sl, &ss);
     Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, sc(s, 32 * s->IPT)), nat_mul(a, r, sc(s, 32))), lane);
     X *valid = lw_materialise(w, svalid(s, p), "stok");
-    Buffer *xb, *yb = NULL, *pm, *hb;
-    X *x = sdecl(s, "stx", s->sk, szero(s, s->sk), &xb), *y = NULL;
-    if (s->pairs) y = sdecl(s, "sty", s->sk2, szero(s, s->sk2), &yb);
-    lw_open_if(w, valid, &is);
-    lw_store(w, xb, sc(s, 0), lw_xload(w, s->key[from], p));
-    if (s->pairs) lw_store(w, yb, sc(s, 0), lw_xload(w, s->val[from], p));
-    w->cur = is;
+    Buffer *pm, *hb;
+    /* the element read where the order function reads it (not at all if it ignores
+     * it, as an order of the key ignores the value); past n, a place of the tile that
+     * holds no element, whose digit the select drops */
+    X *x = lw_xload(w, s->key[from], p), *y = s->pairs ? lw_xload(w, s->val[from], p) : NULL;
     X *b = lw_materialise(w, ssel(s, valid, sdigit(s, x, y, d), slit(s, 0)), "stb");
     X *peers = sdecl(s, "stpm", SK_U32, sballot(s, valid), &pm);
     for (int i = 0; i < 8; i++) {
