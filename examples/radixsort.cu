@@ -1056,75 +1056,79 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    bool stok13 = true;
-                    unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                    unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
@@ -1180,14 +1184,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        {
-            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
-                unsigned int stbk51 = (sti50 >> 16u);
-                if ((stbk51 < 256u)) {
-                    long long ix52 = ((long long)stbk51);
-                    long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
-                    stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
                 }
             }
         }
@@ -1204,75 +1226,79 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    bool stok58 = true;
-                    unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
-                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                    unsigned int stct70 = __popc(stpm60);
-                    long long ix71 = ((long long)stb59);
-                    unsigned int sth72 = 0u;
-                    if (stok58) {
-                        sth72 = sthist5[(257 * warp + ix71)];
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok58 && ((strk69 + 1u) == stct70))) {
-                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
-                    unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
-                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                    unsigned int stct70 = __popc(stpm60);
-                    long long ix71 = ((long long)stb59);
-                    unsigned int sth72 = 0u;
-                    if (stok58) {
-                        sth72 = sthist5[(257 * warp + ix71)];
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok58 && ((strk69 + 1u) == stct70))) {
-                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         }
@@ -1328,14 +1354,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        {
-            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
-                unsigned int stbk96 = (sti95 >> 16u);
-                if ((stbk96 < 256u)) {
-                    long long ix97 = ((long long)stbk96);
-                    long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
-                    stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
                 }
             }
         }
@@ -1352,75 +1396,79 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    bool stok103 = true;
-                    unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
-                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                    unsigned int stct115 = __popc(stpm105);
-                    long long ix116 = ((long long)stb104);
-                    unsigned int sth117 = 0u;
-                    if (stok103) {
-                        sth117 = sthist5[(257 * warp + ix116)];
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok103 && ((strk114 + 1u) == stct115))) {
-                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
-                    unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
-                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                    unsigned int stct115 = __popc(stpm105);
-                    long long ix116 = ((long long)stb104);
-                    unsigned int sth117 = 0u;
-                    if (stok103) {
-                        sth117 = sthist5[(257 * warp + ix116)];
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok103 && ((strk114 + 1u) == stct115))) {
-                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         }
@@ -1476,14 +1524,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        {
-            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
-                unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
-                unsigned int stbk141 = (sti140 >> 16u);
-                if ((stbk141 < 256u)) {
-                    long long ix142 = ((long long)stbk141);
-                    long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
-                    stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
                 }
             }
         }
@@ -1500,75 +1566,79 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    bool stok148 = true;
-                    unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
-                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                    unsigned int stct160 = __popc(stpm150);
-                    long long ix161 = ((long long)stb149);
-                    unsigned int sth162 = 0u;
-                    if (stok148) {
-                        sth162 = sthist5[(257 * warp + ix161)];
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok148 && ((strk159 + 1u) == stct160))) {
-                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
-                    unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
-                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                    unsigned int stct160 = __popc(stpm150);
-                    long long ix161 = ((long long)stb149);
-                    unsigned int sth162 = 0u;
-                    if (stok148) {
-                        sth162 = sthist5[(257 * warp + ix161)];
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok148 && ((strk159 + 1u) == stct160))) {
-                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         }
@@ -1624,14 +1694,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        {
-            for (patc_int i184 = 0; i184 < 4; i184 += 1) {
-                unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
-                unsigned int stbk186 = (sti185 >> 16u);
-                if ((stbk186 < 256u)) {
-                    long long ix187 = ((long long)stbk186);
-                    long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
-                    stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
                 }
             }
         }
@@ -1711,75 +1799,79 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    bool stok13 = true;
-                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
@@ -1835,14 +1927,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
-                unsigned int stbk51 = (sti50 >> 16u);
-                if ((stbk51 < 256u)) {
-                    long long ix52 = ((long long)stbk51);
-                    long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
-                    stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
                 }
             }
         }
@@ -1859,75 +1969,79 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    bool stok58 = true;
-                    unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                    unsigned int stct70 = __popc(stpm60);
-                    long long ix71 = ((long long)stb59);
-                    unsigned int sth72 = 0u;
-                    if (stok58) {
-                        sth72 = sthist5[(257 * warp + ix71)];
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok58 && ((strk69 + 1u) == stct70))) {
-                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
-                    unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                    unsigned int stct70 = __popc(stpm60);
-                    long long ix71 = ((long long)stb59);
-                    unsigned int sth72 = 0u;
-                    if (stok58) {
-                        sth72 = sthist5[(257 * warp + ix71)];
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok58 && ((strk69 + 1u) == stct70))) {
-                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         }
@@ -1983,14 +2097,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
-                unsigned int stbk96 = (sti95 >> 16u);
-                if ((stbk96 < 256u)) {
-                    long long ix97 = ((long long)stbk96);
-                    long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
-                    stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
                 }
             }
         }
@@ -2007,75 +2139,79 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    bool stok103 = true;
-                    unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                    unsigned int stct115 = __popc(stpm105);
-                    long long ix116 = ((long long)stb104);
-                    unsigned int sth117 = 0u;
-                    if (stok103) {
-                        sth117 = sthist5[(257 * warp + ix116)];
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok103 && ((strk114 + 1u) == stct115))) {
-                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
-                    unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                    unsigned int stct115 = __popc(stpm105);
-                    long long ix116 = ((long long)stb104);
-                    unsigned int sth117 = 0u;
-                    if (stok103) {
-                        sth117 = sthist5[(257 * warp + ix116)];
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok103 && ((strk114 + 1u) == stct115))) {
-                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         }
@@ -2131,14 +2267,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
-                unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
-                unsigned int stbk141 = (sti140 >> 16u);
-                if ((stbk141 < 256u)) {
-                    long long ix142 = ((long long)stbk141);
-                    long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
-                    stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
                 }
             }
         }
@@ -2155,75 +2309,79 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    bool stok148 = true;
-                    unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                    unsigned int stct160 = __popc(stpm150);
-                    long long ix161 = ((long long)stb149);
-                    unsigned int sth162 = 0u;
-                    if (stok148) {
-                        sth162 = sthist5[(257 * warp + ix161)];
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok148 && ((strk159 + 1u) == stct160))) {
-                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
-                    unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                    unsigned int stct160 = __popc(stpm150);
-                    long long ix161 = ((long long)stb149);
-                    unsigned int sth162 = 0u;
-                    if (stok148) {
-                        sth162 = sthist5[(257 * warp + ix161)];
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok148 && ((strk159 + 1u) == stct160))) {
-                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         }
@@ -2279,14 +2437,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i184 = 0; i184 < 4; i184 += 1) {
-                unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
-                unsigned int stbk186 = (sti185 >> 16u);
-                if ((stbk186 < 256u)) {
-                    long long ix187 = ((long long)stbk186);
-                    long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
-                    stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
                 }
             }
         }
@@ -2366,81 +2542,85 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = true;
-                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                    unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                    unsigned int stct31 = __popc(stpm21);
-                    long long ix32 = ((long long)stb20);
-                    unsigned int sth33 = 0u;
-                    if (stok16) {
-                        sth33 = sthist8[(257 * warp + ix32)];
+                    {
+                        bool stok16 = true;
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk30 + 1u) == stct31))) {
-                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                    unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                    unsigned int stct31 = __popc(stpm21);
-                    long long ix32 = ((long long)stb20);
-                    unsigned int sth33 = 0u;
-                    if (stok16) {
-                        sth33 = sthist8[(257 * warp + ix32)];
+                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk30 + 1u) == stct31))) {
-                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         }
@@ -2496,14 +2676,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        {
-            for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
-                unsigned int stbk57 = (sti56 >> 16u);
-                if ((stbk57 < 256u)) {
-                    long long ix58 = ((long long)stbk57);
-                    long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                    stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
                 }
             }
         }
@@ -2520,81 +2718,85 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    bool stok64 = true;
-                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                    unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
-                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                    unsigned int stct79 = __popc(stpm69);
-                    long long ix80 = ((long long)stb68);
-                    unsigned int sth81 = 0u;
-                    if (stok64) {
-                        sth81 = sthist8[(257 * warp + ix80)];
+                    {
+                        bool stok64 = true;
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok64 && ((strk78 + 1u) == stct79))) {
-                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
-                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                    unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
-                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                    unsigned int stct79 = __popc(stpm69);
-                    long long ix80 = ((long long)stb68);
-                    unsigned int sth81 = 0u;
-                    if (stok64) {
-                        sth81 = sthist8[(257 * warp + ix80)];
+                    if (((128 * warp + 4096 * b4 + 32 * i63) < n)) {
+                        bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok64 && ((strk78 + 1u) == stct79))) {
-                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         }
@@ -2650,14 +2852,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        {
-            for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
-                unsigned int stbk105 = (sti104 >> 16u);
-                if ((stbk105 < 256u)) {
-                    long long ix106 = ((long long)stbk105);
-                    long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                    stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i103) < n)) {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
                 }
             }
         }
@@ -2674,81 +2894,85 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    bool stok112 = true;
-                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                    unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
-                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                    unsigned int stct127 = __popc(stpm117);
-                    long long ix128 = ((long long)stb116);
-                    unsigned int sth129 = 0u;
-                    if (stok112) {
-                        sth129 = sthist8[(257 * warp + ix128)];
+                    {
+                        bool stok112 = true;
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok112 && ((strk126 + 1u) == stct127))) {
-                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
-                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                    unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
-                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                    unsigned int stct127 = __popc(stpm117);
-                    long long ix128 = ((long long)stb116);
-                    unsigned int sth129 = 0u;
-                    if (stok112) {
-                        sth129 = sthist8[(257 * warp + ix128)];
+                    if (((128 * warp + 4096 * b4 + 32 * i111) < n)) {
+                        bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok112 && ((strk126 + 1u) == stct127))) {
-                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         }
@@ -2804,14 +3028,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        {
-            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
-                unsigned int stbk153 = (sti152 >> 16u);
-                if ((stbk153 < 256u)) {
-                    long long ix154 = ((long long)stbk153);
-                    long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                    stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i151) < n)) {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
                 }
             }
         }
@@ -2828,81 +3070,85 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    bool stok160 = true;
-                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                    unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
-                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                    unsigned int stct175 = __popc(stpm165);
-                    long long ix176 = ((long long)stb164);
-                    unsigned int sth177 = 0u;
-                    if (stok160) {
-                        sth177 = sthist8[(257 * warp + ix176)];
+                    {
+                        bool stok160 = true;
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok160 && ((strk174 + 1u) == stct175))) {
-                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
-                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                    unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
-                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                    unsigned int stct175 = __popc(stpm165);
-                    long long ix176 = ((long long)stb164);
-                    unsigned int sth177 = 0u;
-                    if (stok160) {
-                        sth177 = sthist8[(257 * warp + ix176)];
+                    if (((128 * warp + 4096 * b4 + 32 * i159) < n)) {
+                        bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok160 && ((strk174 + 1u) == stct175))) {
-                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         }
@@ -2958,14 +3204,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        {
-            for (patc_int i199 = 0; i199 < 4; i199 += 1) {
-                unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
-                unsigned int stbk201 = (sti200 >> 16u);
-                if ((stbk201 < 256u)) {
-                    long long ix202 = ((long long)stbk201);
-                    long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                    stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i199) < n)) {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
                 }
             }
         }

@@ -1459,77 +1459,81 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = true;
-                    unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                    unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
-                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                    unsigned int stct29 = __popc(stpm19);
-                    long long ix30 = ((long long)stb18);
-                    unsigned int sth31 = 0u;
-                    if (stok16) {
-                        sth31 = sthist8[(257 * warp + ix30)];
+                    {
+                        bool stok16 = true;
+                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk28 + 1u) == stct29))) {
-                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
-                    unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                    unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
-                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                    unsigned int stct29 = __popc(stpm19);
-                    long long ix30 = ((long long)stb18);
-                    unsigned int sth31 = 0u;
-                    if (stok16) {
-                        sth31 = sthist8[(257 * warp + ix30)];
+                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk28 + 1u) == stct29))) {
-                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         }
@@ -1585,15 +1589,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i53 = 0; i53 < 4; i53 += 1) {
-                unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
-                unsigned int stbk55 = (sti54 >> 16u);
-                if ((stbk55 < 256u)) {
-                    long long ix56 = ((long long)stbk55);
-                    long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
-                    stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
-                    stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
                 }
             }
         }
@@ -1610,77 +1633,81 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    bool stok62 = true;
-                    unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                    unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
-                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                    unsigned int stct75 = __popc(stpm65);
-                    long long ix76 = ((long long)stb64);
-                    unsigned int sth77 = 0u;
-                    if (stok62) {
-                        sth77 = sthist8[(257 * warp + ix76)];
+                    {
+                        bool stok62 = true;
+                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok62 && ((strk74 + 1u) == stct75))) {
-                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
-                    unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                    unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
-                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                    unsigned int stct75 = __popc(stpm65);
-                    long long ix76 = ((long long)stb64);
-                    unsigned int sth77 = 0u;
-                    if (stok62) {
-                        sth77 = sthist8[(257 * warp + ix76)];
+                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
+                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok62 && ((strk74 + 1u) == stct75))) {
-                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         }
@@ -1736,15 +1763,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
-                unsigned int stbk101 = (sti100 >> 16u);
-                if ((stbk101 < 256u)) {
-                    long long ix102 = ((long long)stbk101);
-                    long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
-                    stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
-                    stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
                 }
             }
         }
@@ -1761,77 +1807,81 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    bool stok108 = true;
-                    unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                    unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
-                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                    unsigned int stct121 = __popc(stpm111);
-                    long long ix122 = ((long long)stb110);
-                    unsigned int sth123 = 0u;
-                    if (stok108) {
-                        sth123 = sthist8[(257 * warp + ix122)];
+                    {
+                        bool stok108 = true;
+                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok108 && ((strk120 + 1u) == stct121))) {
-                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
-                    unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                    unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
-                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                    unsigned int stct121 = __popc(stpm111);
-                    long long ix122 = ((long long)stb110);
-                    unsigned int sth123 = 0u;
-                    if (stok108) {
-                        sth123 = sthist8[(257 * warp + ix122)];
+                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
+                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok108 && ((strk120 + 1u) == stct121))) {
-                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         }
@@ -1887,15 +1937,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i145 = 0; i145 < 4; i145 += 1) {
-                unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
-                unsigned int stbk147 = (sti146 >> 16u);
-                if ((stbk147 < 256u)) {
-                    long long ix148 = ((long long)stbk147);
-                    long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
-                    stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
-                    stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
                 }
             }
         }
@@ -1912,77 +1981,81 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    bool stok154 = true;
-                    unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                    unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
-                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                    unsigned int stct167 = __popc(stpm157);
-                    long long ix168 = ((long long)stb156);
-                    unsigned int sth169 = 0u;
-                    if (stok154) {
-                        sth169 = sthist8[(257 * warp + ix168)];
+                    {
+                        bool stok154 = true;
+                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok154 && ((strk166 + 1u) == stct167))) {
-                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
-                    unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                    unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
-                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                    unsigned int stct167 = __popc(stpm157);
-                    long long ix168 = ((long long)stb156);
-                    unsigned int sth169 = 0u;
-                    if (stok154) {
-                        sth169 = sthist8[(257 * warp + ix168)];
+                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
+                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok154 && ((strk166 + 1u) == stct167))) {
-                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         }
@@ -2038,15 +2111,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i191 = 0; i191 < 4; i191 += 1) {
-                unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
-                unsigned int stbk193 = (sti192 >> 16u);
-                if ((stbk193 < 256u)) {
-                    long long ix194 = ((long long)stbk193);
-                    long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
-                    stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
-                    stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
                 }
             }
         }
@@ -2133,77 +2225,81 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = true;
-                    int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                    unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                    unsigned int stct29 = __popc(stpm19);
-                    long long ix30 = ((long long)stb18);
-                    unsigned int sth31 = 0u;
-                    if (stok16) {
-                        sth31 = sthist8[(257 * warp + ix30)];
+                    {
+                        bool stok16 = true;
+                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk28 + 1u) == stct29))) {
-                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
-                    int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                    unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                    unsigned int stct29 = __popc(stpm19);
-                    long long ix30 = ((long long)stb18);
-                    unsigned int sth31 = 0u;
-                    if (stok16) {
-                        sth31 = sthist8[(257 * warp + ix30)];
+                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk28 + 1u) == stct29))) {
-                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         }
@@ -2259,15 +2355,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        {
-            for (patc_int i53 = 0; i53 < 4; i53 += 1) {
-                unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
-                unsigned int stbk55 = (sti54 >> 16u);
-                if ((stbk55 < 256u)) {
-                    long long ix56 = ((long long)stbk55);
-                    long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
-                    stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
-                    stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
                 }
             }
         }
@@ -2284,77 +2399,81 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    bool stok62 = true;
-                    int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                    unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                    unsigned int stct75 = __popc(stpm65);
-                    long long ix76 = ((long long)stb64);
-                    unsigned int sth77 = 0u;
-                    if (stok62) {
-                        sth77 = sthist8[(257 * warp + ix76)];
+                    {
+                        bool stok62 = true;
+                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok62 && ((strk74 + 1u) == stct75))) {
-                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
-                    int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                    unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                    unsigned int stct75 = __popc(stpm65);
-                    long long ix76 = ((long long)stb64);
-                    unsigned int sth77 = 0u;
-                    if (stok62) {
-                        sth77 = sthist8[(257 * warp + ix76)];
+                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
+                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok62 && ((strk74 + 1u) == stct75))) {
-                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         }
@@ -2410,15 +2529,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        {
-            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
-                unsigned int stbk101 = (sti100 >> 16u);
-                if ((stbk101 < 256u)) {
-                    long long ix102 = ((long long)stbk101);
-                    long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
-                    stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
-                    stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
                 }
             }
         }
@@ -2435,77 +2573,81 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    bool stok108 = true;
-                    int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                    unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                    unsigned int stct121 = __popc(stpm111);
-                    long long ix122 = ((long long)stb110);
-                    unsigned int sth123 = 0u;
-                    if (stok108) {
-                        sth123 = sthist8[(257 * warp + ix122)];
+                    {
+                        bool stok108 = true;
+                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok108 && ((strk120 + 1u) == stct121))) {
-                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
-                    int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                    unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                    unsigned int stct121 = __popc(stpm111);
-                    long long ix122 = ((long long)stb110);
-                    unsigned int sth123 = 0u;
-                    if (stok108) {
-                        sth123 = sthist8[(257 * warp + ix122)];
+                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
+                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok108 && ((strk120 + 1u) == stct121))) {
-                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         }
@@ -2561,15 +2703,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        {
-            for (patc_int i145 = 0; i145 < 4; i145 += 1) {
-                unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
-                unsigned int stbk147 = (sti146 >> 16u);
-                if ((stbk147 < 256u)) {
-                    long long ix148 = ((long long)stbk147);
-                    long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
-                    stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
-                    stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
                 }
             }
         }
@@ -2586,77 +2747,81 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    bool stok154 = true;
-                    int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                    unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                    unsigned int stct167 = __popc(stpm157);
-                    long long ix168 = ((long long)stb156);
-                    unsigned int sth169 = 0u;
-                    if (stok154) {
-                        sth169 = sthist8[(257 * warp + ix168)];
+                    {
+                        bool stok154 = true;
+                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok154 && ((strk166 + 1u) == stct167))) {
-                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
-                    int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                    unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                    unsigned int stct167 = __popc(stpm157);
-                    long long ix168 = ((long long)stb156);
-                    unsigned int sth169 = 0u;
-                    if (stok154) {
-                        sth169 = sthist8[(257 * warp + ix168)];
+                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
+                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok154 && ((strk166 + 1u) == stct167))) {
-                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         }
@@ -2712,15 +2877,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        {
-            for (patc_int i191 = 0; i191 < 4; i191 += 1) {
-                unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
-                unsigned int stbk193 = (sti192 >> 16u);
-                if ((stbk193 < 256u)) {
-                    long long ix194 = ((long long)stbk193);
-                    long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
-                    stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
-                    stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
                 }
             }
         }
@@ -2807,83 +2991,87 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         if (((4096 * b5 + 4095) < n)) {
             {
                 for (patc_int i18 = 0; i18 < 4; i18 += 1) {
-                    bool stok19 = true;
-                    unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
-                    unsigned int s21 = (~v20);
-                    unsigned int s22 = (v20 ^ 2147483648u);
-                    unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
-                    unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
-                    unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
-                    unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
-                    unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
-                    unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
-                    unsigned int stct35 = __popc(stpm25);
-                    long long ix36 = ((long long)stb24);
-                    unsigned int sth37 = 0u;
-                    if (stok19) {
-                        sth37 = sthist11[(257 * warp + ix36)];
+                    {
+                        bool stok19 = true;
+                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        unsigned int s21 = (~v20);
+                        unsigned int s22 = (v20 ^ 2147483648u);
+                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
+                        unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
+                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct35 = __popc(stpm25);
+                        long long ix36 = ((long long)stb24);
+                        unsigned int sth37 = 0u;
+                        if (stok19) {
+                            sth37 = sthist11[(257 * warp + ix36)];
+                        }
+                        __syncwarp();
+                        if ((stok19 && ((strk34 + 1u) == stct35))) {
+                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok19 && ((strk34 + 1u) == stct35))) {
-                        sthist11[(257 * warp + ix36)] = (sth37 + stct35);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i18 = 0; i18 < 4; i18 += 1) {
-                    bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
-                    unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
-                    unsigned int s21 = (~v20);
-                    unsigned int s22 = (v20 ^ 2147483648u);
-                    unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
-                    unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
-                    unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
-                    unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
-                    unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
-                    unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
-                    unsigned int stct35 = __popc(stpm25);
-                    long long ix36 = ((long long)stb24);
-                    unsigned int sth37 = 0u;
-                    if (stok19) {
-                        sth37 = sthist11[(257 * warp + ix36)];
+                    if (((128 * warp + 4096 * b5 + 32 * i18) < n)) {
+                        bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
+                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        unsigned int s21 = (~v20);
+                        unsigned int s22 = (v20 ^ 2147483648u);
+                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
+                        unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
+                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct35 = __popc(stpm25);
+                        long long ix36 = ((long long)stb24);
+                        unsigned int sth37 = 0u;
+                        if (stok19) {
+                            sth37 = sthist11[(257 * warp + ix36)];
+                        }
+                        __syncwarp();
+                        if ((stok19 && ((strk34 + 1u) == stct35))) {
+                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok19 && ((strk34 + 1u) == stct35))) {
-                        sthist11[(257 * warp + ix36)] = (sth37 + stct35);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
                 }
             }
         }
@@ -2939,15 +3127,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i59 = 0; i59 < 4; i59 += 1) {
-                unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
-                unsigned int stbk61 = (sti60 >> 16u);
-                if ((stbk61 < 256u)) {
-                    long long ix62 = ((long long)stbk61);
-                    long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
-                    stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
-                    stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                    {
+                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
+                        unsigned int stbk61 = (sti60 >> 16u);
+                        if ((stbk61 < 256u)) {
+                            long long ix62 = ((long long)stbk61);
+                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
+                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
+                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i59) < n)) {
+                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
+                        unsigned int stbk61 = (sti60 >> 16u);
+                        if ((stbk61 < 256u)) {
+                            long long ix62 = ((long long)stbk61);
+                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
+                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
+                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        }
+                    }
                 }
             }
         }
@@ -2964,83 +3171,87 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         if (((4096 * b5 + 4095) < n)) {
             {
                 for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    bool stok68 = true;
-                    unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
-                    unsigned int s70 = (~v69);
-                    unsigned int s71 = (v69 ^ 2147483648u);
-                    unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
-                    unsigned int stb73 = (stok68 ? ((((v69 == 2147483648u) ? 2147483648u : s72) >> 8u) & 255u) : 0u);
-                    unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
-                    unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
-                    unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
-                    unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
-                    unsigned int stct84 = __popc(stpm74);
-                    long long ix85 = ((long long)stb73);
-                    unsigned int sth86 = 0u;
-                    if (stok68) {
-                        sth86 = sthist11[(257 * warp + ix85)];
+                    {
+                        bool stok68 = true;
+                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
+                        unsigned int s70 = (~v69);
+                        unsigned int s71 = (v69 ^ 2147483648u);
+                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
+                        unsigned int stb73 = (stok68 ? ((((v69 == 2147483648u) ? 2147483648u : s72) >> 8u) & 255u) : 0u);
+                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
+                        unsigned int stct84 = __popc(stpm74);
+                        long long ix85 = ((long long)stb73);
+                        unsigned int sth86 = 0u;
+                        if (stok68) {
+                            sth86 = sthist11[(257 * warp + ix85)];
+                        }
+                        __syncwarp();
+                        if ((stok68 && ((strk83 + 1u) == stct84))) {
+                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok68 && ((strk83 + 1u) == stct84))) {
-                        sthist11[(257 * warp + ix85)] = (sth86 + stct84);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    bool stok68 = ((lane + 128 * warp + 4096 * b5 + 32 * i67) < n);
-                    unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
-                    unsigned int s70 = (~v69);
-                    unsigned int s71 = (v69 ^ 2147483648u);
-                    unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
-                    unsigned int stb73 = (stok68 ? ((((v69 == 2147483648u) ? 2147483648u : s72) >> 8u) & 255u) : 0u);
-                    unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
-                    unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
-                    unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
-                    unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
-                    unsigned int stct84 = __popc(stpm74);
-                    long long ix85 = ((long long)stb73);
-                    unsigned int sth86 = 0u;
-                    if (stok68) {
-                        sth86 = sthist11[(257 * warp + ix85)];
+                    if (((128 * warp + 4096 * b5 + 32 * i67) < n)) {
+                        bool stok68 = ((lane + 128 * warp + 4096 * b5 + 32 * i67) < n);
+                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
+                        unsigned int s70 = (~v69);
+                        unsigned int s71 = (v69 ^ 2147483648u);
+                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
+                        unsigned int stb73 = (stok68 ? ((((v69 == 2147483648u) ? 2147483648u : s72) >> 8u) & 255u) : 0u);
+                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
+                        unsigned int stct84 = __popc(stpm74);
+                        long long ix85 = ((long long)stb73);
+                        unsigned int sth86 = 0u;
+                        if (stok68) {
+                            sth86 = sthist11[(257 * warp + ix85)];
+                        }
+                        __syncwarp();
+                        if ((stok68 && ((strk83 + 1u) == stct84))) {
+                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok68 && ((strk83 + 1u) == stct84))) {
-                        sthist11[(257 * warp + ix85)] = (sth86 + stct84);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
                 }
             }
         }
@@ -3096,15 +3307,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i108 = 0; i108 < 4; i108 += 1) {
-                unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
-                unsigned int stbk110 = (sti109 >> 16u);
-                if ((stbk110 < 256u)) {
-                    long long ix111 = ((long long)stbk110);
-                    long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
-                    stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
-                    stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                    {
+                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
+                        unsigned int stbk110 = (sti109 >> 16u);
+                        if ((stbk110 < 256u)) {
+                            long long ix111 = ((long long)stbk110);
+                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
+                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
+                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i108) < n)) {
+                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
+                        unsigned int stbk110 = (sti109 >> 16u);
+                        if ((stbk110 < 256u)) {
+                            long long ix111 = ((long long)stbk110);
+                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
+                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
+                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        }
+                    }
                 }
             }
         }
@@ -3121,83 +3351,87 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         if (((4096 * b5 + 4095) < n)) {
             {
                 for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    bool stok117 = true;
-                    unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
-                    unsigned int s119 = (~v118);
-                    unsigned int s120 = (v118 ^ 2147483648u);
-                    unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
-                    unsigned int stb122 = (stok117 ? ((((v118 == 2147483648u) ? 2147483648u : s121) >> 16u) & 255u) : 0u);
-                    unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
-                    unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
-                    unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
-                    unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
-                    unsigned int stct133 = __popc(stpm123);
-                    long long ix134 = ((long long)stb122);
-                    unsigned int sth135 = 0u;
-                    if (stok117) {
-                        sth135 = sthist11[(257 * warp + ix134)];
+                    {
+                        bool stok117 = true;
+                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
+                        unsigned int s119 = (~v118);
+                        unsigned int s120 = (v118 ^ 2147483648u);
+                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
+                        unsigned int stb122 = (stok117 ? ((((v118 == 2147483648u) ? 2147483648u : s121) >> 16u) & 255u) : 0u);
+                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm123);
+                        long long ix134 = ((long long)stb122);
+                        unsigned int sth135 = 0u;
+                        if (stok117) {
+                            sth135 = sthist11[(257 * warp + ix134)];
+                        }
+                        __syncwarp();
+                        if ((stok117 && ((strk132 + 1u) == stct133))) {
+                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok117 && ((strk132 + 1u) == stct133))) {
-                        sthist11[(257 * warp + ix134)] = (sth135 + stct133);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    bool stok117 = ((lane + 128 * warp + 4096 * b5 + 32 * i116) < n);
-                    unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
-                    unsigned int s119 = (~v118);
-                    unsigned int s120 = (v118 ^ 2147483648u);
-                    unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
-                    unsigned int stb122 = (stok117 ? ((((v118 == 2147483648u) ? 2147483648u : s121) >> 16u) & 255u) : 0u);
-                    unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
-                    unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
-                    unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
-                    unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
-                    unsigned int stct133 = __popc(stpm123);
-                    long long ix134 = ((long long)stb122);
-                    unsigned int sth135 = 0u;
-                    if (stok117) {
-                        sth135 = sthist11[(257 * warp + ix134)];
+                    if (((128 * warp + 4096 * b5 + 32 * i116) < n)) {
+                        bool stok117 = ((lane + 128 * warp + 4096 * b5 + 32 * i116) < n);
+                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
+                        unsigned int s119 = (~v118);
+                        unsigned int s120 = (v118 ^ 2147483648u);
+                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
+                        unsigned int stb122 = (stok117 ? ((((v118 == 2147483648u) ? 2147483648u : s121) >> 16u) & 255u) : 0u);
+                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm123);
+                        long long ix134 = ((long long)stb122);
+                        unsigned int sth135 = 0u;
+                        if (stok117) {
+                            sth135 = sthist11[(257 * warp + ix134)];
+                        }
+                        __syncwarp();
+                        if ((stok117 && ((strk132 + 1u) == stct133))) {
+                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok117 && ((strk132 + 1u) == stct133))) {
-                        sthist11[(257 * warp + ix134)] = (sth135 + stct133);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
                 }
             }
         }
@@ -3253,15 +3487,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
-                unsigned int stbk159 = (sti158 >> 16u);
-                if ((stbk159 < 256u)) {
-                    long long ix160 = ((long long)stbk159);
-                    long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
-                    stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
-                    stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    {
+                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
+                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i157) < n)) {
+                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
+                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
                 }
             }
         }
@@ -3278,83 +3531,87 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         if (((4096 * b5 + 4095) < n)) {
             {
                 for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    bool stok166 = true;
-                    unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
-                    unsigned int s168 = (~v167);
-                    unsigned int s169 = (v167 ^ 2147483648u);
-                    unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
-                    unsigned int stb171 = (stok166 ? ((((v167 == 2147483648u) ? 2147483648u : s170) >> 24u) & 255u) : 0u);
-                    unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
-                    unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
-                    unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
-                    unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
-                    unsigned int stct182 = __popc(stpm172);
-                    long long ix183 = ((long long)stb171);
-                    unsigned int sth184 = 0u;
-                    if (stok166) {
-                        sth184 = sthist11[(257 * warp + ix183)];
+                    {
+                        bool stok166 = true;
+                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
+                        unsigned int s168 = (~v167);
+                        unsigned int s169 = (v167 ^ 2147483648u);
+                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
+                        unsigned int stb171 = (stok166 ? ((((v167 == 2147483648u) ? 2147483648u : s170) >> 24u) & 255u) : 0u);
+                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
+                        unsigned int stct182 = __popc(stpm172);
+                        long long ix183 = ((long long)stb171);
+                        unsigned int sth184 = 0u;
+                        if (stok166) {
+                            sth184 = sthist11[(257 * warp + ix183)];
+                        }
+                        __syncwarp();
+                        if ((stok166 && ((strk181 + 1u) == stct182))) {
+                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok166 && ((strk181 + 1u) == stct182))) {
-                        sthist11[(257 * warp + ix183)] = (sth184 + stct182);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    bool stok166 = ((lane + 128 * warp + 4096 * b5 + 32 * i165) < n);
-                    unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
-                    unsigned int s168 = (~v167);
-                    unsigned int s169 = (v167 ^ 2147483648u);
-                    unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
-                    unsigned int stb171 = (stok166 ? ((((v167 == 2147483648u) ? 2147483648u : s170) >> 24u) & 255u) : 0u);
-                    unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
-                    unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
-                    unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
-                    unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
-                    unsigned int stct182 = __popc(stpm172);
-                    long long ix183 = ((long long)stb171);
-                    unsigned int sth184 = 0u;
-                    if (stok166) {
-                        sth184 = sthist11[(257 * warp + ix183)];
+                    if (((128 * warp + 4096 * b5 + 32 * i165) < n)) {
+                        bool stok166 = ((lane + 128 * warp + 4096 * b5 + 32 * i165) < n);
+                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
+                        unsigned int s168 = (~v167);
+                        unsigned int s169 = (v167 ^ 2147483648u);
+                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
+                        unsigned int stb171 = (stok166 ? ((((v167 == 2147483648u) ? 2147483648u : s170) >> 24u) & 255u) : 0u);
+                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
+                        unsigned int stct182 = __popc(stpm172);
+                        long long ix183 = ((long long)stb171);
+                        unsigned int sth184 = 0u;
+                        if (stok166) {
+                            sth184 = sthist11[(257 * warp + ix183)];
+                        }
+                        __syncwarp();
+                        if ((stok166 && ((strk181 + 1u) == stct182))) {
+                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok166 && ((strk181 + 1u) == stct182))) {
-                        sthist11[(257 * warp + ix183)] = (sth184 + stct182);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
                 }
             }
         }
@@ -3410,15 +3667,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i206 = 0; i206 < 4; i206 += 1) {
-                unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
-                unsigned int stbk208 = (sti207 >> 16u);
-                if ((stbk208 < 256u)) {
-                    long long ix209 = ((long long)stbk208);
-                    long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
-                    stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
-                    stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    {
+                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
+                        unsigned int stbk208 = (sti207 >> 16u);
+                        if ((stbk208 < 256u)) {
+                            long long ix209 = ((long long)stbk208);
+                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
+                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
+                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i206) < n)) {
+                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
+                        unsigned int stbk208 = (sti207 >> 16u);
+                        if ((stbk208 < 256u)) {
+                            long long ix209 = ((long long)stbk208);
+                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
+                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
+                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        }
+                    }
                 }
             }
         }
@@ -3500,81 +3776,85 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = true;
-                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                    unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                    unsigned int stct31 = __popc(stpm21);
-                    long long ix32 = ((long long)stb20);
-                    unsigned int sth33 = 0u;
-                    if (stok16) {
-                        sth33 = sthist8[(257 * warp + ix32)];
+                    {
+                        bool stok16 = true;
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk30 + 1u) == stct31))) {
-                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                    unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                    unsigned int stct31 = __popc(stpm21);
-                    long long ix32 = ((long long)stb20);
-                    unsigned int sth33 = 0u;
-                    if (stok16) {
-                        sth33 = sthist8[(257 * warp + ix32)];
+                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk30 + 1u) == stct31))) {
-                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         }
@@ -3630,14 +3910,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        {
-            for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
-                unsigned int stbk57 = (sti56 >> 16u);
-                if ((stbk57 < 256u)) {
-                    long long ix58 = ((long long)stbk57);
-                    long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                    stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
                 }
             }
         }
@@ -3654,81 +3952,85 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    bool stok64 = true;
-                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                    unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
-                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                    unsigned int stct79 = __popc(stpm69);
-                    long long ix80 = ((long long)stb68);
-                    unsigned int sth81 = 0u;
-                    if (stok64) {
-                        sth81 = sthist8[(257 * warp + ix80)];
+                    {
+                        bool stok64 = true;
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok64 && ((strk78 + 1u) == stct79))) {
-                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
-                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                    unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
-                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                    unsigned int stct79 = __popc(stpm69);
-                    long long ix80 = ((long long)stb68);
-                    unsigned int sth81 = 0u;
-                    if (stok64) {
-                        sth81 = sthist8[(257 * warp + ix80)];
+                    if (((128 * warp + 4096 * b4 + 32 * i63) < n)) {
+                        bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok64 && ((strk78 + 1u) == stct79))) {
-                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         }
@@ -3784,14 +4086,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        {
-            for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
-                unsigned int stbk105 = (sti104 >> 16u);
-                if ((stbk105 < 256u)) {
-                    long long ix106 = ((long long)stbk105);
-                    long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                    stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i103) < n)) {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
                 }
             }
         }
@@ -3808,81 +4128,85 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    bool stok112 = true;
-                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                    unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
-                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                    unsigned int stct127 = __popc(stpm117);
-                    long long ix128 = ((long long)stb116);
-                    unsigned int sth129 = 0u;
-                    if (stok112) {
-                        sth129 = sthist8[(257 * warp + ix128)];
+                    {
+                        bool stok112 = true;
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok112 && ((strk126 + 1u) == stct127))) {
-                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
-                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                    unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
-                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                    unsigned int stct127 = __popc(stpm117);
-                    long long ix128 = ((long long)stb116);
-                    unsigned int sth129 = 0u;
-                    if (stok112) {
-                        sth129 = sthist8[(257 * warp + ix128)];
+                    if (((128 * warp + 4096 * b4 + 32 * i111) < n)) {
+                        bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok112 && ((strk126 + 1u) == stct127))) {
-                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         }
@@ -3938,14 +4262,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        {
-            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
-                unsigned int stbk153 = (sti152 >> 16u);
-                if ((stbk153 < 256u)) {
-                    long long ix154 = ((long long)stbk153);
-                    long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                    stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i151) < n)) {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
                 }
             }
         }
@@ -3962,81 +4304,85 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    bool stok160 = true;
-                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                    unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
-                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                    unsigned int stct175 = __popc(stpm165);
-                    long long ix176 = ((long long)stb164);
-                    unsigned int sth177 = 0u;
-                    if (stok160) {
-                        sth177 = sthist8[(257 * warp + ix176)];
+                    {
+                        bool stok160 = true;
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok160 && ((strk174 + 1u) == stct175))) {
-                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
-                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                    unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
-                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                    unsigned int stct175 = __popc(stpm165);
-                    long long ix176 = ((long long)stb164);
-                    unsigned int sth177 = 0u;
-                    if (stok160) {
-                        sth177 = sthist8[(257 * warp + ix176)];
+                    if (((128 * warp + 4096 * b4 + 32 * i159) < n)) {
+                        bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok160 && ((strk174 + 1u) == stct175))) {
-                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         }
@@ -4092,14 +4438,32 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        {
-            for (patc_int i199 = 0; i199 < 4; i199 += 1) {
-                unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
-                unsigned int stbk201 = (sti200 >> 16u);
-                if ((stbk201 < 256u)) {
-                    long long ix202 = ((long long)stbk201);
-                    long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                    stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i199) < n)) {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
                 }
             }
         }
@@ -4184,83 +4548,87 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         if (((4096 * b5 + 4095) < n)) {
             {
                 for (patc_int i18 = 0; i18 < 4; i18 += 1) {
-                    bool stok19 = true;
-                    unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
-                    unsigned int s21 = (~v20);
-                    unsigned int s22 = (v20 ^ 2147483648u);
-                    unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
-                    unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
-                    unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
-                    unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
-                    unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
-                    unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
-                    unsigned int stct35 = __popc(stpm25);
-                    long long ix36 = ((long long)stb24);
-                    unsigned int sth37 = 0u;
-                    if (stok19) {
-                        sth37 = sthist11[(257 * warp + ix36)];
+                    {
+                        bool stok19 = true;
+                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        unsigned int s21 = (~v20);
+                        unsigned int s22 = (v20 ^ 2147483648u);
+                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
+                        unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
+                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct35 = __popc(stpm25);
+                        long long ix36 = ((long long)stb24);
+                        unsigned int sth37 = 0u;
+                        if (stok19) {
+                            sth37 = sthist11[(257 * warp + ix36)];
+                        }
+                        __syncwarp();
+                        if ((stok19 && ((strk34 + 1u) == stct35))) {
+                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok19 && ((strk34 + 1u) == stct35))) {
-                        sthist11[(257 * warp + ix36)] = (sth37 + stct35);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i18 = 0; i18 < 4; i18 += 1) {
-                    bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
-                    unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
-                    unsigned int s21 = (~v20);
-                    unsigned int s22 = (v20 ^ 2147483648u);
-                    unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
-                    unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
-                    unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
-                    unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
-                    unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
-                    unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
-                    stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
-                    unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
-                    unsigned int stct35 = __popc(stpm25);
-                    long long ix36 = ((long long)stb24);
-                    unsigned int sth37 = 0u;
-                    if (stok19) {
-                        sth37 = sthist11[(257 * warp + ix36)];
+                    if (((128 * warp + 4096 * b5 + 32 * i18) < n)) {
+                        bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
+                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        unsigned int s21 = (~v20);
+                        unsigned int s22 = (v20 ^ 2147483648u);
+                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
+                        unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
+                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct35 = __popc(stpm25);
+                        long long ix36 = ((long long)stb24);
+                        unsigned int sth37 = 0u;
+                        if (stok19) {
+                            sth37 = sthist11[(257 * warp + ix36)];
+                        }
+                        __syncwarp();
+                        if ((stok19 && ((strk34 + 1u) == stct35))) {
+                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok19 && ((strk34 + 1u) == stct35))) {
-                        sthist11[(257 * warp + ix36)] = (sth37 + stct35);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
                 }
             }
         }
@@ -4316,15 +4684,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i59 = 0; i59 < 4; i59 += 1) {
-                unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
-                unsigned int stbk61 = (sti60 >> 16u);
-                if ((stbk61 < 256u)) {
-                    long long ix62 = ((long long)stbk61);
-                    long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
-                    stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
-                    stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                    {
+                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
+                        unsigned int stbk61 = (sti60 >> 16u);
+                        if ((stbk61 < 256u)) {
+                            long long ix62 = ((long long)stbk61);
+                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
+                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
+                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i59) < n)) {
+                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
+                        unsigned int stbk61 = (sti60 >> 16u);
+                        if ((stbk61 < 256u)) {
+                            long long ix62 = ((long long)stbk61);
+                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
+                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
+                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        }
+                    }
                 }
             }
         }
@@ -4341,83 +4728,87 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         if (((4096 * b5 + 4095) < n)) {
             {
                 for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    bool stok68 = true;
-                    unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
-                    unsigned int s70 = (~v69);
-                    unsigned int s71 = (v69 ^ 2147483648u);
-                    unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
-                    unsigned int stb73 = (stok68 ? (((~((v69 == 2147483648u) ? 2147483648u : s72)) >> 8u) & 255u) : 0u);
-                    unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
-                    unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
-                    unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
-                    unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
-                    unsigned int stct84 = __popc(stpm74);
-                    long long ix85 = ((long long)stb73);
-                    unsigned int sth86 = 0u;
-                    if (stok68) {
-                        sth86 = sthist11[(257 * warp + ix85)];
+                    {
+                        bool stok68 = true;
+                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
+                        unsigned int s70 = (~v69);
+                        unsigned int s71 = (v69 ^ 2147483648u);
+                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
+                        unsigned int stb73 = (stok68 ? (((~((v69 == 2147483648u) ? 2147483648u : s72)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
+                        unsigned int stct84 = __popc(stpm74);
+                        long long ix85 = ((long long)stb73);
+                        unsigned int sth86 = 0u;
+                        if (stok68) {
+                            sth86 = sthist11[(257 * warp + ix85)];
+                        }
+                        __syncwarp();
+                        if ((stok68 && ((strk83 + 1u) == stct84))) {
+                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok68 && ((strk83 + 1u) == stct84))) {
-                        sthist11[(257 * warp + ix85)] = (sth86 + stct84);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    bool stok68 = ((lane + 128 * warp + 4096 * b5 + 32 * i67) < n);
-                    unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
-                    unsigned int s70 = (~v69);
-                    unsigned int s71 = (v69 ^ 2147483648u);
-                    unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
-                    unsigned int stb73 = (stok68 ? (((~((v69 == 2147483648u) ? 2147483648u : s72)) >> 8u) & 255u) : 0u);
-                    unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
-                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
-                    unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
-                    unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
-                    unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
-                    stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
-                    unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
-                    unsigned int stct84 = __popc(stpm74);
-                    long long ix85 = ((long long)stb73);
-                    unsigned int sth86 = 0u;
-                    if (stok68) {
-                        sth86 = sthist11[(257 * warp + ix85)];
+                    if (((128 * warp + 4096 * b5 + 32 * i67) < n)) {
+                        bool stok68 = ((lane + 128 * warp + 4096 * b5 + 32 * i67) < n);
+                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
+                        unsigned int s70 = (~v69);
+                        unsigned int s71 = (v69 ^ 2147483648u);
+                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
+                        unsigned int stb73 = (stok68 ? (((~((v69 == 2147483648u) ? 2147483648u : s72)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
+                        unsigned int stct84 = __popc(stpm74);
+                        long long ix85 = ((long long)stb73);
+                        unsigned int sth86 = 0u;
+                        if (stok68) {
+                            sth86 = sthist11[(257 * warp + ix85)];
+                        }
+                        __syncwarp();
+                        if ((stok68 && ((strk83 + 1u) == stct84))) {
+                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok68 && ((strk83 + 1u) == stct84))) {
-                        sthist11[(257 * warp + ix85)] = (sth86 + stct84);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
                 }
             }
         }
@@ -4473,15 +4864,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i108 = 0; i108 < 4; i108 += 1) {
-                unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
-                unsigned int stbk110 = (sti109 >> 16u);
-                if ((stbk110 < 256u)) {
-                    long long ix111 = ((long long)stbk110);
-                    long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
-                    stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
-                    stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                    {
+                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
+                        unsigned int stbk110 = (sti109 >> 16u);
+                        if ((stbk110 < 256u)) {
+                            long long ix111 = ((long long)stbk110);
+                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
+                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
+                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i108) < n)) {
+                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
+                        unsigned int stbk110 = (sti109 >> 16u);
+                        if ((stbk110 < 256u)) {
+                            long long ix111 = ((long long)stbk110);
+                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
+                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
+                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        }
+                    }
                 }
             }
         }
@@ -4498,83 +4908,87 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         if (((4096 * b5 + 4095) < n)) {
             {
                 for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    bool stok117 = true;
-                    unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
-                    unsigned int s119 = (~v118);
-                    unsigned int s120 = (v118 ^ 2147483648u);
-                    unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
-                    unsigned int stb122 = (stok117 ? (((~((v118 == 2147483648u) ? 2147483648u : s121)) >> 16u) & 255u) : 0u);
-                    unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
-                    unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
-                    unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
-                    unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
-                    unsigned int stct133 = __popc(stpm123);
-                    long long ix134 = ((long long)stb122);
-                    unsigned int sth135 = 0u;
-                    if (stok117) {
-                        sth135 = sthist11[(257 * warp + ix134)];
+                    {
+                        bool stok117 = true;
+                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
+                        unsigned int s119 = (~v118);
+                        unsigned int s120 = (v118 ^ 2147483648u);
+                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
+                        unsigned int stb122 = (stok117 ? (((~((v118 == 2147483648u) ? 2147483648u : s121)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm123);
+                        long long ix134 = ((long long)stb122);
+                        unsigned int sth135 = 0u;
+                        if (stok117) {
+                            sth135 = sthist11[(257 * warp + ix134)];
+                        }
+                        __syncwarp();
+                        if ((stok117 && ((strk132 + 1u) == stct133))) {
+                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok117 && ((strk132 + 1u) == stct133))) {
-                        sthist11[(257 * warp + ix134)] = (sth135 + stct133);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    bool stok117 = ((lane + 128 * warp + 4096 * b5 + 32 * i116) < n);
-                    unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
-                    unsigned int s119 = (~v118);
-                    unsigned int s120 = (v118 ^ 2147483648u);
-                    unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
-                    unsigned int stb122 = (stok117 ? (((~((v118 == 2147483648u) ? 2147483648u : s121)) >> 16u) & 255u) : 0u);
-                    unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
-                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
-                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
-                    unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
-                    unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
-                    unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
-                    stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
-                    unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
-                    unsigned int stct133 = __popc(stpm123);
-                    long long ix134 = ((long long)stb122);
-                    unsigned int sth135 = 0u;
-                    if (stok117) {
-                        sth135 = sthist11[(257 * warp + ix134)];
+                    if (((128 * warp + 4096 * b5 + 32 * i116) < n)) {
+                        bool stok117 = ((lane + 128 * warp + 4096 * b5 + 32 * i116) < n);
+                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
+                        unsigned int s119 = (~v118);
+                        unsigned int s120 = (v118 ^ 2147483648u);
+                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
+                        unsigned int stb122 = (stok117 ? (((~((v118 == 2147483648u) ? 2147483648u : s121)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm123);
+                        long long ix134 = ((long long)stb122);
+                        unsigned int sth135 = 0u;
+                        if (stok117) {
+                            sth135 = sthist11[(257 * warp + ix134)];
+                        }
+                        __syncwarp();
+                        if ((stok117 && ((strk132 + 1u) == stct133))) {
+                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok117 && ((strk132 + 1u) == stct133))) {
-                        sthist11[(257 * warp + ix134)] = (sth135 + stct133);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
                 }
             }
         }
@@ -4630,15 +5044,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
-                unsigned int stbk159 = (sti158 >> 16u);
-                if ((stbk159 < 256u)) {
-                    long long ix160 = ((long long)stbk159);
-                    long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
-                    stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
-                    stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    {
+                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
+                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i157) < n)) {
+                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
+                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
                 }
             }
         }
@@ -4655,83 +5088,87 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         if (((4096 * b5 + 4095) < n)) {
             {
                 for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    bool stok166 = true;
-                    unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
-                    unsigned int s168 = (~v167);
-                    unsigned int s169 = (v167 ^ 2147483648u);
-                    unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
-                    unsigned int stb171 = (stok166 ? (((~((v167 == 2147483648u) ? 2147483648u : s170)) >> 24u) & 255u) : 0u);
-                    unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
-                    unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
-                    unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
-                    unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
-                    unsigned int stct182 = __popc(stpm172);
-                    long long ix183 = ((long long)stb171);
-                    unsigned int sth184 = 0u;
-                    if (stok166) {
-                        sth184 = sthist11[(257 * warp + ix183)];
+                    {
+                        bool stok166 = true;
+                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
+                        unsigned int s168 = (~v167);
+                        unsigned int s169 = (v167 ^ 2147483648u);
+                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
+                        unsigned int stb171 = (stok166 ? (((~((v167 == 2147483648u) ? 2147483648u : s170)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
+                        unsigned int stct182 = __popc(stpm172);
+                        long long ix183 = ((long long)stb171);
+                        unsigned int sth184 = 0u;
+                        if (stok166) {
+                            sth184 = sthist11[(257 * warp + ix183)];
+                        }
+                        __syncwarp();
+                        if ((stok166 && ((strk181 + 1u) == stct182))) {
+                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok166 && ((strk181 + 1u) == stct182))) {
-                        sthist11[(257 * warp + ix183)] = (sth184 + stct182);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    bool stok166 = ((lane + 128 * warp + 4096 * b5 + 32 * i165) < n);
-                    unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
-                    unsigned int s168 = (~v167);
-                    unsigned int s169 = (v167 ^ 2147483648u);
-                    unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
-                    unsigned int stb171 = (stok166 ? (((~((v167 == 2147483648u) ? 2147483648u : s170)) >> 24u) & 255u) : 0u);
-                    unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
-                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
-                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
-                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
-                    unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
-                    unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
-                    unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
-                    stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
-                    unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
-                    unsigned int stct182 = __popc(stpm172);
-                    long long ix183 = ((long long)stb171);
-                    unsigned int sth184 = 0u;
-                    if (stok166) {
-                        sth184 = sthist11[(257 * warp + ix183)];
+                    if (((128 * warp + 4096 * b5 + 32 * i165) < n)) {
+                        bool stok166 = ((lane + 128 * warp + 4096 * b5 + 32 * i165) < n);
+                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
+                        unsigned int s168 = (~v167);
+                        unsigned int s169 = (v167 ^ 2147483648u);
+                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
+                        unsigned int stb171 = (stok166 ? (((~((v167 == 2147483648u) ? 2147483648u : s170)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
+                        unsigned int stct182 = __popc(stpm172);
+                        long long ix183 = ((long long)stb171);
+                        unsigned int sth184 = 0u;
+                        if (stok166) {
+                            sth184 = sthist11[(257 * warp + ix183)];
+                        }
+                        __syncwarp();
+                        if ((stok166 && ((strk181 + 1u) == stct182))) {
+                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok166 && ((strk181 + 1u) == stct182))) {
-                        sthist11[(257 * warp + ix183)] = (sth184 + stct182);
-                    }
-                    __syncwarp();
-                    stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
                 }
             }
         }
@@ -4787,15 +5224,34 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i206 = 0; i206 < 4; i206 += 1) {
-                unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
-                unsigned int stbk208 = (sti207 >> 16u);
-                if ((stbk208 < 256u)) {
-                    long long ix209 = ((long long)stbk208);
-                    long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
-                    stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
-                    stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    {
+                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
+                        unsigned int stbk208 = (sti207 >> 16u);
+                        if ((stbk208 < 256u)) {
+                            long long ix209 = ((long long)stbk208);
+                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
+                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
+                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i206) < n)) {
+                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
+                        unsigned int stbk208 = (sti207 >> 16u);
+                        if ((stbk208 < 256u)) {
+                            long long ix209 = ((long long)stbk208);
+                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
+                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
+                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        }
+                    }
                 }
             }
         }

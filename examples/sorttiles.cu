@@ -59,75 +59,79 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    bool stok13 = true;
-                    unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                    unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
@@ -183,14 +187,32 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        {
-            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
-                unsigned int stbk51 = (sti50 >> 16u);
-                if ((stbk51 < 256u)) {
-                    long long ix52 = ((long long)stbk51);
-                    long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
-                    stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
                 }
             }
         }
@@ -207,75 +229,79 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    bool stok58 = true;
-                    unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
-                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                    unsigned int stct70 = __popc(stpm60);
-                    long long ix71 = ((long long)stb59);
-                    unsigned int sth72 = 0u;
-                    if (stok58) {
-                        sth72 = sthist5[(257 * warp + ix71)];
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok58 && ((strk69 + 1u) == stct70))) {
-                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
-                    unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
-                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                    unsigned int stct70 = __popc(stpm60);
-                    long long ix71 = ((long long)stb59);
-                    unsigned int sth72 = 0u;
-                    if (stok58) {
-                        sth72 = sthist5[(257 * warp + ix71)];
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok58 && ((strk69 + 1u) == stct70))) {
-                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         }
@@ -331,14 +357,32 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        {
-            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
-                unsigned int stbk96 = (sti95 >> 16u);
-                if ((stbk96 < 256u)) {
-                    long long ix97 = ((long long)stbk96);
-                    long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
-                    stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
                 }
             }
         }
@@ -355,75 +399,79 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    bool stok103 = true;
-                    unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
-                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                    unsigned int stct115 = __popc(stpm105);
-                    long long ix116 = ((long long)stb104);
-                    unsigned int sth117 = 0u;
-                    if (stok103) {
-                        sth117 = sthist5[(257 * warp + ix116)];
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok103 && ((strk114 + 1u) == stct115))) {
-                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
-                    unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
-                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                    unsigned int stct115 = __popc(stpm105);
-                    long long ix116 = ((long long)stb104);
-                    unsigned int sth117 = 0u;
-                    if (stok103) {
-                        sth117 = sthist5[(257 * warp + ix116)];
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok103 && ((strk114 + 1u) == stct115))) {
-                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         }
@@ -479,14 +527,32 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        {
-            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
-                unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
-                unsigned int stbk141 = (sti140 >> 16u);
-                if ((stbk141 < 256u)) {
-                    long long ix142 = ((long long)stbk141);
-                    long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
-                    stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
                 }
             }
         }
@@ -503,75 +569,79 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    bool stok148 = true;
-                    unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
-                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                    unsigned int stct160 = __popc(stpm150);
-                    long long ix161 = ((long long)stb149);
-                    unsigned int sth162 = 0u;
-                    if (stok148) {
-                        sth162 = sthist5[(257 * warp + ix161)];
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok148 && ((strk159 + 1u) == stct160))) {
-                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
-                    unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
-                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                    unsigned int stct160 = __popc(stpm150);
-                    long long ix161 = ((long long)stb149);
-                    unsigned int sth162 = 0u;
-                    if (stok148) {
-                        sth162 = sthist5[(257 * warp + ix161)];
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok148 && ((strk159 + 1u) == stct160))) {
-                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         }
@@ -627,14 +697,32 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        {
-            for (patc_int i184 = 0; i184 < 4; i184 += 1) {
-                unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
-                unsigned int stbk186 = (sti185 >> 16u);
-                if ((stbk186 < 256u)) {
-                    long long ix187 = ((long long)stbk186);
-                    long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
-                    stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
                 }
             }
         }
@@ -714,75 +802,79 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    bool stok13 = true;
-                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
@@ -838,14 +930,32 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
-                unsigned int stbk51 = (sti50 >> 16u);
-                if ((stbk51 < 256u)) {
-                    long long ix52 = ((long long)stbk51);
-                    long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
-                    stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
                 }
             }
         }
@@ -862,75 +972,79 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    bool stok58 = true;
-                    unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                    unsigned int stct70 = __popc(stpm60);
-                    long long ix71 = ((long long)stb59);
-                    unsigned int sth72 = 0u;
-                    if (stok58) {
-                        sth72 = sthist5[(257 * warp + ix71)];
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok58 && ((strk69 + 1u) == stct70))) {
-                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
-                    unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                    stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                    unsigned int stct70 = __popc(stpm60);
-                    long long ix71 = ((long long)stb59);
-                    unsigned int sth72 = 0u;
-                    if (stok58) {
-                        sth72 = sthist5[(257 * warp + ix71)];
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok58 && ((strk69 + 1u) == stct70))) {
-                        sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
                 }
             }
         }
@@ -986,14 +1100,32 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
-                unsigned int stbk96 = (sti95 >> 16u);
-                if ((stbk96 < 256u)) {
-                    long long ix97 = ((long long)stbk96);
-                    long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
-                    stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
                 }
             }
         }
@@ -1010,75 +1142,79 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    bool stok103 = true;
-                    unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                    unsigned int stct115 = __popc(stpm105);
-                    long long ix116 = ((long long)stb104);
-                    unsigned int sth117 = 0u;
-                    if (stok103) {
-                        sth117 = sthist5[(257 * warp + ix116)];
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok103 && ((strk114 + 1u) == stct115))) {
-                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
-                    unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                    unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                    unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                    unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                    stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                    unsigned int stct115 = __popc(stpm105);
-                    long long ix116 = ((long long)stb104);
-                    unsigned int sth117 = 0u;
-                    if (stok103) {
-                        sth117 = sthist5[(257 * warp + ix116)];
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok103 && ((strk114 + 1u) == stct115))) {
-                        sthist5[(257 * warp + ix116)] = (sth117 + stct115);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
                 }
             }
         }
@@ -1134,14 +1270,32 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
-                unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
-                unsigned int stbk141 = (sti140 >> 16u);
-                if ((stbk141 < 256u)) {
-                    long long ix142 = ((long long)stbk141);
-                    long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
-                    stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
                 }
             }
         }
@@ -1158,75 +1312,79 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
         if (((4096 * b1 + 4095) < n)) {
             {
                 for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    bool stok148 = true;
-                    unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                    unsigned int stct160 = __popc(stpm150);
-                    long long ix161 = ((long long)stb149);
-                    unsigned int sth162 = 0u;
-                    if (stok148) {
-                        sth162 = sthist5[(257 * warp + ix161)];
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok148 && ((strk159 + 1u) == stct160))) {
-                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
-                    unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                    unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                    unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                    unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                    unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                    stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                    unsigned int stct160 = __popc(stpm150);
-                    long long ix161 = ((long long)stb149);
-                    unsigned int sth162 = 0u;
-                    if (stok148) {
-                        sth162 = sthist5[(257 * warp + ix161)];
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok148 && ((strk159 + 1u) == stct160))) {
-                        sthist5[(257 * warp + ix161)] = (sth162 + stct160);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
                 }
             }
         }
@@ -1282,14 +1440,32 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i184 = 0; i184 < 4; i184 += 1) {
-                unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
-                unsigned int stbk186 = (sti185 >> 16u);
-                if ((stbk186 < 256u)) {
-                    long long ix187 = ((long long)stbk186);
-                    long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
-                    stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
                 }
             }
         }
@@ -1369,81 +1545,85 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = true;
-                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                    unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                    unsigned int stct31 = __popc(stpm21);
-                    long long ix32 = ((long long)stb20);
-                    unsigned int sth33 = 0u;
-                    if (stok16) {
-                        sth33 = sthist8[(257 * warp + ix32)];
+                    {
+                        bool stok16 = true;
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk30 + 1u) == stct31))) {
-                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                    unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                    unsigned int stct31 = __popc(stpm21);
-                    long long ix32 = ((long long)stb20);
-                    unsigned int sth33 = 0u;
-                    if (stok16) {
-                        sth33 = sthist8[(257 * warp + ix32)];
+                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk30 + 1u) == stct31))) {
-                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         }
@@ -1499,14 +1679,32 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        {
-            for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
-                unsigned int stbk57 = (sti56 >> 16u);
-                if ((stbk57 < 256u)) {
-                    long long ix58 = ((long long)stbk57);
-                    long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                    stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
                 }
             }
         }
@@ -1523,81 +1721,85 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    bool stok64 = true;
-                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                    unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
-                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                    unsigned int stct79 = __popc(stpm69);
-                    long long ix80 = ((long long)stb68);
-                    unsigned int sth81 = 0u;
-                    if (stok64) {
-                        sth81 = sthist8[(257 * warp + ix80)];
+                    {
+                        bool stok64 = true;
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok64 && ((strk78 + 1u) == stct79))) {
-                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
-                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                    unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
-                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                    unsigned int stct79 = __popc(stpm69);
-                    long long ix80 = ((long long)stb68);
-                    unsigned int sth81 = 0u;
-                    if (stok64) {
-                        sth81 = sthist8[(257 * warp + ix80)];
+                    if (((128 * warp + 4096 * b4 + 32 * i63) < n)) {
+                        bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok64 && ((strk78 + 1u) == stct79))) {
-                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         }
@@ -1653,14 +1855,32 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        {
-            for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
-                unsigned int stbk105 = (sti104 >> 16u);
-                if ((stbk105 < 256u)) {
-                    long long ix106 = ((long long)stbk105);
-                    long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                    stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i103) < n)) {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
                 }
             }
         }
@@ -1677,81 +1897,85 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    bool stok112 = true;
-                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                    unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
-                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                    unsigned int stct127 = __popc(stpm117);
-                    long long ix128 = ((long long)stb116);
-                    unsigned int sth129 = 0u;
-                    if (stok112) {
-                        sth129 = sthist8[(257 * warp + ix128)];
+                    {
+                        bool stok112 = true;
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok112 && ((strk126 + 1u) == stct127))) {
-                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
-                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                    unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
-                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                    unsigned int stct127 = __popc(stpm117);
-                    long long ix128 = ((long long)stb116);
-                    unsigned int sth129 = 0u;
-                    if (stok112) {
-                        sth129 = sthist8[(257 * warp + ix128)];
+                    if (((128 * warp + 4096 * b4 + 32 * i111) < n)) {
+                        bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok112 && ((strk126 + 1u) == stct127))) {
-                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         }
@@ -1807,14 +2031,32 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        {
-            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
-                unsigned int stbk153 = (sti152 >> 16u);
-                if ((stbk153 < 256u)) {
-                    long long ix154 = ((long long)stbk153);
-                    long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                    stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i151) < n)) {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
                 }
             }
         }
@@ -1831,81 +2073,85 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    bool stok160 = true;
-                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                    unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
-                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                    unsigned int stct175 = __popc(stpm165);
-                    long long ix176 = ((long long)stb164);
-                    unsigned int sth177 = 0u;
-                    if (stok160) {
-                        sth177 = sthist8[(257 * warp + ix176)];
+                    {
+                        bool stok160 = true;
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok160 && ((strk174 + 1u) == stct175))) {
-                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
-                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                    unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
-                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                    unsigned int stct175 = __popc(stpm165);
-                    long long ix176 = ((long long)stb164);
-                    unsigned int sth177 = 0u;
-                    if (stok160) {
-                        sth177 = sthist8[(257 * warp + ix176)];
+                    if (((128 * warp + 4096 * b4 + 32 * i159) < n)) {
+                        bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok160 && ((strk174 + 1u) == stct175))) {
-                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         }
@@ -1961,14 +2207,32 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        {
-            for (patc_int i199 = 0; i199 < 4; i199 += 1) {
-                unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
-                unsigned int stbk201 = (sti200 >> 16u);
-                if ((stbk201 < 256u)) {
-                    long long ix202 = ((long long)stbk201);
-                    long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                    stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i199) < n)) {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
                 }
             }
         }
@@ -2048,81 +2312,85 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = true;
-                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                    unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                    unsigned int stct31 = __popc(stpm21);
-                    long long ix32 = ((long long)stb20);
-                    unsigned int sth33 = 0u;
-                    if (stok16) {
-                        sth33 = sthist8[(257 * warp + ix32)];
+                    {
+                        bool stok16 = true;
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk30 + 1u) == stct31))) {
-                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                    unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                    unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                    unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                    unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                    unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                    stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                    unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                    unsigned int stct31 = __popc(stpm21);
-                    long long ix32 = ((long long)stb20);
-                    unsigned int sth33 = 0u;
-                    if (stok16) {
-                        sth33 = sthist8[(257 * warp + ix32)];
+                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk30 + 1u) == stct31))) {
-                        sthist8[(257 * warp + ix32)] = (sth33 + stct31);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
                 }
             }
         }
@@ -2178,14 +2446,32 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        {
-            for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
-                unsigned int stbk57 = (sti56 >> 16u);
-                if ((stbk57 < 256u)) {
-                    long long ix58 = ((long long)stbk57);
-                    long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                    stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
                 }
             }
         }
@@ -2202,81 +2488,85 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    bool stok64 = true;
-                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                    unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
-                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                    unsigned int stct79 = __popc(stpm69);
-                    long long ix80 = ((long long)stb68);
-                    unsigned int sth81 = 0u;
-                    if (stok64) {
-                        sth81 = sthist8[(257 * warp + ix80)];
+                    {
+                        bool stok64 = true;
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok64 && ((strk78 + 1u) == stct79))) {
-                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
-                    unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                    unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                    unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                    unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
-                    unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                    stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                    unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                    unsigned int stct79 = __popc(stpm69);
-                    long long ix80 = ((long long)stb68);
-                    unsigned int sth81 = 0u;
-                    if (stok64) {
-                        sth81 = sthist8[(257 * warp + ix80)];
+                    if (((128 * warp + 4096 * b4 + 32 * i63) < n)) {
+                        bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok64 && ((strk78 + 1u) == stct79))) {
-                        sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
                 }
             }
         }
@@ -2332,14 +2622,32 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        {
-            for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
-                unsigned int stbk105 = (sti104 >> 16u);
-                if ((stbk105 < 256u)) {
-                    long long ix106 = ((long long)stbk105);
-                    long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                    stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i103) < n)) {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
                 }
             }
         }
@@ -2356,81 +2664,85 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    bool stok112 = true;
-                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                    unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
-                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                    unsigned int stct127 = __popc(stpm117);
-                    long long ix128 = ((long long)stb116);
-                    unsigned int sth129 = 0u;
-                    if (stok112) {
-                        sth129 = sthist8[(257 * warp + ix128)];
+                    {
+                        bool stok112 = true;
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok112 && ((strk126 + 1u) == stct127))) {
-                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
-                    unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                    unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                    unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                    unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
-                    unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                    stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                    unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                    unsigned int stct127 = __popc(stpm117);
-                    long long ix128 = ((long long)stb116);
-                    unsigned int sth129 = 0u;
-                    if (stok112) {
-                        sth129 = sthist8[(257 * warp + ix128)];
+                    if (((128 * warp + 4096 * b4 + 32 * i111) < n)) {
+                        bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok112 && ((strk126 + 1u) == stct127))) {
-                        sthist8[(257 * warp + ix128)] = (sth129 + stct127);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
                 }
             }
         }
@@ -2486,14 +2798,32 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        {
-            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
-                unsigned int stbk153 = (sti152 >> 16u);
-                if ((stbk153 < 256u)) {
-                    long long ix154 = ((long long)stbk153);
-                    long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                    stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i151) < n)) {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
                 }
             }
         }
@@ -2510,81 +2840,85 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
         if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    bool stok160 = true;
-                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                    unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
-                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                    unsigned int stct175 = __popc(stpm165);
-                    long long ix176 = ((long long)stb164);
-                    unsigned int sth177 = 0u;
-                    if (stok160) {
-                        sth177 = sthist8[(257 * warp + ix176)];
+                    {
+                        bool stok160 = true;
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok160 && ((strk174 + 1u) == stct175))) {
-                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
-                    unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                    unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                    unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                    unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
-                    unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                    stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                    unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                    unsigned int stct175 = __popc(stpm165);
-                    long long ix176 = ((long long)stb164);
-                    unsigned int sth177 = 0u;
-                    if (stok160) {
-                        sth177 = sthist8[(257 * warp + ix176)];
+                    if (((128 * warp + 4096 * b4 + 32 * i159) < n)) {
+                        bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok160 && ((strk174 + 1u) == stct175))) {
-                        sthist8[(257 * warp + ix176)] = (sth177 + stct175);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
                 }
             }
         }
@@ -2640,14 +2974,32 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        {
-            for (patc_int i199 = 0; i199 < 4; i199 += 1) {
-                unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
-                unsigned int stbk201 = (sti200 >> 16u);
-                if ((stbk201 < 256u)) {
-                    long long ix202 = ((long long)stbk201);
-                    long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                    stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i199) < n)) {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
                 }
             }
         }
@@ -2732,77 +3084,81 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = true;
-                    int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                    unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                    unsigned int stct29 = __popc(stpm19);
-                    long long ix30 = ((long long)stb18);
-                    unsigned int sth31 = 0u;
-                    if (stok16) {
-                        sth31 = sthist8[(257 * warp + ix30)];
+                    {
+                        bool stok16 = true;
+                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk28 + 1u) == stct29))) {
-                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
-                    int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                    unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                    unsigned int stct29 = __popc(stpm19);
-                    long long ix30 = ((long long)stb18);
-                    unsigned int sth31 = 0u;
-                    if (stok16) {
-                        sth31 = sthist8[(257 * warp + ix30)];
+                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk28 + 1u) == stct29))) {
-                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         }
@@ -2858,15 +3214,34 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i53 = 0; i53 < 4; i53 += 1) {
-                unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
-                unsigned int stbk55 = (sti54 >> 16u);
-                if ((stbk55 < 256u)) {
-                    long long ix56 = ((long long)stbk55);
-                    long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
-                    stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
-                    stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
                 }
             }
         }
@@ -2883,77 +3258,81 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    bool stok62 = true;
-                    int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                    unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                    unsigned int stct75 = __popc(stpm65);
-                    long long ix76 = ((long long)stb64);
-                    unsigned int sth77 = 0u;
-                    if (stok62) {
-                        sth77 = sthist8[(257 * warp + ix76)];
+                    {
+                        bool stok62 = true;
+                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok62 && ((strk74 + 1u) == stct75))) {
-                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
-                    int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                    unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                    unsigned int stct75 = __popc(stpm65);
-                    long long ix76 = ((long long)stb64);
-                    unsigned int sth77 = 0u;
-                    if (stok62) {
-                        sth77 = sthist8[(257 * warp + ix76)];
+                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
+                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok62 && ((strk74 + 1u) == stct75))) {
-                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         }
@@ -3009,15 +3388,34 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
-                unsigned int stbk101 = (sti100 >> 16u);
-                if ((stbk101 < 256u)) {
-                    long long ix102 = ((long long)stbk101);
-                    long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
-                    stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
-                    stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
                 }
             }
         }
@@ -3034,77 +3432,81 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    bool stok108 = true;
-                    int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                    unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                    unsigned int stct121 = __popc(stpm111);
-                    long long ix122 = ((long long)stb110);
-                    unsigned int sth123 = 0u;
-                    if (stok108) {
-                        sth123 = sthist8[(257 * warp + ix122)];
+                    {
+                        bool stok108 = true;
+                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok108 && ((strk120 + 1u) == stct121))) {
-                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
-                    int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                    unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                    unsigned int stct121 = __popc(stpm111);
-                    long long ix122 = ((long long)stb110);
-                    unsigned int sth123 = 0u;
-                    if (stok108) {
-                        sth123 = sthist8[(257 * warp + ix122)];
+                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
+                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok108 && ((strk120 + 1u) == stct121))) {
-                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         }
@@ -3160,15 +3562,34 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i145 = 0; i145 < 4; i145 += 1) {
-                unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
-                unsigned int stbk147 = (sti146 >> 16u);
-                if ((stbk147 < 256u)) {
-                    long long ix148 = ((long long)stbk147);
-                    long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
-                    stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
-                    stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
                 }
             }
         }
@@ -3185,77 +3606,81 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    bool stok154 = true;
-                    int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                    unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                    unsigned int stct167 = __popc(stpm157);
-                    long long ix168 = ((long long)stb156);
-                    unsigned int sth169 = 0u;
-                    if (stok154) {
-                        sth169 = sthist8[(257 * warp + ix168)];
+                    {
+                        bool stok154 = true;
+                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok154 && ((strk166 + 1u) == stct167))) {
-                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
-                    int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                    unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                    unsigned int stct167 = __popc(stpm157);
-                    long long ix168 = ((long long)stb156);
-                    unsigned int sth169 = 0u;
-                    if (stok154) {
-                        sth169 = sthist8[(257 * warp + ix168)];
+                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
+                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok154 && ((strk166 + 1u) == stct167))) {
-                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         }
@@ -3311,15 +3736,34 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        {
-            for (patc_int i191 = 0; i191 < 4; i191 += 1) {
-                unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
-                unsigned int stbk193 = (sti192 >> 16u);
-                if ((stbk193 < 256u)) {
-                    long long ix194 = ((long long)stbk193);
-                    long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
-                    stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
-                    stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
                 }
             }
         }
@@ -3406,77 +3850,81 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = true;
-                    unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                    unsigned int stb18 = (stok16 ? ((~v17) & 255u) : 0u);
-                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                    unsigned int stct29 = __popc(stpm19);
-                    long long ix30 = ((long long)stb18);
-                    unsigned int sth31 = 0u;
-                    if (stok16) {
-                        sth31 = sthist8[(257 * warp + ix30)];
+                    {
+                        bool stok16 = true;
+                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((~v17) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk28 + 1u) == stct29))) {
-                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
-                    unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                    unsigned int stb18 = (stok16 ? ((~v17) & 255u) : 0u);
-                    unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                    stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                    unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                    unsigned int stct29 = __popc(stpm19);
-                    long long ix30 = ((long long)stb18);
-                    unsigned int sth31 = 0u;
-                    if (stok16) {
-                        sth31 = sthist8[(257 * warp + ix30)];
+                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((~v17) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok16 && ((strk28 + 1u) == stct29))) {
-                        sthist8[(257 * warp + ix30)] = (sth31 + stct29);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
                 }
             }
         }
@@ -3532,15 +3980,34 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        {
-            for (patc_int i53 = 0; i53 < 4; i53 += 1) {
-                unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
-                unsigned int stbk55 = (sti54 >> 16u);
-                if ((stbk55 < 256u)) {
-                    long long ix56 = ((long long)stbk55);
-                    long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
-                    stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
-                    stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
                 }
             }
         }
@@ -3557,77 +4024,81 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    bool stok62 = true;
-                    unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                    unsigned int stb64 = (stok62 ? (((~v63) >> 8u) & 255u) : 0u);
-                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                    unsigned int stct75 = __popc(stpm65);
-                    long long ix76 = ((long long)stb64);
-                    unsigned int sth77 = 0u;
-                    if (stok62) {
-                        sth77 = sthist8[(257 * warp + ix76)];
+                    {
+                        bool stok62 = true;
+                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((~v63) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok62 && ((strk74 + 1u) == stct75))) {
-                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
-                    unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                    unsigned int stb64 = (stok62 ? (((~v63) >> 8u) & 255u) : 0u);
-                    unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                    stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                    unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                    unsigned int stct75 = __popc(stpm65);
-                    long long ix76 = ((long long)stb64);
-                    unsigned int sth77 = 0u;
-                    if (stok62) {
-                        sth77 = sthist8[(257 * warp + ix76)];
+                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
+                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((~v63) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok62 && ((strk74 + 1u) == stct75))) {
-                        sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
                 }
             }
         }
@@ -3683,15 +4154,34 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        {
-            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
-                unsigned int stbk101 = (sti100 >> 16u);
-                if ((stbk101 < 256u)) {
-                    long long ix102 = ((long long)stbk101);
-                    long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
-                    stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
-                    stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
                 }
             }
         }
@@ -3708,77 +4198,81 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    bool stok108 = true;
-                    unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                    unsigned int stb110 = (stok108 ? (((~v109) >> 16u) & 255u) : 0u);
-                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                    unsigned int stct121 = __popc(stpm111);
-                    long long ix122 = ((long long)stb110);
-                    unsigned int sth123 = 0u;
-                    if (stok108) {
-                        sth123 = sthist8[(257 * warp + ix122)];
+                    {
+                        bool stok108 = true;
+                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((~v109) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok108 && ((strk120 + 1u) == stct121))) {
-                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
-                    unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                    unsigned int stb110 = (stok108 ? (((~v109) >> 16u) & 255u) : 0u);
-                    unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                    stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                    unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                    unsigned int stct121 = __popc(stpm111);
-                    long long ix122 = ((long long)stb110);
-                    unsigned int sth123 = 0u;
-                    if (stok108) {
-                        sth123 = sthist8[(257 * warp + ix122)];
+                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
+                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((~v109) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok108 && ((strk120 + 1u) == stct121))) {
-                        sthist8[(257 * warp + ix122)] = (sth123 + stct121);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
                 }
             }
         }
@@ -3834,15 +4328,34 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        {
-            for (patc_int i145 = 0; i145 < 4; i145 += 1) {
-                unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
-                unsigned int stbk147 = (sti146 >> 16u);
-                if ((stbk147 < 256u)) {
-                    long long ix148 = ((long long)stbk147);
-                    long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
-                    stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
-                    stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
                 }
             }
         }
@@ -3859,77 +4372,81 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
         if (((4096 * b2 + 4095) < n)) {
             {
                 for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    bool stok154 = true;
-                    unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                    unsigned int stb156 = (stok154 ? (((~v155) >> 24u) & 255u) : 0u);
-                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                    unsigned int stct167 = __popc(stpm157);
-                    long long ix168 = ((long long)stb156);
-                    unsigned int sth169 = 0u;
-                    if (stok154) {
-                        sth169 = sthist8[(257 * warp + ix168)];
+                    {
+                        bool stok154 = true;
+                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((~v155) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok154 && ((strk166 + 1u) == stct167))) {
-                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
-                    unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                    unsigned int stb156 = (stok154 ? (((~v155) >> 24u) & 255u) : 0u);
-                    unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                    stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                    unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                    unsigned int stct167 = __popc(stpm157);
-                    long long ix168 = ((long long)stb156);
-                    unsigned int sth169 = 0u;
-                    if (stok154) {
-                        sth169 = sthist8[(257 * warp + ix168)];
+                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
+                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((~v155) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok154 && ((strk166 + 1u) == stct167))) {
-                        sthist8[(257 * warp + ix168)] = (sth169 + stct167);
-                    }
-                    __syncwarp();
-                    stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
                 }
             }
         }
@@ -3985,15 +4502,34 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        {
-            for (patc_int i191 = 0; i191 < 4; i191 += 1) {
-                unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
-                unsigned int stbk193 = (sti192 >> 16u);
-                if ((stbk193 < 256u)) {
-                    long long ix194 = ((long long)stbk193);
-                    long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
-                    stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
-                    stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
                 }
             }
         }
@@ -4075,75 +4611,79 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
         if (((96 * b1 + 95) < n)) {
             {
                 for (patc_int i12 = 0; i12 < 3; i12 += 1) {
-                    bool stok13 = true;
-                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 96 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 96 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 96 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i12 = 0; i12 < 3; i12 += 1) {
-                    bool stok13 = ((lane + 96 * warp + 96 * b1 + 32 * i12) < n);
-                    unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 96 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    if (((96 * warp + 96 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 96 * warp + 96 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 96 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 96 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
@@ -4189,14 +4729,32 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        {
-            for (patc_int i44 = 0; i44 < 3; i44 += 1) {
-                unsigned int sti45 = stinfo4[(lane + 96 * warp + 32 * i44)];
-                unsigned int stbk46 = (sti45 >> 16u);
-                if ((stbk46 < 256u)) {
-                    long long ix47 = ((long long)stbk46);
-                    long long ix48 = ((long long)(stwsum6[((warp + ix47) / 256)] + (sthist5[(257 * warp + ix47)] + (sti45 & 65535u))));
-                    stkey3[ix48] = stkey2[(lane + 96 * warp + 32 * i44)];
+        if (((96 * b1 + 64) < n)) {
+            {
+                for (patc_int i44 = 0; i44 < 3; i44 += 1) {
+                    {
+                        unsigned int sti45 = stinfo4[(lane + 96 * warp + 32 * i44)];
+                        unsigned int stbk46 = (sti45 >> 16u);
+                        if ((stbk46 < 256u)) {
+                            long long ix47 = ((long long)stbk46);
+                            long long ix48 = ((long long)(stwsum6[((warp + ix47) / 256)] + (sthist5[(257 * warp + ix47)] + (sti45 & 65535u))));
+                            stkey3[ix48] = stkey2[(lane + 96 * warp + 32 * i44)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i44 = 0; i44 < 3; i44 += 1) {
+                    if (((96 * warp + 96 * b1 + 32 * i44) < n)) {
+                        unsigned int sti45 = stinfo4[(lane + 96 * warp + 32 * i44)];
+                        unsigned int stbk46 = (sti45 >> 16u);
+                        if ((stbk46 < 256u)) {
+                            long long ix47 = ((long long)stbk46);
+                            long long ix48 = ((long long)(stwsum6[((warp + ix47) / 256)] + (sthist5[(257 * warp + ix47)] + (sti45 & 65535u))));
+                            stkey3[ix48] = stkey2[(lane + 96 * warp + 32 * i44)];
+                        }
+                    }
                 }
             }
         }
@@ -4213,75 +4771,79 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
         if (((96 * b1 + 95) < n)) {
             {
                 for (patc_int i52 = 0; i52 < 3; i52 += 1) {
-                    bool stok53 = true;
-                    unsigned int stb54 = (stok53 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i52)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm55 = __ballot_sync(0xffffffffu, stok53);
-                    unsigned int stv56 = __ballot_sync(0xffffffffu, ((stb54 & 1u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 1u) != 0u) ? stv56 : (~stv56)));
-                    unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb54 & 2u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 2u) != 0u) ? stv57 : (~stv57)));
-                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb54 & 4u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 4u) != 0u) ? stv58 : (~stv58)));
-                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb54 & 8u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 8u) != 0u) ? stv59 : (~stv59)));
-                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb54 & 16u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 16u) != 0u) ? stv60 : (~stv60)));
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb54 & 32u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 32u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb54 & 64u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 64u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb54 & 128u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 128u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int strk64 = __popc((stpm55 & ((1u << lane) - 1u)));
-                    unsigned int stct65 = __popc(stpm55);
-                    long long ix66 = ((long long)stb54);
-                    unsigned int sth67 = 0u;
-                    if (stok53) {
-                        sth67 = sthist5[(257 * warp + ix66)];
+                    {
+                        bool stok53 = true;
+                        unsigned int stb54 = (stok53 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i52)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = __ballot_sync(0xffffffffu, stok53);
+                        unsigned int stv56 = __ballot_sync(0xffffffffu, ((stb54 & 1u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 1u) != 0u) ? stv56 : (~stv56)));
+                        unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb54 & 2u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 2u) != 0u) ? stv57 : (~stv57)));
+                        unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb54 & 4u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 4u) != 0u) ? stv58 : (~stv58)));
+                        unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb54 & 8u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 8u) != 0u) ? stv59 : (~stv59)));
+                        unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb54 & 16u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 16u) != 0u) ? stv60 : (~stv60)));
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb54 & 32u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 32u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb54 & 64u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 64u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb54 & 128u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 128u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int strk64 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct65 = __popc(stpm55);
+                        long long ix66 = ((long long)stb54);
+                        unsigned int sth67 = 0u;
+                        if (stok53) {
+                            sth67 = sthist5[(257 * warp + ix66)];
+                        }
+                        __syncwarp();
+                        if ((stok53 && ((strk64 + 1u) == stct65))) {
+                            sthist5[(257 * warp + ix66)] = (sth67 + stct65);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 96 * warp + 32 * i52)] = (stok53 ? ((stb54 << 16u) | (sth67 + strk64)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok53 && ((strk64 + 1u) == stct65))) {
-                        sthist5[(257 * warp + ix66)] = (sth67 + stct65);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i52)] = (stok53 ? ((stb54 << 16u) | (sth67 + strk64)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i52 = 0; i52 < 3; i52 += 1) {
-                    bool stok53 = ((lane + 96 * warp + 96 * b1 + 32 * i52) < n);
-                    unsigned int stb54 = (stok53 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i52)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm55 = __ballot_sync(0xffffffffu, stok53);
-                    unsigned int stv56 = __ballot_sync(0xffffffffu, ((stb54 & 1u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 1u) != 0u) ? stv56 : (~stv56)));
-                    unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb54 & 2u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 2u) != 0u) ? stv57 : (~stv57)));
-                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb54 & 4u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 4u) != 0u) ? stv58 : (~stv58)));
-                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb54 & 8u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 8u) != 0u) ? stv59 : (~stv59)));
-                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb54 & 16u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 16u) != 0u) ? stv60 : (~stv60)));
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb54 & 32u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 32u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb54 & 64u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 64u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb54 & 128u) != 0u));
-                    stpm55 = (stpm55 & (((stb54 & 128u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int strk64 = __popc((stpm55 & ((1u << lane) - 1u)));
-                    unsigned int stct65 = __popc(stpm55);
-                    long long ix66 = ((long long)stb54);
-                    unsigned int sth67 = 0u;
-                    if (stok53) {
-                        sth67 = sthist5[(257 * warp + ix66)];
+                    if (((96 * warp + 96 * b1 + 32 * i52) < n)) {
+                        bool stok53 = ((lane + 96 * warp + 96 * b1 + 32 * i52) < n);
+                        unsigned int stb54 = (stok53 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i52)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = __ballot_sync(0xffffffffu, stok53);
+                        unsigned int stv56 = __ballot_sync(0xffffffffu, ((stb54 & 1u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 1u) != 0u) ? stv56 : (~stv56)));
+                        unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb54 & 2u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 2u) != 0u) ? stv57 : (~stv57)));
+                        unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb54 & 4u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 4u) != 0u) ? stv58 : (~stv58)));
+                        unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb54 & 8u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 8u) != 0u) ? stv59 : (~stv59)));
+                        unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb54 & 16u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 16u) != 0u) ? stv60 : (~stv60)));
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb54 & 32u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 32u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb54 & 64u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 64u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb54 & 128u) != 0u));
+                        stpm55 = (stpm55 & (((stb54 & 128u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int strk64 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct65 = __popc(stpm55);
+                        long long ix66 = ((long long)stb54);
+                        unsigned int sth67 = 0u;
+                        if (stok53) {
+                            sth67 = sthist5[(257 * warp + ix66)];
+                        }
+                        __syncwarp();
+                        if ((stok53 && ((strk64 + 1u) == stct65))) {
+                            sthist5[(257 * warp + ix66)] = (sth67 + stct65);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 96 * warp + 32 * i52)] = (stok53 ? ((stb54 << 16u) | (sth67 + strk64)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok53 && ((strk64 + 1u) == stct65))) {
-                        sthist5[(257 * warp + ix66)] = (sth67 + stct65);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i52)] = (stok53 ? ((stb54 << 16u) | (sth67 + strk64)) : 4294901760u);
                 }
             }
         }
@@ -4327,14 +4889,32 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        {
-            for (patc_int i84 = 0; i84 < 3; i84 += 1) {
-                unsigned int sti85 = stinfo4[(lane + 96 * warp + 32 * i84)];
-                unsigned int stbk86 = (sti85 >> 16u);
-                if ((stbk86 < 256u)) {
-                    long long ix87 = ((long long)stbk86);
-                    long long ix88 = ((long long)(stwsum6[((warp + ix87) / 256)] + (sthist5[(257 * warp + ix87)] + (sti85 & 65535u))));
-                    stkey2[ix88] = stkey3[(lane + 96 * warp + 32 * i84)];
+        if (((96 * b1 + 64) < n)) {
+            {
+                for (patc_int i84 = 0; i84 < 3; i84 += 1) {
+                    {
+                        unsigned int sti85 = stinfo4[(lane + 96 * warp + 32 * i84)];
+                        unsigned int stbk86 = (sti85 >> 16u);
+                        if ((stbk86 < 256u)) {
+                            long long ix87 = ((long long)stbk86);
+                            long long ix88 = ((long long)(stwsum6[((warp + ix87) / 256)] + (sthist5[(257 * warp + ix87)] + (sti85 & 65535u))));
+                            stkey2[ix88] = stkey3[(lane + 96 * warp + 32 * i84)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i84 = 0; i84 < 3; i84 += 1) {
+                    if (((96 * warp + 96 * b1 + 32 * i84) < n)) {
+                        unsigned int sti85 = stinfo4[(lane + 96 * warp + 32 * i84)];
+                        unsigned int stbk86 = (sti85 >> 16u);
+                        if ((stbk86 < 256u)) {
+                            long long ix87 = ((long long)stbk86);
+                            long long ix88 = ((long long)(stwsum6[((warp + ix87) / 256)] + (sthist5[(257 * warp + ix87)] + (sti85 & 65535u))));
+                            stkey2[ix88] = stkey3[(lane + 96 * warp + 32 * i84)];
+                        }
+                    }
                 }
             }
         }
@@ -4351,75 +4931,79 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
         if (((96 * b1 + 95) < n)) {
             {
                 for (patc_int i92 = 0; i92 < 3; i92 += 1) {
-                    bool stok93 = true;
-                    unsigned int stb94 = (stok93 ? (((((unsigned int)stkey2[(lane + 96 * warp + 32 * i92)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm95 = __ballot_sync(0xffffffffu, stok93);
-                    unsigned int stv96 = __ballot_sync(0xffffffffu, ((stb94 & 1u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 1u) != 0u) ? stv96 : (~stv96)));
-                    unsigned int stv97 = __ballot_sync(0xffffffffu, ((stb94 & 2u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 2u) != 0u) ? stv97 : (~stv97)));
-                    unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb94 & 4u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 4u) != 0u) ? stv98 : (~stv98)));
-                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb94 & 8u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 8u) != 0u) ? stv99 : (~stv99)));
-                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb94 & 16u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 16u) != 0u) ? stv100 : (~stv100)));
-                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb94 & 32u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 32u) != 0u) ? stv101 : (~stv101)));
-                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb94 & 64u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 64u) != 0u) ? stv102 : (~stv102)));
-                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb94 & 128u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 128u) != 0u) ? stv103 : (~stv103)));
-                    unsigned int strk104 = __popc((stpm95 & ((1u << lane) - 1u)));
-                    unsigned int stct105 = __popc(stpm95);
-                    long long ix106 = ((long long)stb94);
-                    unsigned int sth107 = 0u;
-                    if (stok93) {
-                        sth107 = sthist5[(257 * warp + ix106)];
+                    {
+                        bool stok93 = true;
+                        unsigned int stb94 = (stok93 ? (((((unsigned int)stkey2[(lane + 96 * warp + 32 * i92)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm95 = __ballot_sync(0xffffffffu, stok93);
+                        unsigned int stv96 = __ballot_sync(0xffffffffu, ((stb94 & 1u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 1u) != 0u) ? stv96 : (~stv96)));
+                        unsigned int stv97 = __ballot_sync(0xffffffffu, ((stb94 & 2u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 2u) != 0u) ? stv97 : (~stv97)));
+                        unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb94 & 4u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 4u) != 0u) ? stv98 : (~stv98)));
+                        unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb94 & 8u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 8u) != 0u) ? stv99 : (~stv99)));
+                        unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb94 & 16u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 16u) != 0u) ? stv100 : (~stv100)));
+                        unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb94 & 32u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 32u) != 0u) ? stv101 : (~stv101)));
+                        unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb94 & 64u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 64u) != 0u) ? stv102 : (~stv102)));
+                        unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb94 & 128u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 128u) != 0u) ? stv103 : (~stv103)));
+                        unsigned int strk104 = __popc((stpm95 & ((1u << lane) - 1u)));
+                        unsigned int stct105 = __popc(stpm95);
+                        long long ix106 = ((long long)stb94);
+                        unsigned int sth107 = 0u;
+                        if (stok93) {
+                            sth107 = sthist5[(257 * warp + ix106)];
+                        }
+                        __syncwarp();
+                        if ((stok93 && ((strk104 + 1u) == stct105))) {
+                            sthist5[(257 * warp + ix106)] = (sth107 + stct105);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 96 * warp + 32 * i92)] = (stok93 ? ((stb94 << 16u) | (sth107 + strk104)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok93 && ((strk104 + 1u) == stct105))) {
-                        sthist5[(257 * warp + ix106)] = (sth107 + stct105);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i92)] = (stok93 ? ((stb94 << 16u) | (sth107 + strk104)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i92 = 0; i92 < 3; i92 += 1) {
-                    bool stok93 = ((lane + 96 * warp + 96 * b1 + 32 * i92) < n);
-                    unsigned int stb94 = (stok93 ? (((((unsigned int)stkey2[(lane + 96 * warp + 32 * i92)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm95 = __ballot_sync(0xffffffffu, stok93);
-                    unsigned int stv96 = __ballot_sync(0xffffffffu, ((stb94 & 1u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 1u) != 0u) ? stv96 : (~stv96)));
-                    unsigned int stv97 = __ballot_sync(0xffffffffu, ((stb94 & 2u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 2u) != 0u) ? stv97 : (~stv97)));
-                    unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb94 & 4u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 4u) != 0u) ? stv98 : (~stv98)));
-                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb94 & 8u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 8u) != 0u) ? stv99 : (~stv99)));
-                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb94 & 16u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 16u) != 0u) ? stv100 : (~stv100)));
-                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb94 & 32u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 32u) != 0u) ? stv101 : (~stv101)));
-                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb94 & 64u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 64u) != 0u) ? stv102 : (~stv102)));
-                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb94 & 128u) != 0u));
-                    stpm95 = (stpm95 & (((stb94 & 128u) != 0u) ? stv103 : (~stv103)));
-                    unsigned int strk104 = __popc((stpm95 & ((1u << lane) - 1u)));
-                    unsigned int stct105 = __popc(stpm95);
-                    long long ix106 = ((long long)stb94);
-                    unsigned int sth107 = 0u;
-                    if (stok93) {
-                        sth107 = sthist5[(257 * warp + ix106)];
+                    if (((96 * warp + 96 * b1 + 32 * i92) < n)) {
+                        bool stok93 = ((lane + 96 * warp + 96 * b1 + 32 * i92) < n);
+                        unsigned int stb94 = (stok93 ? (((((unsigned int)stkey2[(lane + 96 * warp + 32 * i92)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm95 = __ballot_sync(0xffffffffu, stok93);
+                        unsigned int stv96 = __ballot_sync(0xffffffffu, ((stb94 & 1u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 1u) != 0u) ? stv96 : (~stv96)));
+                        unsigned int stv97 = __ballot_sync(0xffffffffu, ((stb94 & 2u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 2u) != 0u) ? stv97 : (~stv97)));
+                        unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb94 & 4u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 4u) != 0u) ? stv98 : (~stv98)));
+                        unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb94 & 8u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 8u) != 0u) ? stv99 : (~stv99)));
+                        unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb94 & 16u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 16u) != 0u) ? stv100 : (~stv100)));
+                        unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb94 & 32u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 32u) != 0u) ? stv101 : (~stv101)));
+                        unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb94 & 64u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 64u) != 0u) ? stv102 : (~stv102)));
+                        unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb94 & 128u) != 0u));
+                        stpm95 = (stpm95 & (((stb94 & 128u) != 0u) ? stv103 : (~stv103)));
+                        unsigned int strk104 = __popc((stpm95 & ((1u << lane) - 1u)));
+                        unsigned int stct105 = __popc(stpm95);
+                        long long ix106 = ((long long)stb94);
+                        unsigned int sth107 = 0u;
+                        if (stok93) {
+                            sth107 = sthist5[(257 * warp + ix106)];
+                        }
+                        __syncwarp();
+                        if ((stok93 && ((strk104 + 1u) == stct105))) {
+                            sthist5[(257 * warp + ix106)] = (sth107 + stct105);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 96 * warp + 32 * i92)] = (stok93 ? ((stb94 << 16u) | (sth107 + strk104)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok93 && ((strk104 + 1u) == stct105))) {
-                        sthist5[(257 * warp + ix106)] = (sth107 + stct105);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i92)] = (stok93 ? ((stb94 << 16u) | (sth107 + strk104)) : 4294901760u);
                 }
             }
         }
@@ -4465,14 +5049,32 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        {
-            for (patc_int i124 = 0; i124 < 3; i124 += 1) {
-                unsigned int sti125 = stinfo4[(lane + 96 * warp + 32 * i124)];
-                unsigned int stbk126 = (sti125 >> 16u);
-                if ((stbk126 < 256u)) {
-                    long long ix127 = ((long long)stbk126);
-                    long long ix128 = ((long long)(stwsum6[((warp + ix127) / 256)] + (sthist5[(257 * warp + ix127)] + (sti125 & 65535u))));
-                    stkey3[ix128] = stkey2[(lane + 96 * warp + 32 * i124)];
+        if (((96 * b1 + 64) < n)) {
+            {
+                for (patc_int i124 = 0; i124 < 3; i124 += 1) {
+                    {
+                        unsigned int sti125 = stinfo4[(lane + 96 * warp + 32 * i124)];
+                        unsigned int stbk126 = (sti125 >> 16u);
+                        if ((stbk126 < 256u)) {
+                            long long ix127 = ((long long)stbk126);
+                            long long ix128 = ((long long)(stwsum6[((warp + ix127) / 256)] + (sthist5[(257 * warp + ix127)] + (sti125 & 65535u))));
+                            stkey3[ix128] = stkey2[(lane + 96 * warp + 32 * i124)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i124 = 0; i124 < 3; i124 += 1) {
+                    if (((96 * warp + 96 * b1 + 32 * i124) < n)) {
+                        unsigned int sti125 = stinfo4[(lane + 96 * warp + 32 * i124)];
+                        unsigned int stbk126 = (sti125 >> 16u);
+                        if ((stbk126 < 256u)) {
+                            long long ix127 = ((long long)stbk126);
+                            long long ix128 = ((long long)(stwsum6[((warp + ix127) / 256)] + (sthist5[(257 * warp + ix127)] + (sti125 & 65535u))));
+                            stkey3[ix128] = stkey2[(lane + 96 * warp + 32 * i124)];
+                        }
+                    }
                 }
             }
         }
@@ -4489,75 +5091,79 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
         if (((96 * b1 + 95) < n)) {
             {
                 for (patc_int i132 = 0; i132 < 3; i132 += 1) {
-                    bool stok133 = true;
-                    unsigned int stb134 = (stok133 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i132)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm135 = __ballot_sync(0xffffffffu, stok133);
-                    unsigned int stv136 = __ballot_sync(0xffffffffu, ((stb134 & 1u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 1u) != 0u) ? stv136 : (~stv136)));
-                    unsigned int stv137 = __ballot_sync(0xffffffffu, ((stb134 & 2u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 2u) != 0u) ? stv137 : (~stv137)));
-                    unsigned int stv138 = __ballot_sync(0xffffffffu, ((stb134 & 4u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 4u) != 0u) ? stv138 : (~stv138)));
-                    unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb134 & 8u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 8u) != 0u) ? stv139 : (~stv139)));
-                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb134 & 16u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 16u) != 0u) ? stv140 : (~stv140)));
-                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb134 & 32u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 32u) != 0u) ? stv141 : (~stv141)));
-                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb134 & 64u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 64u) != 0u) ? stv142 : (~stv142)));
-                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb134 & 128u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 128u) != 0u) ? stv143 : (~stv143)));
-                    unsigned int strk144 = __popc((stpm135 & ((1u << lane) - 1u)));
-                    unsigned int stct145 = __popc(stpm135);
-                    long long ix146 = ((long long)stb134);
-                    unsigned int sth147 = 0u;
-                    if (stok133) {
-                        sth147 = sthist5[(257 * warp + ix146)];
+                    {
+                        bool stok133 = true;
+                        unsigned int stb134 = (stok133 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i132)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm135 = __ballot_sync(0xffffffffu, stok133);
+                        unsigned int stv136 = __ballot_sync(0xffffffffu, ((stb134 & 1u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 1u) != 0u) ? stv136 : (~stv136)));
+                        unsigned int stv137 = __ballot_sync(0xffffffffu, ((stb134 & 2u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 2u) != 0u) ? stv137 : (~stv137)));
+                        unsigned int stv138 = __ballot_sync(0xffffffffu, ((stb134 & 4u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 4u) != 0u) ? stv138 : (~stv138)));
+                        unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb134 & 8u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 8u) != 0u) ? stv139 : (~stv139)));
+                        unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb134 & 16u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 16u) != 0u) ? stv140 : (~stv140)));
+                        unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb134 & 32u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 32u) != 0u) ? stv141 : (~stv141)));
+                        unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb134 & 64u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 64u) != 0u) ? stv142 : (~stv142)));
+                        unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb134 & 128u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 128u) != 0u) ? stv143 : (~stv143)));
+                        unsigned int strk144 = __popc((stpm135 & ((1u << lane) - 1u)));
+                        unsigned int stct145 = __popc(stpm135);
+                        long long ix146 = ((long long)stb134);
+                        unsigned int sth147 = 0u;
+                        if (stok133) {
+                            sth147 = sthist5[(257 * warp + ix146)];
+                        }
+                        __syncwarp();
+                        if ((stok133 && ((strk144 + 1u) == stct145))) {
+                            sthist5[(257 * warp + ix146)] = (sth147 + stct145);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 96 * warp + 32 * i132)] = (stok133 ? ((stb134 << 16u) | (sth147 + strk144)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok133 && ((strk144 + 1u) == stct145))) {
-                        sthist5[(257 * warp + ix146)] = (sth147 + stct145);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i132)] = (stok133 ? ((stb134 << 16u) | (sth147 + strk144)) : 4294901760u);
                 }
             }
         } else {
             {
                 for (patc_int i132 = 0; i132 < 3; i132 += 1) {
-                    bool stok133 = ((lane + 96 * warp + 96 * b1 + 32 * i132) < n);
-                    unsigned int stb134 = (stok133 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i132)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm135 = __ballot_sync(0xffffffffu, stok133);
-                    unsigned int stv136 = __ballot_sync(0xffffffffu, ((stb134 & 1u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 1u) != 0u) ? stv136 : (~stv136)));
-                    unsigned int stv137 = __ballot_sync(0xffffffffu, ((stb134 & 2u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 2u) != 0u) ? stv137 : (~stv137)));
-                    unsigned int stv138 = __ballot_sync(0xffffffffu, ((stb134 & 4u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 4u) != 0u) ? stv138 : (~stv138)));
-                    unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb134 & 8u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 8u) != 0u) ? stv139 : (~stv139)));
-                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb134 & 16u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 16u) != 0u) ? stv140 : (~stv140)));
-                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb134 & 32u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 32u) != 0u) ? stv141 : (~stv141)));
-                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb134 & 64u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 64u) != 0u) ? stv142 : (~stv142)));
-                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb134 & 128u) != 0u));
-                    stpm135 = (stpm135 & (((stb134 & 128u) != 0u) ? stv143 : (~stv143)));
-                    unsigned int strk144 = __popc((stpm135 & ((1u << lane) - 1u)));
-                    unsigned int stct145 = __popc(stpm135);
-                    long long ix146 = ((long long)stb134);
-                    unsigned int sth147 = 0u;
-                    if (stok133) {
-                        sth147 = sthist5[(257 * warp + ix146)];
+                    if (((96 * warp + 96 * b1 + 32 * i132) < n)) {
+                        bool stok133 = ((lane + 96 * warp + 96 * b1 + 32 * i132) < n);
+                        unsigned int stb134 = (stok133 ? (((((unsigned int)stkey3[(lane + 96 * warp + 32 * i132)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm135 = __ballot_sync(0xffffffffu, stok133);
+                        unsigned int stv136 = __ballot_sync(0xffffffffu, ((stb134 & 1u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 1u) != 0u) ? stv136 : (~stv136)));
+                        unsigned int stv137 = __ballot_sync(0xffffffffu, ((stb134 & 2u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 2u) != 0u) ? stv137 : (~stv137)));
+                        unsigned int stv138 = __ballot_sync(0xffffffffu, ((stb134 & 4u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 4u) != 0u) ? stv138 : (~stv138)));
+                        unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb134 & 8u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 8u) != 0u) ? stv139 : (~stv139)));
+                        unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb134 & 16u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 16u) != 0u) ? stv140 : (~stv140)));
+                        unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb134 & 32u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 32u) != 0u) ? stv141 : (~stv141)));
+                        unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb134 & 64u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 64u) != 0u) ? stv142 : (~stv142)));
+                        unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb134 & 128u) != 0u));
+                        stpm135 = (stpm135 & (((stb134 & 128u) != 0u) ? stv143 : (~stv143)));
+                        unsigned int strk144 = __popc((stpm135 & ((1u << lane) - 1u)));
+                        unsigned int stct145 = __popc(stpm135);
+                        long long ix146 = ((long long)stb134);
+                        unsigned int sth147 = 0u;
+                        if (stok133) {
+                            sth147 = sthist5[(257 * warp + ix146)];
+                        }
+                        __syncwarp();
+                        if ((stok133 && ((strk144 + 1u) == stct145))) {
+                            sthist5[(257 * warp + ix146)] = (sth147 + stct145);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 96 * warp + 32 * i132)] = (stok133 ? ((stb134 << 16u) | (sth147 + strk144)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok133 && ((strk144 + 1u) == stct145))) {
-                        sthist5[(257 * warp + ix146)] = (sth147 + stct145);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 96 * warp + 32 * i132)] = (stok133 ? ((stb134 << 16u) | (sth147 + strk144)) : 4294901760u);
                 }
             }
         }
@@ -4603,14 +5209,32 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        {
-            for (patc_int i164 = 0; i164 < 3; i164 += 1) {
-                unsigned int sti165 = stinfo4[(lane + 96 * warp + 32 * i164)];
-                unsigned int stbk166 = (sti165 >> 16u);
-                if ((stbk166 < 256u)) {
-                    long long ix167 = ((long long)stbk166);
-                    long long ix168 = ((long long)(stwsum6[((warp + ix167) / 256)] + (sthist5[(257 * warp + ix167)] + (sti165 & 65535u))));
-                    stkey2[ix168] = stkey3[(lane + 96 * warp + 32 * i164)];
+        if (((96 * b1 + 64) < n)) {
+            {
+                for (patc_int i164 = 0; i164 < 3; i164 += 1) {
+                    {
+                        unsigned int sti165 = stinfo4[(lane + 96 * warp + 32 * i164)];
+                        unsigned int stbk166 = (sti165 >> 16u);
+                        if ((stbk166 < 256u)) {
+                            long long ix167 = ((long long)stbk166);
+                            long long ix168 = ((long long)(stwsum6[((warp + ix167) / 256)] + (sthist5[(257 * warp + ix167)] + (sti165 & 65535u))));
+                            stkey2[ix168] = stkey3[(lane + 96 * warp + 32 * i164)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i164 = 0; i164 < 3; i164 += 1) {
+                    if (((96 * warp + 96 * b1 + 32 * i164) < n)) {
+                        unsigned int sti165 = stinfo4[(lane + 96 * warp + 32 * i164)];
+                        unsigned int stbk166 = (sti165 >> 16u);
+                        if ((stbk166 < 256u)) {
+                            long long ix167 = ((long long)stbk166);
+                            long long ix168 = ((long long)(stwsum6[((warp + ix167) / 256)] + (sthist5[(257 * warp + ix167)] + (sti165 & 65535u))));
+                            stkey2[ix168] = stkey3[(lane + 96 * warp + 32 * i164)];
+                        }
+                    }
                 }
             }
         }
@@ -4693,76 +5317,80 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             {
                 {
                     const patc_int i12 = 0;
-                    bool stok13 = true;
-                    unsigned int stb14 = (stok13 ? ((stkey2[(lane + 32 * warp + 32 * i12)] / 7u) & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? ((stkey2[(lane + 32 * warp + 32 * i12)] / 7u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 32 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         } else {
             {
                 {
                     const patc_int i12 = 0;
-                    bool stok13 = ((lane + 32 * warp + 64 * b1 + 32 * i12) < n);
-                    unsigned int stb14 = (stok13 ? ((stkey2[(lane + 32 * warp + 32 * i12)] / 7u) & 255u) : 0u);
-                    unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                    unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                    stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                    unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                    unsigned int stct25 = __popc(stpm15);
-                    long long ix26 = ((long long)stb14);
-                    unsigned int sth27 = 0u;
-                    if (stok13) {
-                        sth27 = sthist5[(257 * warp + ix26)];
+                    if (((32 * warp + 64 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 32 * warp + 64 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? ((stkey2[(lane + 32 * warp + 32 * i12)] / 7u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 32 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok13 && ((strk24 + 1u) == stct25))) {
-                        sthist5[(257 * warp + ix26)] = (sth27 + stct25);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
                 }
             }
         }
@@ -4810,15 +5438,34 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        {
+        if (((64 * b1 + 32) < n)) {
             {
-                const patc_int i45 = 0;
-                unsigned int sti46 = stinfo4[(lane + 32 * warp + 32 * i45)];
-                unsigned int stbk47 = (sti46 >> 16u);
-                if ((stbk47 < 256u)) {
-                    long long ix48 = ((long long)stbk47);
-                    long long ix49 = ((long long)(stwsum6[((warp + 2 * ix48) / 256)] + (sthist5[(257 * warp + ix48)] + (sti46 & 65535u))));
-                    stkey3[ix49] = stkey2[(lane + 32 * warp + 32 * i45)];
+                {
+                    const patc_int i45 = 0;
+                    {
+                        unsigned int sti46 = stinfo4[(lane + 32 * warp + 32 * i45)];
+                        unsigned int stbk47 = (sti46 >> 16u);
+                        if ((stbk47 < 256u)) {
+                            long long ix48 = ((long long)stbk47);
+                            long long ix49 = ((long long)(stwsum6[((warp + 2 * ix48) / 256)] + (sthist5[(257 * warp + ix48)] + (sti46 & 65535u))));
+                            stkey3[ix49] = stkey2[(lane + 32 * warp + 32 * i45)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                {
+                    const patc_int i45 = 0;
+                    if (((32 * warp + 64 * b1 + 32 * i45) < n)) {
+                        unsigned int sti46 = stinfo4[(lane + 32 * warp + 32 * i45)];
+                        unsigned int stbk47 = (sti46 >> 16u);
+                        if ((stbk47 < 256u)) {
+                            long long ix48 = ((long long)stbk47);
+                            long long ix49 = ((long long)(stwsum6[((warp + 2 * ix48) / 256)] + (sthist5[(257 * warp + ix48)] + (sti46 & 65535u))));
+                            stkey3[ix49] = stkey2[(lane + 32 * warp + 32 * i45)];
+                        }
+                    }
                 }
             }
         }
@@ -4836,76 +5483,80 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             {
                 {
                     const patc_int i53 = 0;
-                    bool stok54 = true;
-                    unsigned int stb55 = (stok54 ? (((stkey3[(lane + 32 * warp + 32 * i53)] / 7u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm56 = __ballot_sync(0xffffffffu, stok54);
-                    unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb55 & 1u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 1u) != 0u) ? stv57 : (~stv57)));
-                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb55 & 2u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 2u) != 0u) ? stv58 : (~stv58)));
-                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb55 & 4u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 4u) != 0u) ? stv59 : (~stv59)));
-                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb55 & 8u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 8u) != 0u) ? stv60 : (~stv60)));
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb55 & 16u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 16u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb55 & 32u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 32u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb55 & 64u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 64u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb55 & 128u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 128u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int strk65 = __popc((stpm56 & ((1u << lane) - 1u)));
-                    unsigned int stct66 = __popc(stpm56);
-                    long long ix67 = ((long long)stb55);
-                    unsigned int sth68 = 0u;
-                    if (stok54) {
-                        sth68 = sthist5[(257 * warp + ix67)];
+                    {
+                        bool stok54 = true;
+                        unsigned int stb55 = (stok54 ? (((stkey3[(lane + 32 * warp + 32 * i53)] / 7u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm56 = __ballot_sync(0xffffffffu, stok54);
+                        unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb55 & 1u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 1u) != 0u) ? stv57 : (~stv57)));
+                        unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb55 & 2u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 2u) != 0u) ? stv58 : (~stv58)));
+                        unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb55 & 4u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 4u) != 0u) ? stv59 : (~stv59)));
+                        unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb55 & 8u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 8u) != 0u) ? stv60 : (~stv60)));
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb55 & 16u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 16u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb55 & 32u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 32u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb55 & 64u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 64u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb55 & 128u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 128u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int strk65 = __popc((stpm56 & ((1u << lane) - 1u)));
+                        unsigned int stct66 = __popc(stpm56);
+                        long long ix67 = ((long long)stb55);
+                        unsigned int sth68 = 0u;
+                        if (stok54) {
+                            sth68 = sthist5[(257 * warp + ix67)];
+                        }
+                        __syncwarp();
+                        if ((stok54 && ((strk65 + 1u) == stct66))) {
+                            sthist5[(257 * warp + ix67)] = (sth68 + stct66);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 32 * warp + 32 * i53)] = (stok54 ? ((stb55 << 16u) | (sth68 + strk65)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok54 && ((strk65 + 1u) == stct66))) {
-                        sthist5[(257 * warp + ix67)] = (sth68 + stct66);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i53)] = (stok54 ? ((stb55 << 16u) | (sth68 + strk65)) : 4294901760u);
                 }
             }
         } else {
             {
                 {
                     const patc_int i53 = 0;
-                    bool stok54 = ((lane + 32 * warp + 64 * b1 + 32 * i53) < n);
-                    unsigned int stb55 = (stok54 ? (((stkey3[(lane + 32 * warp + 32 * i53)] / 7u) >> 8u) & 255u) : 0u);
-                    unsigned int stpm56 = __ballot_sync(0xffffffffu, stok54);
-                    unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb55 & 1u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 1u) != 0u) ? stv57 : (~stv57)));
-                    unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb55 & 2u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 2u) != 0u) ? stv58 : (~stv58)));
-                    unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb55 & 4u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 4u) != 0u) ? stv59 : (~stv59)));
-                    unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb55 & 8u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 8u) != 0u) ? stv60 : (~stv60)));
-                    unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb55 & 16u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 16u) != 0u) ? stv61 : (~stv61)));
-                    unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb55 & 32u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 32u) != 0u) ? stv62 : (~stv62)));
-                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb55 & 64u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 64u) != 0u) ? stv63 : (~stv63)));
-                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb55 & 128u) != 0u));
-                    stpm56 = (stpm56 & (((stb55 & 128u) != 0u) ? stv64 : (~stv64)));
-                    unsigned int strk65 = __popc((stpm56 & ((1u << lane) - 1u)));
-                    unsigned int stct66 = __popc(stpm56);
-                    long long ix67 = ((long long)stb55);
-                    unsigned int sth68 = 0u;
-                    if (stok54) {
-                        sth68 = sthist5[(257 * warp + ix67)];
+                    if (((32 * warp + 64 * b1 + 32 * i53) < n)) {
+                        bool stok54 = ((lane + 32 * warp + 64 * b1 + 32 * i53) < n);
+                        unsigned int stb55 = (stok54 ? (((stkey3[(lane + 32 * warp + 32 * i53)] / 7u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm56 = __ballot_sync(0xffffffffu, stok54);
+                        unsigned int stv57 = __ballot_sync(0xffffffffu, ((stb55 & 1u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 1u) != 0u) ? stv57 : (~stv57)));
+                        unsigned int stv58 = __ballot_sync(0xffffffffu, ((stb55 & 2u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 2u) != 0u) ? stv58 : (~stv58)));
+                        unsigned int stv59 = __ballot_sync(0xffffffffu, ((stb55 & 4u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 4u) != 0u) ? stv59 : (~stv59)));
+                        unsigned int stv60 = __ballot_sync(0xffffffffu, ((stb55 & 8u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 8u) != 0u) ? stv60 : (~stv60)));
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb55 & 16u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 16u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb55 & 32u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 32u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb55 & 64u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 64u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb55 & 128u) != 0u));
+                        stpm56 = (stpm56 & (((stb55 & 128u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int strk65 = __popc((stpm56 & ((1u << lane) - 1u)));
+                        unsigned int stct66 = __popc(stpm56);
+                        long long ix67 = ((long long)stb55);
+                        unsigned int sth68 = 0u;
+                        if (stok54) {
+                            sth68 = sthist5[(257 * warp + ix67)];
+                        }
+                        __syncwarp();
+                        if ((stok54 && ((strk65 + 1u) == stct66))) {
+                            sthist5[(257 * warp + ix67)] = (sth68 + stct66);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 32 * warp + 32 * i53)] = (stok54 ? ((stb55 << 16u) | (sth68 + strk65)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok54 && ((strk65 + 1u) == stct66))) {
-                        sthist5[(257 * warp + ix67)] = (sth68 + stct66);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i53)] = (stok54 ? ((stb55 << 16u) | (sth68 + strk65)) : 4294901760u);
                 }
             }
         }
@@ -4953,15 +5604,34 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        {
+        if (((64 * b1 + 32) < n)) {
             {
-                const patc_int i86 = 0;
-                unsigned int sti87 = stinfo4[(lane + 32 * warp + 32 * i86)];
-                unsigned int stbk88 = (sti87 >> 16u);
-                if ((stbk88 < 256u)) {
-                    long long ix89 = ((long long)stbk88);
-                    long long ix90 = ((long long)(stwsum6[((warp + 2 * ix89) / 256)] + (sthist5[(257 * warp + ix89)] + (sti87 & 65535u))));
-                    stkey2[ix90] = stkey3[(lane + 32 * warp + 32 * i86)];
+                {
+                    const patc_int i86 = 0;
+                    {
+                        unsigned int sti87 = stinfo4[(lane + 32 * warp + 32 * i86)];
+                        unsigned int stbk88 = (sti87 >> 16u);
+                        if ((stbk88 < 256u)) {
+                            long long ix89 = ((long long)stbk88);
+                            long long ix90 = ((long long)(stwsum6[((warp + 2 * ix89) / 256)] + (sthist5[(257 * warp + ix89)] + (sti87 & 65535u))));
+                            stkey2[ix90] = stkey3[(lane + 32 * warp + 32 * i86)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                {
+                    const patc_int i86 = 0;
+                    if (((32 * warp + 64 * b1 + 32 * i86) < n)) {
+                        unsigned int sti87 = stinfo4[(lane + 32 * warp + 32 * i86)];
+                        unsigned int stbk88 = (sti87 >> 16u);
+                        if ((stbk88 < 256u)) {
+                            long long ix89 = ((long long)stbk88);
+                            long long ix90 = ((long long)(stwsum6[((warp + 2 * ix89) / 256)] + (sthist5[(257 * warp + ix89)] + (sti87 & 65535u))));
+                            stkey2[ix90] = stkey3[(lane + 32 * warp + 32 * i86)];
+                        }
+                    }
                 }
             }
         }
@@ -4979,76 +5649,80 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             {
                 {
                     const patc_int i94 = 0;
-                    bool stok95 = true;
-                    unsigned int stb96 = (stok95 ? (((stkey2[(lane + 32 * warp + 32 * i94)] / 7u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm97 = __ballot_sync(0xffffffffu, stok95);
-                    unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb96 & 1u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 1u) != 0u) ? stv98 : (~stv98)));
-                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb96 & 2u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 2u) != 0u) ? stv99 : (~stv99)));
-                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb96 & 4u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 4u) != 0u) ? stv100 : (~stv100)));
-                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb96 & 8u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 8u) != 0u) ? stv101 : (~stv101)));
-                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb96 & 16u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 16u) != 0u) ? stv102 : (~stv102)));
-                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb96 & 32u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 32u) != 0u) ? stv103 : (~stv103)));
-                    unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb96 & 64u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 64u) != 0u) ? stv104 : (~stv104)));
-                    unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb96 & 128u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 128u) != 0u) ? stv105 : (~stv105)));
-                    unsigned int strk106 = __popc((stpm97 & ((1u << lane) - 1u)));
-                    unsigned int stct107 = __popc(stpm97);
-                    long long ix108 = ((long long)stb96);
-                    unsigned int sth109 = 0u;
-                    if (stok95) {
-                        sth109 = sthist5[(257 * warp + ix108)];
+                    {
+                        bool stok95 = true;
+                        unsigned int stb96 = (stok95 ? (((stkey2[(lane + 32 * warp + 32 * i94)] / 7u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm97 = __ballot_sync(0xffffffffu, stok95);
+                        unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb96 & 1u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 1u) != 0u) ? stv98 : (~stv98)));
+                        unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb96 & 2u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 2u) != 0u) ? stv99 : (~stv99)));
+                        unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb96 & 4u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 4u) != 0u) ? stv100 : (~stv100)));
+                        unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb96 & 8u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 8u) != 0u) ? stv101 : (~stv101)));
+                        unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb96 & 16u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 16u) != 0u) ? stv102 : (~stv102)));
+                        unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb96 & 32u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 32u) != 0u) ? stv103 : (~stv103)));
+                        unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb96 & 64u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 64u) != 0u) ? stv104 : (~stv104)));
+                        unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb96 & 128u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 128u) != 0u) ? stv105 : (~stv105)));
+                        unsigned int strk106 = __popc((stpm97 & ((1u << lane) - 1u)));
+                        unsigned int stct107 = __popc(stpm97);
+                        long long ix108 = ((long long)stb96);
+                        unsigned int sth109 = 0u;
+                        if (stok95) {
+                            sth109 = sthist5[(257 * warp + ix108)];
+                        }
+                        __syncwarp();
+                        if ((stok95 && ((strk106 + 1u) == stct107))) {
+                            sthist5[(257 * warp + ix108)] = (sth109 + stct107);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 32 * warp + 32 * i94)] = (stok95 ? ((stb96 << 16u) | (sth109 + strk106)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok95 && ((strk106 + 1u) == stct107))) {
-                        sthist5[(257 * warp + ix108)] = (sth109 + stct107);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i94)] = (stok95 ? ((stb96 << 16u) | (sth109 + strk106)) : 4294901760u);
                 }
             }
         } else {
             {
                 {
                     const patc_int i94 = 0;
-                    bool stok95 = ((lane + 32 * warp + 64 * b1 + 32 * i94) < n);
-                    unsigned int stb96 = (stok95 ? (((stkey2[(lane + 32 * warp + 32 * i94)] / 7u) >> 16u) & 255u) : 0u);
-                    unsigned int stpm97 = __ballot_sync(0xffffffffu, stok95);
-                    unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb96 & 1u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 1u) != 0u) ? stv98 : (~stv98)));
-                    unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb96 & 2u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 2u) != 0u) ? stv99 : (~stv99)));
-                    unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb96 & 4u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 4u) != 0u) ? stv100 : (~stv100)));
-                    unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb96 & 8u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 8u) != 0u) ? stv101 : (~stv101)));
-                    unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb96 & 16u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 16u) != 0u) ? stv102 : (~stv102)));
-                    unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb96 & 32u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 32u) != 0u) ? stv103 : (~stv103)));
-                    unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb96 & 64u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 64u) != 0u) ? stv104 : (~stv104)));
-                    unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb96 & 128u) != 0u));
-                    stpm97 = (stpm97 & (((stb96 & 128u) != 0u) ? stv105 : (~stv105)));
-                    unsigned int strk106 = __popc((stpm97 & ((1u << lane) - 1u)));
-                    unsigned int stct107 = __popc(stpm97);
-                    long long ix108 = ((long long)stb96);
-                    unsigned int sth109 = 0u;
-                    if (stok95) {
-                        sth109 = sthist5[(257 * warp + ix108)];
+                    if (((32 * warp + 64 * b1 + 32 * i94) < n)) {
+                        bool stok95 = ((lane + 32 * warp + 64 * b1 + 32 * i94) < n);
+                        unsigned int stb96 = (stok95 ? (((stkey2[(lane + 32 * warp + 32 * i94)] / 7u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm97 = __ballot_sync(0xffffffffu, stok95);
+                        unsigned int stv98 = __ballot_sync(0xffffffffu, ((stb96 & 1u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 1u) != 0u) ? stv98 : (~stv98)));
+                        unsigned int stv99 = __ballot_sync(0xffffffffu, ((stb96 & 2u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 2u) != 0u) ? stv99 : (~stv99)));
+                        unsigned int stv100 = __ballot_sync(0xffffffffu, ((stb96 & 4u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 4u) != 0u) ? stv100 : (~stv100)));
+                        unsigned int stv101 = __ballot_sync(0xffffffffu, ((stb96 & 8u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 8u) != 0u) ? stv101 : (~stv101)));
+                        unsigned int stv102 = __ballot_sync(0xffffffffu, ((stb96 & 16u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 16u) != 0u) ? stv102 : (~stv102)));
+                        unsigned int stv103 = __ballot_sync(0xffffffffu, ((stb96 & 32u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 32u) != 0u) ? stv103 : (~stv103)));
+                        unsigned int stv104 = __ballot_sync(0xffffffffu, ((stb96 & 64u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 64u) != 0u) ? stv104 : (~stv104)));
+                        unsigned int stv105 = __ballot_sync(0xffffffffu, ((stb96 & 128u) != 0u));
+                        stpm97 = (stpm97 & (((stb96 & 128u) != 0u) ? stv105 : (~stv105)));
+                        unsigned int strk106 = __popc((stpm97 & ((1u << lane) - 1u)));
+                        unsigned int stct107 = __popc(stpm97);
+                        long long ix108 = ((long long)stb96);
+                        unsigned int sth109 = 0u;
+                        if (stok95) {
+                            sth109 = sthist5[(257 * warp + ix108)];
+                        }
+                        __syncwarp();
+                        if ((stok95 && ((strk106 + 1u) == stct107))) {
+                            sthist5[(257 * warp + ix108)] = (sth109 + stct107);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 32 * warp + 32 * i94)] = (stok95 ? ((stb96 << 16u) | (sth109 + strk106)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok95 && ((strk106 + 1u) == stct107))) {
-                        sthist5[(257 * warp + ix108)] = (sth109 + stct107);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i94)] = (stok95 ? ((stb96 << 16u) | (sth109 + strk106)) : 4294901760u);
                 }
             }
         }
@@ -5096,15 +5770,34 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        {
+        if (((64 * b1 + 32) < n)) {
             {
-                const patc_int i127 = 0;
-                unsigned int sti128 = stinfo4[(lane + 32 * warp + 32 * i127)];
-                unsigned int stbk129 = (sti128 >> 16u);
-                if ((stbk129 < 256u)) {
-                    long long ix130 = ((long long)stbk129);
-                    long long ix131 = ((long long)(stwsum6[((warp + 2 * ix130) / 256)] + (sthist5[(257 * warp + ix130)] + (sti128 & 65535u))));
-                    stkey3[ix131] = stkey2[(lane + 32 * warp + 32 * i127)];
+                {
+                    const patc_int i127 = 0;
+                    {
+                        unsigned int sti128 = stinfo4[(lane + 32 * warp + 32 * i127)];
+                        unsigned int stbk129 = (sti128 >> 16u);
+                        if ((stbk129 < 256u)) {
+                            long long ix130 = ((long long)stbk129);
+                            long long ix131 = ((long long)(stwsum6[((warp + 2 * ix130) / 256)] + (sthist5[(257 * warp + ix130)] + (sti128 & 65535u))));
+                            stkey3[ix131] = stkey2[(lane + 32 * warp + 32 * i127)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                {
+                    const patc_int i127 = 0;
+                    if (((32 * warp + 64 * b1 + 32 * i127) < n)) {
+                        unsigned int sti128 = stinfo4[(lane + 32 * warp + 32 * i127)];
+                        unsigned int stbk129 = (sti128 >> 16u);
+                        if ((stbk129 < 256u)) {
+                            long long ix130 = ((long long)stbk129);
+                            long long ix131 = ((long long)(stwsum6[((warp + 2 * ix130) / 256)] + (sthist5[(257 * warp + ix130)] + (sti128 & 65535u))));
+                            stkey3[ix131] = stkey2[(lane + 32 * warp + 32 * i127)];
+                        }
+                    }
                 }
             }
         }
@@ -5122,76 +5815,80 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             {
                 {
                     const patc_int i135 = 0;
-                    bool stok136 = true;
-                    unsigned int stb137 = (stok136 ? (((stkey3[(lane + 32 * warp + 32 * i135)] / 7u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm138 = __ballot_sync(0xffffffffu, stok136);
-                    unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb137 & 1u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 1u) != 0u) ? stv139 : (~stv139)));
-                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb137 & 2u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 2u) != 0u) ? stv140 : (~stv140)));
-                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb137 & 4u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 4u) != 0u) ? stv141 : (~stv141)));
-                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb137 & 8u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 8u) != 0u) ? stv142 : (~stv142)));
-                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb137 & 16u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 16u) != 0u) ? stv143 : (~stv143)));
-                    unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb137 & 32u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 32u) != 0u) ? stv144 : (~stv144)));
-                    unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb137 & 64u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 64u) != 0u) ? stv145 : (~stv145)));
-                    unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb137 & 128u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 128u) != 0u) ? stv146 : (~stv146)));
-                    unsigned int strk147 = __popc((stpm138 & ((1u << lane) - 1u)));
-                    unsigned int stct148 = __popc(stpm138);
-                    long long ix149 = ((long long)stb137);
-                    unsigned int sth150 = 0u;
-                    if (stok136) {
-                        sth150 = sthist5[(257 * warp + ix149)];
+                    {
+                        bool stok136 = true;
+                        unsigned int stb137 = (stok136 ? (((stkey3[(lane + 32 * warp + 32 * i135)] / 7u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm138 = __ballot_sync(0xffffffffu, stok136);
+                        unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb137 & 1u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 1u) != 0u) ? stv139 : (~stv139)));
+                        unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb137 & 2u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 2u) != 0u) ? stv140 : (~stv140)));
+                        unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb137 & 4u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 4u) != 0u) ? stv141 : (~stv141)));
+                        unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb137 & 8u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 8u) != 0u) ? stv142 : (~stv142)));
+                        unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb137 & 16u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 16u) != 0u) ? stv143 : (~stv143)));
+                        unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb137 & 32u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 32u) != 0u) ? stv144 : (~stv144)));
+                        unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb137 & 64u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 64u) != 0u) ? stv145 : (~stv145)));
+                        unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb137 & 128u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 128u) != 0u) ? stv146 : (~stv146)));
+                        unsigned int strk147 = __popc((stpm138 & ((1u << lane) - 1u)));
+                        unsigned int stct148 = __popc(stpm138);
+                        long long ix149 = ((long long)stb137);
+                        unsigned int sth150 = 0u;
+                        if (stok136) {
+                            sth150 = sthist5[(257 * warp + ix149)];
+                        }
+                        __syncwarp();
+                        if ((stok136 && ((strk147 + 1u) == stct148))) {
+                            sthist5[(257 * warp + ix149)] = (sth150 + stct148);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 32 * warp + 32 * i135)] = (stok136 ? ((stb137 << 16u) | (sth150 + strk147)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok136 && ((strk147 + 1u) == stct148))) {
-                        sthist5[(257 * warp + ix149)] = (sth150 + stct148);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i135)] = (stok136 ? ((stb137 << 16u) | (sth150 + strk147)) : 4294901760u);
                 }
             }
         } else {
             {
                 {
                     const patc_int i135 = 0;
-                    bool stok136 = ((lane + 32 * warp + 64 * b1 + 32 * i135) < n);
-                    unsigned int stb137 = (stok136 ? (((stkey3[(lane + 32 * warp + 32 * i135)] / 7u) >> 24u) & 255u) : 0u);
-                    unsigned int stpm138 = __ballot_sync(0xffffffffu, stok136);
-                    unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb137 & 1u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 1u) != 0u) ? stv139 : (~stv139)));
-                    unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb137 & 2u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 2u) != 0u) ? stv140 : (~stv140)));
-                    unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb137 & 4u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 4u) != 0u) ? stv141 : (~stv141)));
-                    unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb137 & 8u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 8u) != 0u) ? stv142 : (~stv142)));
-                    unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb137 & 16u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 16u) != 0u) ? stv143 : (~stv143)));
-                    unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb137 & 32u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 32u) != 0u) ? stv144 : (~stv144)));
-                    unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb137 & 64u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 64u) != 0u) ? stv145 : (~stv145)));
-                    unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb137 & 128u) != 0u));
-                    stpm138 = (stpm138 & (((stb137 & 128u) != 0u) ? stv146 : (~stv146)));
-                    unsigned int strk147 = __popc((stpm138 & ((1u << lane) - 1u)));
-                    unsigned int stct148 = __popc(stpm138);
-                    long long ix149 = ((long long)stb137);
-                    unsigned int sth150 = 0u;
-                    if (stok136) {
-                        sth150 = sthist5[(257 * warp + ix149)];
+                    if (((32 * warp + 64 * b1 + 32 * i135) < n)) {
+                        bool stok136 = ((lane + 32 * warp + 64 * b1 + 32 * i135) < n);
+                        unsigned int stb137 = (stok136 ? (((stkey3[(lane + 32 * warp + 32 * i135)] / 7u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm138 = __ballot_sync(0xffffffffu, stok136);
+                        unsigned int stv139 = __ballot_sync(0xffffffffu, ((stb137 & 1u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 1u) != 0u) ? stv139 : (~stv139)));
+                        unsigned int stv140 = __ballot_sync(0xffffffffu, ((stb137 & 2u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 2u) != 0u) ? stv140 : (~stv140)));
+                        unsigned int stv141 = __ballot_sync(0xffffffffu, ((stb137 & 4u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 4u) != 0u) ? stv141 : (~stv141)));
+                        unsigned int stv142 = __ballot_sync(0xffffffffu, ((stb137 & 8u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 8u) != 0u) ? stv142 : (~stv142)));
+                        unsigned int stv143 = __ballot_sync(0xffffffffu, ((stb137 & 16u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 16u) != 0u) ? stv143 : (~stv143)));
+                        unsigned int stv144 = __ballot_sync(0xffffffffu, ((stb137 & 32u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 32u) != 0u) ? stv144 : (~stv144)));
+                        unsigned int stv145 = __ballot_sync(0xffffffffu, ((stb137 & 64u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 64u) != 0u) ? stv145 : (~stv145)));
+                        unsigned int stv146 = __ballot_sync(0xffffffffu, ((stb137 & 128u) != 0u));
+                        stpm138 = (stpm138 & (((stb137 & 128u) != 0u) ? stv146 : (~stv146)));
+                        unsigned int strk147 = __popc((stpm138 & ((1u << lane) - 1u)));
+                        unsigned int stct148 = __popc(stpm138);
+                        long long ix149 = ((long long)stb137);
+                        unsigned int sth150 = 0u;
+                        if (stok136) {
+                            sth150 = sthist5[(257 * warp + ix149)];
+                        }
+                        __syncwarp();
+                        if ((stok136 && ((strk147 + 1u) == stct148))) {
+                            sthist5[(257 * warp + ix149)] = (sth150 + stct148);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 32 * warp + 32 * i135)] = (stok136 ? ((stb137 << 16u) | (sth150 + strk147)) : 4294901760u);
                     }
-                    __syncwarp();
-                    if ((stok136 && ((strk147 + 1u) == stct148))) {
-                        sthist5[(257 * warp + ix149)] = (sth150 + stct148);
-                    }
-                    __syncwarp();
-                    stinfo4[(lane + 32 * warp + 32 * i135)] = (stok136 ? ((stb137 << 16u) | (sth150 + strk147)) : 4294901760u);
                 }
             }
         }
@@ -5239,15 +5936,34 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        {
+        if (((64 * b1 + 32) < n)) {
             {
-                const patc_int i168 = 0;
-                unsigned int sti169 = stinfo4[(lane + 32 * warp + 32 * i168)];
-                unsigned int stbk170 = (sti169 >> 16u);
-                if ((stbk170 < 256u)) {
-                    long long ix171 = ((long long)stbk170);
-                    long long ix172 = ((long long)(stwsum6[((warp + 2 * ix171) / 256)] + (sthist5[(257 * warp + ix171)] + (sti169 & 65535u))));
-                    stkey2[ix172] = stkey3[(lane + 32 * warp + 32 * i168)];
+                {
+                    const patc_int i168 = 0;
+                    {
+                        unsigned int sti169 = stinfo4[(lane + 32 * warp + 32 * i168)];
+                        unsigned int stbk170 = (sti169 >> 16u);
+                        if ((stbk170 < 256u)) {
+                            long long ix171 = ((long long)stbk170);
+                            long long ix172 = ((long long)(stwsum6[((warp + 2 * ix171) / 256)] + (sthist5[(257 * warp + ix171)] + (sti169 & 65535u))));
+                            stkey2[ix172] = stkey3[(lane + 32 * warp + 32 * i168)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                {
+                    const patc_int i168 = 0;
+                    if (((32 * warp + 64 * b1 + 32 * i168) < n)) {
+                        unsigned int sti169 = stinfo4[(lane + 32 * warp + 32 * i168)];
+                        unsigned int stbk170 = (sti169 >> 16u);
+                        if ((stbk170 < 256u)) {
+                            long long ix171 = ((long long)stbk170);
+                            long long ix172 = ((long long)(stwsum6[((warp + 2 * ix171) / 256)] + (sthist5[(257 * warp + ix171)] + (sti169 & 65535u))));
+                            stkey2[ix172] = stkey3[(lane + 32 * warp + 32 * i168)];
+                        }
+                    }
                 }
             }
         }

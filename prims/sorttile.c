@@ -199,6 +199,17 @@ static X *svalid(St *s, Nat *p)
     Nat *gi = nat_add(s->a, nat_mul(s->a, s->tile, sc(s, s->TILE)), p);
     return lw_xbin(s->w, OP_LT, SK_BOOL, lw_xnat(s->w, gi), lw_xnat(s->w, s->n));
 }
+/* A warp's round of 32 places from p0 on (p0 the same in all its lanes) is skipped
+ * where it holds no element (p0 past n), by the whole warp: the round's ballots and
+ * __syncwarp stay with all 32 lanes, and a small input (n = 31 in a tile of 4096) ranks
+ * and moves one round of one warp, not 128. Returns the list to go back to after the
+ * round. */
+static Stmt *st_round_open(St *s, Nat *p0)
+{
+    Stmt *saved;
+    lw_open_if(s->w, svalid(s, p0), &saved);
+    return saved;
+}
 /* digit d of ord(x) (or of ord((x, y)) for pairs): the user's function inlined */
 static X *sdigit(St *s, X *x, X *y, int d)
 {
@@ -256,7 +267,9 @@ static void st_rank(St *s, int d, int from)
     sthreads(s, &tl, &ts);
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     Nat *r = sseq(s, s->IPT, &sl, &ss);
-    Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, sc(s, 32 * s->IPT)), nat_mul(a, r, sc(s, 32))), lane);
+    Nat *p0 = nat_add(a, nat_mul(a, warp, sc(s, 32 * s->IPT)), nat_mul(a, r, sc(s, 32)));
+    Stmt *rs = st_round_open(s, p0);
+    Nat *p = nat_add(a, p0, lane);
     X *valid = lw_materialise(w, svalid(s, p), "stok");
     Buffer *pm, *hb;
     /* the element read where the order function reads it (not at all if it ignores
@@ -289,6 +302,7 @@ static void st_rank(St *s, int d, int from)
     ssyncwarp(s);
     X *info = sbin(s, OP_BOR, SK_U32, sbin(s, OP_SHL, SK_U32, b, slit(s, 16)), sbin(s, OP_ADD, SK_U32, h, rk));
     lw_store(w, s->info, p, ssel(s, valid, info, slit(s, 0xffff0000u)));
+    w->cur = rs;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
@@ -382,7 +396,9 @@ static void st_move(St *s, int from)
     sthreads(s, &tl, &ts);
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     Nat *r = sseq(s, s->IPT, &sl, &ss);
-    Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, sc(s, 32 * s->IPT)), nat_mul(a, r, sc(s, 32))), lane);
+    Nat *p0 = nat_add(a, nat_mul(a, warp, sc(s, 32 * s->IPT)), nat_mul(a, r, sc(s, 32)));
+    Stmt *rs = st_round_open(s, p0);
+    Nat *p = nat_add(a, p0, lane);
     X *info = lw_materialise(w, lw_xload(w, s->info, p), "sti");
     X *b = lw_materialise(w, sbin(s, OP_SHR, SK_U32, info, slit(s, 16)), "stbk");
     lw_open_if(w, sbin(s, OP_LT, SK_BOOL, b, slit(s, ST_RADIX)), &is);
@@ -395,6 +411,7 @@ static void st_move(St *s, int from)
     lw_store(w, s->key[1 - from], qi, lw_xload(w, s->key[from], p));
     if (s->pairs) lw_store(w, s->val[1 - from], qi, lw_xload(w, s->val[from], p));
     w->cur = is;
+    w->cur = rs;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
