@@ -1,5 +1,6 @@
 // sort_bench.cu: libpatrt's radix sort of keys (patc_sort_keys: patterns/radixsort.rise,
-// a histogram of all four 8-bit digits, their scan, four multisplit passes) against CUB's
+// a histogram of all four 8-bit digits, their scan, four multisplit passes; up to 4096
+// keys one launch of rsSmall, the sortTiles block sort) against CUB's
 // cub::DeviceRadixSort::SortKeys in the same process, on one stream, over the same input,
 // and its sort of pairs (patc_sort_pairs, f32 keys with u32 values, type "f32+u32": the
 // values the input indices) against cub::DeviceRadixSort::SortPairs:

@@ -45,6 +45,7 @@ typedef enum {
     PF_GRID,   /* a grid-wide step (the grid's last block) */
     PF_SCALAR, /* an operation on scalars */
     PF_SPLIT,  /* a kernel of its own that partitions by a computed bucket (multisplit) */
+    PF_SORT,   /* a kernel of its own that sorts each tile in one block (sortTiles) */
 } PrimFamily;
 
 /* "none" in the level and shuffle columns */
@@ -126,6 +127,8 @@ typedef enum {
     X(P_ACCUMULATE,      "accumulate",      1, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_MEMORY) \
     /* the stable k-way partition (issue 35 item 1): multisplit(k, nt, ipt)(bucket)(offs)(xs) */ \
     X(P_MULTISPLIT,      "multisplit",      3, 3, 0, NOLVL,       NOSHFL,    (1, 0, 0), PF_SPLIT)  \
+    /* the one-launch block sort (issue 35 item 2): sortTiles(nt, ipt)(ord)(xs) */              \
+    X(P_SORTTILES,       "sortTiles",       2, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_SORT)   \
     SCALAR_FORMS(X)
 
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target

@@ -1048,3 +1048,2256 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
         }
     }
 }
+
+/* kernel rsSmallU32
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n
+ *   output:          out: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey2 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 65792);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b1 = blockIdx.x;
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t9 = threadIdx.x;
+            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
+                if (((t9 + 1024 * i10) < 8224)) {
+                    sthist5[(t9 + 1024 * i10)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
+            }
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc31;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw41 = 0u;
+                if ((lane < 32)) {
+                    stw41 = stwsum6[lane];
+                }
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc42 - stw41);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
+            }
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc76;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw86 = 0u;
+                if ((lane < 32)) {
+                    stw86 = stwsum6[lane];
+                }
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc87 - stw86);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
+            }
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc121;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw131 = 0u;
+                if ((lane < 32)) {
+                    stw131 = stwsum6[lane];
+                }
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc132 - stw131);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
+            }
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc166;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw176 = 0u;
+                if ((lane < 32)) {
+                    stw176 = stwsum6[lane];
+                }
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc177 - stw176);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    if (((4096 * b1 + t189 + 1024 * i190) < n)) {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallI32
+ *   data parameters: xs: n.i32
+ *   nat parameters:  n
+ *   output:          out: n.i32 (n x int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ out, const int *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    int *stkey2 = (int *)(patc_smem + 0);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 65664);
+    int *stkey3 = (int *)(patc_smem + 65792);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b1 = blockIdx.x;
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t9 = threadIdx.x;
+            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
+                if (((t9 + 1024 * i10) < 8224)) {
+                    sthist5[(t9 + 1024 * i10)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
+            }
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc31;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw41 = 0u;
+                if ((lane < 32)) {
+                    stw41 = stwsum6[lane];
+                }
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc42 - stw41);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
+            }
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc76;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw86 = 0u;
+                if ((lane < 32)) {
+                    stw86 = stwsum6[lane];
+                }
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc87 - stw86);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
+            }
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc121;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw131 = 0u;
+                if ((lane < 32)) {
+                    stw131 = stwsum6[lane];
+                }
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc132 - stw131);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
+            }
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc166;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw176 = 0u;
+                if ((lane < 32)) {
+                    stw176 = stwsum6[lane];
+                }
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc177 - stw176);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    if (((4096 * b1 + t189 + 1024 * i190) < n)) {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallF32
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n
+ *   output:          out: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey5 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 65792);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b4 = blockIdx.x;
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b4 + t10 + 1024 * i11) < n)) {
+                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    {
+                        bool stok16 = true;
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t34 = threadIdx.x;
+            unsigned int stsum35 = 0u;
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                stsum35 = (stsum35 + sthist8[(2056 * t34 + 257 * i36 - 8223 * ((8 * t34 + i36) / 32))]);
+            }
+            unsigned int stinc37 = stsum35;
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc37, 1);
+            stinc37 = ((lane >= 1) ? (stinc37 + stup38) : stinc37);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc37, 2);
+            stinc37 = ((lane >= 2) ? (stinc37 + stup39) : stinc37);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc37, 4);
+            stinc37 = ((lane >= 4) ? (stinc37 + stup40) : stinc37);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc37, 8);
+            stinc37 = ((lane >= 8) ? (stinc37 + stup41) : stinc37);
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc37, 16);
+            stinc37 = ((lane >= 16) ? (stinc37 + stup42) : stinc37);
+            unsigned int stat43 = (stinc37 - stsum35);
+            for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                unsigned int stcb45 = sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))];
+                sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))] = stat43;
+                stat43 = (stat43 + stcb45);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc37;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw47 = 0u;
+                if ((lane < 32)) {
+                    stw47 = stwsum9[lane];
+                }
+                unsigned int stwinc48 = stw47;
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc48, 1);
+                stwinc48 = ((lane >= 1) ? (stwinc48 + stup49) : stwinc48);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc48, 2);
+                stwinc48 = ((lane >= 2) ? (stwinc48 + stup50) : stwinc48);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc48, 4);
+                stwinc48 = ((lane >= 4) ? (stwinc48 + stup51) : stwinc48);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc48, 8);
+                stwinc48 = ((lane >= 8) ? (stwinc48 + stup52) : stwinc48);
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc48, 16);
+                stwinc48 = ((lane >= 16) ? (stwinc48 + stup53) : stwinc48);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc48 - stw47);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t60 = threadIdx.x;
+            for (patc_int i61 = 0; i61 < 9; i61 += 1) {
+                if (((t60 + 1024 * i61) < 8224)) {
+                    sthist8[(t60 + 1024 * i61)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    {
+                        bool stok64 = true;
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i63) < n)) {
+                        bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t82 = threadIdx.x;
+            unsigned int stsum83 = 0u;
+            for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                stsum83 = (stsum83 + sthist8[(2056 * t82 + 257 * i84 - 8223 * ((8 * t82 + i84) / 32))]);
+            }
+            unsigned int stinc85 = stsum83;
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc85, 1);
+            stinc85 = ((lane >= 1) ? (stinc85 + stup86) : stinc85);
+            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc85, 2);
+            stinc85 = ((lane >= 2) ? (stinc85 + stup87) : stinc85);
+            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc85, 4);
+            stinc85 = ((lane >= 4) ? (stinc85 + stup88) : stinc85);
+            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc85, 8);
+            stinc85 = ((lane >= 8) ? (stinc85 + stup89) : stinc85);
+            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc85, 16);
+            stinc85 = ((lane >= 16) ? (stinc85 + stup90) : stinc85);
+            unsigned int stat91 = (stinc85 - stsum83);
+            for (patc_int i92 = 0; i92 < 8; i92 += 1) {
+                unsigned int stcb93 = sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))];
+                sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))] = stat91;
+                stat91 = (stat91 + stcb93);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc85;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw95 = 0u;
+                if ((lane < 32)) {
+                    stw95 = stwsum9[lane];
+                }
+                unsigned int stwinc96 = stw95;
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc96, 1);
+                stwinc96 = ((lane >= 1) ? (stwinc96 + stup97) : stwinc96);
+                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc96, 2);
+                stwinc96 = ((lane >= 2) ? (stwinc96 + stup98) : stwinc96);
+                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc96, 4);
+                stwinc96 = ((lane >= 4) ? (stwinc96 + stup99) : stwinc96);
+                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc96, 8);
+                stwinc96 = ((lane >= 8) ? (stwinc96 + stup100) : stwinc96);
+                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc96, 16);
+                stwinc96 = ((lane >= 16) ? (stwinc96 + stup101) : stwinc96);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc96 - stw95);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i103) < n)) {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t108 = threadIdx.x;
+            for (patc_int i109 = 0; i109 < 9; i109 += 1) {
+                if (((t108 + 1024 * i109) < 8224)) {
+                    sthist8[(t108 + 1024 * i109)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    {
+                        bool stok112 = true;
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i111) < n)) {
+                        bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t130 = threadIdx.x;
+            unsigned int stsum131 = 0u;
+            for (patc_int i132 = 0; i132 < 8; i132 += 1) {
+                stsum131 = (stsum131 + sthist8[(2056 * t130 + 257 * i132 - 8223 * ((8 * t130 + i132) / 32))]);
+            }
+            unsigned int stinc133 = stsum131;
+            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc133, 1);
+            stinc133 = ((lane >= 1) ? (stinc133 + stup134) : stinc133);
+            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc133, 2);
+            stinc133 = ((lane >= 2) ? (stinc133 + stup135) : stinc133);
+            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc133, 4);
+            stinc133 = ((lane >= 4) ? (stinc133 + stup136) : stinc133);
+            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc133, 8);
+            stinc133 = ((lane >= 8) ? (stinc133 + stup137) : stinc133);
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc133, 16);
+            stinc133 = ((lane >= 16) ? (stinc133 + stup138) : stinc133);
+            unsigned int stat139 = (stinc133 - stsum131);
+            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
+                unsigned int stcb141 = sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))];
+                sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))] = stat139;
+                stat139 = (stat139 + stcb141);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc133;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw143 = 0u;
+                if ((lane < 32)) {
+                    stw143 = stwsum9[lane];
+                }
+                unsigned int stwinc144 = stw143;
+                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc144, 1);
+                stwinc144 = ((lane >= 1) ? (stwinc144 + stup145) : stwinc144);
+                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc144, 2);
+                stwinc144 = ((lane >= 2) ? (stwinc144 + stup146) : stwinc144);
+                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc144, 4);
+                stwinc144 = ((lane >= 4) ? (stwinc144 + stup147) : stwinc144);
+                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc144, 8);
+                stwinc144 = ((lane >= 8) ? (stwinc144 + stup148) : stwinc144);
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc144, 16);
+                stwinc144 = ((lane >= 16) ? (stwinc144 + stup149) : stwinc144);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc144 - stw143);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i151) < n)) {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t156 = threadIdx.x;
+            for (patc_int i157 = 0; i157 < 9; i157 += 1) {
+                if (((t156 + 1024 * i157) < 8224)) {
+                    sthist8[(t156 + 1024 * i157)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    {
+                        bool stok160 = true;
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i159) < n)) {
+                        bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t178 = threadIdx.x;
+            unsigned int stsum179 = 0u;
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                stsum179 = (stsum179 + sthist8[(2056 * t178 + 257 * i180 - 8223 * ((8 * t178 + i180) / 32))]);
+            }
+            unsigned int stinc181 = stsum179;
+            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc181, 1);
+            stinc181 = ((lane >= 1) ? (stinc181 + stup182) : stinc181);
+            unsigned int stup183 = __shfl_up_sync(0xffffffffu, stinc181, 2);
+            stinc181 = ((lane >= 2) ? (stinc181 + stup183) : stinc181);
+            unsigned int stup184 = __shfl_up_sync(0xffffffffu, stinc181, 4);
+            stinc181 = ((lane >= 4) ? (stinc181 + stup184) : stinc181);
+            unsigned int stup185 = __shfl_up_sync(0xffffffffu, stinc181, 8);
+            stinc181 = ((lane >= 8) ? (stinc181 + stup185) : stinc181);
+            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc181, 16);
+            stinc181 = ((lane >= 16) ? (stinc181 + stup186) : stinc181);
+            unsigned int stat187 = (stinc181 - stsum179);
+            for (patc_int i188 = 0; i188 < 8; i188 += 1) {
+                unsigned int stcb189 = sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))];
+                sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))] = stat187;
+                stat187 = (stat187 + stcb189);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc181;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw191 = 0u;
+                if ((lane < 32)) {
+                    stw191 = stwsum9[lane];
+                }
+                unsigned int stwinc192 = stw191;
+                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc192, 1);
+                stwinc192 = ((lane >= 1) ? (stwinc192 + stup193) : stwinc192);
+                unsigned int stup194 = __shfl_up_sync(0xffffffffu, stwinc192, 2);
+                stwinc192 = ((lane >= 2) ? (stwinc192 + stup194) : stwinc192);
+                unsigned int stup195 = __shfl_up_sync(0xffffffffu, stwinc192, 4);
+                stwinc192 = ((lane >= 4) ? (stwinc192 + stup195) : stwinc192);
+                unsigned int stup196 = __shfl_up_sync(0xffffffffu, stwinc192, 8);
+                stwinc192 = ((lane >= 8) ? (stwinc192 + stup196) : stwinc192);
+                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc192, 16);
+                stwinc192 = ((lane >= 16) ? (stwinc192 + stup197) : stwinc192);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc192 - stw191);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i199) < n)) {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                    {
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                    if (((4096 * b4 + t204 + 1024 * i205) < n)) {
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1441,3 +1441,3882 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         }
     }
 }
+
+/* kernel rsSmallPairsU32
+ *   data parameters: ks: n.u32, vs: n.u32
+ *   nat parameters:  n
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stkey5 = (unsigned int *)(patc_smem + 82176);
+    unsigned int *stval6 = (unsigned int *)(patc_smem + 98560);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b2 + t10 + 1024 * i11) < n)) {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    {
+                        bool stok16 = true;
+                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t32 = threadIdx.x;
+            unsigned int stsum33 = 0u;
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                stsum33 = (stsum33 + sthist8[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
+            }
+            unsigned int stinc35 = stsum33;
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
+            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
+            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
+            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
+            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
+            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
+            unsigned int stat41 = (stinc35 - stsum33);
+            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                unsigned int stcb43 = sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
+                sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
+                stat41 = (stat41 + stcb43);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc35;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw45 = 0u;
+                if ((lane < 32)) {
+                    stw45 = stwsum9[lane];
+                }
+                unsigned int stwinc46 = stw45;
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
+                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
+                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
+                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
+                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
+                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc46 - stw45);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t58 = threadIdx.x;
+            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
+                if (((t58 + 1024 * i59) < 8224)) {
+                    sthist8[(t58 + 1024 * i59)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    {
+                        bool stok62 = true;
+                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
+                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t78 = threadIdx.x;
+            unsigned int stsum79 = 0u;
+            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
+                stsum79 = (stsum79 + sthist8[(2056 * t78 + 257 * i80 - 8223 * ((8 * t78 + i80) / 32))]);
+            }
+            unsigned int stinc81 = stsum79;
+            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc81, 1);
+            stinc81 = ((lane >= 1) ? (stinc81 + stup82) : stinc81);
+            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc81, 2);
+            stinc81 = ((lane >= 2) ? (stinc81 + stup83) : stinc81);
+            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc81, 4);
+            stinc81 = ((lane >= 4) ? (stinc81 + stup84) : stinc81);
+            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc81, 8);
+            stinc81 = ((lane >= 8) ? (stinc81 + stup85) : stinc81);
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc81, 16);
+            stinc81 = ((lane >= 16) ? (stinc81 + stup86) : stinc81);
+            unsigned int stat87 = (stinc81 - stsum79);
+            for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                unsigned int stcb89 = sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))];
+                sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))] = stat87;
+                stat87 = (stat87 + stcb89);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc81;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw91 = 0u;
+                if ((lane < 32)) {
+                    stw91 = stwsum9[lane];
+                }
+                unsigned int stwinc92 = stw91;
+                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc92, 1);
+                stwinc92 = ((lane >= 1) ? (stwinc92 + stup93) : stwinc92);
+                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc92, 2);
+                stwinc92 = ((lane >= 2) ? (stwinc92 + stup94) : stwinc92);
+                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc92, 4);
+                stwinc92 = ((lane >= 4) ? (stwinc92 + stup95) : stwinc92);
+                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc92, 8);
+                stwinc92 = ((lane >= 8) ? (stwinc92 + stup96) : stwinc92);
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc92, 16);
+                stwinc92 = ((lane >= 16) ? (stwinc92 + stup97) : stwinc92);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc92 - stw91);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t104 = threadIdx.x;
+            for (patc_int i105 = 0; i105 < 9; i105 += 1) {
+                if (((t104 + 1024 * i105) < 8224)) {
+                    sthist8[(t104 + 1024 * i105)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    {
+                        bool stok108 = true;
+                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
+                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t124 = threadIdx.x;
+            unsigned int stsum125 = 0u;
+            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
+                stsum125 = (stsum125 + sthist8[(2056 * t124 + 257 * i126 - 8223 * ((8 * t124 + i126) / 32))]);
+            }
+            unsigned int stinc127 = stsum125;
+            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc127, 1);
+            stinc127 = ((lane >= 1) ? (stinc127 + stup128) : stinc127);
+            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc127, 2);
+            stinc127 = ((lane >= 2) ? (stinc127 + stup129) : stinc127);
+            unsigned int stup130 = __shfl_up_sync(0xffffffffu, stinc127, 4);
+            stinc127 = ((lane >= 4) ? (stinc127 + stup130) : stinc127);
+            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc127, 8);
+            stinc127 = ((lane >= 8) ? (stinc127 + stup131) : stinc127);
+            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc127, 16);
+            stinc127 = ((lane >= 16) ? (stinc127 + stup132) : stinc127);
+            unsigned int stat133 = (stinc127 - stsum125);
+            for (patc_int i134 = 0; i134 < 8; i134 += 1) {
+                unsigned int stcb135 = sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))];
+                sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))] = stat133;
+                stat133 = (stat133 + stcb135);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc127;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw137 = 0u;
+                if ((lane < 32)) {
+                    stw137 = stwsum9[lane];
+                }
+                unsigned int stwinc138 = stw137;
+                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc138, 1);
+                stwinc138 = ((lane >= 1) ? (stwinc138 + stup139) : stwinc138);
+                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc138, 2);
+                stwinc138 = ((lane >= 2) ? (stwinc138 + stup140) : stwinc138);
+                unsigned int stup141 = __shfl_up_sync(0xffffffffu, stwinc138, 4);
+                stwinc138 = ((lane >= 4) ? (stwinc138 + stup141) : stwinc138);
+                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc138, 8);
+                stwinc138 = ((lane >= 8) ? (stwinc138 + stup142) : stwinc138);
+                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc138, 16);
+                stwinc138 = ((lane >= 16) ? (stwinc138 + stup143) : stwinc138);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc138 - stw137);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t150 = threadIdx.x;
+            for (patc_int i151 = 0; i151 < 9; i151 += 1) {
+                if (((t150 + 1024 * i151) < 8224)) {
+                    sthist8[(t150 + 1024 * i151)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    {
+                        bool stok154 = true;
+                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
+                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t170 = threadIdx.x;
+            unsigned int stsum171 = 0u;
+            for (patc_int i172 = 0; i172 < 8; i172 += 1) {
+                stsum171 = (stsum171 + sthist8[(2056 * t170 + 257 * i172 - 8223 * ((8 * t170 + i172) / 32))]);
+            }
+            unsigned int stinc173 = stsum171;
+            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc173, 1);
+            stinc173 = ((lane >= 1) ? (stinc173 + stup174) : stinc173);
+            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc173, 2);
+            stinc173 = ((lane >= 2) ? (stinc173 + stup175) : stinc173);
+            unsigned int stup176 = __shfl_up_sync(0xffffffffu, stinc173, 4);
+            stinc173 = ((lane >= 4) ? (stinc173 + stup176) : stinc173);
+            unsigned int stup177 = __shfl_up_sync(0xffffffffu, stinc173, 8);
+            stinc173 = ((lane >= 8) ? (stinc173 + stup177) : stinc173);
+            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc173, 16);
+            stinc173 = ((lane >= 16) ? (stinc173 + stup178) : stinc173);
+            unsigned int stat179 = (stinc173 - stsum171);
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                unsigned int stcb181 = sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))];
+                sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))] = stat179;
+                stat179 = (stat179 + stcb181);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc173;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw183 = 0u;
+                if ((lane < 32)) {
+                    stw183 = stwsum9[lane];
+                }
+                unsigned int stwinc184 = stw183;
+                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc184, 1);
+                stwinc184 = ((lane >= 1) ? (stwinc184 + stup185) : stwinc184);
+                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc184, 2);
+                stwinc184 = ((lane >= 2) ? (stwinc184 + stup186) : stwinc184);
+                unsigned int stup187 = __shfl_up_sync(0xffffffffu, stwinc184, 4);
+                stwinc184 = ((lane >= 4) ? (stwinc184 + stup187) : stwinc184);
+                unsigned int stup188 = __shfl_up_sync(0xffffffffu, stwinc184, 8);
+                stwinc184 = ((lane >= 8) ? (stwinc184 + stup188) : stwinc184);
+                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc184, 16);
+                stwinc184 = ((lane >= 16) ? (stwinc184 + stup189) : stwinc184);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc184 - stw183);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    if (((4096 * b2 + t196 + 1024 * i197) < n)) {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallPairsI32
+ *   data parameters: ks: n.i32, vs: n.u32
+ *   nat parameters:  n
+ *   outputs:         out0: n.i32 (n x int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restrict__ out0, unsigned int *__restrict__ out1, const int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    int *stkey3 = (int *)(patc_smem + 0);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 82048);
+    int *stkey5 = (int *)(patc_smem + 82176);
+    unsigned int *stval6 = (unsigned int *)(patc_smem + 98560);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b2 + t10 + 1024 * i11) < n)) {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    {
+                        bool stok16 = true;
+                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t32 = threadIdx.x;
+            unsigned int stsum33 = 0u;
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                stsum33 = (stsum33 + sthist8[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
+            }
+            unsigned int stinc35 = stsum33;
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
+            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
+            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
+            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
+            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
+            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
+            unsigned int stat41 = (stinc35 - stsum33);
+            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                unsigned int stcb43 = sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
+                sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
+                stat41 = (stat41 + stcb43);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc35;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw45 = 0u;
+                if ((lane < 32)) {
+                    stw45 = stwsum9[lane];
+                }
+                unsigned int stwinc46 = stw45;
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
+                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
+                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
+                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
+                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
+                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc46 - stw45);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t58 = threadIdx.x;
+            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
+                if (((t58 + 1024 * i59) < 8224)) {
+                    sthist8[(t58 + 1024 * i59)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    {
+                        bool stok62 = true;
+                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
+                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t78 = threadIdx.x;
+            unsigned int stsum79 = 0u;
+            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
+                stsum79 = (stsum79 + sthist8[(2056 * t78 + 257 * i80 - 8223 * ((8 * t78 + i80) / 32))]);
+            }
+            unsigned int stinc81 = stsum79;
+            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc81, 1);
+            stinc81 = ((lane >= 1) ? (stinc81 + stup82) : stinc81);
+            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc81, 2);
+            stinc81 = ((lane >= 2) ? (stinc81 + stup83) : stinc81);
+            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc81, 4);
+            stinc81 = ((lane >= 4) ? (stinc81 + stup84) : stinc81);
+            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc81, 8);
+            stinc81 = ((lane >= 8) ? (stinc81 + stup85) : stinc81);
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc81, 16);
+            stinc81 = ((lane >= 16) ? (stinc81 + stup86) : stinc81);
+            unsigned int stat87 = (stinc81 - stsum79);
+            for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                unsigned int stcb89 = sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))];
+                sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))] = stat87;
+                stat87 = (stat87 + stcb89);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc81;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw91 = 0u;
+                if ((lane < 32)) {
+                    stw91 = stwsum9[lane];
+                }
+                unsigned int stwinc92 = stw91;
+                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc92, 1);
+                stwinc92 = ((lane >= 1) ? (stwinc92 + stup93) : stwinc92);
+                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc92, 2);
+                stwinc92 = ((lane >= 2) ? (stwinc92 + stup94) : stwinc92);
+                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc92, 4);
+                stwinc92 = ((lane >= 4) ? (stwinc92 + stup95) : stwinc92);
+                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc92, 8);
+                stwinc92 = ((lane >= 8) ? (stwinc92 + stup96) : stwinc92);
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc92, 16);
+                stwinc92 = ((lane >= 16) ? (stwinc92 + stup97) : stwinc92);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc92 - stw91);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t104 = threadIdx.x;
+            for (patc_int i105 = 0; i105 < 9; i105 += 1) {
+                if (((t104 + 1024 * i105) < 8224)) {
+                    sthist8[(t104 + 1024 * i105)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    {
+                        bool stok108 = true;
+                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
+                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t124 = threadIdx.x;
+            unsigned int stsum125 = 0u;
+            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
+                stsum125 = (stsum125 + sthist8[(2056 * t124 + 257 * i126 - 8223 * ((8 * t124 + i126) / 32))]);
+            }
+            unsigned int stinc127 = stsum125;
+            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc127, 1);
+            stinc127 = ((lane >= 1) ? (stinc127 + stup128) : stinc127);
+            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc127, 2);
+            stinc127 = ((lane >= 2) ? (stinc127 + stup129) : stinc127);
+            unsigned int stup130 = __shfl_up_sync(0xffffffffu, stinc127, 4);
+            stinc127 = ((lane >= 4) ? (stinc127 + stup130) : stinc127);
+            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc127, 8);
+            stinc127 = ((lane >= 8) ? (stinc127 + stup131) : stinc127);
+            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc127, 16);
+            stinc127 = ((lane >= 16) ? (stinc127 + stup132) : stinc127);
+            unsigned int stat133 = (stinc127 - stsum125);
+            for (patc_int i134 = 0; i134 < 8; i134 += 1) {
+                unsigned int stcb135 = sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))];
+                sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))] = stat133;
+                stat133 = (stat133 + stcb135);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc127;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw137 = 0u;
+                if ((lane < 32)) {
+                    stw137 = stwsum9[lane];
+                }
+                unsigned int stwinc138 = stw137;
+                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc138, 1);
+                stwinc138 = ((lane >= 1) ? (stwinc138 + stup139) : stwinc138);
+                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc138, 2);
+                stwinc138 = ((lane >= 2) ? (stwinc138 + stup140) : stwinc138);
+                unsigned int stup141 = __shfl_up_sync(0xffffffffu, stwinc138, 4);
+                stwinc138 = ((lane >= 4) ? (stwinc138 + stup141) : stwinc138);
+                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc138, 8);
+                stwinc138 = ((lane >= 8) ? (stwinc138 + stup142) : stwinc138);
+                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc138, 16);
+                stwinc138 = ((lane >= 16) ? (stwinc138 + stup143) : stwinc138);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc138 - stw137);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t150 = threadIdx.x;
+            for (patc_int i151 = 0; i151 < 9; i151 += 1) {
+                if (((t150 + 1024 * i151) < 8224)) {
+                    sthist8[(t150 + 1024 * i151)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    {
+                        bool stok154 = true;
+                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
+                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t170 = threadIdx.x;
+            unsigned int stsum171 = 0u;
+            for (patc_int i172 = 0; i172 < 8; i172 += 1) {
+                stsum171 = (stsum171 + sthist8[(2056 * t170 + 257 * i172 - 8223 * ((8 * t170 + i172) / 32))]);
+            }
+            unsigned int stinc173 = stsum171;
+            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc173, 1);
+            stinc173 = ((lane >= 1) ? (stinc173 + stup174) : stinc173);
+            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc173, 2);
+            stinc173 = ((lane >= 2) ? (stinc173 + stup175) : stinc173);
+            unsigned int stup176 = __shfl_up_sync(0xffffffffu, stinc173, 4);
+            stinc173 = ((lane >= 4) ? (stinc173 + stup176) : stinc173);
+            unsigned int stup177 = __shfl_up_sync(0xffffffffu, stinc173, 8);
+            stinc173 = ((lane >= 8) ? (stinc173 + stup177) : stinc173);
+            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc173, 16);
+            stinc173 = ((lane >= 16) ? (stinc173 + stup178) : stinc173);
+            unsigned int stat179 = (stinc173 - stsum171);
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                unsigned int stcb181 = sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))];
+                sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))] = stat179;
+                stat179 = (stat179 + stcb181);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc173;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw183 = 0u;
+                if ((lane < 32)) {
+                    stw183 = stwsum9[lane];
+                }
+                unsigned int stwinc184 = stw183;
+                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc184, 1);
+                stwinc184 = ((lane >= 1) ? (stwinc184 + stup185) : stwinc184);
+                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc184, 2);
+                stwinc184 = ((lane >= 2) ? (stwinc184 + stup186) : stwinc184);
+                unsigned int stup187 = __shfl_up_sync(0xffffffffu, stwinc184, 4);
+                stwinc184 = ((lane >= 4) ? (stwinc184 + stup187) : stwinc184);
+                unsigned int stup188 = __shfl_up_sync(0xffffffffu, stwinc184, 8);
+                stwinc184 = ((lane >= 8) ? (stwinc184 + stup188) : stwinc184);
+                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc184, 16);
+                stwinc184 = ((lane >= 16) ? (stwinc184 + stup189) : stwinc184);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc184 - stw183);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    if (((4096 * b2 + t196 + 1024 * i197) < n)) {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallPairsF32
+ *   data parameters: ks: n.u32, vs: n.u32
+ *   nat parameters:  n
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval7 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist11 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo10 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum12 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stkey8 = (unsigned int *)(patc_smem + 82176);
+    unsigned int *stval9 = (unsigned int *)(patc_smem + 98560);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b5 = blockIdx.x;
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t13 = threadIdx.x;
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    {
+                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
+                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t13 = threadIdx.x;
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    if (((4096 * b5 + t13 + 1024 * i14) < n)) {
+                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
+                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t15 = threadIdx.x;
+            for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+                if (((t15 + 1024 * i16) < 8224)) {
+                    sthist11[(t15 + 1024 * i16)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                    {
+                        bool stok19 = true;
+                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        unsigned int s21 = (~v20);
+                        unsigned int s22 = (v20 ^ 2147483648u);
+                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
+                        unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
+                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct35 = __popc(stpm25);
+                        long long ix36 = ((long long)stb24);
+                        unsigned int sth37 = 0u;
+                        if (stok19) {
+                            sth37 = sthist11[(257 * warp + ix36)];
+                        }
+                        __syncwarp();
+                        if ((stok19 && ((strk34 + 1u) == stct35))) {
+                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i18) < n)) {
+                        bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
+                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        unsigned int s21 = (~v20);
+                        unsigned int s22 = (v20 ^ 2147483648u);
+                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
+                        unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
+                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct35 = __popc(stpm25);
+                        long long ix36 = ((long long)stb24);
+                        unsigned int sth37 = 0u;
+                        if (stok19) {
+                            sth37 = sthist11[(257 * warp + ix36)];
+                        }
+                        __syncwarp();
+                        if ((stok19 && ((strk34 + 1u) == stct35))) {
+                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t38 = threadIdx.x;
+            unsigned int stsum39 = 0u;
+            for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                stsum39 = (stsum39 + sthist11[(2056 * t38 + 257 * i40 - 8223 * ((8 * t38 + i40) / 32))]);
+            }
+            unsigned int stinc41 = stsum39;
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc41, 1);
+            stinc41 = ((lane >= 1) ? (stinc41 + stup42) : stinc41);
+            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc41, 2);
+            stinc41 = ((lane >= 2) ? (stinc41 + stup43) : stinc41);
+            unsigned int stup44 = __shfl_up_sync(0xffffffffu, stinc41, 4);
+            stinc41 = ((lane >= 4) ? (stinc41 + stup44) : stinc41);
+            unsigned int stup45 = __shfl_up_sync(0xffffffffu, stinc41, 8);
+            stinc41 = ((lane >= 8) ? (stinc41 + stup45) : stinc41);
+            unsigned int stup46 = __shfl_up_sync(0xffffffffu, stinc41, 16);
+            stinc41 = ((lane >= 16) ? (stinc41 + stup46) : stinc41);
+            unsigned int stat47 = (stinc41 - stsum39);
+            for (patc_int i48 = 0; i48 < 8; i48 += 1) {
+                unsigned int stcb49 = sthist11[(2056 * t38 + 257 * i48 - 8223 * ((8 * t38 + i48) / 32))];
+                sthist11[(2056 * t38 + 257 * i48 - 8223 * ((8 * t38 + i48) / 32))] = stat47;
+                stat47 = (stat47 + stcb49);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc41;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw51 = 0u;
+                if ((lane < 32)) {
+                    stw51 = stwsum12[lane];
+                }
+                unsigned int stwinc52 = stw51;
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc52, 1);
+                stwinc52 = ((lane >= 1) ? (stwinc52 + stup53) : stwinc52);
+                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc52, 2);
+                stwinc52 = ((lane >= 2) ? (stwinc52 + stup54) : stwinc52);
+                unsigned int stup55 = __shfl_up_sync(0xffffffffu, stwinc52, 4);
+                stwinc52 = ((lane >= 4) ? (stwinc52 + stup55) : stwinc52);
+                unsigned int stup56 = __shfl_up_sync(0xffffffffu, stwinc52, 8);
+                stwinc52 = ((lane >= 8) ? (stwinc52 + stup56) : stwinc52);
+                unsigned int stup57 = __shfl_up_sync(0xffffffffu, stwinc52, 16);
+                stwinc52 = ((lane >= 16) ? (stwinc52 + stup57) : stwinc52);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc52 - stw51);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                    {
+                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
+                        unsigned int stbk61 = (sti60 >> 16u);
+                        if ((stbk61 < 256u)) {
+                            long long ix62 = ((long long)stbk61);
+                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
+                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
+                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i59) < n)) {
+                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
+                        unsigned int stbk61 = (sti60 >> 16u);
+                        if ((stbk61 < 256u)) {
+                            long long ix62 = ((long long)stbk61);
+                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
+                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
+                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t64 = threadIdx.x;
+            for (patc_int i65 = 0; i65 < 9; i65 += 1) {
+                if (((t64 + 1024 * i65) < 8224)) {
+                    sthist11[(t64 + 1024 * i65)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    {
+                        bool stok68 = true;
+                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
+                        unsigned int s70 = (~v69);
+                        unsigned int s71 = (v69 ^ 2147483648u);
+                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
+                        unsigned int stb73 = (stok68 ? ((((v69 == 2147483648u) ? 2147483648u : s72) >> 8u) & 255u) : 0u);
+                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
+                        unsigned int stct84 = __popc(stpm74);
+                        long long ix85 = ((long long)stb73);
+                        unsigned int sth86 = 0u;
+                        if (stok68) {
+                            sth86 = sthist11[(257 * warp + ix85)];
+                        }
+                        __syncwarp();
+                        if ((stok68 && ((strk83 + 1u) == stct84))) {
+                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i67) < n)) {
+                        bool stok68 = ((lane + 128 * warp + 4096 * b5 + 32 * i67) < n);
+                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
+                        unsigned int s70 = (~v69);
+                        unsigned int s71 = (v69 ^ 2147483648u);
+                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
+                        unsigned int stb73 = (stok68 ? ((((v69 == 2147483648u) ? 2147483648u : s72) >> 8u) & 255u) : 0u);
+                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
+                        unsigned int stct84 = __popc(stpm74);
+                        long long ix85 = ((long long)stb73);
+                        unsigned int sth86 = 0u;
+                        if (stok68) {
+                            sth86 = sthist11[(257 * warp + ix85)];
+                        }
+                        __syncwarp();
+                        if ((stok68 && ((strk83 + 1u) == stct84))) {
+                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t87 = threadIdx.x;
+            unsigned int stsum88 = 0u;
+            for (patc_int i89 = 0; i89 < 8; i89 += 1) {
+                stsum88 = (stsum88 + sthist11[(2056 * t87 + 257 * i89 - 8223 * ((8 * t87 + i89) / 32))]);
+            }
+            unsigned int stinc90 = stsum88;
+            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc90, 1);
+            stinc90 = ((lane >= 1) ? (stinc90 + stup91) : stinc90);
+            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc90, 2);
+            stinc90 = ((lane >= 2) ? (stinc90 + stup92) : stinc90);
+            unsigned int stup93 = __shfl_up_sync(0xffffffffu, stinc90, 4);
+            stinc90 = ((lane >= 4) ? (stinc90 + stup93) : stinc90);
+            unsigned int stup94 = __shfl_up_sync(0xffffffffu, stinc90, 8);
+            stinc90 = ((lane >= 8) ? (stinc90 + stup94) : stinc90);
+            unsigned int stup95 = __shfl_up_sync(0xffffffffu, stinc90, 16);
+            stinc90 = ((lane >= 16) ? (stinc90 + stup95) : stinc90);
+            unsigned int stat96 = (stinc90 - stsum88);
+            for (patc_int i97 = 0; i97 < 8; i97 += 1) {
+                unsigned int stcb98 = sthist11[(2056 * t87 + 257 * i97 - 8223 * ((8 * t87 + i97) / 32))];
+                sthist11[(2056 * t87 + 257 * i97 - 8223 * ((8 * t87 + i97) / 32))] = stat96;
+                stat96 = (stat96 + stcb98);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc90;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw100 = 0u;
+                if ((lane < 32)) {
+                    stw100 = stwsum12[lane];
+                }
+                unsigned int stwinc101 = stw100;
+                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc101, 1);
+                stwinc101 = ((lane >= 1) ? (stwinc101 + stup102) : stwinc101);
+                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc101, 2);
+                stwinc101 = ((lane >= 2) ? (stwinc101 + stup103) : stwinc101);
+                unsigned int stup104 = __shfl_up_sync(0xffffffffu, stwinc101, 4);
+                stwinc101 = ((lane >= 4) ? (stwinc101 + stup104) : stwinc101);
+                unsigned int stup105 = __shfl_up_sync(0xffffffffu, stwinc101, 8);
+                stwinc101 = ((lane >= 8) ? (stwinc101 + stup105) : stwinc101);
+                unsigned int stup106 = __shfl_up_sync(0xffffffffu, stwinc101, 16);
+                stwinc101 = ((lane >= 16) ? (stwinc101 + stup106) : stwinc101);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc101 - stw100);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                    {
+                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
+                        unsigned int stbk110 = (sti109 >> 16u);
+                        if ((stbk110 < 256u)) {
+                            long long ix111 = ((long long)stbk110);
+                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
+                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
+                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i108) < n)) {
+                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
+                        unsigned int stbk110 = (sti109 >> 16u);
+                        if ((stbk110 < 256u)) {
+                            long long ix111 = ((long long)stbk110);
+                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
+                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
+                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t113 = threadIdx.x;
+            for (patc_int i114 = 0; i114 < 9; i114 += 1) {
+                if (((t113 + 1024 * i114) < 8224)) {
+                    sthist11[(t113 + 1024 * i114)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                    {
+                        bool stok117 = true;
+                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
+                        unsigned int s119 = (~v118);
+                        unsigned int s120 = (v118 ^ 2147483648u);
+                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
+                        unsigned int stb122 = (stok117 ? ((((v118 == 2147483648u) ? 2147483648u : s121) >> 16u) & 255u) : 0u);
+                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm123);
+                        long long ix134 = ((long long)stb122);
+                        unsigned int sth135 = 0u;
+                        if (stok117) {
+                            sth135 = sthist11[(257 * warp + ix134)];
+                        }
+                        __syncwarp();
+                        if ((stok117 && ((strk132 + 1u) == stct133))) {
+                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i116) < n)) {
+                        bool stok117 = ((lane + 128 * warp + 4096 * b5 + 32 * i116) < n);
+                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
+                        unsigned int s119 = (~v118);
+                        unsigned int s120 = (v118 ^ 2147483648u);
+                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
+                        unsigned int stb122 = (stok117 ? ((((v118 == 2147483648u) ? 2147483648u : s121) >> 16u) & 255u) : 0u);
+                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm123);
+                        long long ix134 = ((long long)stb122);
+                        unsigned int sth135 = 0u;
+                        if (stok117) {
+                            sth135 = sthist11[(257 * warp + ix134)];
+                        }
+                        __syncwarp();
+                        if ((stok117 && ((strk132 + 1u) == stct133))) {
+                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t136 = threadIdx.x;
+            unsigned int stsum137 = 0u;
+            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
+                stsum137 = (stsum137 + sthist11[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
+            }
+            unsigned int stinc139 = stsum137;
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
+            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
+            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
+            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
+            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
+            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
+            unsigned int stat145 = (stinc139 - stsum137);
+            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
+                unsigned int stcb147 = sthist11[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
+                sthist11[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
+                stat145 = (stat145 + stcb147);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc139;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw149 = 0u;
+                if ((lane < 32)) {
+                    stw149 = stwsum12[lane];
+                }
+                unsigned int stwinc150 = stw149;
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
+                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
+                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
+                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
+                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
+                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc150 - stw149);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    {
+                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
+                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i157) < n)) {
+                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
+                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t162 = threadIdx.x;
+            for (patc_int i163 = 0; i163 < 9; i163 += 1) {
+                if (((t162 + 1024 * i163) < 8224)) {
+                    sthist11[(t162 + 1024 * i163)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                    {
+                        bool stok166 = true;
+                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
+                        unsigned int s168 = (~v167);
+                        unsigned int s169 = (v167 ^ 2147483648u);
+                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
+                        unsigned int stb171 = (stok166 ? ((((v167 == 2147483648u) ? 2147483648u : s170) >> 24u) & 255u) : 0u);
+                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
+                        unsigned int stct182 = __popc(stpm172);
+                        long long ix183 = ((long long)stb171);
+                        unsigned int sth184 = 0u;
+                        if (stok166) {
+                            sth184 = sthist11[(257 * warp + ix183)];
+                        }
+                        __syncwarp();
+                        if ((stok166 && ((strk181 + 1u) == stct182))) {
+                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i165) < n)) {
+                        bool stok166 = ((lane + 128 * warp + 4096 * b5 + 32 * i165) < n);
+                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
+                        unsigned int s168 = (~v167);
+                        unsigned int s169 = (v167 ^ 2147483648u);
+                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
+                        unsigned int stb171 = (stok166 ? ((((v167 == 2147483648u) ? 2147483648u : s170) >> 24u) & 255u) : 0u);
+                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
+                        unsigned int stct182 = __popc(stpm172);
+                        long long ix183 = ((long long)stb171);
+                        unsigned int sth184 = 0u;
+                        if (stok166) {
+                            sth184 = sthist11[(257 * warp + ix183)];
+                        }
+                        __syncwarp();
+                        if ((stok166 && ((strk181 + 1u) == stct182))) {
+                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t185 = threadIdx.x;
+            unsigned int stsum186 = 0u;
+            for (patc_int i187 = 0; i187 < 8; i187 += 1) {
+                stsum186 = (stsum186 + sthist11[(2056 * t185 + 257 * i187 - 8223 * ((8 * t185 + i187) / 32))]);
+            }
+            unsigned int stinc188 = stsum186;
+            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc188, 1);
+            stinc188 = ((lane >= 1) ? (stinc188 + stup189) : stinc188);
+            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc188, 2);
+            stinc188 = ((lane >= 2) ? (stinc188 + stup190) : stinc188);
+            unsigned int stup191 = __shfl_up_sync(0xffffffffu, stinc188, 4);
+            stinc188 = ((lane >= 4) ? (stinc188 + stup191) : stinc188);
+            unsigned int stup192 = __shfl_up_sync(0xffffffffu, stinc188, 8);
+            stinc188 = ((lane >= 8) ? (stinc188 + stup192) : stinc188);
+            unsigned int stup193 = __shfl_up_sync(0xffffffffu, stinc188, 16);
+            stinc188 = ((lane >= 16) ? (stinc188 + stup193) : stinc188);
+            unsigned int stat194 = (stinc188 - stsum186);
+            for (patc_int i195 = 0; i195 < 8; i195 += 1) {
+                unsigned int stcb196 = sthist11[(2056 * t185 + 257 * i195 - 8223 * ((8 * t185 + i195) / 32))];
+                sthist11[(2056 * t185 + 257 * i195 - 8223 * ((8 * t185 + i195) / 32))] = stat194;
+                stat194 = (stat194 + stcb196);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc188;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw198 = 0u;
+                if ((lane < 32)) {
+                    stw198 = stwsum12[lane];
+                }
+                unsigned int stwinc199 = stw198;
+                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc199, 1);
+                stwinc199 = ((lane >= 1) ? (stwinc199 + stup200) : stwinc199);
+                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc199, 2);
+                stwinc199 = ((lane >= 2) ? (stwinc199 + stup201) : stwinc199);
+                unsigned int stup202 = __shfl_up_sync(0xffffffffu, stwinc199, 4);
+                stwinc199 = ((lane >= 4) ? (stwinc199 + stup202) : stwinc199);
+                unsigned int stup203 = __shfl_up_sync(0xffffffffu, stwinc199, 8);
+                stwinc199 = ((lane >= 8) ? (stwinc199 + stup203) : stwinc199);
+                unsigned int stup204 = __shfl_up_sync(0xffffffffu, stwinc199, 16);
+                stwinc199 = ((lane >= 16) ? (stwinc199 + stup204) : stwinc199);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc199 - stw198);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    {
+                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
+                        unsigned int stbk208 = (sti207 >> 16u);
+                        if ((stbk208 < 256u)) {
+                            long long ix209 = ((long long)stbk208);
+                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
+                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
+                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i206) < n)) {
+                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
+                        unsigned int stbk208 = (sti207 >> 16u);
+                        if ((stbk208 < 256u)) {
+                            long long ix209 = ((long long)stbk208);
+                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
+                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
+                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t211 = threadIdx.x;
+                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                    {
+                        out0[(4096 * b5 + t211 + 1024 * i212)] = stkey6[(t211 + 1024 * i212)];
+                        out1[(4096 * b5 + t211 + 1024 * i212)] = stval7[(t211 + 1024 * i212)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t211 = threadIdx.x;
+                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                    if (((4096 * b5 + t211 + 1024 * i212) < n)) {
+                        out0[(4096 * b5 + t211 + 1024 * i212)] = stkey6[(t211 + 1024 * i212)];
+                        out1[(4096 * b5 + t211 + 1024 * i212)] = stval7[(t211 + 1024 * i212)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallF32Desc
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n
+ *   output:          out: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey5 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 65792);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b4 = blockIdx.x;
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b4 + t10 + 1024 * i11) < n)) {
+                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    {
+                        bool stok16 = true;
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
+                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
+                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
+                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
+                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
+                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
+                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct31 = __popc(stpm21);
+                        long long ix32 = ((long long)stb20);
+                        unsigned int sth33 = 0u;
+                        if (stok16) {
+                            sth33 = sthist8[(257 * warp + ix32)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk30 + 1u) == stct31))) {
+                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t34 = threadIdx.x;
+            unsigned int stsum35 = 0u;
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                stsum35 = (stsum35 + sthist8[(2056 * t34 + 257 * i36 - 8223 * ((8 * t34 + i36) / 32))]);
+            }
+            unsigned int stinc37 = stsum35;
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc37, 1);
+            stinc37 = ((lane >= 1) ? (stinc37 + stup38) : stinc37);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc37, 2);
+            stinc37 = ((lane >= 2) ? (stinc37 + stup39) : stinc37);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc37, 4);
+            stinc37 = ((lane >= 4) ? (stinc37 + stup40) : stinc37);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc37, 8);
+            stinc37 = ((lane >= 8) ? (stinc37 + stup41) : stinc37);
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc37, 16);
+            stinc37 = ((lane >= 16) ? (stinc37 + stup42) : stinc37);
+            unsigned int stat43 = (stinc37 - stsum35);
+            for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                unsigned int stcb45 = sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))];
+                sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))] = stat43;
+                stat43 = (stat43 + stcb45);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc37;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw47 = 0u;
+                if ((lane < 32)) {
+                    stw47 = stwsum9[lane];
+                }
+                unsigned int stwinc48 = stw47;
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc48, 1);
+                stwinc48 = ((lane >= 1) ? (stwinc48 + stup49) : stwinc48);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc48, 2);
+                stwinc48 = ((lane >= 2) ? (stwinc48 + stup50) : stwinc48);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc48, 4);
+                stwinc48 = ((lane >= 4) ? (stwinc48 + stup51) : stwinc48);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc48, 8);
+                stwinc48 = ((lane >= 8) ? (stwinc48 + stup52) : stwinc48);
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc48, 16);
+                stwinc48 = ((lane >= 16) ? (stwinc48 + stup53) : stwinc48);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc48 - stw47);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
+                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
+                        unsigned int stbk57 = (sti56 >> 16u);
+                        if ((stbk57 < 256u)) {
+                            long long ix58 = ((long long)stbk57);
+                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
+                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t60 = threadIdx.x;
+            for (patc_int i61 = 0; i61 < 9; i61 += 1) {
+                if (((t60 + 1024 * i61) < 8224)) {
+                    sthist8[(t60 + 1024 * i61)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    {
+                        bool stok64 = true;
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i63) < n)) {
+                        bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
+                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
+                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
+                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
+                        unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
+                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
+                        unsigned int stct79 = __popc(stpm69);
+                        long long ix80 = ((long long)stb68);
+                        unsigned int sth81 = 0u;
+                        if (stok64) {
+                            sth81 = sthist8[(257 * warp + ix80)];
+                        }
+                        __syncwarp();
+                        if ((stok64 && ((strk78 + 1u) == stct79))) {
+                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t82 = threadIdx.x;
+            unsigned int stsum83 = 0u;
+            for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                stsum83 = (stsum83 + sthist8[(2056 * t82 + 257 * i84 - 8223 * ((8 * t82 + i84) / 32))]);
+            }
+            unsigned int stinc85 = stsum83;
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc85, 1);
+            stinc85 = ((lane >= 1) ? (stinc85 + stup86) : stinc85);
+            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc85, 2);
+            stinc85 = ((lane >= 2) ? (stinc85 + stup87) : stinc85);
+            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc85, 4);
+            stinc85 = ((lane >= 4) ? (stinc85 + stup88) : stinc85);
+            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc85, 8);
+            stinc85 = ((lane >= 8) ? (stinc85 + stup89) : stinc85);
+            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc85, 16);
+            stinc85 = ((lane >= 16) ? (stinc85 + stup90) : stinc85);
+            unsigned int stat91 = (stinc85 - stsum83);
+            for (patc_int i92 = 0; i92 < 8; i92 += 1) {
+                unsigned int stcb93 = sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))];
+                sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))] = stat91;
+                stat91 = (stat91 + stcb93);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc85;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw95 = 0u;
+                if ((lane < 32)) {
+                    stw95 = stwsum9[lane];
+                }
+                unsigned int stwinc96 = stw95;
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc96, 1);
+                stwinc96 = ((lane >= 1) ? (stwinc96 + stup97) : stwinc96);
+                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc96, 2);
+                stwinc96 = ((lane >= 2) ? (stwinc96 + stup98) : stwinc96);
+                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc96, 4);
+                stwinc96 = ((lane >= 4) ? (stwinc96 + stup99) : stwinc96);
+                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc96, 8);
+                stwinc96 = ((lane >= 8) ? (stwinc96 + stup100) : stwinc96);
+                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc96, 16);
+                stwinc96 = ((lane >= 16) ? (stwinc96 + stup101) : stwinc96);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc96 - stw95);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i103) < n)) {
+                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
+                        unsigned int stbk105 = (sti104 >> 16u);
+                        if ((stbk105 < 256u)) {
+                            long long ix106 = ((long long)stbk105);
+                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
+                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t108 = threadIdx.x;
+            for (patc_int i109 = 0; i109 < 9; i109 += 1) {
+                if (((t108 + 1024 * i109) < 8224)) {
+                    sthist8[(t108 + 1024 * i109)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    {
+                        bool stok112 = true;
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i111) < n)) {
+                        bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
+                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
+                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
+                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
+                        unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
+                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
+                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
+                        unsigned int stct127 = __popc(stpm117);
+                        long long ix128 = ((long long)stb116);
+                        unsigned int sth129 = 0u;
+                        if (stok112) {
+                            sth129 = sthist8[(257 * warp + ix128)];
+                        }
+                        __syncwarp();
+                        if ((stok112 && ((strk126 + 1u) == stct127))) {
+                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t130 = threadIdx.x;
+            unsigned int stsum131 = 0u;
+            for (patc_int i132 = 0; i132 < 8; i132 += 1) {
+                stsum131 = (stsum131 + sthist8[(2056 * t130 + 257 * i132 - 8223 * ((8 * t130 + i132) / 32))]);
+            }
+            unsigned int stinc133 = stsum131;
+            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc133, 1);
+            stinc133 = ((lane >= 1) ? (stinc133 + stup134) : stinc133);
+            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc133, 2);
+            stinc133 = ((lane >= 2) ? (stinc133 + stup135) : stinc133);
+            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc133, 4);
+            stinc133 = ((lane >= 4) ? (stinc133 + stup136) : stinc133);
+            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc133, 8);
+            stinc133 = ((lane >= 8) ? (stinc133 + stup137) : stinc133);
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc133, 16);
+            stinc133 = ((lane >= 16) ? (stinc133 + stup138) : stinc133);
+            unsigned int stat139 = (stinc133 - stsum131);
+            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
+                unsigned int stcb141 = sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))];
+                sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))] = stat139;
+                stat139 = (stat139 + stcb141);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc133;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw143 = 0u;
+                if ((lane < 32)) {
+                    stw143 = stwsum9[lane];
+                }
+                unsigned int stwinc144 = stw143;
+                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc144, 1);
+                stwinc144 = ((lane >= 1) ? (stwinc144 + stup145) : stwinc144);
+                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc144, 2);
+                stwinc144 = ((lane >= 2) ? (stwinc144 + stup146) : stwinc144);
+                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc144, 4);
+                stwinc144 = ((lane >= 4) ? (stwinc144 + stup147) : stwinc144);
+                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc144, 8);
+                stwinc144 = ((lane >= 8) ? (stwinc144 + stup148) : stwinc144);
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc144, 16);
+                stwinc144 = ((lane >= 16) ? (stwinc144 + stup149) : stwinc144);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc144 - stw143);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i151) < n)) {
+                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
+                        unsigned int stbk153 = (sti152 >> 16u);
+                        if ((stbk153 < 256u)) {
+                            long long ix154 = ((long long)stbk153);
+                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
+                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t156 = threadIdx.x;
+            for (patc_int i157 = 0; i157 < 9; i157 += 1) {
+                if (((t156 + 1024 * i157) < 8224)) {
+                    sthist8[(t156 + 1024 * i157)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    {
+                        bool stok160 = true;
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i159) < n)) {
+                        bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
+                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
+                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
+                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
+                        unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
+                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
+                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
+                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
+                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
+                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
+                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
+                        unsigned int stct175 = __popc(stpm165);
+                        long long ix176 = ((long long)stb164);
+                        unsigned int sth177 = 0u;
+                        if (stok160) {
+                            sth177 = sthist8[(257 * warp + ix176)];
+                        }
+                        __syncwarp();
+                        if ((stok160 && ((strk174 + 1u) == stct175))) {
+                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t178 = threadIdx.x;
+            unsigned int stsum179 = 0u;
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                stsum179 = (stsum179 + sthist8[(2056 * t178 + 257 * i180 - 8223 * ((8 * t178 + i180) / 32))]);
+            }
+            unsigned int stinc181 = stsum179;
+            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc181, 1);
+            stinc181 = ((lane >= 1) ? (stinc181 + stup182) : stinc181);
+            unsigned int stup183 = __shfl_up_sync(0xffffffffu, stinc181, 2);
+            stinc181 = ((lane >= 2) ? (stinc181 + stup183) : stinc181);
+            unsigned int stup184 = __shfl_up_sync(0xffffffffu, stinc181, 4);
+            stinc181 = ((lane >= 4) ? (stinc181 + stup184) : stinc181);
+            unsigned int stup185 = __shfl_up_sync(0xffffffffu, stinc181, 8);
+            stinc181 = ((lane >= 8) ? (stinc181 + stup185) : stinc181);
+            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc181, 16);
+            stinc181 = ((lane >= 16) ? (stinc181 + stup186) : stinc181);
+            unsigned int stat187 = (stinc181 - stsum179);
+            for (patc_int i188 = 0; i188 < 8; i188 += 1) {
+                unsigned int stcb189 = sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))];
+                sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))] = stat187;
+                stat187 = (stat187 + stcb189);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc181;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw191 = 0u;
+                if ((lane < 32)) {
+                    stw191 = stwsum9[lane];
+                }
+                unsigned int stwinc192 = stw191;
+                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc192, 1);
+                stwinc192 = ((lane >= 1) ? (stwinc192 + stup193) : stwinc192);
+                unsigned int stup194 = __shfl_up_sync(0xffffffffu, stwinc192, 2);
+                stwinc192 = ((lane >= 2) ? (stwinc192 + stup194) : stwinc192);
+                unsigned int stup195 = __shfl_up_sync(0xffffffffu, stwinc192, 4);
+                stwinc192 = ((lane >= 4) ? (stwinc192 + stup195) : stwinc192);
+                unsigned int stup196 = __shfl_up_sync(0xffffffffu, stwinc192, 8);
+                stwinc192 = ((lane >= 8) ? (stwinc192 + stup196) : stwinc192);
+                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc192, 16);
+                stwinc192 = ((lane >= 16) ? (stwinc192 + stup197) : stwinc192);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc192 - stw191);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i199) < n)) {
+                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stbk201 = (sti200 >> 16u);
+                        if ((stbk201 < 256u)) {
+                            long long ix202 = ((long long)stbk201);
+                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
+                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                    {
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t204 = threadIdx.x;
+                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                    if (((4096 * b4 + t204 + 1024 * i205) < n)) {
+                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallPairsF32Desc
+ *   data parameters: ks: n.u32, vs: n.u32
+ *   nat parameters:  n
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval7 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist11 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo10 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum12 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stkey8 = (unsigned int *)(patc_smem + 82176);
+    unsigned int *stval9 = (unsigned int *)(patc_smem + 98560);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b5 = blockIdx.x;
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t13 = threadIdx.x;
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    {
+                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
+                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t13 = threadIdx.x;
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    if (((4096 * b5 + t13 + 1024 * i14) < n)) {
+                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
+                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t15 = threadIdx.x;
+            for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+                if (((t15 + 1024 * i16) < 8224)) {
+                    sthist11[(t15 + 1024 * i16)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                    {
+                        bool stok19 = true;
+                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        unsigned int s21 = (~v20);
+                        unsigned int s22 = (v20 ^ 2147483648u);
+                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
+                        unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
+                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct35 = __popc(stpm25);
+                        long long ix36 = ((long long)stb24);
+                        unsigned int sth37 = 0u;
+                        if (stok19) {
+                            sth37 = sthist11[(257 * warp + ix36)];
+                        }
+                        __syncwarp();
+                        if ((stok19 && ((strk34 + 1u) == stct35))) {
+                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i18) < n)) {
+                        bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
+                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        unsigned int s21 = (~v20);
+                        unsigned int s22 = (v20 ^ 2147483648u);
+                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
+                        unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
+                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
+                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct35 = __popc(stpm25);
+                        long long ix36 = ((long long)stb24);
+                        unsigned int sth37 = 0u;
+                        if (stok19) {
+                            sth37 = sthist11[(257 * warp + ix36)];
+                        }
+                        __syncwarp();
+                        if ((stok19 && ((strk34 + 1u) == stct35))) {
+                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t38 = threadIdx.x;
+            unsigned int stsum39 = 0u;
+            for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                stsum39 = (stsum39 + sthist11[(2056 * t38 + 257 * i40 - 8223 * ((8 * t38 + i40) / 32))]);
+            }
+            unsigned int stinc41 = stsum39;
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc41, 1);
+            stinc41 = ((lane >= 1) ? (stinc41 + stup42) : stinc41);
+            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc41, 2);
+            stinc41 = ((lane >= 2) ? (stinc41 + stup43) : stinc41);
+            unsigned int stup44 = __shfl_up_sync(0xffffffffu, stinc41, 4);
+            stinc41 = ((lane >= 4) ? (stinc41 + stup44) : stinc41);
+            unsigned int stup45 = __shfl_up_sync(0xffffffffu, stinc41, 8);
+            stinc41 = ((lane >= 8) ? (stinc41 + stup45) : stinc41);
+            unsigned int stup46 = __shfl_up_sync(0xffffffffu, stinc41, 16);
+            stinc41 = ((lane >= 16) ? (stinc41 + stup46) : stinc41);
+            unsigned int stat47 = (stinc41 - stsum39);
+            for (patc_int i48 = 0; i48 < 8; i48 += 1) {
+                unsigned int stcb49 = sthist11[(2056 * t38 + 257 * i48 - 8223 * ((8 * t38 + i48) / 32))];
+                sthist11[(2056 * t38 + 257 * i48 - 8223 * ((8 * t38 + i48) / 32))] = stat47;
+                stat47 = (stat47 + stcb49);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc41;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw51 = 0u;
+                if ((lane < 32)) {
+                    stw51 = stwsum12[lane];
+                }
+                unsigned int stwinc52 = stw51;
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc52, 1);
+                stwinc52 = ((lane >= 1) ? (stwinc52 + stup53) : stwinc52);
+                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc52, 2);
+                stwinc52 = ((lane >= 2) ? (stwinc52 + stup54) : stwinc52);
+                unsigned int stup55 = __shfl_up_sync(0xffffffffu, stwinc52, 4);
+                stwinc52 = ((lane >= 4) ? (stwinc52 + stup55) : stwinc52);
+                unsigned int stup56 = __shfl_up_sync(0xffffffffu, stwinc52, 8);
+                stwinc52 = ((lane >= 8) ? (stwinc52 + stup56) : stwinc52);
+                unsigned int stup57 = __shfl_up_sync(0xffffffffu, stwinc52, 16);
+                stwinc52 = ((lane >= 16) ? (stwinc52 + stup57) : stwinc52);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc52 - stw51);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                    {
+                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
+                        unsigned int stbk61 = (sti60 >> 16u);
+                        if ((stbk61 < 256u)) {
+                            long long ix62 = ((long long)stbk61);
+                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
+                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
+                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i59) < n)) {
+                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
+                        unsigned int stbk61 = (sti60 >> 16u);
+                        if ((stbk61 < 256u)) {
+                            long long ix62 = ((long long)stbk61);
+                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
+                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
+                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t64 = threadIdx.x;
+            for (patc_int i65 = 0; i65 < 9; i65 += 1) {
+                if (((t64 + 1024 * i65) < 8224)) {
+                    sthist11[(t64 + 1024 * i65)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    {
+                        bool stok68 = true;
+                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
+                        unsigned int s70 = (~v69);
+                        unsigned int s71 = (v69 ^ 2147483648u);
+                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
+                        unsigned int stb73 = (stok68 ? (((~((v69 == 2147483648u) ? 2147483648u : s72)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
+                        unsigned int stct84 = __popc(stpm74);
+                        long long ix85 = ((long long)stb73);
+                        unsigned int sth86 = 0u;
+                        if (stok68) {
+                            sth86 = sthist11[(257 * warp + ix85)];
+                        }
+                        __syncwarp();
+                        if ((stok68 && ((strk83 + 1u) == stct84))) {
+                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i67) < n)) {
+                        bool stok68 = ((lane + 128 * warp + 4096 * b5 + 32 * i67) < n);
+                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
+                        unsigned int s70 = (~v69);
+                        unsigned int s71 = (v69 ^ 2147483648u);
+                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
+                        unsigned int stb73 = (stok68 ? (((~((v69 == 2147483648u) ? 2147483648u : s72)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
+                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
+                        unsigned int stct84 = __popc(stpm74);
+                        long long ix85 = ((long long)stb73);
+                        unsigned int sth86 = 0u;
+                        if (stok68) {
+                            sth86 = sthist11[(257 * warp + ix85)];
+                        }
+                        __syncwarp();
+                        if ((stok68 && ((strk83 + 1u) == stct84))) {
+                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t87 = threadIdx.x;
+            unsigned int stsum88 = 0u;
+            for (patc_int i89 = 0; i89 < 8; i89 += 1) {
+                stsum88 = (stsum88 + sthist11[(2056 * t87 + 257 * i89 - 8223 * ((8 * t87 + i89) / 32))]);
+            }
+            unsigned int stinc90 = stsum88;
+            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc90, 1);
+            stinc90 = ((lane >= 1) ? (stinc90 + stup91) : stinc90);
+            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc90, 2);
+            stinc90 = ((lane >= 2) ? (stinc90 + stup92) : stinc90);
+            unsigned int stup93 = __shfl_up_sync(0xffffffffu, stinc90, 4);
+            stinc90 = ((lane >= 4) ? (stinc90 + stup93) : stinc90);
+            unsigned int stup94 = __shfl_up_sync(0xffffffffu, stinc90, 8);
+            stinc90 = ((lane >= 8) ? (stinc90 + stup94) : stinc90);
+            unsigned int stup95 = __shfl_up_sync(0xffffffffu, stinc90, 16);
+            stinc90 = ((lane >= 16) ? (stinc90 + stup95) : stinc90);
+            unsigned int stat96 = (stinc90 - stsum88);
+            for (patc_int i97 = 0; i97 < 8; i97 += 1) {
+                unsigned int stcb98 = sthist11[(2056 * t87 + 257 * i97 - 8223 * ((8 * t87 + i97) / 32))];
+                sthist11[(2056 * t87 + 257 * i97 - 8223 * ((8 * t87 + i97) / 32))] = stat96;
+                stat96 = (stat96 + stcb98);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc90;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw100 = 0u;
+                if ((lane < 32)) {
+                    stw100 = stwsum12[lane];
+                }
+                unsigned int stwinc101 = stw100;
+                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc101, 1);
+                stwinc101 = ((lane >= 1) ? (stwinc101 + stup102) : stwinc101);
+                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc101, 2);
+                stwinc101 = ((lane >= 2) ? (stwinc101 + stup103) : stwinc101);
+                unsigned int stup104 = __shfl_up_sync(0xffffffffu, stwinc101, 4);
+                stwinc101 = ((lane >= 4) ? (stwinc101 + stup104) : stwinc101);
+                unsigned int stup105 = __shfl_up_sync(0xffffffffu, stwinc101, 8);
+                stwinc101 = ((lane >= 8) ? (stwinc101 + stup105) : stwinc101);
+                unsigned int stup106 = __shfl_up_sync(0xffffffffu, stwinc101, 16);
+                stwinc101 = ((lane >= 16) ? (stwinc101 + stup106) : stwinc101);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc101 - stw100);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                    {
+                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
+                        unsigned int stbk110 = (sti109 >> 16u);
+                        if ((stbk110 < 256u)) {
+                            long long ix111 = ((long long)stbk110);
+                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
+                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
+                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i108) < n)) {
+                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
+                        unsigned int stbk110 = (sti109 >> 16u);
+                        if ((stbk110 < 256u)) {
+                            long long ix111 = ((long long)stbk110);
+                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
+                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
+                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t113 = threadIdx.x;
+            for (patc_int i114 = 0; i114 < 9; i114 += 1) {
+                if (((t113 + 1024 * i114) < 8224)) {
+                    sthist11[(t113 + 1024 * i114)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                    {
+                        bool stok117 = true;
+                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
+                        unsigned int s119 = (~v118);
+                        unsigned int s120 = (v118 ^ 2147483648u);
+                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
+                        unsigned int stb122 = (stok117 ? (((~((v118 == 2147483648u) ? 2147483648u : s121)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm123);
+                        long long ix134 = ((long long)stb122);
+                        unsigned int sth135 = 0u;
+                        if (stok117) {
+                            sth135 = sthist11[(257 * warp + ix134)];
+                        }
+                        __syncwarp();
+                        if ((stok117 && ((strk132 + 1u) == stct133))) {
+                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i116) < n)) {
+                        bool stok117 = ((lane + 128 * warp + 4096 * b5 + 32 * i116) < n);
+                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
+                        unsigned int s119 = (~v118);
+                        unsigned int s120 = (v118 ^ 2147483648u);
+                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
+                        unsigned int stb122 = (stok117 ? (((~((v118 == 2147483648u) ? 2147483648u : s121)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
+                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm123);
+                        long long ix134 = ((long long)stb122);
+                        unsigned int sth135 = 0u;
+                        if (stok117) {
+                            sth135 = sthist11[(257 * warp + ix134)];
+                        }
+                        __syncwarp();
+                        if ((stok117 && ((strk132 + 1u) == stct133))) {
+                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t136 = threadIdx.x;
+            unsigned int stsum137 = 0u;
+            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
+                stsum137 = (stsum137 + sthist11[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
+            }
+            unsigned int stinc139 = stsum137;
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
+            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
+            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
+            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
+            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
+            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
+            unsigned int stat145 = (stinc139 - stsum137);
+            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
+                unsigned int stcb147 = sthist11[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
+                sthist11[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
+                stat145 = (stat145 + stcb147);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc139;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw149 = 0u;
+                if ((lane < 32)) {
+                    stw149 = stwsum12[lane];
+                }
+                unsigned int stwinc150 = stw149;
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
+                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
+                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
+                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
+                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
+                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc150 - stw149);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    {
+                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
+                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i157) < n)) {
+                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
+                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t162 = threadIdx.x;
+            for (patc_int i163 = 0; i163 < 9; i163 += 1) {
+                if (((t162 + 1024 * i163) < 8224)) {
+                    sthist11[(t162 + 1024 * i163)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                    {
+                        bool stok166 = true;
+                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
+                        unsigned int s168 = (~v167);
+                        unsigned int s169 = (v167 ^ 2147483648u);
+                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
+                        unsigned int stb171 = (stok166 ? (((~((v167 == 2147483648u) ? 2147483648u : s170)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
+                        unsigned int stct182 = __popc(stpm172);
+                        long long ix183 = ((long long)stb171);
+                        unsigned int sth184 = 0u;
+                        if (stok166) {
+                            sth184 = sthist11[(257 * warp + ix183)];
+                        }
+                        __syncwarp();
+                        if ((stok166 && ((strk181 + 1u) == stct182))) {
+                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i165) < n)) {
+                        bool stok166 = ((lane + 128 * warp + 4096 * b5 + 32 * i165) < n);
+                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
+                        unsigned int s168 = (~v167);
+                        unsigned int s169 = (v167 ^ 2147483648u);
+                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
+                        unsigned int stb171 = (stok166 ? (((~((v167 == 2147483648u) ? 2147483648u : s170)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
+                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
+                        unsigned int stct182 = __popc(stpm172);
+                        long long ix183 = ((long long)stb171);
+                        unsigned int sth184 = 0u;
+                        if (stok166) {
+                            sth184 = sthist11[(257 * warp + ix183)];
+                        }
+                        __syncwarp();
+                        if ((stok166 && ((strk181 + 1u) == stct182))) {
+                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t185 = threadIdx.x;
+            unsigned int stsum186 = 0u;
+            for (patc_int i187 = 0; i187 < 8; i187 += 1) {
+                stsum186 = (stsum186 + sthist11[(2056 * t185 + 257 * i187 - 8223 * ((8 * t185 + i187) / 32))]);
+            }
+            unsigned int stinc188 = stsum186;
+            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc188, 1);
+            stinc188 = ((lane >= 1) ? (stinc188 + stup189) : stinc188);
+            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc188, 2);
+            stinc188 = ((lane >= 2) ? (stinc188 + stup190) : stinc188);
+            unsigned int stup191 = __shfl_up_sync(0xffffffffu, stinc188, 4);
+            stinc188 = ((lane >= 4) ? (stinc188 + stup191) : stinc188);
+            unsigned int stup192 = __shfl_up_sync(0xffffffffu, stinc188, 8);
+            stinc188 = ((lane >= 8) ? (stinc188 + stup192) : stinc188);
+            unsigned int stup193 = __shfl_up_sync(0xffffffffu, stinc188, 16);
+            stinc188 = ((lane >= 16) ? (stinc188 + stup193) : stinc188);
+            unsigned int stat194 = (stinc188 - stsum186);
+            for (patc_int i195 = 0; i195 < 8; i195 += 1) {
+                unsigned int stcb196 = sthist11[(2056 * t185 + 257 * i195 - 8223 * ((8 * t185 + i195) / 32))];
+                sthist11[(2056 * t185 + 257 * i195 - 8223 * ((8 * t185 + i195) / 32))] = stat194;
+                stat194 = (stat194 + stcb196);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc188;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw198 = 0u;
+                if ((lane < 32)) {
+                    stw198 = stwsum12[lane];
+                }
+                unsigned int stwinc199 = stw198;
+                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc199, 1);
+                stwinc199 = ((lane >= 1) ? (stwinc199 + stup200) : stwinc199);
+                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc199, 2);
+                stwinc199 = ((lane >= 2) ? (stwinc199 + stup201) : stwinc199);
+                unsigned int stup202 = __shfl_up_sync(0xffffffffu, stwinc199, 4);
+                stwinc199 = ((lane >= 4) ? (stwinc199 + stup202) : stwinc199);
+                unsigned int stup203 = __shfl_up_sync(0xffffffffu, stwinc199, 8);
+                stwinc199 = ((lane >= 8) ? (stwinc199 + stup203) : stwinc199);
+                unsigned int stup204 = __shfl_up_sync(0xffffffffu, stwinc199, 16);
+                stwinc199 = ((lane >= 16) ? (stwinc199 + stup204) : stwinc199);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc199 - stw198);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    {
+                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
+                        unsigned int stbk208 = (sti207 >> 16u);
+                        if ((stbk208 < 256u)) {
+                            long long ix209 = ((long long)stbk208);
+                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
+                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
+                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i206) < n)) {
+                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
+                        unsigned int stbk208 = (sti207 >> 16u);
+                        if ((stbk208 < 256u)) {
+                            long long ix209 = ((long long)stbk208);
+                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
+                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
+                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t211 = threadIdx.x;
+                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                    {
+                        out0[(4096 * b5 + t211 + 1024 * i212)] = stkey6[(t211 + 1024 * i212)];
+                        out1[(4096 * b5 + t211 + 1024 * i212)] = stval7[(t211 + 1024 * i212)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t211 = threadIdx.x;
+                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                    if (((4096 * b5 + t211 + 1024 * i212) < n)) {
+                        out0[(4096 * b5 + t211 + 1024 * i212)] = stkey6[(t211 + 1024 * i212)];
+                        out1[(4096 * b5 + t211 + 1024 * i212)] = stval7[(t211 + 1024 * i212)];
+                    }
+                }
+            }
+        }
+    }
+}

@@ -10,6 +10,7 @@
  *   warp.c    PF_WARP, PF_GRID    the warp shuffles, lastBlock, lookback
  *   scalar.c  PF_SCALAR  add mul min max and the SCALAR_FORMS
  *   split.c   PF_SPLIT   multisplit
+ *   sorttile.c PF_SORT   sortTiles
  * The family column of PRIMITIVES (compiler/compiler.h) says which file's table holds
  * a primitive. The generic part of each pass (arity and dimension checks in
  * infer_prim, the span in lower_exp, the stack check in the interpreter) stays in the
@@ -79,7 +80,7 @@ typedef struct PrimOps {
 
 /* Each family's rows, indexed by Prim (rows of other families are empty). */
 extern const PrimOps prims_view[P_COUNT], prims_map[P_COUNT], prims_memory[P_COUNT], prims_warp[P_COUNT],
-    prims_scalar[P_COUNT], prims_split[P_COUNT];
+    prims_scalar[P_COUNT], prims_split[P_COUNT], prims_sorttile[P_COUNT];
 
 /* The handlers of p: its row in the table of its family. */
 static inline const PrimOps *prim_ops(Prim p)
@@ -93,6 +94,7 @@ static inline const PrimOps *prim_ops(Prim p)
     case PF_GRID: return &prims_warp[p];
     case PF_SCALAR: return &prims_scalar[p];
     case PF_SPLIT: return &prims_split[p];
+    case PF_SORT: return &prims_sorttile[p];
     }
     unreachable();
 }

@@ -1570,6 +1570,70 @@ START_TEST(test_multisplit)
 }
 END_TEST
 
+/* sortTiles' meaning (issue 35 item 2): each tile of nt*ipt elements (the last one
+ * partial) sorted stably by ord, compared unsigned; here tiles of 64 x 1 and 32 x 3 and
+ * an order that is not a key's bits (x / 7, so that many keys tie and the input order
+ * among them shows; and ~x, descending), against an insertion sort of each tile written
+ * here, at ragged sizes. Pairs carry their values (the element's input index). */
+START_TEST(test_sorttiles)
+{
+    static const struct { const char *src; int T; int desc; } cases[] = {
+        {"kernel k = nFun(n => fun(n.u32)(xs => xs |> sortTiles(64, 1)(fun(x => x / 7u))))", 64, 0},
+        {"kernel k = nFun(n => fun(n.u32)(xs => xs |> sortTiles(32, 3)(fun(x => ~(x / 7u)))))", 96, 1},
+        {"kernel k = nFun(n => fun(n.u32)(ks => fun(n.u32)(vs => zip(ks)(vs) |> sortTiles(32, 3)(fun(p => fst(p) / 7u)) "
+         "|> unzip)))", 96, 0},
+    };
+    static const int64_t sizes[] = {1, 31, 33, 1000, 4097};
+    char err[256] = "";
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        bool pairs = strstr(cases[c].src, "zip") != NULL;
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            int64_t n = sizes[si], T = cases[c].T;
+            uint32_t *xs = malloc((size_t)n * 4), *ix = malloc((size_t)n * 4), *out = malloc((size_t)n * 4),
+                     *outv = malloc((size_t)n * 4), *want = malloc((size_t)n * 4), *wantv = malloc((size_t)n * 4);
+            uint32_t r = 777u + (uint32_t)c;
+            for (int64_t i = 0; i < n; i++) {
+                r = r * 1103515245u + 12345u;
+                xs[i] = (r >> 8) % 100u;
+                ix[i] = (uint32_t)i;
+            }
+            memcpy(want, xs, (size_t)n * 4);
+            memcpy(wantv, ix, (size_t)n * 4);
+            for (int64_t t0 = 0; t0 < n; t0 += T) /* insertion sort of each tile: stable */
+                for (int64_t i = t0 + 1; i < n && i < t0 + T; i++)
+                    for (int64_t j = i; j > t0; j--) {
+                        uint32_t a = want[j - 1] / 7u, b = want[j] / 7u;
+                        if (cases[c].desc ? a >= b : a <= b) break;
+                        uint32_t t = want[j - 1], tv = wantv[j - 1];
+                        want[j - 1] = want[j];
+                        wantv[j - 1] = wantv[j];
+                        want[j] = t;
+                        wantv[j] = tv;
+                    }
+            const Define dn[] = {{"n", n}};
+            const void *in[2] = {xs, ix};
+            if (pairs)
+                ck_assert_msg(run_src_outs(cases[c].src, dn, 1, in, (void *const[]){out, outv}, err, sizeof err), "%s",
+                              err);
+            else
+                ck_assert_msg(run_src(cases[c].src, dn, 1, in, out, err, sizeof err), "%s", err);
+            for (int64_t i = 0; i < n; i++) {
+                ck_assert_msg(out[i] == want[i], "case %zu n=%lld: element %lld is %u, want %u", c, (long long)n,
+                              (long long)i, out[i], want[i]);
+                ck_assert_msg(!pairs || outv[i] == wantv[i], "case %zu n=%lld: value %lld is %u, want %u", c,
+                              (long long)n, (long long)i, outv[i], wantv[i]);
+            }
+            free(xs);
+            free(ix);
+            free(out);
+            free(outv);
+            free(want);
+            free(wantv);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_concat_padempty_generate)
 {
     float out[10];
@@ -1640,6 +1704,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_scan_pipe);
     tcase_add_test(tc, test_select_pipe);
     tcase_add_test(tc, test_multisplit);
+    tcase_add_test(tc, test_sorttiles);
     tcase_add_test(tc, test_concat_padempty_generate);
     tcase_add_test(tc, test_nested_views);
     tcase_add_test(tc, test_pairs_as_data);

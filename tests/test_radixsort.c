@@ -8,7 +8,10 @@
  * pairs and descending order (issue 35 item 2): patc_sort_pairs_cpu and a descending
  * patc_sort_keys_cpu against a stable sort written here (qsort by key, then by input
  * index), every key and value type, and examples/radixsort_pairs.rise's kernels chained.
- * The GPU runs of patc_sort_keys are tests/gpu/all.sh's section r (tests/gpu/sort_check.c). */
+ * The small sort (issue 35 item 2: rsSmall*, the sortTiles primitive, which libpatrt
+ * runs up to 4096 keys) against a stable sort of each tile; the sizes cover that
+ * threshold and its neighbours. The GPU runs of patc_sort_keys are tests/gpu/all.sh's
+ * section r (tests/gpu/sort_check.c). */
 #include "../runtime/patc.h"
 #include "sort_order.h"
 
@@ -215,7 +218,9 @@ static void check_sort(int kind, int input, long long n, long long g, int via)
     free(keys);
 }
 
-static const long long sizes[] = {1, 31, 33, 1000, 4097};
+/* ragged sizes, and libpatrt's one-launch threshold (4096 keys: rt_sort.c's SMALL_MAX)
+ * and its neighbours, so that the sorter's calls take both paths */
+static const long long sizes[] = {1, 31, 33, 1000, 4095, 4096, 4097};
 
 START_TEST(sorts_every_type_and_input)
 {
@@ -267,15 +272,26 @@ START_TEST(sorter_arguments)
 }
 END_TEST
 
-/* The temporary memory: the second buffer of keys (n * 4 rounded up to 256), the 8 KiB
- * of counts, and the kernels' scratch, which for the multisplit pass is 8 bytes per
- * bucket per tile of 6144 keys (256 * ceil(n / 6144) words: rt_sort.c's 384 threads of
- * 16 keys) and a little more (tile
- * counter, the histogram's 1024 global bins): so between n*4 + 8192 + 2048 * tiles and
- * that plus 64 KiB, for every key type. */
+/* The temporary memory: none up to 4096 keys (one launch of the small sort, whose
+ * kernel has no scratch); above, the second buffer of keys (n * 4 rounded up to 256),
+ * the 8 KiB of counts, and the kernels' scratch, which for the multisplit pass is 8
+ * bytes per bucket per tile of 6144 keys (256 * ceil(n / 6144) words: rt_sort.c's 384
+ * threads of 16 keys) and a little more (tile counter, the histogram's 1024 global
+ * bins): so between n*4 + 8192 + 2048 * tiles and that plus 64 KiB, for every key type. */
 START_TEST(sorter_temp_bytes)
 {
-    static const long long ns[] = {1, 6144, 6145, 1000000, 1LL << 28, 4294967295LL};
+    static const long long small[] = {1, 31, 4095, 4096};
+    for (int kind = 0; kind < 3; kind++) {
+        patc_sorter *so;
+        ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
+        for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+            size_t b = 1;
+            ck_assert_msg(patc_sorter_temp_bytes(so, small[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
+            ck_assert_msg(b == 0, "n = %lld: %zu bytes of temporary memory, the one launch needs none", small[i], b);
+        }
+        patc_sorter_free(so);
+    }
+    static const long long ns[] = {4097, 6144, 6145, 1000000, 1LL << 28, 4294967295LL};
     for (int kind = 0; kind < 3; kind++) {
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
@@ -516,6 +532,67 @@ START_TEST(pairs_sorter_arguments)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the small sort */
+
+/* examples' rsSmall kernels (the sortTiles primitive on tiles of T = 4096, issue 35 item
+ * 2) on the interpreter: every tile of the output (the last one partial) equal bit for
+ * bit to the stable sort of that tile of the input, written here (qsort by key in the
+ * type's order, reversed if descending, then by input index); for pairs the values
+ * too. Keys rsSmall{U32,I32,F32} (prog), pairs rsSmallPairs{U32,I32,F32} and
+ * descending rsSmallF32Desc, rsSmallPairsF32Desc (examples/radixsort_pairs.rise). */
+enum { SMALL_T = 4096 };
+static void check_small(patc_program *pp, int kind, int input, long long n, int desc, bool pairs)
+{
+    uint32_t *keys = calloc((size_t)n, 4), *vals = calloc((size_t)n, 4);
+    make_input(kind, input, keys, n);
+    for (long long i = 0; i < n; i++) vals[i] = make_value(input % 3, i);
+    char name[64];
+    snprintf(name, sizeof name, "rsSmall%s%s%s", pairs ? "Pairs" : "", suffix[kind], desc ? "Desc" : "");
+    patc_kernel *k;
+    ck_assert_msg(patc_get_kernel(pp, name, &k) == PATC_OK, "%s", patc_last_error(ctx));
+    uint32_t *gk = malloc((size_t)n * 4), *gv = malloc((size_t)n * 4);
+    long long nats[1] = {n};
+    ck_assert_msg(patc_interp_run_outputs(k, nats, (const void *[]){keys, vals}, (void *[]){gk, gv}) == PATC_OK, "%s",
+                  patc_last_error(ctx));
+    Kvi *ref = malloc(sizeof *ref * (size_t)n);
+    for (long long i = 0; i < n; i++) ref[i] = (Kvi){keys[i], vals[i], i};
+    kind_now = kind;
+    desc_now = desc;
+    for (long long t = 0; t < n; t += SMALL_T)
+        qsort(ref + t, (size_t)(n - t < SMALL_T ? n - t : SMALL_T), sizeof *ref, cmp_kvi);
+    for (long long i = 0; i < n; i++) {
+        ck_assert_msg(gk[i] == ref[i].k, "%s input %d n=%lld: key %lld is 0x%08x, the tile's stable sort's 0x%08x", name,
+                      input, n, i, gk[i], ref[i].k);
+        ck_assert_msg(!pairs || gv[i] == ref[i].v, "%s input %d n=%lld: value %lld is 0x%08x, the stable sort's 0x%08x "
+                      "(of input %lld)", name, input, n, i, gv[i], ref[i].v, ref[i].i);
+    }
+    free(ref);
+    free(gk);
+    free(gv);
+    free(keys);
+    free(vals);
+}
+
+/* every key type x input kind: keys and pairs ascending; f32 descending too */
+START_TEST(small_sort_kernels)
+{
+    int kind = _i / NUM_INPUTS, input = _i % NUM_INPUTS;
+    patc_program *pp;
+    patc_compile_options o = {.no_cubin = 1};
+    ck_assert_msg(patc_program_compile(ctx, PATC_EXAMPLES_DIR "/radixsort_pairs.rise", NULL, 0, &o, &pp) == PATC_OK, "%s",
+                  patc_last_error(ctx));
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        check_small(prog, kind, input, sizes[s], 0, false);
+        check_small(pp, kind, input, sizes[s], 0, true);
+        if (kind == KF32) {
+            check_small(pp, kind, input, sizes[s], 1, false);
+            check_small(pp, kind, input, sizes[s], 1, true);
+        }
+    }
+    patc_program_free(pp);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("radixsort");
@@ -533,6 +610,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, pairs_example_kernels, 0, 3 * NUM_INPUTS);
     tcase_add_test(tc, f32_descending_pinned);
     tcase_add_test(tc, pairs_sorter_arguments);
+    tcase_add_loop_test(tc, small_sort_kernels, 0, 3 * NUM_INPUTS);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -664,5 +664,39 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check_pairs" =~ $EMU_ONLY ]]; then
         fails=$((fails + 1))
     fi
 fi
+# issue 35 item 2 (sorttile): the one-launch small sort. The sortTiles primitive
+# (examples/sorttiles.rise) against the interpreter: the 1024 x 4 tile of f32 keys at a
+# partial tile (1000) and two tiles (4097), pairs at 33, and the one-warp shape at 97
+# (two tiles); then libpatrt's sorts on the sorter's emulated kernels at its threshold
+# (4096 keys take the one launch, 4097 the six) through sort_check. Kept small (about
+# 30 s here): every type and size runs in tests/gpu/all.sh's section r.
+if [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; then
+    check sorttiles.rise stF32 "$r1" -D n=1000
+    check sorttiles.rise stF32Desc "$r1" -D n=4097
+    check sorttiles.rise stPairsI32 "$r2" -D n=33
+    check sorttiles.rise stWarpI32 "$r1" -D n=97
+    rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
+    if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
+        for f in "f32" "--desc --pairs=i32 u32"; do
+            tag=$(echo "$f" | tr -c 'a-z0-9\n' _)
+            # shellcheck disable=SC2086
+            if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $f >"$TMP/sorts_$tag.rise" ||
+                ! bash tests/emu/build.sh "$PATC" "$TMP/sorts_$tag.so" "$TMP/sorts_$tag.rise" 2>"$TMP/build.err"; then
+                echo "FAIL: sort_check $f: building the sorter's kernels"
+                sed 's/^/    /' "$TMP/build.err" | head -10
+                fails=$((fails + 1))
+                continue
+            fi
+            for r in "4096 special" "4097 few"; do
+                # shellcheck disable=SC2086
+                sort_check_emu "$TMP/sorts_$tag.so" $f $r
+            done
+        done
+    else
+        echo "FAIL: building tests/gpu/sort_check.c"
+        sed 's/^/    /' "$TMP/build.err" | head -10
+        fails=$((fails + 1))
+    fi
+fi
 echo "emulated kernels: $passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -39,6 +39,8 @@
 #    keys) through tests/gpu/sort_check.c at 1 .. 2^28, every element checked against a
 #    stable reference sort (and qsort to 2^21), 1000 back-to-back sorts, the histogram
 #    kernel of examples/radixsort.rise against the interpreter, and the sanitizers.
+#    The one-launch small sort (sortTiles, examples/sorttiles.rise) against the
+#    interpreter and libpatrt's sorts around its threshold (4096 keys), with sanitizers.
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # w. (issue 36, in the default list) the Python package with PyTorch and CuPy:
 #    python/tests/test_gpu.py (and test_cpu.py) under pytest, or the file alone without
@@ -1061,6 +1063,45 @@ if [ $rc = 0 ]; then
     bg_check $tool sort_check.c "f32+u32 pairs special" 4097 '^== .*' sort_san $tool --pairs=u32 f32 4097 special
     bg_check $tool sort_check.c "i32+f32 pairs desc few" 100003 '^== .*' sort_san $tool --desc --pairs=f32 i32 100003 few
     bg_check $tool sort_check.c "u32 desc equal" 4097 '^== .*' sort_san $tool --desc u32 4097 equal
+  done
+  # issue 35 item 2 (sorttile): the one-launch small sort. The sortTiles primitive
+  # (examples/sorttiles.rise: tiles of 1024 x 4 of every element type, pairs and
+  # descending, and two small shapes) against the interpreter at 1, 31, 33, 1000, the
+  # tile (4096) and multi-tile n (4097, 100003: each tile sorted on its own); the
+  # examples' rsSmall kernels; libpatrt's sorts at its one-launch threshold (4096 keys,
+  # rt_sort.c's SMALL_MAX) and its neighbours (4095 and 4096 take the one launch, 4097
+  # the six), in place too (sort_check sorts its result again); back-to-back sorts of
+  # 1..8192 keys crossing the threshold; the sanitizers on the primitive and on small
+  # sorts.
+  for k in stU32 stI32 stF32 stF32Desc stPairsI32 stPairsU32Desc stWarpI32 stTinyU32; do
+    nin=1
+    case $k in stPairs*) nin=2 ;; esac
+    for n in 1 31 33 1000 4096 4097 100003; do
+      run_case gpu sorttiles.rise $k $n $nin -D n=$n
+    done
+  done
+  for k in rsSmallU32 rsSmallI32 rsSmallF32; do run_case gpu radixsort.rise $k 4096 1 -D n=4096; done
+  for k in rsSmallPairsU32 rsSmallPairsI32 rsSmallPairsF32 rsSmallPairsF32Desc; do
+    run_case gpu radixsort_pairs.rise $k 4095 2 -D n=4095
+  done
+  run_case gpu radixsort_pairs.rise rsSmallF32Desc 4096 1 -D n=4096
+  for f in "u32" "i32" "f32" "--desc f32" "--pairs=u32 f32" "--desc --pairs=i32 u32"; do
+    for n in 4095 4096 4097; do
+      for k in uniform special equal few; do
+        # shellcheck disable=SC2086
+        bg_check sort sort_check.c "$f $k" "$n" "$rre" "$rdir/sort_check" $f $n $k
+      done
+    done
+    # shellcheck disable=SC2086
+    bg_check sort sort_check.c "$f 300 back-to-back" "1..8192" "$rre" "$rdir/sort_check" $f many 300 8192
+  done
+  collect
+  for tool in memcheck racecheck synccheck; do
+    san $tool sorttiles.rise stF32 1 -D n=4097
+    san $tool sorttiles.rise stPairsI32 2 -D n=1000
+    san $tool sorttiles.rise stWarpI32 1 -D n=200
+    bg_check $tool sort_check.c "f32 small special" 4096 '^== .*' sort_san $tool f32 4096 special
+    bg_check $tool sort_check.c "u32+f32 pairs small desc few" 33 '^== .*' sort_san $tool --desc --pairs=f32 u32 33 few
   done
   collect
 fi
