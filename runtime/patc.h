@@ -579,8 +579,9 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
  * "Sorting pairs, descending order"): u32, i32 or f32 keys, f32 in CUB DeviceRadixSort's order
  * (NaNs with the sign bit set first, -inf, ..., -0.0 and +0.0 as equals in their input
  * order, ..., +inf, then the other NaNs). Six launches a sort (a histogram of all four
- * 8-bit digits, their scan, four multisplit passes); up to 4096 keys one (one block
- * sorts them all in shared memory: the sortTiles primitive). A sorter is made once per key
+ * 8-bit digits, their scan, four multisplit passes); up to 4096 keys one (one block, of
+ * 512 threads up to 2048 keys and 1024 above, sorts them all in shared memory: the
+ * sortTiles primitive). A sorter is made once per key
  * type and called many times; its program is compiled on the first call that needs
  * it. Calls of one sorter must not run concurrently on different streams (they share
  * its temporary memory and the kernels' look-back state): one sorter per stream.

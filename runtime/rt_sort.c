@@ -15,8 +15,8 @@
  * order bits (rsOrd*Desc), which keeps equal keys in input order as the ascending one.
  *
  * Up to SMALL_MAX keys the sort is one launch instead (sortSmall: rsSmall, the sortTiles
- * primitive, one block sorting the whole input in shared memory), which needs no
- * temporary memory.
+ * primitive, one block sorting the whole input in shared memory; sortSmall2, a block of
+ * 512 threads, up to SMALL2_MAX), which needs no temporary memory.
  */
 #include "patc.h"
 #include "rt_internal.h"
@@ -39,6 +39,11 @@ enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16, COUNTS_BYTES = 2
  * block can have, and four rounds of ranking per pass. A bigger tile would cover more n
  * in one launch but make every small sort slower (more rounds per warp, one SM). */
 enum { SMALL_NT = 1024, SMALL_IPT = 4, SMALL_MAX = SMALL_NT * SMALL_IPT };
+/* Up to 2048 keys a smaller block: 512 threads of 4 keys sorted 1000 keys in 12.3-12.9 us
+ * and 2048 in 14.3-14.8 on an H100, 1024 threads of 4 in 14.0 and 15.7; at 4096 1024 x 4
+ * was the fastest shape tried (20.7 us; 512 x 8 21.1-21.7, 256 x 16 25.1-25.8)
+ * (bench/msvar/7, bench/results/2026-11-26-nvidia-h100-msvar/msvar7.txt). */
+enum { SMALL2_NT = 512, SMALL2_IPT = 4, SMALL2_MAX = SMALL2_NT * SMALL2_IPT };
 
 struct patc_sorter {
     patc_ctx *ctx;
@@ -47,7 +52,7 @@ struct patc_sorter {
     patc_type vtype;       /* pairs: the values' type (4 bytes) */
     char *source;
     patc_program *prog[2]; /* [0] without a cubin (interpreter, queries), [1] with one */
-    patc_kernel *hist[2], *scan[2], *pass[2], *small[2];
+    patc_kernel *hist[2], *scan[2], *pass[2], *small[2], *small2[2];
     patc_buffer *tmp;      /* the second buffer of keys (then, for pairs, of values), tmp_bytes long */
     patc_buffer *counts;   /* the histogram (1024 u32), then the scanned counts (1024 u32) */
     size_t tmp_bytes;
@@ -99,13 +104,16 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     if (s->pairs) {
         sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(256.u32)(offs => fun(n.%s)(ks => fun(n.u32)(vs => "
                       "zip(ks)(vs) |> rsPassPairs(%d, %d, %s, d, offs))))))\n", kt, PASS_NT, PASS_IPT, ord);
-        sb_printf(&b, "kernel sortSmall = nFun(n => fun(n.%s)(ks => fun(n.u32)(vs => zip(ks)(vs) |> "
-                      "rsSmallPairs(%d, %d, %s))))\n", kt, SMALL_NT, SMALL_IPT, ord);
+        for (int i = 0; i < 2; i++)
+            sb_printf(&b, "kernel sortSmall%s = nFun(n => fun(n.%s)(ks => fun(n.u32)(vs => zip(ks)(vs) |> "
+                          "rsSmallPairs(%d, %d, %s))))\n", i ? "2" : "", kt, i ? SMALL2_NT : SMALL_NT,
+                      i ? SMALL2_IPT : SMALL_IPT, ord);
     } else {
         sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(256.u32)(offs => fun(n.%s)(xs => "
                       "xs |> rsPass(%d, %d, %s, d, offs)))))\n", kt, PASS_NT, PASS_IPT, ord);
-        sb_printf(&b, "kernel sortSmall = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, %s)))\n", kt, SMALL_NT,
-                  SMALL_IPT, ord);
+        for (int i = 0; i < 2; i++)
+            sb_printf(&b, "kernel sortSmall%s = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, %s)))\n", i ? "2" : "",
+                      kt, i ? SMALL2_NT : SMALL_NT, i ? SMALL2_IPT : SMALL_IPT, ord);
     }
     s->source = sb_take(&b);
     if (!s->source) {
@@ -156,11 +164,18 @@ static patc_status program(patc_sorter *s, int cubin)
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortScan", &s->scan[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPass", &s->pass[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortSmall", &s->small[cubin]);
+    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortSmall2", &s->small2[cubin]);
     if (st != PATC_OK) {
         patc_program_free(s->prog[cubin]);
         s->prog[cubin] = NULL;
     }
     return st;
+}
+
+/* The one-launch kernel for n <= SMALL_MAX keys: the smaller block up to SMALL2_MAX. */
+static patc_kernel *small_for(const patc_sorter *s, long long n, int cubin)
+{
+    return n <= SMALL2_MAX ? s->small2[cubin] : s->small[cubin];
 }
 
 /* The histogram's grid: HIST_KEYS_PER_THREAD keys a thread or more, at most two blocks
@@ -209,7 +224,7 @@ patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
     long long hn[2] = {n, hist_grid(s, n)}, pn[1] = {n};
     if (n <= SMALL_MAX) { /* the one launch: no second buffer, no counts; its scratch (none) */
         size_t sum = 0;
-        if ((st = scratch_bytes(s->small[p], pn, &sum)) != PATC_OK) return st;
+        if ((st = scratch_bytes(small_for(s, n, p), pn, &sum)) != PATC_OK) return st;
         *bytes = sum;
         return PATC_OK;
     }
@@ -282,9 +297,9 @@ static patc_status check_bufs(patc_sorter *s, const char *fn, patc_buffer *const
 /* The six launches: histogram and scan of the keys, then the passes in -> tmp -> out ->
  * tmp -> out (the input only read, by pass 0, so an in-place sort is the same chain),
  * the values (vin, vout non-NULL for pairs) alongside through the second half of tmp.
- * Up to SMALL_MAX keys, one launch of sortSmall in -> out instead, no temporary memory
- * (one block reads all of its tile into shared memory before it writes any of it, so
- * in place is the same launch). */
+ * Up to SMALL_MAX keys, one launch of sortSmall (sortSmall2 up to SMALL2_MAX) in -> out
+ * instead, no temporary memory (one block reads all of its tile into shared memory
+ * before it writes any of it, so in place is the same launch). */
 static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, patc_buffer *vin, patc_buffer *vout,
                             long long n, void *stream)
 {
@@ -296,7 +311,7 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
         patc_set_stream(c, stream);
         long long sn[1] = {n};
         patc_buffer *sout[2] = {out, vout};
-        return patc_launch_args_enqueue(s->small[1], sn, (patc_arg[]){{in, NULL}, {vin, NULL}}, sout, NULL);
+        return patc_launch_args_enqueue(small_for(s, n, 1), sn, (patc_arg[]){{in, NULL}, {vin, NULL}}, sout, NULL);
     }
     if ((st = temp_for(s, n)) != PATC_OK) return st;
     patc_set_stream(c, stream);
@@ -379,7 +394,7 @@ static patc_status sort_cpu_small(patc_sorter *s, const void *in, void *out, con
     memcpy(m[0], in, (size_t)n * 4);
     if (vin) memcpy(m[1], vin, (size_t)n * 4);
     long long sn[1] = {n};
-    patc_status st = patc_interp_run_outputs(s->small[0], sn, (const void *[]){m[0], m[1]}, (void *[]){out, vout});
+    patc_status st = patc_interp_run_outputs(small_for(s, n, 0), sn, (const void *[]){m[0], m[1]}, (void *[]){out, vout});
     for (int i = 0; i < w; i++) free(m[i]);
     return st;
 }

@@ -218,9 +218,10 @@ static void check_sort(int kind, int input, long long n, long long g, int via)
     free(keys);
 }
 
-/* ragged sizes, and libpatrt's one-launch threshold (4096 keys: rt_sort.c's SMALL_MAX)
- * and its neighbours, so that the sorter's calls take both paths */
-static const long long sizes[] = {1, 31, 33, 1000, 4095, 4096, 4097};
+/* ragged sizes, and libpatrt's one-launch thresholds (2048 and 4096 keys: rt_sort.c's
+ * SMALL2_MAX and SMALL_MAX) and their neighbours, so that the sorter's calls take every
+ * path */
+static const long long sizes[] = {1, 31, 33, 1000, 2047, 2048, 2049, 4095, 4096, 4097};
 
 START_TEST(sorts_every_type_and_input)
 {
@@ -280,7 +281,7 @@ END_TEST
  * bins): so between n*4 + 8192 + 2048 * tiles and that plus 64 KiB, for every key type. */
 START_TEST(sorter_temp_bytes)
 {
-    static const long long small[] = {1, 31, 4095, 4096};
+    static const long long small[] = {1, 31, 2048, 2049, 4095, 4096};
     for (int kind = 0; kind < 3; kind++) {
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);

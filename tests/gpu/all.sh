@@ -1070,7 +1070,8 @@ if [ $rc = 0 ]; then
   # tile (4096) and multi-tile n (4097, 100003: each tile sorted on its own); the
   # examples' rsSmall kernels; libpatrt's sorts at its one-launch threshold (4096 keys,
   # rt_sort.c's SMALL_MAX) and its neighbours (4095 and 4096 take the one launch, 4097
-  # the six), in place too (sort_check sorts its result again); back-to-back sorts of
+  # the six), and the smaller block's (2048, SMALL2_MAX: 2047 and 2048 take it, 2049 the
+  # 1024-thread block), in place too (sort_check sorts its result again); back-to-back sorts of
   # 1..8192 keys crossing the threshold; the sanitizers on the primitive and on small
   # sorts.
   for k in stU32 stI32 stF32 stF32Desc stPairsI32 stPairsU32Desc stWarpI32 stTinyU32; do
@@ -1086,7 +1087,7 @@ if [ $rc = 0 ]; then
   done
   run_case gpu radixsort_pairs.rise rsSmallF32Desc 4096 1 -D n=4096
   for f in "u32" "i32" "f32" "--desc f32" "--pairs=u32 f32" "--desc --pairs=i32 u32"; do
-    for n in 4095 4096 4097; do
+    for n in 2047 2048 2049 4095 4096 4097; do
       for k in uniform special equal few; do
         # shellcheck disable=SC2086
         bg_check sort sort_check.c "$f $k" "$n" "$rre" "$rdir/sort_check" $f $n $k
@@ -1101,6 +1102,7 @@ if [ $rc = 0 ]; then
     san $tool sorttiles.rise stPairsI32 2 -D n=1000
     san $tool sorttiles.rise stWarpI32 1 -D n=200
     bg_check $tool sort_check.c "f32 small special" 4096 '^== .*' sort_san $tool f32 4096 special
+    bg_check $tool sort_check.c "i32 small few" 2000 '^== .*' sort_san $tool i32 2000 few
     bg_check $tool sort_check.c "u32+f32 pairs small desc few" 33 '^== .*' sort_san $tool --desc --pairs=f32 u32 33 few
   done
   collect
