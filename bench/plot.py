@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """plot.py RESULTS_CSV PLOT_PNG: log-log time vs n, one line per impl, one subplot per workload.
 The dashed line is the time to read n*sizeof(T) bytes at the measured copy bandwidth.
-plot.py --scan SCAN_CSV PNG and plot.py --select SELECT_CSV PNG: scan_bench's and select_bench's CSV."""
+plot.py --scan SCAN_CSV PNG and plot.py --select SELECT_CSV PNG: scan_bench's and select_bench's CSV;
+plot.py --sort SORT_CSV PNG: sort_bench's."""
 import csv
 import sys
 
@@ -72,6 +73,35 @@ if sys.argv[1] == "--select":
         bx.axhline(1.0, color="gray", linewidth=0.8)
         bx.set_xscale("log", base=2); bx.set_xlabel("n"); bx.set_ylabel("CUB time / patc time (alone)")
         bx.legend(fontsize=7); bx.set_title("%s: speed-up over CUB DeviceSelect / DevicePartition" % ty)
+    fig.tight_layout()
+    fig.savefig(sys.argv[3], dpi=110)
+    sys.exit(0)
+
+if sys.argv[1] == "--sort":
+    # sort_bench's CSV: per type, time (alone) against n for uniform keys (the copy,
+    # memcpy_d2d, CUB, patc), and CUB / patc for every input kind
+    rows = list(csv.DictReader(open(sys.argv[2])))
+    types = []
+    for r in rows:
+        if r["type"] not in types:
+            types.append(r["type"])
+    fig, axes = plt.subplots(len(types), 2, figsize=(13, 5 * len(types)), squeeze=False)
+    for (ax, bx), ty in zip(axes, types):
+        for im in ("memcpy_d2d", "cub", "patc"):
+            pts = sorted((int(r["n"]), float(r["median_us"])) for r in rows
+                         if r["type"] == ty and r["input"] == "uniform" and r["impl"] == im)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=im,
+                    linestyle="--" if im == "memcpy_d2d" else "-")
+        ax.set_xscale("log", base=2); ax.set_yscale("log")
+        ax.set_xlabel("n"); ax.set_ylabel("median us (alone)"); ax.legend(fontsize=7)
+        ax.set_title("%s keys, uniform input" % ty)
+        for kind in ("uniform", "few", "sorted"):
+            pts = sorted((int(r["n"]), float(r["ratio_cub_over_patc"])) for r in rows
+                         if r["type"] == ty and r["input"] == kind and r["impl"] == "patc")
+            bx.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=kind)
+        bx.axhline(1.0, color="gray", linewidth=0.8)
+        bx.set_xscale("log", base=2); bx.set_xlabel("n"); bx.set_ylabel("CUB time / patc time (alone)")
+        bx.legend(fontsize=7); bx.set_title("%s: speed-up over CUB DeviceRadixSort" % ty)
     fig.tight_layout()
     fig.savefig(sys.argv[3], dpi=110)
     sys.exit(0)

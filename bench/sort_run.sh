@@ -5,10 +5,14 @@
 # CUB's DeviceRadixSort::SortKeys and SortPairs (see sort_bench.cu's header).
 #   bash bench/sort_run.sh [OUTDIR] [n ...]
 # OUTDIR: default $OUT when set, else bench/results/<YYYY-MM-DD>-<gpu-name-slug>-sort.
-# Writes OUTDIR/sort.csv, sort.md, sort.txt (the console) and command.txt (the exact
-# commands, the GPU, driver and nvcc); the build and the environment are driver_run.sh's.
+# Writes OUTDIR/sort.csv, sort.md, sort.png (bench/plot.py --sort), sort.txt (the console)
+# and command.txt (the exact commands, the GPU, driver and nvcc); the build and the
+# environment are driver_run.sh's.
 # Exit status: sort_bench's (1: a result differed from CUB's), 3 when the build fails.
 . "$(dirname "$0")/driver_run.sh"
 OUTDIR=${1:-$(bench_outdir sort)}
 [ $# -gt 0 ] && shift
-bench_build_run sort "$OUTDIR" "$BUILD/sort_bench" --root "$ROOT" "$OUTDIR" "$@"
+(bench_build_run sort "$OUTDIR" "$BUILD/sort_bench" --root "$ROOT" "$OUTDIR" "$@")
+rc=$?
+[ -s "$OUTDIR/sort.csv" ] && { python3 "$HERE/plot.py" --sort "$OUTDIR/sort.csv" "$OUTDIR/sort.png" || echo "sort plot failed (matplotlib missing?)"; }
+exit $rc
