@@ -1,5 +1,5 @@
 // sort_bench.cu: libpatrt's radix sort of keys (patc_sort_keys: patterns/radixsort.rise,
-// a histogram of all four 8-bit digits, their scan, four multisplit passes; up to 4096
+// a histogram of all four 8-bit digits, their scan, four multisplit passes; up to 8192
 // keys one launch of rsSmall, the sortTiles block sort) against CUB's
 // cub::DeviceRadixSort::SortKeys in the same process, on one stream, over the same input,
 // and its sort of pairs (patc_sort_pairs, f32 keys with u32 values, type "f32+u32": the
@@ -7,7 +7,8 @@
 //   u32 and f32 keys; inputs uniform (u32: random words; f32: uniform in [0, 1)), few
 //   unique values (the AND of 3 random words; f32: those words as bits) and sorted
 //   (the uniform keys, sorted once by CUB before timing);
-//   n = 2^10, 2^12, ..., 2^28 and 1000, 2^20+7, 2^24+3, 2^28-5, or the trailing arguments;
+//   n = 2^10, 2^12, ..., 2^28 and 1000, 4097, 8192, 8193, 12288, 2^20+7, 2^24+3, 2^28-5, or
+//   the trailing arguments;
 // and a device-to-device copy of the n keys' bytes (pairs: of 8n bytes, keys and values)
 // (cudaMemcpyAsync) as a reference (a sort reads and writes its keys at least once,
 // patc's and CUB Onesweep's five reads and four writes; the values four of each).
@@ -126,7 +127,10 @@ int main(int argc, char **argv) {
     const char *outdir = argv[ai++];
     std::vector<long long> sizes;
     for (int e = 10; e <= 28; e += 2) sizes.push_back(1ll << e);
-    for (long long n : {1000ll, (1ll << 20) + 7, (1ll << 24) + 3, (1ll << 28) - 5}) sizes.push_back(n);
+    // 4097, 8192, 8193, 12288: about the one-launch sort's last tiles (4096, 8192 keys) and
+    // where CUB leaves its one-block sort (4097 keys one block, 2^14 Onesweep on an H100)
+    for (long long n : {1000ll, 4097ll, 8192ll, 8193ll, 12288ll, (1ll << 20) + 7, (1ll << 24) + 3, (1ll << 28) - 5})
+        sizes.push_back(n);
     if (!sizes_from_args(argc, argv, ai, 1ll << 28, sizes)) return 2;
     const long long maxn = sizes.back();
     std::string patterns = std::string(root) + "/patterns";

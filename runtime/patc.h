@@ -579,7 +579,7 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
  * "Sorting pairs, descending order"): u32, i32 or f32 keys, f32 in CUB DeviceRadixSort's order
  * (NaNs with the sign bit set first, -inf, ..., -0.0 and +0.0 as equals in their input
  * order, ..., +inf, then the other NaNs). Six launches a sort (a histogram of all four
- * 8-bit digits, their scan, four multisplit passes); up to 4096 keys one (one block, of
+ * 8-bit digits, their scan, four multisplit passes); up to 8192 keys one (one block, of
  * 512 threads up to 2048 keys and 1024 above, sorts them all in shared memory: the
  * sortTiles primitive). A sorter is made once per key
  * type and called many times; its program is compiled on the first call that needs
@@ -607,7 +607,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
 patc_status patc_sorter_create_pairs(patc_ctx *ctx, patc_type key_type, patc_type value_type, patc_sorter **out);
 /* Frees the sorter and its temporary memory; patc_destroy frees the sorters still alive. */
 void patc_sorter_free(patc_sorter *s);
-/* The temporary device memory a sort of n keys uses: none up to 4096 keys (one launch);
+/* The temporary device memory a sort of n keys uses: none up to 8192 keys (one launch);
  * above, the sorter's second buffer of n
  * keys (rounded up to 256 bytes; for pairs, and another of n values) and 8 KiB of counts, which it allocates on the first
  * call that needs more and keeps, plus the kernels' scratch (multisplit's look-back,

@@ -14,9 +14,10 @@
  * type, and a second buffer of values; a descending sorter sorts by the complemented
  * order bits (rsOrd*Desc), which keeps equal keys in input order as the ascending one.
  *
- * Up to SMALL_MAX keys the sort is one launch instead (sortSmall: rsSmall, the sortTiles
- * primitive, one block sorting the whole input in shared memory; sortSmall2, a block of
- * 512 threads, up to SMALL2_MAX), which needs no temporary memory.
+ * Up to SMALL_MAX keys the sort is one launch instead (sortSmall0..2: rsSmall, the
+ * sortTiles primitive, one block sorting the whole input in shared memory: 512 threads
+ * of 4 keys up to 2048, 1024 of 4 up to 4096, 1024 of 8 up to 8192), which needs no
+ * temporary memory.
  */
 #include "patc.h"
 #include "rt_internal.h"
@@ -31,19 +32,17 @@
  * and 185 at 256x24; pairs 220 us at 384x16, 249 at 256x16 (bench/results/2026-11-26-nvidia-h100-msvar). */
 enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16, COUNTS_BYTES = 2 * 1024 * 4 };
 
-/* The small sort's tile, and so the most keys sorted in one launch: 1024 threads of 4
- * keys. Six launches cost 41-47 us on an H100 at n = 1000..4096 against CUB's 14-16
- * (bench/results/2026-11-26-nvidia-h100-sort/sort.md: CUB sorts such n in one block), so
- * up to a few thousand keys one launch of one block is the aim; 4096 keys take 82 KB of
- * shared memory (115 KB for pairs: sortTiles keeps the tile twice), the most threads a
- * block can have, and four rounds of ranking per pass. A bigger tile would cover more n
- * in one launch but make every small sort slower (more rounds per warp, one SM). */
-enum { SMALL_NT = 1024, SMALL_IPT = 4, SMALL_MAX = SMALL_NT * SMALL_IPT };
-/* Up to 2048 keys a smaller block: 512 threads of 4 keys sorted 1000 keys in 12.3-12.9 us
- * and 2048 in 14.3-14.8 on an H100, 1024 threads of 4 in 14.0 and 15.7; at 4096 1024 x 4
- * was the fastest shape tried (20.7 us; 512 x 8 21.1-21.7, 256 x 16 25.1-25.8)
- * (bench/msvar/7, bench/results/2026-11-26-nvidia-h100-msvar/msvar7.txt). */
-enum { SMALL2_NT = 512, SMALL2_IPT = 4, SMALL2_MAX = SMALL2_NT * SMALL2_IPT };
+/* The small sort's tiles: up to SMALL_MAX keys one launch of one block (sortSmallK, the
+ * first tile that holds n). Six launches cost 41-47 us on an H100 at n = 1000..4097
+ * against CUB's 14-16 (bench/results/2026-11-26-nvidia-h100-sort and -sort-small2: CUB
+ * sorts such n in one block). 512 threads of 4 keys sorted 1000 keys in 12.3-12.9 us and
+ * 2048 in 14.3-14.8, 1024 threads of 4 in 14.0 and 15.7; at 4096 1024 x 4 was the
+ * fastest shape tried (20.7 us; 512 x 8 21.1-21.7, 256 x 16 25.1-25.8) (bench/msvar/7,
+ * bench/results/2026-11-26-nvidia-h100-msvar/msvar7.txt). 1024 x 8 (8192 keys) takes
+ * 131 KB of shared memory, 197 KB for pairs (sortTiles keeps the tile twice), under the
+ * 227 KB a block can have. */
+static const struct { int nt, ipt; } small_tiles[] = {{512, 4}, {1024, 4}, {1024, 8}};
+enum { NSMALL = 3, SMALL_MAX = 1024 * 8 };
 
 struct patc_sorter {
     patc_ctx *ctx;
@@ -52,7 +51,7 @@ struct patc_sorter {
     patc_type vtype;       /* pairs: the values' type (4 bytes) */
     char *source;
     patc_program *prog[2]; /* [0] without a cubin (interpreter, queries), [1] with one */
-    patc_kernel *hist[2], *scan[2], *pass[2], *small[2], *small2[2];
+    patc_kernel *hist[2], *scan[2], *pass[2], *small[NSMALL][2];
     patc_buffer *tmp;      /* the second buffer of keys (then, for pairs, of values), tmp_bytes long */
     patc_buffer *counts;   /* the histogram (1024 u32), then the scanned counts (1024 u32) */
     size_t tmp_bytes;
@@ -104,16 +103,15 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     if (s->pairs) {
         sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(256.u32)(offs => fun(n.%s)(ks => fun(n.u32)(vs => "
                       "zip(ks)(vs) |> rsPassPairs(%d, %d, %s, d, offs))))))\n", kt, PASS_NT, PASS_IPT, ord);
-        for (int i = 0; i < 2; i++)
-            sb_printf(&b, "kernel sortSmall%s = nFun(n => fun(n.%s)(ks => fun(n.u32)(vs => zip(ks)(vs) |> "
-                          "rsSmallPairs(%d, %d, %s))))\n", i ? "2" : "", kt, i ? SMALL2_NT : SMALL_NT,
-                      i ? SMALL2_IPT : SMALL_IPT, ord);
+        for (int i = 0; i < NSMALL; i++)
+            sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(ks => fun(n.u32)(vs => zip(ks)(vs) |> "
+                          "rsSmallPairs(%d, %d, %s))))\n", i, kt, small_tiles[i].nt, small_tiles[i].ipt, ord);
     } else {
         sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(256.u32)(offs => fun(n.%s)(xs => "
                       "xs |> rsPass(%d, %d, %s, d, offs)))))\n", kt, PASS_NT, PASS_IPT, ord);
-        for (int i = 0; i < 2; i++)
-            sb_printf(&b, "kernel sortSmall%s = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, %s)))\n", i ? "2" : "",
-                      kt, i ? SMALL2_NT : SMALL_NT, i ? SMALL2_IPT : SMALL_IPT, ord);
+        for (int i = 0; i < NSMALL; i++)
+            sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, %s)))\n", i, kt,
+                      small_tiles[i].nt, small_tiles[i].ipt, ord);
     }
     s->source = sb_take(&b);
     if (!s->source) {
@@ -163,8 +161,11 @@ static patc_status program(patc_sorter *s, int cubin)
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortHist", &s->hist[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortScan", &s->scan[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPass", &s->pass[cubin]);
-    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortSmall", &s->small[cubin]);
-    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortSmall2", &s->small2[cubin]);
+    for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "sortSmall%d", i);
+        st = patc_get_kernel(s->prog[cubin], name, &s->small[i][cubin]);
+    }
     if (st != PATC_OK) {
         patc_program_free(s->prog[cubin]);
         s->prog[cubin] = NULL;
@@ -172,10 +173,12 @@ static patc_status program(patc_sorter *s, int cubin)
     return st;
 }
 
-/* The one-launch kernel for n <= SMALL_MAX keys: the smaller block up to SMALL2_MAX. */
+/* The one-launch kernel for n <= SMALL_MAX keys: the first tile that holds n. */
 static patc_kernel *small_for(const patc_sorter *s, long long n, int cubin)
 {
-    return n <= SMALL2_MAX ? s->small2[cubin] : s->small[cubin];
+    int i = 0;
+    while (i < NSMALL - 1 && n > (long long)small_tiles[i].nt * small_tiles[i].ipt) i++;
+    return s->small[i][cubin];
 }
 
 /* The histogram's grid: HIST_KEYS_PER_THREAD keys a thread or more, at most two blocks
@@ -297,7 +300,7 @@ static patc_status check_bufs(patc_sorter *s, const char *fn, patc_buffer *const
 /* The six launches: histogram and scan of the keys, then the passes in -> tmp -> out ->
  * tmp -> out (the input only read, by pass 0, so an in-place sort is the same chain),
  * the values (vin, vout non-NULL for pairs) alongside through the second half of tmp.
- * Up to SMALL_MAX keys, one launch of sortSmall (sortSmall2 up to SMALL2_MAX) in -> out
+ * Up to SMALL_MAX keys, one launch of a sortSmallK (small_for) in -> out
  * instead, no temporary memory (one block reads all of its tile into shared memory
  * before it writes any of it, so in place is the same launch). */
 static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, patc_buffer *vin, patc_buffer *vout,

@@ -9,8 +9,8 @@
  * patc_sort_keys_cpu against a stable sort written here (qsort by key, then by input
  * index), every key and value type, and examples/radixsort_pairs.rise's kernels chained.
  * The small sort (issue 35 item 2: rsSmall*, the sortTiles primitive, which libpatrt
- * runs up to 4096 keys) against a stable sort of each tile; the sizes cover that
- * threshold and its neighbours. The GPU runs of patc_sort_keys are tests/gpu/all.sh's
+ * runs up to 8192 keys) against a stable sort of each tile; the sizes cover its
+ * thresholds and their neighbours. The GPU runs of patc_sort_keys are tests/gpu/all.sh's
  * section r (tests/gpu/sort_check.c). */
 #include "../runtime/patc.h"
 #include "sort_order.h"
@@ -218,10 +218,10 @@ static void check_sort(int kind, int input, long long n, long long g, int via)
     free(keys);
 }
 
-/* ragged sizes, and libpatrt's one-launch thresholds (2048 and 4096 keys: rt_sort.c's
- * SMALL2_MAX and SMALL_MAX) and their neighbours, so that the sorter's calls take every
- * path */
-static const long long sizes[] = {1, 31, 33, 1000, 2047, 2048, 2049, 4095, 4096, 4097};
+/* ragged sizes, and libpatrt's one-launch thresholds (2048, 4096 and 8192 keys: the
+ * tiles of rt_sort.c's small_tiles, SMALL_MAX the last) and their neighbours, so that
+ * the sorter's calls take every path */
+static const long long sizes[] = {1, 31, 33, 1000, 2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192, 8193};
 
 START_TEST(sorts_every_type_and_input)
 {
@@ -273,7 +273,7 @@ START_TEST(sorter_arguments)
 }
 END_TEST
 
-/* The temporary memory: none up to 4096 keys (one launch of the small sort, whose
+/* The temporary memory: none up to 8192 keys (one launch of the small sort, whose
  * kernel has no scratch); above, the second buffer of keys (n * 4 rounded up to 256),
  * the 8 KiB of counts, and the kernels' scratch, which for the multisplit pass is 8
  * bytes per bucket per tile of 6144 keys (256 * ceil(n / 6144) words: rt_sort.c's 384
@@ -281,7 +281,7 @@ END_TEST
  * bins): so between n*4 + 8192 + 2048 * tiles and that plus 64 KiB, for every key type. */
 START_TEST(sorter_temp_bytes)
 {
-    static const long long small[] = {1, 31, 2048, 2049, 4095, 4096};
+    static const long long small[] = {1, 31, 2048, 2049, 4095, 4096, 4097, 8192};
     for (int kind = 0; kind < 3; kind++) {
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
@@ -292,7 +292,7 @@ START_TEST(sorter_temp_bytes)
         }
         patc_sorter_free(so);
     }
-    static const long long ns[] = {4097, 6144, 6145, 1000000, 1LL << 28, 4294967295LL};
+    static const long long ns[] = {8193, 12288, 12289, 1000000, 1LL << 28, 4294967295LL};
     for (int kind = 0; kind < 3; kind++) {
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);

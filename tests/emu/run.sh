@@ -668,7 +668,7 @@ fi
 # (examples/sorttiles.rise) against the interpreter: the 1024 x 4 tile of f32 keys at a
 # partial tile (1000) and two tiles (4097), pairs at 33, and the one-warp shape at 97
 # (two tiles); then libpatrt's sorts on the sorter's emulated kernels at its thresholds
-# (2048 keys take the 512-thread launch, 4096 the 1024-thread one, 4097 the six) through
+# (2048 keys take the 512 x 4 launch, 4097 the 1024 x 8 one, 8193 the six) through
 # sort_check. Kept small (about
 # 30 s here): every type and size runs in tests/gpu/all.sh's section r.
 if [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; then
@@ -688,7 +688,7 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; the
                 fails=$((fails + 1))
                 continue
             fi
-            for r in "2048 uniform" "4096 special" "4097 few"; do
+            for r in "2048 uniform" "4097 special" "8193 few"; do
                 # shellcheck disable=SC2086
                 sort_check_emu "$TMP/sorts_$tag.so" $f $r
             done

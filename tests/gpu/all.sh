@@ -40,7 +40,7 @@
 #    stable reference sort (and qsort to 2^21), 1000 back-to-back sorts, the histogram
 #    kernel of examples/radixsort.rise against the interpreter, and the sanitizers.
 #    The one-launch small sort (sortTiles, examples/sorttiles.rise) against the
-#    interpreter and libpatrt's sorts around its threshold (4096 keys), with sanitizers.
+#    interpreter and libpatrt's sorts around its thresholds (2048, 4096, 8192 keys), with sanitizers.
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # w. (issue 36, in the default list) the Python package with PyTorch and CuPy:
 #    python/tests/test_gpu.py (and test_cpu.py) under pytest, or the file alone without
@@ -1068,11 +1068,11 @@ if [ $rc = 0 ]; then
   # (examples/sorttiles.rise: tiles of 1024 x 4 of every element type, pairs and
   # descending, and two small shapes) against the interpreter at 1, 31, 33, 1000, the
   # tile (4096) and multi-tile n (4097, 100003: each tile sorted on its own); the
-  # examples' rsSmall kernels; libpatrt's sorts at its one-launch threshold (4096 keys,
-  # rt_sort.c's SMALL_MAX) and its neighbours (4095 and 4096 take the one launch, 4097
-  # the six), and the smaller block's (2048, SMALL2_MAX: 2047 and 2048 take it, 2049 the
-  # 1024-thread block), in place too (sort_check sorts its result again); back-to-back sorts of
-  # 1..8192 keys crossing the threshold; the sanitizers on the primitive and on small
+  # examples' rsSmall kernels; libpatrt's sorts at its one-launch
+  # thresholds (rt_sort.c's small_tiles: 2048, 4096 and 8192 keys, SMALL_MAX the last)
+  # and their neighbours (each takes the first tile that holds it; 8193 the six
+  # launches), in place too (sort_check sorts its result again); back-to-back sorts of
+  # 1..16384 keys crossing the thresholds; the sanitizers on the primitive and on small
   # sorts.
   for k in stU32 stI32 stF32 stF32Desc stPairsI32 stPairsU32Desc stWarpI32 stTinyU32; do
     nin=1
@@ -1087,14 +1087,14 @@ if [ $rc = 0 ]; then
   done
   run_case gpu radixsort_pairs.rise rsSmallF32Desc 4096 1 -D n=4096
   for f in "u32" "i32" "f32" "--desc f32" "--pairs=u32 f32" "--desc --pairs=i32 u32"; do
-    for n in 2047 2048 2049 4095 4096 4097; do
+    for n in 2047 2048 2049 4095 4096 4097 8191 8192 8193; do
       for k in uniform special equal few; do
         # shellcheck disable=SC2086
         bg_check sort sort_check.c "$f $k" "$n" "$rre" "$rdir/sort_check" $f $n $k
       done
     done
     # shellcheck disable=SC2086
-    bg_check sort sort_check.c "$f 300 back-to-back" "1..8192" "$rre" "$rdir/sort_check" $f many 300 8192
+    bg_check sort sort_check.c "$f 300 back-to-back" "1..16384" "$rre" "$rdir/sort_check" $f many 300 16384
   done
   collect
   for tool in memcheck racecheck synccheck; do
@@ -1103,6 +1103,7 @@ if [ $rc = 0 ]; then
     san $tool sorttiles.rise stWarpI32 1 -D n=200
     bg_check $tool sort_check.c "f32 small special" 4096 '^== .*' sort_san $tool f32 4096 special
     bg_check $tool sort_check.c "i32 small few" 2000 '^== .*' sort_san $tool i32 2000 few
+    bg_check $tool sort_check.c "u32+f32 pairs small uniform" 8000 '^== .*' sort_san $tool --pairs=f32 u32 8000 uniform
     bg_check $tool sort_check.c "u32+f32 pairs small desc few" 33 '^== .*' sort_san $tool --desc --pairs=f32 u32 33 few
   done
   collect
