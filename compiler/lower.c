@@ -116,6 +116,46 @@ X *lw_xnat(Lw *w, Nat *n) { return x_nat(w->a, n); }
 
 X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r) { return x_bin(w->a, op, sk, l, r); }
 
+X *lw_xlit(Lw *w, ScalarKind sk, uint64_t v)
+{
+    X *x = lw_xnew(w, X_LIT, sk);
+    x->lit.u = v;
+    return x;
+}
+
+X *lw_xsel(Lw *w, X *c, X *p, X *q)
+{
+    X *x = lw_xnew(w, X_SELECT, p->sk);
+    x->sel.c = c;
+    x->sel.a = p;
+    x->sel.b = q;
+    return x;
+}
+
+X *lw_xballot(Lw *w, X *pred)
+{
+    X *x = lw_xnew(w, X_SHFL, SK_U32);
+    x->shfl.k = SHFL_BALLOT;
+    x->shfl.val = pred;
+    return x;
+}
+
+X *lw_xpopc(Lw *w, X *v)
+{
+    X *x = lw_xnew(w, X_CALL, SK_U32);
+    x->call.p = P_POPC;
+    x->call.n = 1;
+    x->call.args[0] = v;
+    return x;
+}
+
+void lw_barrier(Lw *w, Level l)
+{
+    Stmt *s = lw_snew(w, S_BARRIER);
+    s->barrier.level = l;
+    lw_emit(w, s);
+}
+
 X *lw_xload(Lw *w, Buffer *b, Nat *i)
 {
     X *x = lw_xnew(w, X_LOAD, b->sk);

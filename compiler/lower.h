@@ -157,6 +157,15 @@ View *lw_view(Lw *w, ViewKind k, Type *ty, View *in);
 Acc *lw_acceptor(Lw *w, AccKind k, Type *ty, Acc *in);
 X *lw_xnew(Lw *w, XKind k, ScalarKind sk);
 X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r);
+/* The IR's small pieces, as the prims families that build kernels statement by statement
+ * (multisplit, sortTiles) write them: a literal of kind sk; c ? p : q (of p's kind); the
+ * warp's ballot of a predicate (u32); the population count of a u32; a barrier at level
+ * l (LVL_WARP: __syncwarp, LVL_BLOCK: __syncthreads) emitted here */
+X *lw_xlit(Lw *w, ScalarKind sk, uint64_t v);
+X *lw_xsel(Lw *w, X *c, X *p, X *q);
+X *lw_xballot(Lw *w, X *pred);
+X *lw_xpopc(Lw *w, X *v);
+void lw_barrier(Lw *w, Level l);
 X *lw_xload(Lw *w, Buffer *b, Nat *i);
 X *lw_xnat(Lw *w, Nat *n);
 Stmt *lw_snew(Lw *w, StmtKind k);

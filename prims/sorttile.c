@@ -139,47 +139,17 @@ typedef struct St {
 } St;
 
 static Nat *sc(St *s, int64_t v) { return nat_cst(s->a, v); }
-static X *slit(St *s, uint64_t v)
-{
-    X *x = lw_xnew(s->w, X_LIT, SK_U32);
-    x->lit.u = v;
-    return x;
-}
+static X *slit(St *s, uint64_t v) { return lw_xlit(s->w, SK_U32, v); }
 static X *sbin(St *s, BinOp op, ScalarKind sk, X *l, X *r) { return lw_xbin(s->w, op, sk, l, r); }
-static X *ssel(St *s, X *c, X *p, X *q)
-{
-    X *x = lw_xnew(s->w, X_SELECT, p->sk);
-    x->sel.c = c;
-    x->sel.a = p;
-    x->sel.b = q;
-    return x;
-}
-static X *sballot(St *s, X *v)
-{
-    X *x = lw_xnew(s->w, X_SHFL, SK_U32);
-    x->shfl.k = SHFL_BALLOT;
-    x->shfl.val = v;
-    return x;
-}
-static X *spopc(St *s, X *v)
-{
-    X *x = lw_xnew(s->w, X_CALL, SK_U32);
-    x->call.p = P_POPC;
-    x->call.n = 1;
-    x->call.args[0] = v;
-    return x;
-}
+static X *ssel(St *s, X *c, X *p, X *q) { return lw_xsel(s->w, c, p, q); }
+static X *sballot(St *s, X *v) { return lw_xballot(s->w, v); }
+static X *spopc(St *s, X *v) { return lw_xpopc(s->w, v); }
 static X *sdecl(St *s, const char *prefix, ScalarKind sk, X *init, Buffer **b)
 {
     lw_emit(s->w, lw_scalar_decl(s->w, prefix, sk, init, b));
     return lw_xload(s->w, *b, sc(s, 0));
 }
-static void ssyncwarp(St *s)
-{
-    Stmt *b = lw_snew(s->w, S_BARRIER);
-    b->barrier.level = LVL_WARP;
-    lw_emit(s->w, b);
-}
+static void ssyncwarp(St *s) { lw_barrier(s->w, LVL_WARP); }
 /* a loop over the block's NT threads (one trip each: the launch's block is NT) */
 static Nat *sthreads(St *s, Stmt **loop, Stmt **saved)
 {

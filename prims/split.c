@@ -177,12 +177,7 @@ static Buffer *mprivate(Ms *m, const char *prefix, ScalarKind sk)
  * array is a scalar (printed without an index, so r must not be mentioned: nvcc would
  * warn of the loop's unused variable) */
 static Nat *mreg_at(Ms *m, Nat *r) { return m->IPT == 1 ? mc(m, 0) : r; }
-static X *mlit(Ms *m, ScalarKind sk, uint64_t v)
-{
-    X *x = lw_xnew(m->w, X_LIT, sk);
-    x->lit.u = v;
-    return x;
-}
+static X *mlit(Ms *m, ScalarKind sk, uint64_t v) { return lw_xlit(m->w, sk, v); }
 static X *mun(Ms *m, XKind k, ScalarKind sk, X *e)
 {
     X *x = lw_xnew(m->w, k, sk);
@@ -190,42 +185,17 @@ static X *mun(Ms *m, XKind k, ScalarKind sk, X *e)
     return x;
 }
 static X *mbin(Ms *m, BinOp op, ScalarKind sk, X *l, X *r) { return lw_xbin(m->w, op, sk, l, r); }
-static X *msel(Ms *m, X *c, X *p, X *q)
-{
-    X *x = lw_xnew(m->w, X_SELECT, p->sk);
-    x->sel.c = c;
-    x->sel.a = p;
-    x->sel.b = q;
-    return x;
-}
+static X *msel(Ms *m, X *c, X *p, X *q) { return lw_xsel(m->w, c, p, q); }
 static X *mreg(Ms *m, Buffer *b) { return lw_xload(m->w, b, mc(m, 0)); }
 static X *mnat_lt(Ms *m, Nat *l, Nat *r) { return lw_xbin(m->w, OP_LT, SK_BOOL, lw_xnat(m->w, l), lw_xnat(m->w, r)); }
-static X *mballot(Ms *m, X *v)
-{
-    X *x = lw_xnew(m->w, X_SHFL, SK_U32);
-    x->shfl.k = SHFL_BALLOT;
-    x->shfl.val = v;
-    return x;
-}
-static X *mpopc(Ms *m, X *v)
-{
-    X *x = lw_xnew(m->w, X_CALL, SK_U32);
-    x->call.p = P_POPC;
-    x->call.n = 1;
-    x->call.args[0] = v;
-    return x;
-}
+static X *mballot(Ms *m, X *v) { return lw_xballot(m->w, v); }
+static X *mpopc(Ms *m, X *v) { return lw_xpopc(m->w, v); }
 static X *mdecl(Ms *m, const char *prefix, ScalarKind sk, X *init, Buffer **b)
 {
     lw_emit(m->w, lw_scalar_decl(m->w, prefix, sk, init, b));
     return mreg(m, *b);
 }
-static void mbarrier(Ms *m, Level l)
-{
-    Stmt *s = lw_snew(m->w, S_BARRIER);
-    s->barrier.level = l;
-    lw_emit(m->w, s);
-}
+static void mbarrier(Ms *m, Level l) { lw_barrier(m->w, l); }
 static void mjump(Ms *m, JumpKind k)
 {
     Stmt *s = lw_snew(m->w, S_JUMP);
