@@ -183,12 +183,13 @@ def _record(calls, arg_bytes=None):
 def test_c_path_launches_the_same(monkeypatch, call_path):
     """The C path and the ctypes path give the driver the same launches: kernels' grids,
     streams and arguments (saxpy's: out, a, xs, ys, n), the ready-made calls' and the
-    sort's launches."""
+    sort's launches (the one launch of up to 8192 keys, and the six of more)."""
     if call_path == "ctypes":
         pytest.skip("compares the two paths once")
     k = patc.compile(SAXPY).kernel("saxpy")
     n = 1000
     x, y, out, u, uo = Dev(n), Dev(n), Dev(n), Dev(n, "<u4"), Dev(n, "<u4")
+    ub, ubo = Dev(10000, "<u4"), Dev(10000, "<u4")
     r, cnt = Dev(1), Dev(1, "<u4")
     st = _stream()
 
@@ -199,6 +200,7 @@ def test_c_path_launches_the_same(monkeypatch, call_path):
         patc.inclusive_scan(x, out=out, stream=st)
         patc.exclusive_scan(x, "max", out=out)
         patc.sort(u, out=uo)
+        patc.sort(ub, out=ubo)
         patc.filter(x, "fun(x => x > t)", t=0.5, out=out, count=cnt, sync=False)
         patc.filter(x, "fun(x => x > t)", t=2, out=out, count=cnt, sync=False, stream=st)  # an int for an f32
         patc.partition(x, "fun(x => x > a && x < b)", b=0.75, a=0.25, out=out, count=cnt, sync=False, stable=True)
@@ -209,7 +211,9 @@ def test_c_path_launches_the_same(monkeypatch, call_path):
         use_c_path(monkeypatch, c)
         got[c] = _record(calls, (b"saxpy", (8, 4, 8, 8, 4)))
     assert got[True] == got[False]
-    assert len(got[True]) >= 13 and got[True][1][4] == st
+    names = [g[0] for g in got[True]]
+    assert len(got[True]) >= 17 and got[True][1][4] == st
+    assert names.count(b"sortSmall0") == 1 and names.count(b"sortPass") == 4
     saxpy = [g for g in got[True] if g[0].startswith(b"saxpy")]
     assert [g[5][1] for g in saxpy] == [bytes(ctypes.c_float(2.5)), bytes(ctypes.c_float(3.0))]
 
