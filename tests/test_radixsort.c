@@ -219,9 +219,10 @@ static void check_sort(int kind, int input, long long n, long long g, int via)
 }
 
 /* ragged sizes, and libpatrt's one-launch thresholds (2048, 4096 and 8192 keys: the
- * tiles of rt_sort.c's small_tiles, SMALL_MAX the last) and their neighbours, so that
- * the sorter's calls take every path */
-static const long long sizes[] = {1, 31, 33, 1000, 2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192, 8193};
+ * tiles of rt_sort.c's small_tiles, SMALL_MAX the last) and the size after each, so
+ * that the sorter's calls take every path (tests/gpu/all.sh's section r adds the size
+ * before each on the GPU) */
+static const long long sizes[] = {1, 31, 33, 1000, 2048, 2049, 4096, 4097, 8192, 8193};
 
 START_TEST(sorts_every_type_and_input)
 {
