@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistU32(unsigned int *__res
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last16 = (bool *)(patc_smem + 4096);
+    bool *last19 = (bool *)(patc_smem + 4096);
     {
         const patc_int b2 = blockIdx.x;
         {
@@ -40,40 +40,43 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistU32(unsigned int *__res
             for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
                     unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
-                    unsigned int s9 = ((((unsigned int)i7) * 256u) + ((v8 >> (((unsigned int)i7) * 8u)) & 255u));
-                    unsigned int bin10 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s9 : 1024u);
-                    if ((bin10 < ((unsigned int)1024))) {
-                        long long ix11 = ((long long)bin10);
-                        atomicAdd(&s3[ix11], 1u);
+                    unsigned int v9 = ((unsigned int)i7);
+                    unsigned int s10 = ((((unsigned int)i7) * ((unsigned int)256)) + ((v8 >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    unsigned int s11 = ((unsigned int)(4 * 256));
+                    unsigned int bin12 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s10 : s11);
+                    if ((bin12 < ((unsigned int)1024))) {
+                        long long ix13 = ((long long)bin12);
+                        atomicAdd(&s3[ix13], 1u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t12 = threadIdx.x;
-            unsigned int s13 = ((unsigned int)t12);
-            unsigned int bin14 = ((s3[t12] > 0u) ? s13 : 1024u);
-            if ((bin14 < ((unsigned int)1024))) {
-                long long ix15 = ((long long)bin14);
-                atomicAdd(&bins0[ix15], s3[t12]);
+            const patc_int t14 = threadIdx.x;
+            unsigned int s15 = ((unsigned int)t14);
+            unsigned int s16 = ((unsigned int)(4 * 256));
+            unsigned int bin17 = ((s3[t14] > 0u) ? s15 : s16);
+            if ((bin17 < ((unsigned int)1024))) {
+                long long ix18 = ((long long)bin17);
+                atomicAdd(&bins0[ix18], s3[t14]);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket17 = 0u;
+        unsigned int ticket20 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket17 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket20 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last16[0] = (ticket17 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last19[0] = (ticket20 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last16[0]) {
+    if (last19[0]) {
         {
-            const patc_int t18 = threadIdx.x;
-            out[t18] = (0u + __ldcg(&bins0[t18]));
-            bins0[t18] = ((unsigned int)0);
+            const patc_int t21 = threadIdx.x;
+            out[t21] = (0u + __ldcg(&bins0[t21]));
+            bins0[t21] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -97,7 +100,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistI32(unsigned int *__res
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last17 = (bool *)(patc_smem + 4096);
+    bool *last19 = (bool *)(patc_smem + 4096);
     {
         const patc_int b2 = blockIdx.x;
         {
@@ -110,41 +113,43 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistI32(unsigned int *__res
             for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
                     int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
-                    unsigned int v9 = (((unsigned int)v8) ^ 2147483648u);
-                    unsigned int s10 = ((((unsigned int)i7) * 256u) + ((v9 >> (((unsigned int)i7) * 8u)) & 255u));
-                    unsigned int bin11 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s10 : 1024u);
-                    if ((bin11 < ((unsigned int)1024))) {
-                        long long ix12 = ((long long)bin11);
-                        atomicAdd(&s3[ix12], 1u);
+                    unsigned int v9 = ((unsigned int)i7);
+                    unsigned int s10 = ((((unsigned int)i7) * ((unsigned int)256)) + (((((unsigned int)v8) ^ 2147483648u) >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    unsigned int s11 = ((unsigned int)(4 * 256));
+                    unsigned int bin12 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s10 : s11);
+                    if ((bin12 < ((unsigned int)1024))) {
+                        long long ix13 = ((long long)bin12);
+                        atomicAdd(&s3[ix13], 1u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t13 = threadIdx.x;
-            unsigned int s14 = ((unsigned int)t13);
-            unsigned int bin15 = ((s3[t13] > 0u) ? s14 : 1024u);
-            if ((bin15 < ((unsigned int)1024))) {
-                long long ix16 = ((long long)bin15);
-                atomicAdd(&bins0[ix16], s3[t13]);
+            const patc_int t14 = threadIdx.x;
+            unsigned int s15 = ((unsigned int)t14);
+            unsigned int s16 = ((unsigned int)(4 * 256));
+            unsigned int bin17 = ((s3[t14] > 0u) ? s15 : s16);
+            if ((bin17 < ((unsigned int)1024))) {
+                long long ix18 = ((long long)bin17);
+                atomicAdd(&bins0[ix18], s3[t14]);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket18 = 0u;
+        unsigned int ticket20 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket18 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket20 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last17[0] = (ticket18 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last19[0] = (ticket20 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last17[0]) {
+    if (last19[0]) {
         {
-            const patc_int t19 = threadIdx.x;
-            out[t19] = (0u + __ldcg(&bins0[t19]));
-            bins0[t19] = ((unsigned int)0);
+            const patc_int t21 = threadIdx.x;
+            out[t21] = (0u + __ldcg(&bins0[t21]));
+            bins0[t21] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -168,7 +173,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32(unsigned int *__res
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last20 = (bool *)(patc_smem + 4096);
+    bool *last22 = (bool *)(patc_smem + 4096);
     {
         const patc_int b2 = blockIdx.x;
         {
@@ -181,44 +186,46 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32(unsigned int *__res
             for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
                     unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
-                    unsigned int s9 = (~v8);
-                    unsigned int s10 = (v8 ^ 2147483648u);
-                    unsigned int s11 = (((v8 & 2147483648u) != 0u) ? s9 : s10);
-                    unsigned int v12 = ((v8 == 2147483648u) ? 2147483648u : s11);
-                    unsigned int s13 = ((((unsigned int)i7) * 256u) + ((v12 >> (((unsigned int)i7) * 8u)) & 255u));
-                    unsigned int bin14 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s13 : 1024u);
-                    if ((bin14 < ((unsigned int)1024))) {
-                        long long ix15 = ((long long)bin14);
-                        atomicAdd(&s3[ix15], 1u);
+                    unsigned int v9 = ((unsigned int)i7);
+                    unsigned int s10 = (~v8);
+                    unsigned int s11 = (v8 ^ 2147483648u);
+                    unsigned int s12 = (((v8 & 2147483648u) != 0u) ? s10 : s11);
+                    unsigned int s13 = ((((unsigned int)i7) * ((unsigned int)256)) + ((((v8 == 2147483648u) ? 2147483648u : s12) >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    unsigned int s14 = ((unsigned int)(4 * 256));
+                    unsigned int bin15 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s13 : s14);
+                    if ((bin15 < ((unsigned int)1024))) {
+                        long long ix16 = ((long long)bin15);
+                        atomicAdd(&s3[ix16], 1u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t16 = threadIdx.x;
-            unsigned int s17 = ((unsigned int)t16);
-            unsigned int bin18 = ((s3[t16] > 0u) ? s17 : 1024u);
-            if ((bin18 < ((unsigned int)1024))) {
-                long long ix19 = ((long long)bin18);
-                atomicAdd(&bins0[ix19], s3[t16]);
+            const patc_int t17 = threadIdx.x;
+            unsigned int s18 = ((unsigned int)t17);
+            unsigned int s19 = ((unsigned int)(4 * 256));
+            unsigned int bin20 = ((s3[t17] > 0u) ? s18 : s19);
+            if ((bin20 < ((unsigned int)1024))) {
+                long long ix21 = ((long long)bin20);
+                atomicAdd(&bins0[ix21], s3[t17]);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket21 = 0u;
+        unsigned int ticket23 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket21 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket23 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last20[0] = (ticket21 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last22[0] = (ticket23 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last20[0]) {
+    if (last22[0]) {
         {
-            const patc_int t22 = threadIdx.x;
-            out[t22] = (0u + __ldcg(&bins0[t22]));
-            bins0[t22] = ((unsigned int)0);
+            const patc_int t24 = threadIdx.x;
+            out[t24] = (0u + __ldcg(&bins0[t24]));
+            bins0[t24] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -332,7 +339,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                     if (msok18) {
                         msx19 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i17)];
                     }
-                    unsigned int msb20 = (msok18 ? min(((msx19 >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb20 = (msok18 ? min(((msx19 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm21 = __ballot_sync(0xffffffffu, msok18);
                     unsigned int msv22 = __ballot_sync(0xffffffffu, (((msb20 >> 0u) & 1u) == 1u));
                     mspm21 = (mspm21 & ((((msb20 >> 0u) & 1u) == 1u) ? msv22 : (~msv22)));
@@ -375,7 +382,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                     if (msok18) {
                         msx19 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i17)];
                     }
-                    unsigned int msb20 = (msok18 ? min(((msx19 >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb20 = (msok18 ? min(((msx19 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm21 = __ballot_sync(0xffffffffu, msok18);
                     unsigned int msv22 = __ballot_sync(0xffffffffu, (((msb20 >> 0u) & 1u) == 1u));
                     mspm21 = (mspm21 & ((((msb20 >> 0u) & 1u) == 1u) ? msv22 : (~msv22)));
@@ -501,7 +508,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                 for (patc_int i62 = 0; i62 < 16; i62 += 1) {
                     {
                         unsigned int msv63 = mssval13[(t61 + 384 * i62)];
-                        unsigned int msbk64 = min(((msv63 >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk64 = min(((msv63 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix65 = ((long long)msbk64);
                         unsigned long long msdst66 = (((unsigned long long)msbase9[ix65]) + ((unsigned long long)((t61 + 384 * i62) - mststart12[ix65])));
                         if ((msdst66 < ((unsigned long long)n))) {
@@ -517,7 +524,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                 for (patc_int i62 = 0; i62 < 16; i62 += 1) {
                     if (((6144 * b3 + t61 + 384 * i62) < n)) {
                         unsigned int msv63 = mssval13[(t61 + 384 * i62)];
-                        unsigned int msbk64 = min(((msv63 >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk64 = min(((msv63 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix65 = ((long long)msbk64);
                         unsigned long long msdst66 = (((unsigned long long)msbase9[ix65]) + ((unsigned long long)((t61 + 384 * i62) - mststart12[ix65])));
                         if ((msdst66 < ((unsigned long long)n))) {
@@ -585,7 +592,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                     if (msok18) {
                         msx19 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i17)];
                     }
-                    unsigned int msb20 = (msok18 ? min((((((unsigned int)msx19) ^ 2147483648u) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb20 = (msok18 ? min((((((unsigned int)msx19) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm21 = __ballot_sync(0xffffffffu, msok18);
                     unsigned int msv22 = __ballot_sync(0xffffffffu, (((msb20 >> 0u) & 1u) == 1u));
                     mspm21 = (mspm21 & ((((msb20 >> 0u) & 1u) == 1u) ? msv22 : (~msv22)));
@@ -628,7 +635,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                     if (msok18) {
                         msx19 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i17)];
                     }
-                    unsigned int msb20 = (msok18 ? min((((((unsigned int)msx19) ^ 2147483648u) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb20 = (msok18 ? min((((((unsigned int)msx19) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm21 = __ballot_sync(0xffffffffu, msok18);
                     unsigned int msv22 = __ballot_sync(0xffffffffu, (((msb20 >> 0u) & 1u) == 1u));
                     mspm21 = (mspm21 & ((((msb20 >> 0u) & 1u) == 1u) ? msv22 : (~msv22)));
@@ -754,7 +761,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                 for (patc_int i62 = 0; i62 < 16; i62 += 1) {
                     {
                         int msv63 = mssval13[(t61 + 384 * i62)];
-                        unsigned int msbk64 = min((((((unsigned int)msv63) ^ 2147483648u) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk64 = min((((((unsigned int)msv63) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix65 = ((long long)msbk64);
                         unsigned long long msdst66 = (((unsigned long long)msbase9[ix65]) + ((unsigned long long)((t61 + 384 * i62) - mststart12[ix65])));
                         if ((msdst66 < ((unsigned long long)n))) {
@@ -770,7 +777,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                 for (patc_int i62 = 0; i62 < 16; i62 += 1) {
                     if (((6144 * b3 + t61 + 384 * i62) < n)) {
                         int msv63 = mssval13[(t61 + 384 * i62)];
-                        unsigned int msbk64 = min((((((unsigned int)msv63) ^ 2147483648u) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk64 = min((((((unsigned int)msv63) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix65 = ((long long)msbk64);
                         unsigned long long msdst66 = (((unsigned long long)msbase9[ix65]) + ((unsigned long long)((t61 + 384 * i62) - mststart12[ix65])));
                         if ((msdst66 < ((unsigned long long)n))) {
@@ -841,7 +848,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                     unsigned int s23 = (~msx22);
                     unsigned int s24 = (msx22 ^ 2147483648u);
                     unsigned int s25 = (((msx22 & 2147483648u) != 0u) ? s23 : s24);
-                    unsigned int msb26 = (msok21 ? min(((((msx22 == 2147483648u) ? 2147483648u : s25) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb26 = (msok21 ? min(((((msx22 == 2147483648u) ? 2147483648u : s25) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm27 = __ballot_sync(0xffffffffu, msok21);
                     unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb26 >> 0u) & 1u) == 1u));
                     mspm27 = (mspm27 & ((((msb26 >> 0u) & 1u) == 1u) ? msv28 : (~msv28)));
@@ -887,7 +894,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                     unsigned int s23 = (~msx22);
                     unsigned int s24 = (msx22 ^ 2147483648u);
                     unsigned int s25 = (((msx22 & 2147483648u) != 0u) ? s23 : s24);
-                    unsigned int msb26 = (msok21 ? min(((((msx22 == 2147483648u) ? 2147483648u : s25) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb26 = (msok21 ? min(((((msx22 == 2147483648u) ? 2147483648u : s25) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm27 = __ballot_sync(0xffffffffu, msok21);
                     unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb26 >> 0u) & 1u) == 1u));
                     mspm27 = (mspm27 & ((((msb26 >> 0u) & 1u) == 1u) ? msv28 : (~msv28)));
@@ -1016,7 +1023,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                         unsigned int s70 = (~msv69);
                         unsigned int s71 = (msv69 ^ 2147483648u);
                         unsigned int s72 = (((msv69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int msbk73 = min(((((msv69 == 2147483648u) ? 2147483648u : s72) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk73 = min(((((msv69 == 2147483648u) ? 2147483648u : s72) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix74 = ((long long)msbk73);
                         unsigned long long msdst75 = (((unsigned long long)msbase12[ix74]) + ((unsigned long long)((t67 + 384 * i68) - mststart15[ix74])));
                         if ((msdst75 < ((unsigned long long)n))) {
@@ -1035,7 +1042,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                         unsigned int s70 = (~msv69);
                         unsigned int s71 = (msv69 ^ 2147483648u);
                         unsigned int s72 = (((msv69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int msbk73 = min(((((msv69 == 2147483648u) ? 2147483648u : s72) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk73 = min(((((msv69 == 2147483648u) ? 2147483648u : s72) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix74 = ((long long)msbk73);
                         unsigned long long msdst75 = (((unsigned long long)msbase12[ix74]) + ((unsigned long long)((t67 + 384 * i68) - mststart15[ix74])));
                         if ((msdst75 < ((unsigned long long)n))) {

@@ -70,7 +70,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                         msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                         msy23 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int msb24 = (msok21 ? min(((msx22 >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb24 = (msok21 ? min(((msx22 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm25 = __ballot_sync(0xffffffffu, msok21);
                     unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb24 >> 0u) & 1u) == 1u));
                     mspm25 = (mspm25 & ((((msb24 >> 0u) & 1u) == 1u) ? msv26 : (~msv26)));
@@ -116,7 +116,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                         msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                         msy23 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int msb24 = (msok21 ? min(((msx22 >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb24 = (msok21 ? min(((msx22 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm25 = __ballot_sync(0xffffffffu, msok21);
                     unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb24 >> 0u) & 1u) == 1u));
                     mspm25 = (mspm25 & ((((msb24 >> 0u) & 1u) == 1u) ? msv26 : (~msv26)));
@@ -245,7 +245,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                     {
                         unsigned int msv67 = mssval14[(t65 + 384 * i66)];
                         unsigned int msv68 = mssval216[(t65 + 384 * i66)];
-                        unsigned int msbk69 = min(((msv67 >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk69 = min(((msv67 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix70 = ((long long)msbk69);
                         unsigned long long msdst71 = (((unsigned long long)msbase10[ix70]) + ((unsigned long long)((t65 + 384 * i66) - mststart13[ix70])));
                         if ((msdst71 < ((unsigned long long)n))) {
@@ -263,7 +263,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                     if (((6144 * b4 + t65 + 384 * i66) < n)) {
                         unsigned int msv67 = mssval14[(t65 + 384 * i66)];
                         unsigned int msv68 = mssval216[(t65 + 384 * i66)];
-                        unsigned int msbk69 = min(((msv67 >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk69 = min(((msv67 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix70 = ((long long)msbk69);
                         unsigned long long msdst71 = (((unsigned long long)msbase10[ix70]) + ((unsigned long long)((t65 + 384 * i66) - mststart13[ix70])));
                         if ((msdst71 < ((unsigned long long)n))) {
@@ -337,7 +337,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                         msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                         msy23 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int msb24 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb24 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm25 = __ballot_sync(0xffffffffu, msok21);
                     unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb24 >> 0u) & 1u) == 1u));
                     mspm25 = (mspm25 & ((((msb24 >> 0u) & 1u) == 1u) ? msv26 : (~msv26)));
@@ -383,7 +383,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                         msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                         msy23 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int msb24 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb24 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm25 = __ballot_sync(0xffffffffu, msok21);
                     unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb24 >> 0u) & 1u) == 1u));
                     mspm25 = (mspm25 & ((((msb24 >> 0u) & 1u) == 1u) ? msv26 : (~msv26)));
@@ -512,7 +512,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                     {
                         int msv67 = mssval14[(t65 + 384 * i66)];
                         unsigned int msv68 = mssval216[(t65 + 384 * i66)];
-                        unsigned int msbk69 = min((((((unsigned int)msv67) ^ 2147483648u) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk69 = min((((((unsigned int)msv67) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix70 = ((long long)msbk69);
                         unsigned long long msdst71 = (((unsigned long long)msbase10[ix70]) + ((unsigned long long)((t65 + 384 * i66) - mststart13[ix70])));
                         if ((msdst71 < ((unsigned long long)n))) {
@@ -530,7 +530,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                     if (((6144 * b4 + t65 + 384 * i66) < n)) {
                         int msv67 = mssval14[(t65 + 384 * i66)];
                         unsigned int msv68 = mssval216[(t65 + 384 * i66)];
-                        unsigned int msbk69 = min((((((unsigned int)msv67) ^ 2147483648u) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk69 = min((((((unsigned int)msv67) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix70 = ((long long)msbk69);
                         unsigned long long msdst71 = (((unsigned long long)msbase10[ix70]) + ((unsigned long long)((t65 + 384 * i66) - mststart13[ix70])));
                         if ((msdst71 < ((unsigned long long)n))) {
@@ -607,7 +607,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                     unsigned int s27 = (~msx25);
                     unsigned int s28 = (msx25 ^ 2147483648u);
                     unsigned int s29 = (((msx25 & 2147483648u) != 0u) ? s27 : s28);
-                    unsigned int msb30 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s29) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb30 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s29) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm31 = __ballot_sync(0xffffffffu, msok24);
                     unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb30 >> 0u) & 1u) == 1u));
                     mspm31 = (mspm31 & ((((msb30 >> 0u) & 1u) == 1u) ? msv32 : (~msv32)));
@@ -656,7 +656,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                     unsigned int s27 = (~msx25);
                     unsigned int s28 = (msx25 ^ 2147483648u);
                     unsigned int s29 = (((msx25 & 2147483648u) != 0u) ? s27 : s28);
-                    unsigned int msb30 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s29) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb30 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s29) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm31 = __ballot_sync(0xffffffffu, msok24);
                     unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb30 >> 0u) & 1u) == 1u));
                     mspm31 = (mspm31 & ((((msb30 >> 0u) & 1u) == 1u) ? msv32 : (~msv32)));
@@ -788,7 +788,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                         unsigned int s75 = (~msv73);
                         unsigned int s76 = (msv73 ^ 2147483648u);
                         unsigned int s77 = (((msv73 & 2147483648u) != 0u) ? s75 : s76);
-                        unsigned int msbk78 = min(((((msv73 == 2147483648u) ? 2147483648u : s77) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk78 = min(((((msv73 == 2147483648u) ? 2147483648u : s77) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix79 = ((long long)msbk78);
                         unsigned long long msdst80 = (((unsigned long long)msbase13[ix79]) + ((unsigned long long)((t71 + 384 * i72) - mststart16[ix79])));
                         if ((msdst80 < ((unsigned long long)n))) {
@@ -809,7 +809,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                         unsigned int s75 = (~msv73);
                         unsigned int s76 = (msv73 ^ 2147483648u);
                         unsigned int s77 = (((msv73 & 2147483648u) != 0u) ? s75 : s76);
-                        unsigned int msbk78 = min(((((msv73 == 2147483648u) ? 2147483648u : s77) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk78 = min(((((msv73 == 2147483648u) ? 2147483648u : s77) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix79 = ((long long)msbk78);
                         unsigned long long msdst80 = (((unsigned long long)msbase13[ix79]) + ((unsigned long long)((t71 + 384 * i72) - mststart16[ix79])));
                         if ((msdst80 < ((unsigned long long)n))) {
@@ -840,7 +840,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last20 = (bool *)(patc_smem + 4096);
+    bool *last22 = (bool *)(patc_smem + 4096);
     {
         const patc_int b2 = blockIdx.x;
         {
@@ -853,44 +853,46 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
             for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
                     unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
-                    unsigned int s9 = (~v8);
-                    unsigned int s10 = (v8 ^ 2147483648u);
-                    unsigned int s11 = (((v8 & 2147483648u) != 0u) ? s9 : s10);
-                    unsigned int v12 = (~((v8 == 2147483648u) ? 2147483648u : s11));
-                    unsigned int s13 = ((((unsigned int)i7) * 256u) + ((v12 >> (((unsigned int)i7) * 8u)) & 255u));
-                    unsigned int bin14 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s13 : 1024u);
-                    if ((bin14 < ((unsigned int)1024))) {
-                        long long ix15 = ((long long)bin14);
-                        atomicAdd(&s3[ix15], 1u);
+                    unsigned int v9 = ((unsigned int)i7);
+                    unsigned int s10 = (~v8);
+                    unsigned int s11 = (v8 ^ 2147483648u);
+                    unsigned int s12 = (((v8 & 2147483648u) != 0u) ? s10 : s11);
+                    unsigned int s13 = ((((unsigned int)i7) * ((unsigned int)256)) + (((~((v8 == 2147483648u) ? 2147483648u : s12)) >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    unsigned int s14 = ((unsigned int)(4 * 256));
+                    unsigned int bin15 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s13 : s14);
+                    if ((bin15 < ((unsigned int)1024))) {
+                        long long ix16 = ((long long)bin15);
+                        atomicAdd(&s3[ix16], 1u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t16 = threadIdx.x;
-            unsigned int s17 = ((unsigned int)t16);
-            unsigned int bin18 = ((s3[t16] > 0u) ? s17 : 1024u);
-            if ((bin18 < ((unsigned int)1024))) {
-                long long ix19 = ((long long)bin18);
-                atomicAdd(&bins0[ix19], s3[t16]);
+            const patc_int t17 = threadIdx.x;
+            unsigned int s18 = ((unsigned int)t17);
+            unsigned int s19 = ((unsigned int)(4 * 256));
+            unsigned int bin20 = ((s3[t17] > 0u) ? s18 : s19);
+            if ((bin20 < ((unsigned int)1024))) {
+                long long ix21 = ((long long)bin20);
+                atomicAdd(&bins0[ix21], s3[t17]);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket21 = 0u;
+        unsigned int ticket23 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket21 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket23 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last20[0] = (ticket21 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last22[0] = (ticket23 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last20[0]) {
+    if (last22[0]) {
         {
-            const patc_int t22 = threadIdx.x;
-            out[t22] = (0u + __ldcg(&bins0[t22]));
-            bins0[t22] = ((unsigned int)0);
+            const patc_int t24 = threadIdx.x;
+            out[t24] = (0u + __ldcg(&bins0[t24]));
+            bins0[t24] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -955,7 +957,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                     unsigned int s23 = (~msx22);
                     unsigned int s24 = (msx22 ^ 2147483648u);
                     unsigned int s25 = (((msx22 & 2147483648u) != 0u) ? s23 : s24);
-                    unsigned int msb26 = (msok21 ? min((((~((msx22 == 2147483648u) ? 2147483648u : s25)) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb26 = (msok21 ? min((((~((msx22 == 2147483648u) ? 2147483648u : s25)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm27 = __ballot_sync(0xffffffffu, msok21);
                     unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb26 >> 0u) & 1u) == 1u));
                     mspm27 = (mspm27 & ((((msb26 >> 0u) & 1u) == 1u) ? msv28 : (~msv28)));
@@ -1001,7 +1003,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                     unsigned int s23 = (~msx22);
                     unsigned int s24 = (msx22 ^ 2147483648u);
                     unsigned int s25 = (((msx22 & 2147483648u) != 0u) ? s23 : s24);
-                    unsigned int msb26 = (msok21 ? min((((~((msx22 == 2147483648u) ? 2147483648u : s25)) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb26 = (msok21 ? min((((~((msx22 == 2147483648u) ? 2147483648u : s25)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm27 = __ballot_sync(0xffffffffu, msok21);
                     unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb26 >> 0u) & 1u) == 1u));
                     mspm27 = (mspm27 & ((((msb26 >> 0u) & 1u) == 1u) ? msv28 : (~msv28)));
@@ -1130,7 +1132,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                         unsigned int s70 = (~msv69);
                         unsigned int s71 = (msv69 ^ 2147483648u);
                         unsigned int s72 = (((msv69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int msbk73 = min((((~((msv69 == 2147483648u) ? 2147483648u : s72)) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk73 = min((((~((msv69 == 2147483648u) ? 2147483648u : s72)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix74 = ((long long)msbk73);
                         unsigned long long msdst75 = (((unsigned long long)msbase12[ix74]) + ((unsigned long long)((t67 + 384 * i68) - mststart15[ix74])));
                         if ((msdst75 < ((unsigned long long)n))) {
@@ -1149,7 +1151,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                         unsigned int s70 = (~msv69);
                         unsigned int s71 = (msv69 ^ 2147483648u);
                         unsigned int s72 = (((msv69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int msbk73 = min((((~((msv69 == 2147483648u) ? 2147483648u : s72)) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk73 = min((((~((msv69 == 2147483648u) ? 2147483648u : s72)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix74 = ((long long)msbk73);
                         unsigned long long msdst75 = (((unsigned long long)msbase12[ix74]) + ((unsigned long long)((t67 + 384 * i68) - mststart15[ix74])));
                         if ((msdst75 < ((unsigned long long)n))) {
@@ -1225,7 +1227,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                     unsigned int s27 = (~msx25);
                     unsigned int s28 = (msx25 ^ 2147483648u);
                     unsigned int s29 = (((msx25 & 2147483648u) != 0u) ? s27 : s28);
-                    unsigned int msb30 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s29)) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb30 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s29)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm31 = __ballot_sync(0xffffffffu, msok24);
                     unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb30 >> 0u) & 1u) == 1u));
                     mspm31 = (mspm31 & ((((msb30 >> 0u) & 1u) == 1u) ? msv32 : (~msv32)));
@@ -1274,7 +1276,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                     unsigned int s27 = (~msx25);
                     unsigned int s28 = (msx25 ^ 2147483648u);
                     unsigned int s29 = (((msx25 & 2147483648u) != 0u) ? s27 : s28);
-                    unsigned int msb30 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s29)) >> (d * 8u)) & 255u), 255u) : 0u);
+                    unsigned int msb30 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s29)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
                     unsigned int mspm31 = __ballot_sync(0xffffffffu, msok24);
                     unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb30 >> 0u) & 1u) == 1u));
                     mspm31 = (mspm31 & ((((msb30 >> 0u) & 1u) == 1u) ? msv32 : (~msv32)));
@@ -1406,7 +1408,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                         unsigned int s75 = (~msv73);
                         unsigned int s76 = (msv73 ^ 2147483648u);
                         unsigned int s77 = (((msv73 & 2147483648u) != 0u) ? s75 : s76);
-                        unsigned int msbk78 = min((((~((msv73 == 2147483648u) ? 2147483648u : s77)) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk78 = min((((~((msv73 == 2147483648u) ? 2147483648u : s77)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix79 = ((long long)msbk78);
                         unsigned long long msdst80 = (((unsigned long long)msbase13[ix79]) + ((unsigned long long)((t71 + 384 * i72) - mststart16[ix79])));
                         if ((msdst80 < ((unsigned long long)n))) {
@@ -1427,7 +1429,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                         unsigned int s75 = (~msv73);
                         unsigned int s76 = (msv73 ^ 2147483648u);
                         unsigned int s77 = (((msv73 & 2147483648u) != 0u) ? s75 : s76);
-                        unsigned int msbk78 = min((((~((msv73 == 2147483648u) ? 2147483648u : s77)) >> (d * 8u)) & 255u), 255u);
+                        unsigned int msbk78 = min((((~((msv73 == 2147483648u) ? 2147483648u : s77)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix79 = ((long long)msbk78);
                         unsigned long long msdst80 = (((unsigned long long)msbase13[ix79]) + ((unsigned long long)((t71 + 384 * i72) - mststart16[ix79])));
                         if ((msdst80 < ((unsigned long long)n))) {

@@ -595,7 +595,7 @@ static PyObject *fast_sort(PyObject *self, PyObject *args)
     Desc d, od;
     unsigned long long s;
     int given;
-    if (!describe(x, &d) || !d.contig || !(d.type == PATC_U32 || d.type == PATC_I32 || d.type == PATC_F32) ||
+    if (!describe(x, &d) || !d.contig || d.type == PATC_BOOL ||
         d.dev < 0 || d.n < 1 || d.n >= (1LL << 32) || !stream_of(stream, &s, &given) ||
         (!given && !current_stream(d.lib, d.dev, &s)) || !single_gpu(d.lib))
         Py_RETURN_NOTIMPLEMENTED;

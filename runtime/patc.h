@@ -576,11 +576,13 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
 
 /* The ready-made radix sort of keys, or of keys each carrying a value, ascending or
  * descending (issue 35; patterns/radixsort.rise, docs/api.md "Sorting keys" and
- * "Sorting pairs, descending order"): u32, i32 or f32 keys, f32 in CUB DeviceRadixSort's order
- * (NaNs with the sign bit set first, -inf, ..., -0.0 and +0.0 as equals in their input
- * order, ..., +inf, then the other NaNs). Six launches a sort (a histogram of all four
- * 8-bit digits, their scan, four multisplit passes); up to 8192 keys one (one block, of
- * 512 threads up to 2048 keys and 1024 above, sorts them all in shared memory: the
+ * "Sorting pairs, descending order, bit ranges"): u32, i32, f32, u64, i64 or f64 keys,
+ * floats in CUB DeviceRadixSort's order (NaNs with the sign bit set first, -inf, ...,
+ * -0.0 and +0.0 as equals in their input order, ..., +inf, then the other NaNs); values
+ * of any of those types, moved as their 4 or 8 bytes. A histogram of all the 8-bit
+ * digits, their scan, a multisplit pass per digit (six launches for 4-byte keys, ten for
+ * 8-byte ones); up to 8192 4-byte keys (and values) one launch (one block, of 512
+ * threads up to 2048 keys and 1024 above, sorts them all in shared memory: the
  * sortTiles primitive). A sorter is made once per key
  * type and called many times; its program is compiled on the first call that needs
  * it. Calls of one sorter must not run concurrently on different streams (they share
@@ -589,17 +591,24 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
  * ascending and descending alike (as CUB's). Descending order is the ascending order
  * reversed but for the order among equal keys (NaNs with the sign bit clear first,
  * then +inf, ..., -inf, then the other NaNs).
- * Not supported yet: bit ranges, 64-bit keys, values of 8 bytes, n of 2^32 or more. */
+ * Not supported yet: n of 2^32 or more. */
 typedef struct patc_sorter patc_sorter;
-/* A sorter of keys alone, ascending. PATC_ERR_INVALID for a key type other than U32,
- * I32 and F32. */
+/* A sorter of keys alone, ascending. PATC_ERR_INVALID for a PATC_BOOL key. */
 patc_status patc_sorter_create(patc_ctx *ctx, patc_type type, patc_sorter **out);
 /* What a sorter sorts. */
 typedef struct patc_sort_spec {
-    patc_type key_type;   /* PATC_U32, PATC_I32 or PATC_F32 */
+    patc_type key_type;   /* PATC_U32, PATC_I32, PATC_F32, PATC_U64, PATC_I64 or PATC_F64 */
     int values;           /* nonzero: each key carries a value (patc_sort_pairs*); 0: keys alone */
-    patc_type value_type; /* with values: PATC_U32, PATC_I32 or PATC_F32, moved as the 4 bytes they are */
+    patc_type value_type; /* with values: any of the key types, moved as the 4 or 8 bytes they are */
     int descending;       /* nonzero: the largest key first */
+    /* Sort by bits begin_bit..end_bit-1 of the keys' order bits only (CUB's bit range;
+     * both 0: all bits): keys equal in those bits keep their input order. The order
+     * bits are those the type's order gives (f32: the sign-flipped bits, see above;
+     * descending: complemented), so a range of a signed or float key is of those. */
+    int begin_bit, end_bit;
+    /* The width of a pass's digit: 0 for 8 (CUB's), or 5 to 11; a sort takes
+     * ceil((end_bit - begin_bit) / digit_bits) passes of 2^digit_bits buckets. */
+    int digit_bits;
 } patc_sort_spec;
 /* A sorter as spec says (PATC_ERR_INVALID for types other than those above). */
 patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, patc_sorter **out);
@@ -607,11 +616,12 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
 patc_status patc_sorter_create_pairs(patc_ctx *ctx, patc_type key_type, patc_type value_type, patc_sorter **out);
 /* Frees the sorter and its temporary memory; patc_destroy frees the sorters still alive. */
 void patc_sorter_free(patc_sorter *s);
-/* The temporary device memory a sort of n keys uses: none up to 8192 keys (one launch);
- * above, the sorter's second buffer of n
- * keys (rounded up to 256 bytes; for pairs, and another of n values) and 8 KiB of counts, which it allocates on the first
- * call that needs more and keeps, plus the kernels' scratch (multisplit's look-back,
- * 8 bytes per 256 buckets per tile of 6144 keys: about n/3 bytes), which they keep. */
+/* The temporary device memory a sort of n keys uses: none up to 8192 4-byte keys (one
+ * launch); above, and for 8-byte keys or values, the sorter's second buffer of n keys
+ * (rounded up to 256 bytes; for pairs, and another of n values) and 2 KiB of counts a
+ * pass, which it allocates on the first call that needs more and keeps, plus the
+ * kernels' scratch (multisplit's look-back, 8 bytes per 256 buckets per tile of 6144
+ * keys: about n/3 bytes), which they keep. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
 /* Sort n keys (1 <= n < 2^32) of `in` into `out` on `stream` (NULL the default stream;
  * it becomes the context's stream) and return without waiting. in == out sorts in

@@ -30,7 +30,7 @@
 /* The pass's tile: 384 threads of 16 keys (multisplit's shape in examples/radixsort.rise):
  * on an H100, one pass over 2^24 keys took 161 us at 384x16, 170 at 256x16, 165 at 512x16
  * and 185 at 256x24; pairs 220 us at 384x16, 249 at 256x16 (bench/results/2026-11-26-nvidia-h100-msvar). */
-enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16, COUNTS_BYTES = 2 * 1024 * 4 };
+enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
 
 /* The small sort's tiles: up to SMALL_MAX keys one launch of one block (sortSmallK, the
  * first tile that holds n). Six launches cost 41-47 us on an H100 at n = 1000..4097
@@ -44,36 +44,65 @@ enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16, COUNTS_BYTES = 2
 static const struct { int nt, ipt; } small_tiles[] = {{512, 4}, {1024, 4}, {1024, 8}};
 enum { NSMALL = 3, SMALL_MAX = 1024 * 8 };
 
+/* The digit width: 8 bits by default (CUB's); 5 to 11 (rsScanD gives a lane r/32 >= 1
+ * counts; 11 bits is 2048 buckets, a third pass fewer for u32 keys). At most 13 passes
+ * (64 bits of 5). */
+enum { DIGIT_MIN = 5, DIGIT_MAX = 11, DIGIT_DEFAULT = 8, MAX_PASSES = 13 };
+
 struct patc_sorter {
     patc_ctx *ctx;
     patc_type type;
     bool pairs, desc;
-    patc_type vtype;       /* pairs: the values' type (4 bytes) */
+    patc_type vtype;       /* pairs: the values' type */
+    int ks, vs;            /* the bytes of a key and of a value (0 for keys alone) */
+    int nd, r;             /* the passes (digits) and the buckets of a pass (2^digit_bits) */
+    bool small_ok;         /* sortSmall0..2 exist (4-byte keys and values: sortTiles's elements) */
     char *source;
     patc_program *prog[2]; /* [0] without a cubin (interpreter, queries), [1] with one */
-    patc_kernel *hist[2], *scan[2], *pass[2], *small[NSMALL][2];
+    patc_kernel *hist[2], *scan[2], *pass[2], *copy[2], *small[NSMALL][2];
     patc_buffer *tmp;      /* the second buffer of keys (then, for pairs, of values), tmp_bytes long */
-    patc_buffer *counts;   /* the histogram (1024 u32), then the scanned counts (1024 u32) */
+    patc_buffer *counts;   /* the histogram (nd*r u32), then the scanned counts (nd*r u32) */
     size_t tmp_bytes;
     /* views into counts and of patc_sort_keys_ptr's addresses, never on a list */
-    struct patc_buffer hist_view, offs_view[4], raw[4];
+    struct patc_buffer hist_view, offs_all, offs_view[MAX_PASSES], raw[4];
     patc_sorter *prev, *next; /* the context's list of live sorters (patc_destroy frees them) */
 };
 
 /* The order bits of the key type (patterns/radixsort.rise) and the kernels' key type:
- * f32 keys are sorted as the u32 words of their bits. */
+ * f32 and f64 keys are sorted as the u32 and u64 words of their bits. */
 static patc_status key_names(patc_type t, bool desc, const char **ord, const char **kt)
 {
     switch (t) {
     case PATC_U32: *ord = desc ? "rsOrdU32Desc" : "rsOrdU32"; *kt = "u32"; return PATC_OK;
     case PATC_I32: *ord = desc ? "rsOrdI32Desc" : "rsOrdI32"; *kt = "i32"; return PATC_OK;
     case PATC_F32: *ord = desc ? "rsOrdF32Desc" : "rsOrdF32"; *kt = "u32"; return PATC_OK;
-    case PATC_F64:
-    case PATC_I64:
-    case PATC_U64:
+    case PATC_U64: *ord = desc ? "rsOrdU64Desc" : "rsOrdU64"; *kt = "u64"; return PATC_OK;
+    case PATC_I64: *ord = desc ? "rsOrdI64Desc" : "rsOrdI64"; *kt = "i64"; return PATC_OK;
+    case PATC_F64: *ord = desc ? "rsOrdF64Desc" : "rsOrdF64"; *kt = "u64"; return PATC_OK;
     case PATC_BOOL: break;
     }
     return PATC_ERR_INVALID;
+}
+
+/* The order function of the sorter as .rise text: the key's order bits (ord), or for a
+ * bit range [b, e) narrower than the key the range alone, shifted down:
+ * shr(o)(b) & (2^(e-b) - 1), which sorts by bits b..e-1 and keeps the input order of
+ * keys equal there (CUB's begin_bit, end_bit, on the same order bits). */
+static void order_text(StrBuf *b, const char *ord, int bits, int lo, int hi)
+{
+    bool w64 = bits == 64;
+    sb_printf(b, "def sortOrd = fun(x => ");
+    if (lo == 0 && hi == bits) {
+        sb_printf(b, "%s(x))\n", ord);
+        return;
+    }
+    if (w64) sb_printf(b, "shr(%s(x))(u64(%d))", ord, lo);
+    else sb_printf(b, "shr(%s(x))(%du)", ord, lo);
+    if (hi - lo < bits) {
+        if (w64) sb_printf(b, " & (shl(u64(1))(u64(%d)) - 1)", hi - lo);
+        else sb_printf(b, " & %uu", (unsigned)((1ull << (hi - lo)) - 1));
+    }
+    sb_puts(b, ")\n");
 }
 
 patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, patc_sorter **out)
@@ -84,11 +113,20 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     const char *ord, *kt, *vt;
     patc_type type = spec->key_type;
     if ((unsigned)type > PATC_BOOL || key_names(type, spec->descending != 0, &ord, &kt) != PATC_OK)
-        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: the keys must be u32, i32 or f32 (64-bit keys are not "
-                       "supported yet)");
+        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: the keys must be u32, i32, f32, u64, i64 or f64");
     if (spec->values && ((unsigned)spec->value_type > PATC_BOOL || key_names(spec->value_type, false, &vt, &vt) != PATC_OK))
-        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: the values must be u32, i32 or f32 (values of 8 bytes "
-                       "are not supported yet)");
+        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: the values must be u32, i32, f32, u64, i64 or f64");
+    int ks = (int)patc_type_size(type), vs = spec->values ? (int)patc_type_size(spec->value_type) : 0;
+    int bits = 8 * ks, lo = spec->begin_bit, hi = spec->end_bit;
+    if (lo == 0 && hi == 0) hi = bits;
+    if (lo < 0 || hi > bits || lo >= hi)
+        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: the bit range [%d, %d) is not within the key's %d "
+                       "bits, or empty (0 <= begin_bit < end_bit <= %d; both 0: all bits)", spec->begin_bit,
+                       spec->end_bit, bits, bits);
+    int w = spec->digit_bits ? spec->digit_bits : DIGIT_DEFAULT;
+    if (w < DIGIT_MIN || w > DIGIT_MAX)
+        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: digit_bits is %d; it must be %d to %d (0: %d)",
+                       spec->digit_bits, DIGIT_MIN, DIGIT_MAX, DIGIT_DEFAULT);
     patc_sorter *s = lang_calloc(1, sizeof *s);
     if (!s) return rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     s->ctx = ctx;
@@ -96,22 +134,36 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     s->pairs = spec->values != 0;
     s->desc = spec->descending != 0;
     s->vtype = s->pairs ? spec->value_type : type;
+    s->ks = ks;
+    s->vs = vs;
+    s->r = 1 << w;
+    s->nd = (hi - lo + w - 1) / w;
+    /* sortTiles sorts 4-byte elements by a u32: keys and values of 4 bytes */
+    s->small_ok = ks == 4 && vs != 8;
+    const char *words = vs == 8 ? "u64" : "u32";
     StrBuf b = {0};
     sb_puts(&b, "-- generated by libpatrt for patc_sorter_create\nimport \"radixsort.rise\"\n");
-    sb_printf(&b, "kernel sortHist = nFun((n, g) => fun(n.%s)(xs => xs |> rsHistogram(n, g, %s)))\n", kt, ord);
-    sb_puts(&b, "kernel sortScan = fun(1024.u32)(h => h |> rsScan)\n");
+    order_text(&b, ord, bits, lo, hi);
+    sb_printf(&b, "def sortDig = %s(sortOrd, %d)\n", ks == 8 ? "rsDigit64" : "rsDigit32", w);
+    sb_printf(&b, "kernel sortHist = nFun((n, g) => fun(n.%s)(xs => xs |> rsHistogramD(n, g, %d, %d, sortDig)))\n", kt,
+              s->nd, s->r);
+    sb_printf(&b, "kernel sortScan = fun(%d.u32)(h => h |> rsScanD(%d, %d))\n", s->nd * s->r, s->nd, s->r);
     if (s->pairs) {
-        sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(256.u32)(offs => fun(n.%s)(ks => fun(n.u32)(vs => "
-                      "zip(ks)(vs) |> rsPassPairs(%d, %d, %s, d, offs))))))\n", kt, PASS_NT, PASS_IPT, ord);
-        for (int i = 0; i < NSMALL; i++)
-            sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(ks => fun(n.u32)(vs => zip(ks)(vs) |> "
-                          "rsSmallPairs(%d, %d, %s))))\n", i, kt, small_tiles[i].nt, small_tiles[i].ipt, ord);
+        sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(%d.u32)(offs => fun(n.%s)(ks => fun(n.%s)(vs => "
+                      "zip(ks)(vs) |> rsPassPairsD(%d, %d, %d, sortDig, d, offs))))))\n", s->r, kt, words, PASS_NT,
+                  PASS_IPT, s->r);
+        sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
+                      "unzip)))\n", kt, words);
+        for (int i = 0; s->small_ok && i < NSMALL; i++)
+            sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> "
+                          "rsSmallPairs(%d, %d, sortOrd))))\n", i, kt, words, small_tiles[i].nt, small_tiles[i].ipt);
     } else {
-        sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(256.u32)(offs => fun(n.%s)(xs => "
-                      "xs |> rsPass(%d, %d, %s, d, offs)))))\n", kt, PASS_NT, PASS_IPT, ord);
-        for (int i = 0; i < NSMALL; i++)
-            sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, %s)))\n", i, kt,
-                      small_tiles[i].nt, small_tiles[i].ipt, ord);
+        sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(%d.u32)(offs => fun(n.%s)(xs => "
+                      "xs |> rsPassD(%d, %d, %d, sortDig, d, offs)))))\n", s->r, kt, PASS_NT, PASS_IPT, s->r);
+        sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(xs => xs |> mapGlobal(id)))\n", kt);
+        for (int i = 0; s->small_ok && i < NSMALL; i++)
+            sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, sortOrd)))\n", i, kt,
+                      small_tiles[i].nt, small_tiles[i].ipt);
     }
     s->source = sb_take(&b);
     if (!s->source) {
@@ -161,7 +213,8 @@ static patc_status program(patc_sorter *s, int cubin)
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortHist", &s->hist[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortScan", &s->scan[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPass", &s->pass[cubin]);
-    for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
+    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortCopy", &s->copy[cubin]);
+    for (int i = 0; st == PATC_OK && s->small_ok && i < NSMALL; i++) {
         char name[16];
         snprintf(name, sizeof name, "sortSmall%d", i);
         st = patc_get_kernel(s->prog[cubin], name, &s->small[i][cubin]);
@@ -172,6 +225,9 @@ static patc_status program(patc_sorter *s, int cubin)
     }
     return st;
 }
+
+/* Whether n keys take the one launch of a sortSmallK. */
+static bool small_sort(const patc_sorter *s, long long n) { return s->small_ok && n <= SMALL_MAX; }
 
 /* The one-launch kernel for n <= SMALL_MAX keys: the first tile that holds n. */
 static patc_kernel *small_for(const patc_sorter *s, long long n, int cubin)
@@ -212,10 +268,12 @@ static patc_status scratch_bytes(patc_kernel *k, const long long *nats, size_t *
     return st;
 }
 
-/* n keys' bytes rounded up to 256: the sorter's second buffer of keys, and of values
- * after it for pairs (tmp_need(s, n) in all). */
-static size_t half_bytes(long long n) { return ((size_t)n * 4 + 255) / 256 * 256; }
-static size_t tmp_need(const patc_sorter *s, long long n) { return half_bytes(n) * (s->pairs ? 2 : 1); }
+/* n elements of sz bytes rounded up to 256: the sorter's second buffer of keys, and of
+ * values after it for pairs (tmp_need(s, n) in all). */
+static size_t half_bytes(long long n, int sz) { return ((size_t)n * (size_t)sz + 255) / 256 * 256; }
+static size_t tmp_need(const patc_sorter *s, long long n) { return half_bytes(n, s->ks) + half_bytes(n, s->vs); }
+/* the histogram, then the scanned counts: nd*r u32 each */
+static size_t counts_bytes(const patc_sorter *s) { return 2 * (size_t)s->nd * (size_t)s->r * 4; }
 
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
 {
@@ -225,13 +283,13 @@ patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
     if (st == PATC_OK) st = program(s, p);
     if (st != PATC_OK) return st;
     long long hn[2] = {n, hist_grid(s, n)}, pn[1] = {n};
-    if (n <= SMALL_MAX) { /* the one launch: no second buffer, no counts; its scratch (none) */
+    if (small_sort(s, n)) { /* the one launch: no second buffer, no counts; its scratch (none) */
         size_t sum = 0;
         if ((st = scratch_bytes(small_for(s, n, p), pn, &sum)) != PATC_OK) return st;
         *bytes = sum;
         return PATC_OK;
     }
-    size_t sum = tmp_need(s, n) + COUNTS_BYTES;
+    size_t sum = tmp_need(s, n) + counts_bytes(s);
     if ((st = scratch_bytes(s->hist[p], hn, &sum)) != PATC_OK || (st = scratch_bytes(s->pass[p], pn, &sum)) != PATC_OK)
         return st;
     *bytes = sum;
@@ -247,13 +305,14 @@ static bool overlap(const patc_buffer *a, size_t na, const patc_buffer *b, size_
 static patc_status temp_for(patc_sorter *s, long long n)
 {
     patc_status st;
-    size_t need = tmp_need(s, n);
+    size_t need = tmp_need(s, n), row = (size_t)s->r * 4, all = (size_t)s->nd * row;
     if (!s->counts) {
-        if ((st = patc_buffer_alloc(s->ctx, COUNTS_BYTES, &s->counts)) != PATC_OK) return st;
-        s->hist_view = (struct patc_buffer){.ctx = s->ctx, .ptr = s->counts->ptr, .bytes = 4096, .wrapped = true};
-        for (int d = 0; d < 4; d++)
+        if ((st = patc_buffer_alloc(s->ctx, counts_bytes(s), &s->counts)) != PATC_OK) return st;
+        s->hist_view = (struct patc_buffer){.ctx = s->ctx, .ptr = s->counts->ptr, .bytes = all, .wrapped = true};
+        s->offs_all = (struct patc_buffer){.ctx = s->ctx, .ptr = s->counts->ptr + all, .bytes = all, .wrapped = true};
+        for (int d = 0; d < s->nd; d++)
             s->offs_view[d] = (struct patc_buffer){
-                .ctx = s->ctx, .ptr = s->counts->ptr + 4096 + 1024 * (RtDevPtr)d, .bytes = 1024, .wrapped = true};
+                .ctx = s->ctx, .ptr = s->counts->ptr + all + row * (RtDevPtr)d, .bytes = row, .wrapped = true};
     }
     if (s->tmp && s->tmp_bytes >= need) return PATC_OK;
     patc_buffer_free(s->tmp);
@@ -273,68 +332,91 @@ static patc_status check_kind(patc_sorter *s, const char *fn, bool pairs)
                    s->pairs ? "patc_sorter_create_pairs; call patc_sort_pairs" : "patc_sorter_create; call patc_sort_keys");
 }
 
-/* The arguments of a device sort: buffers of this context, n * 4 bytes each, aligned to
- * 4; each input and its output one buffer (in place) or not overlapping, and no other
- * two overlapping. */
+/* The arguments of a device sort: buffers of this context, n keys (values) long,
+ * aligned to a key (value); each input and its output one buffer (in place) or not
+ * overlapping, and no other two overlapping. */
 static patc_status check_bufs(patc_sorter *s, const char *fn, patc_buffer *const *b, int nbufs, long long n)
 {
     patc_ctx *c = s->ctx;
-    size_t nb = (size_t)n * 4;
     static const char *const what[4] = {"key input", "key output", "value input", "value output"};
+    size_t nb[4];
     for (int i = 0; i < nbufs; i++) {
+        int sz = i < 2 ? s->ks : s->vs;
+        nb[i] = (size_t)n * (size_t)sz;
         if (!b[i]) return rt_fail(c, PATC_ERR_INVALID, "%s: no %s buffer", fn, what[i]);
         if (b[i]->ctx != c) return rt_fail(c, PATC_ERR_INVALID, "%s: a buffer of another context", fn);
-        if (b[i]->bytes < nb)
+        if (b[i]->bytes < nb[i])
             return rt_fail(c, PATC_ERR_SIZE, "%s: the %s has %zu bytes, %lld elements of %s need %zu", fn, what[i],
-                           b[i]->bytes, n, patc_type_name(i < 2 ? s->type : s->vtype), nb);
-        if (b[i]->ptr % 4) return rt_fail(c, PATC_ERR_INVALID, "%s: a buffer is not aligned to 4 bytes", fn);
+                           b[i]->bytes, n, patc_type_name(i < 2 ? s->type : s->vtype), nb[i]);
+        if (b[i]->ptr % (RtDevPtr)sz)
+            return rt_fail(c, PATC_ERR_INVALID, "%s: the %s is not aligned to %d bytes", fn, what[i], sz);
     }
     for (int i = 0; i < nbufs; i++)
         for (int j = i + 1; j < nbufs; j++)
-            if (!(j == i + 1 && i % 2 == 0 && b[i]->ptr == b[j]->ptr) && overlap(b[i], nb, b[j], nb))
+            if (!(j == i + 1 && i % 2 == 0 && b[i]->ptr == b[j]->ptr) && overlap(b[i], nb[i], b[j], nb[j]))
                 return rt_fail(c, PATC_ERR_INVALID, "%s: the %s and the %s overlap (give an input and its output as one "
                                "buffer to sort in place)", fn, what[i], what[j]);
     return PATC_OK;
 }
 
-/* The six launches: histogram and scan of the keys, then the passes in -> tmp -> out ->
- * tmp -> out (the input only read, by pass 0, so an in-place sort is the same chain),
- * the values (vin, vout non-NULL for pairs) alongside through the second half of tmp.
- * Up to SMALL_MAX keys, one launch of a sortSmallK (small_for) in -> out
- * instead, no temporary memory (one block reads all of its tile into shared memory
- * before it writes any of it, so in place is the same launch). */
+/* Where pass d writes (0: the output, 1: the sorter's second buffer): the last pass
+ * the output, the others alternating back from it, so that a pass never reads what it
+ * writes. Pass 0 reads the input, so for an in-place sort (in == out) it must not write
+ * the output either: with an odd number of passes the chain then starts in the second
+ * buffer and ends there, and sortCopy moves the result to the output (copy_back). */
+static int pass_dst(const patc_sorter *s, int d, bool in_place)
+{
+    int to_out = (s->nd - 1 - d) % 2 == 0;
+    if (in_place && s->nd % 2) to_out = !to_out;
+    return to_out ? 0 : 1;
+}
+static bool copy_back(const patc_sorter *s, bool in_place) { return in_place && s->nd % 2; }
+
+/* The launches: histogram and scan of the keys, then the nd passes (pass_dst), the
+ * input only read by pass 0, the values (vin, vout non-NULL for pairs) alongside
+ * through the second half of tmp. For a small sort (small_sort), one launch of a
+ * sortSmallK (small_for) in -> out instead, no temporary memory (one block reads all of
+ * its tile into shared memory before it writes any of it, so in place is the same
+ * launch). */
 static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, patc_buffer *vin, patc_buffer *vout,
                             long long n, void *stream)
 {
     patc_ctx *c = s->ctx;
     patc_status st;
-    size_t nb = (size_t)n * 4, half = half_bytes(n);
     if ((st = rt_need_device(c)) != PATC_OK || (st = program(s, 1)) != PATC_OK) return st;
-    if (n <= SMALL_MAX) {
+    long long pn[1] = {n};
+    if (small_sort(s, n)) {
         patc_set_stream(c, stream);
-        long long sn[1] = {n};
         patc_buffer *sout[2] = {out, vout};
-        return patc_launch_args_enqueue(small_for(s, n, 1), sn, (patc_arg[]){{in, NULL}, {vin, NULL}}, sout, NULL);
+        return patc_launch_args_enqueue(small_for(s, n, 1), pn, (patc_arg[]){{in, NULL}, {vin, NULL}}, sout, NULL);
     }
     if ((st = temp_for(s, n)) != PATC_OK) return st;
     patc_set_stream(c, stream);
-    struct patc_buffer tmpv = {.ctx = c, .ptr = s->tmp->ptr, .bytes = nb, .wrapped = true};
-    struct patc_buffer tmpw = {.ctx = c, .ptr = s->tmp->ptr + half, .bytes = nb, .wrapped = true};
-    long long hn[2] = {n, hist_grid(s, n)}, pn[1] = {n};
+    struct patc_buffer tk = {.ctx = c, .ptr = s->tmp->ptr, .bytes = (size_t)n * (size_t)s->ks, .wrapped = true};
+    struct patc_buffer tv = {.ctx = c, .ptr = s->tmp->ptr + half_bytes(n, s->ks), .bytes = (size_t)n * (size_t)s->vs,
+                             .wrapped = true};
+    long long hn[2] = {n, hist_grid(s, n)};
     patc_buffer *hout[1] = {&s->hist_view};
     if ((st = patc_launch_args_enqueue(s->hist[1], hn, (patc_arg[]){{in, NULL}}, hout, NULL)) != PATC_OK) return st;
-    struct patc_buffer offs_all = {.ctx = c, .ptr = s->counts->ptr + 4096, .bytes = 4096, .wrapped = true};
-    patc_buffer *sout[1] = {&offs_all};
+    patc_buffer *sout[1] = {&s->offs_all};
     if ((st = patc_launch_args_enqueue(s->scan[1], NULL, (patc_arg[]){{&s->hist_view, NULL}}, sout, NULL)) != PATC_OK)
         return st;
-    patc_buffer *src[4] = {in, &tmpv, out, &tmpv}, *dst[4] = {&tmpv, out, &tmpv, out};
-    patc_buffer *vsrc[4] = {vin, &tmpw, vout, &tmpw}, *vdst[4] = {&tmpw, vout, &tmpw, vout};
-    for (unsigned d = 0; d < 4; d++) {
-        patc_arg args[4] = {{NULL, &d}, {&s->offs_view[d], NULL}, {src[d], NULL}, {vsrc[d], NULL}};
-        patc_buffer *pout[2] = {dst[d], vdst[d]};
+    bool in_place = in->ptr == out->ptr;
+    patc_buffer *kb[2] = {out, &tk}, *vb[2] = {vout, &tv}, *ksrc = in, *vsrc = vin;
+    for (int d = 0; d < s->nd; d++) {
+        int to = pass_dst(s, d, in_place);
+        unsigned du = (unsigned)d;
+        patc_arg args[4] = {{NULL, &du}, {&s->offs_view[d], NULL}, {ksrc, NULL}, {vsrc, NULL}};
+        patc_buffer *pout[2] = {kb[to], vin ? vb[to] : NULL};
         if ((st = patc_launch_args_enqueue(s->pass[1], pn, args, pout, NULL)) != PATC_OK) return st;
+        ksrc = kb[to];
+        vsrc = vb[to];
     }
-    return PATC_OK;
+    if (copy_back(s, in_place)) {
+        patc_buffer *cout[2] = {out, vout};
+        st = patc_launch_args_enqueue(s->copy[1], pn, (patc_arg[]){{&tk, NULL}, {vin ? &tv : NULL, NULL}}, cout, NULL);
+    }
+    return st;
 }
 
 patc_status patc_sort_keys(patc_sorter *s, patc_buffer *in, patc_buffer *out, long long n, void *stream)
@@ -364,8 +446,9 @@ patc_status patc_sort_keys_ptr(patc_sorter *s, unsigned long long in, unsigned l
     patc_status st = check_n(s, "patc_sort_keys_ptr", n);
     if (st != PATC_OK) return st;
     if (!in || !out) return rt_fail(s->ctx, PATC_ERR_INVALID, "patc_sort_keys_ptr: a NULL device address");
-    s->raw[0] = (struct patc_buffer){.ctx = s->ctx, .ptr = in, .bytes = (size_t)n * 4, .wrapped = true};
-    s->raw[1] = (struct patc_buffer){.ctx = s->ctx, .ptr = out, .bytes = (size_t)n * 4, .wrapped = true};
+    size_t nb = (size_t)n * (size_t)s->ks;
+    s->raw[0] = (struct patc_buffer){.ctx = s->ctx, .ptr = in, .bytes = nb, .wrapped = true};
+    s->raw[1] = (struct patc_buffer){.ctx = s->ctx, .ptr = out, .bytes = nb, .wrapped = true};
     return patc_sort_keys(s, &s->raw[0], &s->raw[1], n, stream);
 }
 
@@ -378,68 +461,68 @@ patc_status patc_sort_pairs_ptr(patc_sorter *s, unsigned long long keys_in, unsi
     unsigned long long p[4] = {keys_in, keys_out, values_in, values_out};
     for (int i = 0; i < 4; i++) {
         if (!p[i]) return rt_fail(s->ctx, PATC_ERR_INVALID, "patc_sort_pairs_ptr: a NULL device address");
-        s->raw[i] = (struct patc_buffer){.ctx = s->ctx, .ptr = p[i], .bytes = (size_t)n * 4, .wrapped = true};
+        size_t nb = (size_t)n * (size_t)(i < 2 ? s->ks : s->vs);
+        s->raw[i] = (struct patc_buffer){.ctx = s->ctx, .ptr = p[i], .bytes = nb, .wrapped = true};
     }
     return patc_sort_pairs(s, &s->raw[0], &s->raw[1], &s->raw[2], &s->raw[3], n, stream);
 }
 
-/* The launch of sort_dev for n <= SMALL_MAX, interpreted, from copies of the inputs (so
- * that an input and its output may be one array). */
-static patc_status sort_cpu_small(patc_sorter *s, const void *in, void *out, const void *vin, void *vout, long long n)
-{
-    int w = vin ? 2 : 1;
-    uint32_t *m[2] = {NULL, NULL};
-    for (int i = 0; i < w; i++)
-        if (!(m[i] = lang_malloc((size_t)n * 4))) {
-            free(m[0]);
-            return rt_fail(s->ctx, PATC_ERR_NO_MEMORY, "out of memory");
-        }
-    memcpy(m[0], in, (size_t)n * 4);
-    if (vin) memcpy(m[1], vin, (size_t)n * 4);
-    long long sn[1] = {n};
-    patc_status st = patc_interp_run_outputs(small_for(s, n, 0), sn, (const void *[]){m[0], m[1]}, (void *[]){out, vout});
-    for (int i = 0; i < w; i++) free(m[i]);
-    return st;
-}
-
 /* The launches of sort_dev, interpreted, through arrays of the interpreter's own (so
- * that an input and its output may be one array); vin, vout NULL for keys alone. */
+ * that an input and its output may be one array); vin, vout NULL for keys alone. The
+ * passes ping-pong between two copies; the small sort and the copy back have nothing
+ * to do here that the interpreter would show differently, so the result is taken from
+ * whichever array holds it. */
 static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const void *vin, void *vout, long long n)
 {
     patc_status st;
     if ((st = program(s, 0)) != PATC_OK) return st;
-    if (n <= SMALL_MAX) return sort_cpu_small(s, in, out, vin, vout, n);
-    uint32_t hist[1024], offs[1024];
-    long long hn[2] = {n, hist_grid(s, n)}, pn[1] = {n};
-    if ((st = patc_interp_run(s->hist[0], hn, (const void *[]){in}, hist)) != PATC_OK ||
-        (st = patc_interp_run(s->scan[0], NULL, (const void *[]){hist}, offs)) != PATC_OK)
-        return st;
+    size_t kb = (size_t)n * (size_t)s->ks, vb = (size_t)n * (size_t)s->vs;
+    unsigned char *m[4] = {NULL, NULL, NULL, NULL};
     int w = vin ? 4 : 2;
-    uint32_t *m[4] = {NULL, NULL, NULL, NULL};
     for (int i = 0; i < w; i++)
-        if (!(m[i] = lang_malloc((size_t)n * 4))) {
+        if (!(m[i] = lang_malloc(i < 2 ? kb : vb))) {
             for (int j = 0; j < i; j++) free(m[j]);
             return rt_fail(s->ctx, PATC_ERR_NO_MEMORY, "out of memory");
         }
     /* m[0], m[1]: the keys from and to; m[2], m[3]: the values */
-    memcpy(m[0], in, (size_t)n * 4);
-    if (vin) memcpy(m[2], vin, (size_t)n * 4);
-    for (unsigned d = 0; d < 4 && st == PATC_OK; d++) {
+    memcpy(m[0], in, kb);
+    if (vin) memcpy(m[2], vin, vb);
+    long long pn[1] = {n};
+    if (small_sort(s, n)) {
+        st = patc_interp_run_outputs(small_for(s, n, 0), pn, (const void *[]){m[0], m[2]}, (void *[]){m[1], m[3]});
+        if (st == PATC_OK) {
+            memcpy(out, m[1], kb);
+            if (vin) memcpy(vout, m[3], vb);
+        }
+        for (int i = 0; i < w; i++) free(m[i]);
+        return st;
+    }
+    uint32_t *cnt = lang_malloc(counts_bytes(s));
+    if (!cnt) {
+        for (int i = 0; i < w; i++) free(m[i]);
+        return rt_fail(s->ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    }
+    uint32_t *hist = cnt, *offs = cnt + (size_t)s->nd * (size_t)s->r;
+    long long hn[2] = {n, hist_grid(s, n)};
+    if ((st = patc_interp_run(s->hist[0], hn, (const void *[]){in}, hist)) == PATC_OK)
+        st = patc_interp_run(s->scan[0], NULL, (const void *[]){hist}, offs);
+    for (unsigned d = 0; d < (unsigned)s->nd && st == PATC_OK; d++) {
+        const uint32_t *od = offs + (size_t)s->r * d;
         if (vin)
-            st = patc_interp_run_outputs(s->pass[0], pn, (const void *[]){&d, offs + 256 * d, m[0], m[2]},
-                                         (void *[]){m[1], m[3]});
+            st = patc_interp_run_outputs(s->pass[0], pn, (const void *[]){&d, od, m[0], m[2]}, (void *[]){m[1], m[3]});
         else
-            st = patc_interp_run(s->pass[0], pn, (const void *[]){&d, offs + 256 * d, m[0]}, m[1]);
+            st = patc_interp_run(s->pass[0], pn, (const void *[]){&d, od, m[0]}, m[1]);
         for (int i = 0; i < w; i += 2) {
-            uint32_t *t = m[i];
+            unsigned char *t = m[i];
             m[i] = m[i + 1];
             m[i + 1] = t;
         }
     }
     if (st == PATC_OK) {
-        memcpy(out, m[0], (size_t)n * 4);
-        if (vin) memcpy(vout, m[2], (size_t)n * 4);
+        memcpy(out, m[0], kb);
+        if (vin) memcpy(vout, m[2], vb);
     }
+    free(cnt);
     for (int i = 0; i < w; i++) free(m[i]);
     return st;
 }

@@ -244,11 +244,11 @@ END_TEST
 START_TEST(sorter_arguments)
 {
     patc_sorter *so = (patc_sorter *)1;
-    patc_type bad[] = {PATC_F64, PATC_I64, PATC_U64, PATC_BOOL, (patc_type)99};
+    patc_type bad[] = {PATC_BOOL, (patc_type)99};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_int_eq(patc_sorter_create(ctx, bad[i], &so), PATC_ERR_INVALID);
         ck_assert_ptr_null(so);
-        ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "u32, i32 or f32"));
+        ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "u32, i32, f32, u64, i64 or f64"));
         so = (patc_sorter *)1;
     }
     ck_assert_int_eq(patc_sorter_create(ctx, PATC_U32, NULL), PATC_ERR_INVALID);
@@ -496,14 +496,14 @@ END_TEST
 START_TEST(pairs_sorter_arguments)
 {
     patc_sorter *so = (patc_sorter *)1, *ko;
-    patc_type bad[] = {PATC_F64, PATC_I64, PATC_U64, PATC_BOOL, (patc_type)99};
+    patc_type bad[] = {PATC_BOOL, (patc_type)99};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_int_eq(patc_sorter_create_pairs(ctx, PATC_U32, bad[i], &so), PATC_ERR_INVALID);
         ck_assert_ptr_null(so);
-        ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "values must be u32, i32 or f32"));
+        ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "values must be u32, i32, f32, u64, i64 or f64"));
         so = (patc_sorter *)1;
     }
-    ck_assert_int_eq(patc_sorter_create_pairs(ctx, PATC_F64, PATC_U32, &so), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sorter_create_pairs(ctx, PATC_BOOL, PATC_U32, &so), PATC_ERR_INVALID);
     ck_assert_int_eq(patc_sorter_create_spec(ctx, NULL, &so), PATC_ERR_INVALID);
     ck_assert_int_eq(patc_sorter_create_pairs(ctx, PATC_I32, PATC_F32, &so), PATC_OK);
     ck_assert_int_eq(patc_sorter_create(ctx, PATC_I32, &ko), PATC_OK);
@@ -595,6 +595,250 @@ START_TEST(small_sort_kernels)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- 8-byte keys, bit ranges */
+
+/* Keys of any type (issue 35 item 2: u64, i64, f64 beside the 4-byte ones), values of 4
+ * or 8 bytes, bit ranges and digit widths, through patc_sort_*_cpu. Keys and values are
+ * held here as u64 words (4-byte ones zero-extended) and packed to their size. */
+enum { WU32, WI32, WF32, WU64, WI64, WF64, NW };
+static const patc_type wtype[NW] = {PATC_U32, PATC_I32, PATC_F32, PATC_U64, PATC_I64, PATC_F64};
+static const char *const wname[NW] = {"u32", "i32", "f32", "u64", "i64", "f64"};
+static int wbytes(int k) { return k >= WU64 ? 8 : 4; }
+
+static uint64_t next64(void) { return (uint64_t)next() << 32 | next(); }
+
+/* an input of kind UNIFORM, FEW, SPECIAL, SORTED or EQUAL for key type k */
+static uint64_t wide_key(int k, int input, long long i, long long n)
+{
+    static const uint64_t sd[] = {0x8000000000000000ull, 0, 0x7ff0000000000000ull, 0xfff0000000000000ull,
+                                  0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
+                                  0xfff0000000000001ull, 0x3ff0000000000000ull, 0xbff0000000000000ull, 1,
+                                  0x8000000000000001ull};
+    static const uint64_t sl[] = {0x8000000000000000ull, 0x7fffffffffffffffull, 0, ~0ull, 1, 0x8000000000000001ull};
+    uint64_t m = wbytes(k) == 8 ? ~0ull : 0xffffffffull;
+    switch (input) {
+    case FEW: return next64() & next64() & next64() & m;
+    case SPECIAL:
+        if (next() % 3) return next64() & m;
+        if (k == WF64) return next() % 2 ? sd[next() % 12] : (uint64_t)0 + (next() % 2 ? 0x4000000000000000ull : 0);
+        if (k == WI64 || k == WU64) return sl[next() % 6];
+        return next() % 2 ? 0x80000000u : 0x7fffffffu;
+    case SORTED: {
+        double g = (double)(i - n / 2) * 0.37;
+        uint64_t x;
+        memcpy(&x, &g, 8);
+        return k == WF64 ? x : (uint64_t)(i * 0x100000007ll) & m;
+    }
+    case EQUAL: return 0xc004000000000000ull & m;
+    default: return next64() & m;
+    }
+}
+
+/* the key's order bits (unsigned order = the type's; -0.0 is +0.0), complemented for
+ * descending, bits lo..hi-1 alone: what the sort must order by, written from the type's
+ * encoding here */
+static uint64_t wide_order(int k, uint64_t x, int desc, int lo, int hi)
+{
+    int bits = 8 * wbytes(k);
+    uint64_t top = 1ull << (bits - 1), all = bits == 64 ? ~0ull : 0xffffffffull, o;
+    if (k == WU32 || k == WU64) o = x;
+    else if (k == WI32 || k == WI64) o = x ^ top;
+    else {
+        if (x == top) x = 0;
+        o = (x & top) ? ~x & all : x ^ top;
+    }
+    if (desc) o = ~o & all;
+    o >>= lo;
+    return hi - lo == 64 ? o : o & ((1ull << (hi - lo)) - 1);
+}
+
+/* the type's order from the values (not from the order bits): the test of the whole key */
+static int wide_cmp_value(int k, uint64_t a, uint64_t b)
+{
+    switch (k) {
+    case WU32:
+    case WU64: return a < b ? -1 : a > b;
+    case WI32: return (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
+    case WI64: return (int64_t)a < (int64_t)b ? -1 : (int64_t)a > (int64_t)b;
+    case WF32: return sort_order_cmp_f32((uint32_t)a, (uint32_t)b);
+    default: return sort_order_cmp_f64(a, b);
+    }
+}
+
+typedef struct {
+    uint64_t k, v;
+    long long i;
+} Wkv;
+static int w_kind, w_desc, w_lo, w_hi, w_whole;
+/* stable: by the order (of the values for the whole key, of the range's order bits
+ * otherwise), then by input index */
+static int cmp_wkv(const void *pa, const void *pb)
+{
+    const Wkv *a = pa, *b = pb;
+    int c;
+    if (w_whole) c = w_desc ? -wide_cmp_value(w_kind, a->k, b->k) : wide_cmp_value(w_kind, a->k, b->k);
+    else {
+        uint64_t x = wide_order(w_kind, a->k, w_desc, w_lo, w_hi), y = wide_order(w_kind, b->k, w_desc, w_lo, w_hi);
+        c = x < y ? -1 : x > y;
+    }
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static void wpack(unsigned char *dst, const uint64_t *src, long long n, int sz)
+{
+    for (long long i = 0; i < n; i++) {
+        uint32_t w = (uint32_t)src[i];
+        memcpy(dst + (size_t)sz * (size_t)i, sz == 8 ? (const void *)&src[i] : (const void *)&w, (size_t)sz);
+    }
+}
+static uint64_t wget(const unsigned char *src, long long i, int sz)
+{
+    uint64_t x = 0;
+    uint32_t w;
+    if (sz == 8) memcpy(&x, src + 8 * i, 8);
+    else {
+        memcpy(&w, src + 4 * i, 4);
+        x = w;
+    }
+    return x;
+}
+
+/* One sort by patc_sort_*_cpu (in place when n is odd) of n keys of type k (values of
+ * type vk, or keys alone for vk < 0), bits lo..hi (both 0: all), digits of w bits (0:
+ * the default), against the stable sort of cmp_wkv: keys and values bit for bit. */
+static void check_wide(int k, int vk, int input, long long n, int desc, int lo, int hi, int w)
+{
+    int ks = wbytes(k), vs = vk < 0 ? 4 : wbytes(vk);
+    uint64_t *keys = malloc((size_t)n * 8), *vals = malloc((size_t)n * 8);
+    for (long long i = 0; i < n; i++) {
+        keys[i] = wide_key(k, input, i, n);
+        vals[i] = (uint64_t)i * 0x9e3779b97f4a7c15ull & (vs == 8 ? ~0ull : 0xffffffffull);
+    }
+    unsigned char *ik = malloc((size_t)n * 8), *iv = malloc((size_t)n * 8), *gk = malloc((size_t)n * 8),
+                  *gv = malloc((size_t)n * 8);
+    wpack(ik, keys, n, ks);
+    wpack(iv, vals, n, vs);
+    patc_sorter *so;
+    patc_sort_spec sp = {.key_type = wtype[k], .values = vk >= 0, .value_type = wtype[vk < 0 ? 0 : vk],
+                         .descending = desc, .begin_bit = lo, .end_bit = hi, .digit_bits = w};
+    ck_assert_msg(patc_sorter_create_spec(ctx, &sp, &so) == PATC_OK, "%s", patc_last_error(ctx));
+    bool in_place = n % 2;
+    if (in_place) {
+        memcpy(gk, ik, (size_t)n * (size_t)ks);
+        memcpy(gv, iv, (size_t)n * (size_t)vs);
+    }
+    patc_status st = vk >= 0 ? patc_sort_pairs_cpu(so, in_place ? gk : ik, gk, in_place ? gv : iv, gv, n)
+                             : patc_sort_keys_cpu(so, in_place ? gk : ik, gk, n);
+    ck_assert_msg(st == PATC_OK, "%s", patc_last_error(ctx));
+    patc_sorter_free(so);
+    Wkv *ref = malloc(sizeof *ref * (size_t)n);
+    for (long long i = 0; i < n; i++) ref[i] = (Wkv){keys[i], vals[i], i};
+    w_kind = k;
+    w_desc = desc;
+    w_whole = lo == 0 && (hi == 0 || hi == 8 * ks);
+    w_lo = lo;
+    w_hi = hi ? hi : 8 * ks;
+    qsort(ref, (size_t)n, sizeof *ref, cmp_wkv);
+    for (long long i = 0; i < n; i++) {
+        uint64_t x = wget(gk, i, ks), y = vk >= 0 ? wget(gv, i, vs) : 0;
+        ck_assert_msg(x == ref[i].k, "%s%s%s%s bits [%d, %d) digit %d input %d n=%lld: key %lld is 0x%llx, the stable "
+                      "sort's 0x%llx", wname[k], vk >= 0 ? "+" : "", vk >= 0 ? wname[vk] : "", desc ? " desc" : "", lo,
+                      hi, w, input, n, i, (unsigned long long)x, (unsigned long long)ref[i].k);
+        ck_assert_msg(vk < 0 || y == ref[i].v, "%s+%s input %d n=%lld: value %lld is 0x%llx, the stable sort's 0x%llx",
+                      wname[k], wname[vk], input, n, i, (unsigned long long)y, (unsigned long long)ref[i].v);
+    }
+    free(ref);
+    free(ik);
+    free(iv);
+    free(gk);
+    free(gv);
+    free(keys);
+    free(vals);
+}
+
+/* 8-byte keys: every type x input x order, keys alone and with each value type in turn
+ * (4 and 8 bytes), at sizes on both sides of 8192 (where 4-byte keys change path) */
+static const long long wsizes[] = {1, 33, 1000, 9001};
+static const int winputs[] = {UNIFORM, FEW, SPECIAL, SORTED, EQUAL};
+START_TEST(wide_keys_every_type)
+{
+    int k = WU64 + _i / 10, input = winputs[_i / 2 % 5], desc = _i % 2;
+    for (size_t s = 0; s < sizeof wsizes / sizeof wsizes[0]; s++) {
+        int vk = (int)((s + (size_t)_i) % (NW + 1)) - 1; /* -1: keys alone */
+        check_wide(k, vk, input, wsizes[s], desc, 0, 0, 0);
+    }
+}
+END_TEST
+
+/* values of 8 bytes carried by 4-byte keys (the small sort's path up to 8192 keys is
+ * the passes' for these) */
+START_TEST(wide_values_of_4byte_keys)
+{
+    for (size_t s = 0; s < sizeof wsizes / sizeof wsizes[0]; s++) {
+        check_wide(WF32, WU64, SPECIAL, wsizes[s], 0, 0, 0, 0);
+        check_wide(WI32, WF64, FEW, wsizes[s], 1, 0, 0, 0);
+    }
+}
+END_TEST
+
+/* Bit ranges and digit widths: the passes are ceil((hi - lo) / w), odd and even counts,
+ * one pass, 13 passes; 4-byte keys up to 8192 take the small sort with the range's
+ * order. */
+static const struct {
+    int k, vk, desc, lo, hi, w;
+} ranges[] = {
+    {WU32, -1, 0, 0, 16, 0},  {WU32, WU32, 0, 4, 20, 0}, {WU32, -1, 0, 0, 32, 11}, {WF32, WI32, 1, 23, 32, 0},
+    {WI32, -1, 0, 31, 32, 0}, {WU32, -1, 1, 3, 31, 5},   {WI64, WU32, 0, 0, 40, 0}, {WU64, WU64, 0, 8, 64, 11},
+    {WF64, -1, 0, 0, 64, 5},  {WF64, WF32, 1, 52, 64, 0}, {WU64, -1, 0, 0, 64, 11}, {WI64, -1, 1, 17, 18, 0},
+};
+START_TEST(bit_ranges_and_digit_widths)
+{
+    int inputs[] = {UNIFORM, FEW, SPECIAL};
+    for (int j = 0; j < 3; j++)
+        for (long long n = 1000; n <= 9001; n += 8001)
+            check_wide(ranges[_i].k, ranges[_i].vk, inputs[j], n, ranges[_i].desc, ranges[_i].lo, ranges[_i].hi,
+                       ranges[_i].w);
+}
+END_TEST
+
+/* The spec's checks: a bit range outside the key or empty, a digit width outside 5..11;
+ * the temporary memory of 8-byte keys and values: the second buffers at their sizes,
+ * and nd x r counts twice (8 x 256 for u64 keys; 3 x 2048 for u32 keys of 11-bit
+ * digits). */
+START_TEST(wide_sorter_arguments)
+{
+    patc_sorter *so;
+    static const struct {
+        patc_type t;
+        int lo, hi, w;
+    } bad[] = {{PATC_U32, 0, 33, 0}, {PATC_U64, 0, 65, 0}, {PATC_U32, 5, 5, 0}, {PATC_U32, 9, 4, 0},
+               {PATC_U32, -1, 8, 0}, {PATC_U32, 0, 0, 4}, {PATC_U32, 0, 0, 12}, {PATC_F64, 0, 0, -1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        patc_sort_spec sp = {.key_type = bad[i].t, .begin_bit = bad[i].lo, .end_bit = bad[i].hi, .digit_bits = bad[i].w};
+        ck_assert_int_eq(patc_sorter_create_spec(ctx, &sp, &so), PATC_ERR_INVALID);
+        ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), bad[i].w ? "digit_bits" : "bit range"));
+    }
+    size_t b32, b64, bp, b11;
+    long long n = 1000000;
+    patc_sort_spec s32 = {.key_type = PATC_U32}, s64 = {.key_type = PATC_F64},
+                   sp = {.key_type = PATC_I64, .values = 1, .value_type = PATC_U64},
+                   s11 = {.key_type = PATC_U32, .digit_bits = 11};
+    const patc_sort_spec *specs[4] = {&s32, &s64, &sp, &s11};
+    size_t *out[4] = {&b32, &b64, &bp, &b11};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(patc_sorter_create_spec(ctx, specs[i], &so), PATC_OK);
+        ck_assert_msg(patc_sorter_temp_bytes(so, n, out[i]) == PATC_OK, "%s", patc_last_error(ctx));
+        patc_sorter_free(so);
+    }
+    /* u64 keys: 4000000 more key bytes, 8 x 256 x 2 x 4 - 8192 more counts than u32's,
+     * and the histogram's global bins (its scratch) 2048 words instead of 1024 */
+    ck_assert_msg(b64 == b32 + 4000000 + 8192 + 4096, "f64: %zu bytes, u32: %zu", b64, b32);
+    ck_assert_msg(bp == b64 + 8000000, "i64+u64: %zu bytes, f64 keys: %zu", bp, b64);
+    /* 11-bit digits: 2048 buckets a pass, so the look-back's words 8x, the counts 3 x 2048 */
+    ck_assert_msg(b11 > b32 + 7 * 2048 * (size_t)(n / 6144), "u32 of 11-bit digits: %zu bytes, of 8: %zu", b11, b32);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("radixsort");
@@ -613,6 +857,10 @@ static Suite *suite(void)
     tcase_add_test(tc, f32_descending_pinned);
     tcase_add_test(tc, pairs_sorter_arguments);
     tcase_add_loop_test(tc, small_sort_kernels, 0, 3 * NUM_INPUTS);
+    tcase_add_loop_test(tc, wide_keys_every_type, 0, 30);
+    tcase_add_test(tc, wide_values_of_4byte_keys);
+    tcase_add_loop_test(tc, bit_ranges_and_digit_widths, 0, (int)(sizeof ranges / sizeof ranges[0]));
+    tcase_add_test(tc, wide_sorter_arguments);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -193,22 +193,41 @@ def sort_reference(x):
         b = np.where(b == 0x80000000, 0, b)
         o = np.where(b & 0x80000000, 0xFFFFFFFF ^ b, b | 0x80000000)
         return x[np.argsort(o, kind="stable")]
+    if x.dtype == np.float64:
+        top = np.uint64(1 << 63)
+        b = x.view(np.uint64)
+        b = np.where(b == top, np.uint64(0), b)
+        o = np.where(b & top, ~b, b | top)
+        return x[np.argsort(o, kind="stable")]
     return np.sort(x, kind="stable")
 
 
-@pytest.mark.parametrize("dtype", ["uint32", "int32", "float32"])
+def bits_of(x):
+    return x.view(np.uint64 if x.dtype.itemsize == 8 else np.uint32)
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "int32", "float32", "uint64", "int64", "float64"])
 @pytest.mark.parametrize("n", [1, 31, 33, 1000, 4097])
 def test_sort(dtype, n):
     rng = np.random.default_rng(n)
-    if dtype == "float32":
+    if dtype.startswith("float"):
         x = (rng.random(n) * 200 - 100).astype(dtype)
     else:
         x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, n, dtype=dtype, endpoint=True)
     y = patc.sort(x)
     assert y.dtype == x.dtype and y.shape == (n,)
-    assert np.array_equal(y.view(np.uint32), sort_reference(x).view(np.uint32))
-    few = x & x[::-1] if dtype != "float32" else np.round(x / 50).astype(dtype)  # few unique values
-    assert np.array_equal(patc.sort(few).view(np.uint32), sort_reference(few).view(np.uint32))
+    assert np.array_equal(bits_of(y), bits_of(sort_reference(x)))
+    few = x & x[::-1] if not dtype.startswith("float") else np.round(x / 50).astype(dtype)  # few unique values
+    assert np.array_equal(bits_of(patc.sort(few)), bits_of(sort_reference(few)))
+
+
+def test_sort_float64_special_keys():
+    nan, inf = float("nan"), float("inf")
+    f = np.array([0.5, -0.0, nan, -1.0, 0.0, inf, -inf, 2.0, -0.0, 5e-324, -5e-324, -nan], dtype="float64")
+    got = patc.sort(f)
+    assert np.array_equal(bits_of(got), bits_of(sort_reference(f)))
+    assert np.isnan(got[0]) and np.signbit(got[0]) and np.isnan(got[-1]) and not np.signbit(got[-1])
+    assert [bool(np.signbit(z)) for z in got[got == 0]] == [True, False, True]
 
 
 def test_sort_special_keys_out_and_in_place():
@@ -233,8 +252,8 @@ def test_sort_special_keys_out_and_in_place():
 
 
 def test_sort_errors():
-    with pytest.raises(patc.DtypeError, match="uint32, int32 and float32"):
-        patc.sort(np.zeros(3, dtype="float64"))
+    with pytest.raises(patc.DtypeError, match="uint32, int32, float32, uint64, int64 and float64"):
+        patc.sort(np.zeros(3, dtype="bool"))
     with pytest.raises(patc.ContiguityError):
         patc.sort(np.zeros(8, dtype="uint32")[::2])
     with pytest.raises(patc.SizeError):

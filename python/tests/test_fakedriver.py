@@ -113,12 +113,13 @@ def test_algorithms_enqueue():
 def test_sort_enqueues():
     """patc.sort on __cuda_array_interface__ arrays: the six launches enqueued through
     patc_sort_keys_ptr (the stand-in driver checks them), to another array and in place."""
-    for typestr in ("<u4", "<i4", "<f4"):
-        x, out = Dev(5000, typestr), Dev(5000, typestr)
+    for typestr in ("<u4", "<i4", "<f4", "<u8", "<i8", "<f8"):
+        sz = int(typestr[2])
+        x, out = Dev(5000, typestr, sz), Dev(5000, typestr, sz)
         assert patc.sort(x, out=out) is out
         assert patc.sort(x, out=x) is x
     with pytest.raises(patc.DtypeError):
-        patc.sort(Dev(10, "<f8", 8), out=Dev(10, "<f8", 8))
+        patc.sort(Dev(10, "|b1", 1), out=Dev(10, "|b1", 1))
 
 
 def test_wraps_kept_for_the_launch(call_path):

@@ -297,13 +297,15 @@ def test_cupy():
 def test_torch_and_cupy_sort():
     """patc.sort against torch.sort's values (and the interpreter's sort of the same keys,
     bit for bit, for float32's NaNs and zeros), and on CuPy arrays."""
-    for dt in (torch.int32, torch.float32) + ((torch.uint32,) if hasattr(torch, "uint32") else ()):
+    for dt in (torch.int32, torch.float32, torch.int64, torch.float64) + ((torch.uint32,) if hasattr(torch, "uint32") else ()):
         for n in SIZES:
             g = torch.Generator(device="cuda").manual_seed(n)
-            if dt == torch.float32:
-                x = torch.rand(n, device="cuda", generator=g) * 200 - 100
+            if dt in (torch.float32, torch.float64):
+                x = torch.rand(n, device="cuda", generator=g, dtype=dt) * 200 - 100
             elif dt == torch.int32:
                 x = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=dt, generator=g)
+            elif dt == torch.int64:
+                x = torch.randint(-2**63, 2**63 - 1, (n,), device="cuda", dtype=dt, generator=g)
             else:
                 x = torch.randint(0, 2**31 - 1, (n,), device="cuda", dtype=torch.int64, generator=g).to(dt)
             y = patc.sort(x)

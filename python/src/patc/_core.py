@@ -828,7 +828,7 @@ def partition(x, pred, *, stable=False, out=None, count=None, sync=True, stream=
 
 
 _sorters = {}  # (device, patc_type, stream) -> patc_sorter: one sorter per stream (patc.h's rule)
-_SORT_TYPES = (L.U32, L.I32, L.F32)
+_SORT_TYPES = (L.U32, L.I32, L.F32, L.U64, L.I64, L.F64)
 
 
 def _sorter(ctx, dev, t, s):
@@ -843,11 +843,12 @@ def _sorter(ctx, dev, t, s):
 
 
 def sort(x, *, out=None, stream=None, device=None):
-    """x's elements in ascending order (patc_sort_keys: a radix sort of uint32, int32 or
-    float32 keys, six launches on the current stream, no wait), a new 1-D array of x's
-    library on x's device, or written into out= (which may be x itself: an in-place
-    sort). float32 keys in CUB's order: NaNs with the sign bit set first, -inf, ...,
-    -0.0 and +0.0 as equals (in their input order), ..., +inf, then the other NaNs.
+    """x's elements in ascending order (patc_sort_keys: a radix sort of uint32, int32,
+    float32, uint64, int64 or float64 keys, on the current stream, no wait: one launch up
+    to 8192 4-byte keys, else a histogram, a scan and a pass per 8 bits), a new 1-D array
+    of x's library on x's device, or written into out= (which may be x itself: an
+    in-place sort). Float keys in CUB's order: NaNs with the sign bit set first, -inf,
+    ..., -0.0 and +0.0 as equals (in their input order), ..., +inf, then the other NaNs.
     NumPy arrays are sorted by the same kernels on the CPU interpreter."""
     if _fast_sort is not None and device is None:
         r = _fast_sort(x, out, stream)
@@ -862,8 +863,8 @@ def sort(x, *, out=None, stream=None, device=None):
         A.check(d, -1, -1, "patc.sort: the input")
     t, n, dev, lib = d[1], d[2], d[4], d[5]
     if t not in _SORT_TYPES:
-        raise DtypeError("patc.sort: %s keys; the sort takes uint32, int32 and float32 (64-bit keys and key-value "
-                         "pairs are not supported yet)" % A.type_name(d))
+        raise DtypeError("patc.sort: %s keys; the sort takes uint32, int32, float32, uint64, int64 and float64"
+                         % A.type_name(d))
     if n >= 2**32:
         raise SizeError("patc.sort: at most 2^32-1 keys; %d given" % n)
     if device is not None:
