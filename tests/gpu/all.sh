@@ -35,8 +35,9 @@
 # m. (issue 35 item 1) multisplit (examples/multisplit.rise: counts, offsets and the
 #    one-pass multisplit with its look-back over k counters) of every element type
 #    against the interpreter at 1 .. 2^24+3, and its sanitizers.
-# r. (issue 35 items 2 and 4) the radix sort: libpatrt's patc_sort_keys (u32, i32, f32
-#    keys) through tests/gpu/sort_check.c at 1 .. 2^28, every element checked against a
+# r. (issue 35 items 2 and 4) the radix sort: libpatrt's patc_sort_keys (u32, i32, f32,
+#    u64, i64, f64 keys; pairs; descending; bit ranges; digit widths)
+#    through tests/gpu/sort_check.c at 1 .. 2^28, every element checked against a
 #    stable reference sort (and qsort to 2^21), 1000 back-to-back sorts, the histogram
 #    kernel of examples/radixsort.rise against the interpreter, and the sanitizers.
 #    The one-launch small sort (sortTiles, examples/sorttiles.rise) against the
@@ -1063,6 +1064,46 @@ if [ $rc = 0 ]; then
     bg_check $tool sort_check.c "f32+u32 pairs special" 4097 '^== .*' sort_san $tool --pairs=u32 f32 4097 special
     bg_check $tool sort_check.c "i32+f32 pairs desc few" 100003 '^== .*' sort_san $tool --desc --pairs=f32 i32 100003 few
     bg_check $tool sort_check.c "u32 desc equal" 4097 '^== .*' sort_san $tool --desc u32 4097 equal
+  done
+  # issue 35 item 2 (wide): 8-byte keys (u64, i64, f64: eight passes) and values, bit
+  # ranges and digit widths, the same checks (a bit range: the reference by those bits
+  # of the order bits alone, keys equal there in input order; no qsort). The in-place
+  # sort of an odd number of passes (five for bits 0..39, three for 11-bit digits of
+  # u32 keys) ends with sortCopy. Then the sanitizers on each kind.
+  wsizes="1 31 1000 4097 9001 1048583 16777219"
+  [ $quick = 1 ] && wsizes="1 31 1000 4097 9001 1048583"
+  for ty in u64 i64 f64; do
+    for n in $wsizes; do
+      for k in uniform few sorted; do
+        bg_check sort sort_check.c "$ty $k" "$n" "$rre" "$rdir/sort_check" $ty $n $k
+      done
+    done
+    for k in reverse special equal; do
+      bg_check sort sort_check.c "$ty $k" 4097 "$rre" "$rdir/sort_check" $ty 4097 $k
+    done
+    bg_check sort sort_check.c "$ty 300 back-to-back" "1..100000" "$rre" "$rdir/sort_check" $ty many 300 100000
+  done
+  [ $quick = 1 ] || for f in "u64 uniform" "f64 special"; do
+    bg_check sort sort_check.c "$f" 268435456 "$rre" "$rdir/sort_check" ${f% *} 268435456 ${f#* }
+  done
+  for f in "--pairs=u64 f64" "--pairs=u32 u64" "--pairs=f64 i32" "--desc --pairs=u64 i64" "--desc f64" \
+           "--bits=0:16 u32" "--bits=4:20 --pairs=u32 u32" "--bits=23:32 --desc f32" "--bits=0:40 --pairs=u64 i64" \
+           "--bits=8:64 u64" "--digit=11 u32" "--digit=11 --pairs=u32 f32" "--digit=5 --bits=3:31 --desc u32" \
+           "--digit=11 f64"; do
+    for n in 1 31 1000 4097 9001 1048583; do
+      for k in uniform few special; do
+        bg_check sort sort_check.c "$f $k" "$n" "$rre" "$rdir/sort_check" $f $n $k
+      done
+    done
+    bg_check sort sort_check.c "$f 100 back-to-back" "1..100000" "$rre" "$rdir/sort_check" $f many 100 100000
+  done
+  [ $quick = 1 ] || for f in "--pairs=u64 f64" "--digit=11 u32" "--bits=0:40 --pairs=u64 i64"; do
+    bg_check sort sort_check.c "$f uniform" 16777219 "$rre" "$rdir/sort_check" $f 16777219 uniform
+  done
+  for tool in memcheck racecheck synccheck; do
+    bg_check $tool sort_check.c "u64+f64 pairs special" 4097 '^== .*' sort_san $tool --pairs=f64 u64 4097 special
+    bg_check $tool sort_check.c "i64+u64 bits 0:40 few" 100003 '^== .*' sort_san $tool --bits=0:40 --pairs=u64 i64 100003 few
+    bg_check $tool sort_check.c "u32 digit 11 uniform" 100003 '^== .*' sort_san $tool --digit=11 u32 100003 uniform
   done
   # issue 35 item 2 (sorttile): the one-launch small sort. The sortTiles primitive
   # (examples/sorttiles.rise: tiles of 1024 x 4 of every element type, pairs and
