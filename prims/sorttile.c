@@ -2,10 +2,9 @@
  * one-launch block sort for small n"): the input cut into tiles of nt*ipt elements,
  * each tile sorted stably by the order bits of its elements by one block, entirely in
  * shared memory (LSD passes of 8 bits: four over a u32 order, eight over a u64 one), in
- * one launch. For n <= nt*ipt it is the
- * whole sort in one launch of one block, where the device-wide radix sort
- * (patterns/radixsort.rise: a histogram, a scan and four multisplit launches) pays six
- * launches. */
+ * one launch. For n <= nt*ipt it is the whole sort in one launch of one block, where
+ * the device-wide radix sort (patterns/radixsort.rise: a histogram, a scan and four
+ * multisplit launches) pays six launches. */
 #include "prims.h"
 
 #include <stdlib.h>
@@ -135,8 +134,8 @@ static LwVal *lower_sorttiles_read(Lw *w, Expr *e)
  * one to the other and back, so after the last (the fourth or the eighth) it is in
  * key[0] again; val only for pairs; each at its scalar's size, 4 or 8 bytes), info
  * (per element, in the order of the pass's input: its digit << 16 | its rank in its
- * warp's part of the digit; 0xffff0000 past n), hist (a row of counts per
- * warp, a count per digit, then their scan: st_scan_counts) and wsum (per warp of
+ * warp's part of the digit; 0xffff0000 past n), hist (a row of counts per warp, a
+ * count per digit, then their scan: st_scan_counts) and wsum (per warp of
  * st_scan_counts, the total of its entries, then their exclusive scan). */
 typedef struct St {
     Lw *w;

@@ -40,7 +40,8 @@
 #    stable reference sort (and qsort to 2^21), 1000 back-to-back sorts, the histogram
 #    kernel of examples/radixsort.rise against the interpreter, and the sanitizers.
 #    The one-launch small sort (sortTiles, examples/sorttiles.rise) against the
-#    interpreter and libpatrt's sorts around its thresholds (2048, 4096, 8192 keys), with sanitizers.
+#    interpreter and libpatrt's sorts around its thresholds (2048, 4096, 8192 keys), with sanitizers;
+#    its 8-byte keys and values (u64, i64, f64, u64 orders) too.
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # w. (issue 36, in the default list) the Python package with PyTorch and CuPy:
 #    python/tests/test_gpu.py (and test_cpu.py) under pytest, or the file alone without
