@@ -5991,3 +5991,11022 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
         }
     }
 }
+
+/* kernel stU64
+ *   data parameters: xs: n.u64
+ *   nat parameters:  n
+ *   output:          out: n.u64 (n x unsigned long long)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *stkey2 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 82048);
+    unsigned long long *stkey3 = (unsigned long long *)(patc_smem + 82176);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b1 = blockIdx.x;
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t9 = threadIdx.x;
+            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
+                if (((t9 + 1024 * i10) < 8224)) {
+                    sthist5[(t9 + 1024 * i10)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? (((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? (((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
+            }
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc31;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw41 = 0u;
+                if ((lane < 32)) {
+                    stw41 = stwsum6[lane];
+                }
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc42 - stw41);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? (((unsigned int)(stkey3[(lane + 128 * warp + 32 * i57)] >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? (((unsigned int)(stkey3[(lane + 128 * warp + 32 * i57)] >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
+            }
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc76;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw86 = 0u;
+                if ((lane < 32)) {
+                    stw86 = stwsum6[lane];
+                }
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc87 - stw86);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? (((unsigned int)(stkey2[(lane + 128 * warp + 32 * i102)] >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? (((unsigned int)(stkey2[(lane + 128 * warp + 32 * i102)] >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
+            }
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc121;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw131 = 0u;
+                if ((lane < 32)) {
+                    stw131 = stwsum6[lane];
+                }
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc132 - stw131);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? (((unsigned int)(stkey3[(lane + 128 * warp + 32 * i147)] >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? (((unsigned int)(stkey3[(lane + 128 * warp + 32 * i147)] >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
+            }
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc166;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw176 = 0u;
+                if ((lane < 32)) {
+                    stw176 = stwsum6[lane];
+                }
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc177 - stw176);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t189 = threadIdx.x;
+            for (patc_int i190 = 0; i190 < 9; i190 += 1) {
+                if (((t189 + 1024 * i190) < 8224)) {
+                    sthist5[(t189 + 1024 * i190)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i192 = 0; i192 < 4; i192 += 1) {
+                    {
+                        bool stok193 = true;
+                        unsigned int stb194 = (stok193 ? (((unsigned int)(stkey2[(lane + 128 * warp + 32 * i192)] >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm195 = __ballot_sync(0xffffffffu, stok193);
+                        unsigned int stv196 = __ballot_sync(0xffffffffu, ((stb194 & 1u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 1u) != 0u) ? stv196 : (~stv196)));
+                        unsigned int stv197 = __ballot_sync(0xffffffffu, ((stb194 & 2u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 2u) != 0u) ? stv197 : (~stv197)));
+                        unsigned int stv198 = __ballot_sync(0xffffffffu, ((stb194 & 4u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 4u) != 0u) ? stv198 : (~stv198)));
+                        unsigned int stv199 = __ballot_sync(0xffffffffu, ((stb194 & 8u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 8u) != 0u) ? stv199 : (~stv199)));
+                        unsigned int stv200 = __ballot_sync(0xffffffffu, ((stb194 & 16u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 16u) != 0u) ? stv200 : (~stv200)));
+                        unsigned int stv201 = __ballot_sync(0xffffffffu, ((stb194 & 32u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 32u) != 0u) ? stv201 : (~stv201)));
+                        unsigned int stv202 = __ballot_sync(0xffffffffu, ((stb194 & 64u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 64u) != 0u) ? stv202 : (~stv202)));
+                        unsigned int stv203 = __ballot_sync(0xffffffffu, ((stb194 & 128u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 128u) != 0u) ? stv203 : (~stv203)));
+                        unsigned int strk204 = __popc((stpm195 & ((1u << lane) - 1u)));
+                        unsigned int stct205 = __popc(stpm195);
+                        long long ix206 = ((long long)stb194);
+                        unsigned int sth207 = 0u;
+                        if (stok193) {
+                            sth207 = sthist5[(257 * warp + ix206)];
+                        }
+                        __syncwarp();
+                        if ((stok193 && ((strk204 + 1u) == stct205))) {
+                            sthist5[(257 * warp + ix206)] = (sth207 + stct205);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i192)] = (stok193 ? ((stb194 << 16u) | (sth207 + strk204)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i192 = 0; i192 < 4; i192 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i192) < n)) {
+                        bool stok193 = ((lane + 128 * warp + 4096 * b1 + 32 * i192) < n);
+                        unsigned int stb194 = (stok193 ? (((unsigned int)(stkey2[(lane + 128 * warp + 32 * i192)] >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm195 = __ballot_sync(0xffffffffu, stok193);
+                        unsigned int stv196 = __ballot_sync(0xffffffffu, ((stb194 & 1u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 1u) != 0u) ? stv196 : (~stv196)));
+                        unsigned int stv197 = __ballot_sync(0xffffffffu, ((stb194 & 2u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 2u) != 0u) ? stv197 : (~stv197)));
+                        unsigned int stv198 = __ballot_sync(0xffffffffu, ((stb194 & 4u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 4u) != 0u) ? stv198 : (~stv198)));
+                        unsigned int stv199 = __ballot_sync(0xffffffffu, ((stb194 & 8u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 8u) != 0u) ? stv199 : (~stv199)));
+                        unsigned int stv200 = __ballot_sync(0xffffffffu, ((stb194 & 16u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 16u) != 0u) ? stv200 : (~stv200)));
+                        unsigned int stv201 = __ballot_sync(0xffffffffu, ((stb194 & 32u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 32u) != 0u) ? stv201 : (~stv201)));
+                        unsigned int stv202 = __ballot_sync(0xffffffffu, ((stb194 & 64u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 64u) != 0u) ? stv202 : (~stv202)));
+                        unsigned int stv203 = __ballot_sync(0xffffffffu, ((stb194 & 128u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 128u) != 0u) ? stv203 : (~stv203)));
+                        unsigned int strk204 = __popc((stpm195 & ((1u << lane) - 1u)));
+                        unsigned int stct205 = __popc(stpm195);
+                        long long ix206 = ((long long)stb194);
+                        unsigned int sth207 = 0u;
+                        if (stok193) {
+                            sth207 = sthist5[(257 * warp + ix206)];
+                        }
+                        __syncwarp();
+                        if ((stok193 && ((strk204 + 1u) == stct205))) {
+                            sthist5[(257 * warp + ix206)] = (sth207 + stct205);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i192)] = (stok193 ? ((stb194 << 16u) | (sth207 + strk204)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t208 = threadIdx.x;
+            unsigned int stsum209 = 0u;
+            for (patc_int i210 = 0; i210 < 8; i210 += 1) {
+                stsum209 = (stsum209 + sthist5[(2056 * t208 + 257 * i210 - 8223 * ((8 * t208 + i210) / 32))]);
+            }
+            unsigned int stinc211 = stsum209;
+            unsigned int stup212 = __shfl_up_sync(0xffffffffu, stinc211, 1);
+            stinc211 = ((lane >= 1) ? (stinc211 + stup212) : stinc211);
+            unsigned int stup213 = __shfl_up_sync(0xffffffffu, stinc211, 2);
+            stinc211 = ((lane >= 2) ? (stinc211 + stup213) : stinc211);
+            unsigned int stup214 = __shfl_up_sync(0xffffffffu, stinc211, 4);
+            stinc211 = ((lane >= 4) ? (stinc211 + stup214) : stinc211);
+            unsigned int stup215 = __shfl_up_sync(0xffffffffu, stinc211, 8);
+            stinc211 = ((lane >= 8) ? (stinc211 + stup215) : stinc211);
+            unsigned int stup216 = __shfl_up_sync(0xffffffffu, stinc211, 16);
+            stinc211 = ((lane >= 16) ? (stinc211 + stup216) : stinc211);
+            unsigned int stat217 = (stinc211 - stsum209);
+            for (patc_int i218 = 0; i218 < 8; i218 += 1) {
+                unsigned int stcb219 = sthist5[(2056 * t208 + 257 * i218 - 8223 * ((8 * t208 + i218) / 32))];
+                sthist5[(2056 * t208 + 257 * i218 - 8223 * ((8 * t208 + i218) / 32))] = stat217;
+                stat217 = (stat217 + stcb219);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc211;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw221 = 0u;
+                if ((lane < 32)) {
+                    stw221 = stwsum6[lane];
+                }
+                unsigned int stwinc222 = stw221;
+                unsigned int stup223 = __shfl_up_sync(0xffffffffu, stwinc222, 1);
+                stwinc222 = ((lane >= 1) ? (stwinc222 + stup223) : stwinc222);
+                unsigned int stup224 = __shfl_up_sync(0xffffffffu, stwinc222, 2);
+                stwinc222 = ((lane >= 2) ? (stwinc222 + stup224) : stwinc222);
+                unsigned int stup225 = __shfl_up_sync(0xffffffffu, stwinc222, 4);
+                stwinc222 = ((lane >= 4) ? (stwinc222 + stup225) : stwinc222);
+                unsigned int stup226 = __shfl_up_sync(0xffffffffu, stwinc222, 8);
+                stwinc222 = ((lane >= 8) ? (stwinc222 + stup226) : stwinc222);
+                unsigned int stup227 = __shfl_up_sync(0xffffffffu, stwinc222, 16);
+                stwinc222 = ((lane >= 16) ? (stwinc222 + stup227) : stwinc222);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc222 - stw221);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i229 = 0; i229 < 4; i229 += 1) {
+                    {
+                        unsigned int sti230 = stinfo4[(lane + 128 * warp + 32 * i229)];
+                        unsigned int stbk231 = (sti230 >> 16u);
+                        if ((stbk231 < 256u)) {
+                            long long ix232 = ((long long)stbk231);
+                            long long ix233 = ((long long)(stwsum6[((warp + 32 * ix232) / 256)] + (sthist5[(257 * warp + ix232)] + (sti230 & 65535u))));
+                            stkey3[ix233] = stkey2[(lane + 128 * warp + 32 * i229)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i229 = 0; i229 < 4; i229 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i229) < n)) {
+                        unsigned int sti230 = stinfo4[(lane + 128 * warp + 32 * i229)];
+                        unsigned int stbk231 = (sti230 >> 16u);
+                        if ((stbk231 < 256u)) {
+                            long long ix232 = ((long long)stbk231);
+                            long long ix233 = ((long long)(stwsum6[((warp + 32 * ix232) / 256)] + (sthist5[(257 * warp + ix232)] + (sti230 & 65535u))));
+                            stkey3[ix233] = stkey2[(lane + 128 * warp + 32 * i229)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t234 = threadIdx.x;
+            for (patc_int i235 = 0; i235 < 9; i235 += 1) {
+                if (((t234 + 1024 * i235) < 8224)) {
+                    sthist5[(t234 + 1024 * i235)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i237 = 0; i237 < 4; i237 += 1) {
+                    {
+                        bool stok238 = true;
+                        unsigned int stb239 = (stok238 ? (((unsigned int)(stkey3[(lane + 128 * warp + 32 * i237)] >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm240 = __ballot_sync(0xffffffffu, stok238);
+                        unsigned int stv241 = __ballot_sync(0xffffffffu, ((stb239 & 1u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 1u) != 0u) ? stv241 : (~stv241)));
+                        unsigned int stv242 = __ballot_sync(0xffffffffu, ((stb239 & 2u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 2u) != 0u) ? stv242 : (~stv242)));
+                        unsigned int stv243 = __ballot_sync(0xffffffffu, ((stb239 & 4u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 4u) != 0u) ? stv243 : (~stv243)));
+                        unsigned int stv244 = __ballot_sync(0xffffffffu, ((stb239 & 8u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 8u) != 0u) ? stv244 : (~stv244)));
+                        unsigned int stv245 = __ballot_sync(0xffffffffu, ((stb239 & 16u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 16u) != 0u) ? stv245 : (~stv245)));
+                        unsigned int stv246 = __ballot_sync(0xffffffffu, ((stb239 & 32u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 32u) != 0u) ? stv246 : (~stv246)));
+                        unsigned int stv247 = __ballot_sync(0xffffffffu, ((stb239 & 64u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 64u) != 0u) ? stv247 : (~stv247)));
+                        unsigned int stv248 = __ballot_sync(0xffffffffu, ((stb239 & 128u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 128u) != 0u) ? stv248 : (~stv248)));
+                        unsigned int strk249 = __popc((stpm240 & ((1u << lane) - 1u)));
+                        unsigned int stct250 = __popc(stpm240);
+                        long long ix251 = ((long long)stb239);
+                        unsigned int sth252 = 0u;
+                        if (stok238) {
+                            sth252 = sthist5[(257 * warp + ix251)];
+                        }
+                        __syncwarp();
+                        if ((stok238 && ((strk249 + 1u) == stct250))) {
+                            sthist5[(257 * warp + ix251)] = (sth252 + stct250);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i237)] = (stok238 ? ((stb239 << 16u) | (sth252 + strk249)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i237 = 0; i237 < 4; i237 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i237) < n)) {
+                        bool stok238 = ((lane + 128 * warp + 4096 * b1 + 32 * i237) < n);
+                        unsigned int stb239 = (stok238 ? (((unsigned int)(stkey3[(lane + 128 * warp + 32 * i237)] >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm240 = __ballot_sync(0xffffffffu, stok238);
+                        unsigned int stv241 = __ballot_sync(0xffffffffu, ((stb239 & 1u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 1u) != 0u) ? stv241 : (~stv241)));
+                        unsigned int stv242 = __ballot_sync(0xffffffffu, ((stb239 & 2u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 2u) != 0u) ? stv242 : (~stv242)));
+                        unsigned int stv243 = __ballot_sync(0xffffffffu, ((stb239 & 4u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 4u) != 0u) ? stv243 : (~stv243)));
+                        unsigned int stv244 = __ballot_sync(0xffffffffu, ((stb239 & 8u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 8u) != 0u) ? stv244 : (~stv244)));
+                        unsigned int stv245 = __ballot_sync(0xffffffffu, ((stb239 & 16u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 16u) != 0u) ? stv245 : (~stv245)));
+                        unsigned int stv246 = __ballot_sync(0xffffffffu, ((stb239 & 32u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 32u) != 0u) ? stv246 : (~stv246)));
+                        unsigned int stv247 = __ballot_sync(0xffffffffu, ((stb239 & 64u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 64u) != 0u) ? stv247 : (~stv247)));
+                        unsigned int stv248 = __ballot_sync(0xffffffffu, ((stb239 & 128u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 128u) != 0u) ? stv248 : (~stv248)));
+                        unsigned int strk249 = __popc((stpm240 & ((1u << lane) - 1u)));
+                        unsigned int stct250 = __popc(stpm240);
+                        long long ix251 = ((long long)stb239);
+                        unsigned int sth252 = 0u;
+                        if (stok238) {
+                            sth252 = sthist5[(257 * warp + ix251)];
+                        }
+                        __syncwarp();
+                        if ((stok238 && ((strk249 + 1u) == stct250))) {
+                            sthist5[(257 * warp + ix251)] = (sth252 + stct250);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i237)] = (stok238 ? ((stb239 << 16u) | (sth252 + strk249)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t253 = threadIdx.x;
+            unsigned int stsum254 = 0u;
+            for (patc_int i255 = 0; i255 < 8; i255 += 1) {
+                stsum254 = (stsum254 + sthist5[(2056 * t253 + 257 * i255 - 8223 * ((8 * t253 + i255) / 32))]);
+            }
+            unsigned int stinc256 = stsum254;
+            unsigned int stup257 = __shfl_up_sync(0xffffffffu, stinc256, 1);
+            stinc256 = ((lane >= 1) ? (stinc256 + stup257) : stinc256);
+            unsigned int stup258 = __shfl_up_sync(0xffffffffu, stinc256, 2);
+            stinc256 = ((lane >= 2) ? (stinc256 + stup258) : stinc256);
+            unsigned int stup259 = __shfl_up_sync(0xffffffffu, stinc256, 4);
+            stinc256 = ((lane >= 4) ? (stinc256 + stup259) : stinc256);
+            unsigned int stup260 = __shfl_up_sync(0xffffffffu, stinc256, 8);
+            stinc256 = ((lane >= 8) ? (stinc256 + stup260) : stinc256);
+            unsigned int stup261 = __shfl_up_sync(0xffffffffu, stinc256, 16);
+            stinc256 = ((lane >= 16) ? (stinc256 + stup261) : stinc256);
+            unsigned int stat262 = (stinc256 - stsum254);
+            for (patc_int i263 = 0; i263 < 8; i263 += 1) {
+                unsigned int stcb264 = sthist5[(2056 * t253 + 257 * i263 - 8223 * ((8 * t253 + i263) / 32))];
+                sthist5[(2056 * t253 + 257 * i263 - 8223 * ((8 * t253 + i263) / 32))] = stat262;
+                stat262 = (stat262 + stcb264);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc256;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw266 = 0u;
+                if ((lane < 32)) {
+                    stw266 = stwsum6[lane];
+                }
+                unsigned int stwinc267 = stw266;
+                unsigned int stup268 = __shfl_up_sync(0xffffffffu, stwinc267, 1);
+                stwinc267 = ((lane >= 1) ? (stwinc267 + stup268) : stwinc267);
+                unsigned int stup269 = __shfl_up_sync(0xffffffffu, stwinc267, 2);
+                stwinc267 = ((lane >= 2) ? (stwinc267 + stup269) : stwinc267);
+                unsigned int stup270 = __shfl_up_sync(0xffffffffu, stwinc267, 4);
+                stwinc267 = ((lane >= 4) ? (stwinc267 + stup270) : stwinc267);
+                unsigned int stup271 = __shfl_up_sync(0xffffffffu, stwinc267, 8);
+                stwinc267 = ((lane >= 8) ? (stwinc267 + stup271) : stwinc267);
+                unsigned int stup272 = __shfl_up_sync(0xffffffffu, stwinc267, 16);
+                stwinc267 = ((lane >= 16) ? (stwinc267 + stup272) : stwinc267);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc267 - stw266);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i274 = 0; i274 < 4; i274 += 1) {
+                    {
+                        unsigned int sti275 = stinfo4[(lane + 128 * warp + 32 * i274)];
+                        unsigned int stbk276 = (sti275 >> 16u);
+                        if ((stbk276 < 256u)) {
+                            long long ix277 = ((long long)stbk276);
+                            long long ix278 = ((long long)(stwsum6[((warp + 32 * ix277) / 256)] + (sthist5[(257 * warp + ix277)] + (sti275 & 65535u))));
+                            stkey2[ix278] = stkey3[(lane + 128 * warp + 32 * i274)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i274 = 0; i274 < 4; i274 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i274) < n)) {
+                        unsigned int sti275 = stinfo4[(lane + 128 * warp + 32 * i274)];
+                        unsigned int stbk276 = (sti275 >> 16u);
+                        if ((stbk276 < 256u)) {
+                            long long ix277 = ((long long)stbk276);
+                            long long ix278 = ((long long)(stwsum6[((warp + 32 * ix277) / 256)] + (sthist5[(257 * warp + ix277)] + (sti275 & 65535u))));
+                            stkey2[ix278] = stkey3[(lane + 128 * warp + 32 * i274)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t279 = threadIdx.x;
+            for (patc_int i280 = 0; i280 < 9; i280 += 1) {
+                if (((t279 + 1024 * i280) < 8224)) {
+                    sthist5[(t279 + 1024 * i280)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i282 = 0; i282 < 4; i282 += 1) {
+                    {
+                        bool stok283 = true;
+                        unsigned int stb284 = (stok283 ? (((unsigned int)(stkey2[(lane + 128 * warp + 32 * i282)] >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm285 = __ballot_sync(0xffffffffu, stok283);
+                        unsigned int stv286 = __ballot_sync(0xffffffffu, ((stb284 & 1u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 1u) != 0u) ? stv286 : (~stv286)));
+                        unsigned int stv287 = __ballot_sync(0xffffffffu, ((stb284 & 2u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 2u) != 0u) ? stv287 : (~stv287)));
+                        unsigned int stv288 = __ballot_sync(0xffffffffu, ((stb284 & 4u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 4u) != 0u) ? stv288 : (~stv288)));
+                        unsigned int stv289 = __ballot_sync(0xffffffffu, ((stb284 & 8u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 8u) != 0u) ? stv289 : (~stv289)));
+                        unsigned int stv290 = __ballot_sync(0xffffffffu, ((stb284 & 16u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 16u) != 0u) ? stv290 : (~stv290)));
+                        unsigned int stv291 = __ballot_sync(0xffffffffu, ((stb284 & 32u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 32u) != 0u) ? stv291 : (~stv291)));
+                        unsigned int stv292 = __ballot_sync(0xffffffffu, ((stb284 & 64u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 64u) != 0u) ? stv292 : (~stv292)));
+                        unsigned int stv293 = __ballot_sync(0xffffffffu, ((stb284 & 128u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 128u) != 0u) ? stv293 : (~stv293)));
+                        unsigned int strk294 = __popc((stpm285 & ((1u << lane) - 1u)));
+                        unsigned int stct295 = __popc(stpm285);
+                        long long ix296 = ((long long)stb284);
+                        unsigned int sth297 = 0u;
+                        if (stok283) {
+                            sth297 = sthist5[(257 * warp + ix296)];
+                        }
+                        __syncwarp();
+                        if ((stok283 && ((strk294 + 1u) == stct295))) {
+                            sthist5[(257 * warp + ix296)] = (sth297 + stct295);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i282)] = (stok283 ? ((stb284 << 16u) | (sth297 + strk294)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i282 = 0; i282 < 4; i282 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i282) < n)) {
+                        bool stok283 = ((lane + 128 * warp + 4096 * b1 + 32 * i282) < n);
+                        unsigned int stb284 = (stok283 ? (((unsigned int)(stkey2[(lane + 128 * warp + 32 * i282)] >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm285 = __ballot_sync(0xffffffffu, stok283);
+                        unsigned int stv286 = __ballot_sync(0xffffffffu, ((stb284 & 1u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 1u) != 0u) ? stv286 : (~stv286)));
+                        unsigned int stv287 = __ballot_sync(0xffffffffu, ((stb284 & 2u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 2u) != 0u) ? stv287 : (~stv287)));
+                        unsigned int stv288 = __ballot_sync(0xffffffffu, ((stb284 & 4u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 4u) != 0u) ? stv288 : (~stv288)));
+                        unsigned int stv289 = __ballot_sync(0xffffffffu, ((stb284 & 8u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 8u) != 0u) ? stv289 : (~stv289)));
+                        unsigned int stv290 = __ballot_sync(0xffffffffu, ((stb284 & 16u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 16u) != 0u) ? stv290 : (~stv290)));
+                        unsigned int stv291 = __ballot_sync(0xffffffffu, ((stb284 & 32u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 32u) != 0u) ? stv291 : (~stv291)));
+                        unsigned int stv292 = __ballot_sync(0xffffffffu, ((stb284 & 64u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 64u) != 0u) ? stv292 : (~stv292)));
+                        unsigned int stv293 = __ballot_sync(0xffffffffu, ((stb284 & 128u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 128u) != 0u) ? stv293 : (~stv293)));
+                        unsigned int strk294 = __popc((stpm285 & ((1u << lane) - 1u)));
+                        unsigned int stct295 = __popc(stpm285);
+                        long long ix296 = ((long long)stb284);
+                        unsigned int sth297 = 0u;
+                        if (stok283) {
+                            sth297 = sthist5[(257 * warp + ix296)];
+                        }
+                        __syncwarp();
+                        if ((stok283 && ((strk294 + 1u) == stct295))) {
+                            sthist5[(257 * warp + ix296)] = (sth297 + stct295);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i282)] = (stok283 ? ((stb284 << 16u) | (sth297 + strk294)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t298 = threadIdx.x;
+            unsigned int stsum299 = 0u;
+            for (patc_int i300 = 0; i300 < 8; i300 += 1) {
+                stsum299 = (stsum299 + sthist5[(2056 * t298 + 257 * i300 - 8223 * ((8 * t298 + i300) / 32))]);
+            }
+            unsigned int stinc301 = stsum299;
+            unsigned int stup302 = __shfl_up_sync(0xffffffffu, stinc301, 1);
+            stinc301 = ((lane >= 1) ? (stinc301 + stup302) : stinc301);
+            unsigned int stup303 = __shfl_up_sync(0xffffffffu, stinc301, 2);
+            stinc301 = ((lane >= 2) ? (stinc301 + stup303) : stinc301);
+            unsigned int stup304 = __shfl_up_sync(0xffffffffu, stinc301, 4);
+            stinc301 = ((lane >= 4) ? (stinc301 + stup304) : stinc301);
+            unsigned int stup305 = __shfl_up_sync(0xffffffffu, stinc301, 8);
+            stinc301 = ((lane >= 8) ? (stinc301 + stup305) : stinc301);
+            unsigned int stup306 = __shfl_up_sync(0xffffffffu, stinc301, 16);
+            stinc301 = ((lane >= 16) ? (stinc301 + stup306) : stinc301);
+            unsigned int stat307 = (stinc301 - stsum299);
+            for (patc_int i308 = 0; i308 < 8; i308 += 1) {
+                unsigned int stcb309 = sthist5[(2056 * t298 + 257 * i308 - 8223 * ((8 * t298 + i308) / 32))];
+                sthist5[(2056 * t298 + 257 * i308 - 8223 * ((8 * t298 + i308) / 32))] = stat307;
+                stat307 = (stat307 + stcb309);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc301;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw311 = 0u;
+                if ((lane < 32)) {
+                    stw311 = stwsum6[lane];
+                }
+                unsigned int stwinc312 = stw311;
+                unsigned int stup313 = __shfl_up_sync(0xffffffffu, stwinc312, 1);
+                stwinc312 = ((lane >= 1) ? (stwinc312 + stup313) : stwinc312);
+                unsigned int stup314 = __shfl_up_sync(0xffffffffu, stwinc312, 2);
+                stwinc312 = ((lane >= 2) ? (stwinc312 + stup314) : stwinc312);
+                unsigned int stup315 = __shfl_up_sync(0xffffffffu, stwinc312, 4);
+                stwinc312 = ((lane >= 4) ? (stwinc312 + stup315) : stwinc312);
+                unsigned int stup316 = __shfl_up_sync(0xffffffffu, stwinc312, 8);
+                stwinc312 = ((lane >= 8) ? (stwinc312 + stup316) : stwinc312);
+                unsigned int stup317 = __shfl_up_sync(0xffffffffu, stwinc312, 16);
+                stwinc312 = ((lane >= 16) ? (stwinc312 + stup317) : stwinc312);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc312 - stw311);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                    {
+                        unsigned int sti320 = stinfo4[(lane + 128 * warp + 32 * i319)];
+                        unsigned int stbk321 = (sti320 >> 16u);
+                        if ((stbk321 < 256u)) {
+                            long long ix322 = ((long long)stbk321);
+                            long long ix323 = ((long long)(stwsum6[((warp + 32 * ix322) / 256)] + (sthist5[(257 * warp + ix322)] + (sti320 & 65535u))));
+                            stkey3[ix323] = stkey2[(lane + 128 * warp + 32 * i319)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i319) < n)) {
+                        unsigned int sti320 = stinfo4[(lane + 128 * warp + 32 * i319)];
+                        unsigned int stbk321 = (sti320 >> 16u);
+                        if ((stbk321 < 256u)) {
+                            long long ix322 = ((long long)stbk321);
+                            long long ix323 = ((long long)(stwsum6[((warp + 32 * ix322) / 256)] + (sthist5[(257 * warp + ix322)] + (sti320 & 65535u))));
+                            stkey3[ix323] = stkey2[(lane + 128 * warp + 32 * i319)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t324 = threadIdx.x;
+            for (patc_int i325 = 0; i325 < 9; i325 += 1) {
+                if (((t324 + 1024 * i325) < 8224)) {
+                    sthist5[(t324 + 1024 * i325)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i327 = 0; i327 < 4; i327 += 1) {
+                    {
+                        bool stok328 = true;
+                        unsigned int stb329 = (stok328 ? (((unsigned int)(stkey3[(lane + 128 * warp + 32 * i327)] >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm330 = __ballot_sync(0xffffffffu, stok328);
+                        unsigned int stv331 = __ballot_sync(0xffffffffu, ((stb329 & 1u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 1u) != 0u) ? stv331 : (~stv331)));
+                        unsigned int stv332 = __ballot_sync(0xffffffffu, ((stb329 & 2u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 2u) != 0u) ? stv332 : (~stv332)));
+                        unsigned int stv333 = __ballot_sync(0xffffffffu, ((stb329 & 4u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 4u) != 0u) ? stv333 : (~stv333)));
+                        unsigned int stv334 = __ballot_sync(0xffffffffu, ((stb329 & 8u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 8u) != 0u) ? stv334 : (~stv334)));
+                        unsigned int stv335 = __ballot_sync(0xffffffffu, ((stb329 & 16u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 16u) != 0u) ? stv335 : (~stv335)));
+                        unsigned int stv336 = __ballot_sync(0xffffffffu, ((stb329 & 32u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 32u) != 0u) ? stv336 : (~stv336)));
+                        unsigned int stv337 = __ballot_sync(0xffffffffu, ((stb329 & 64u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 64u) != 0u) ? stv337 : (~stv337)));
+                        unsigned int stv338 = __ballot_sync(0xffffffffu, ((stb329 & 128u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 128u) != 0u) ? stv338 : (~stv338)));
+                        unsigned int strk339 = __popc((stpm330 & ((1u << lane) - 1u)));
+                        unsigned int stct340 = __popc(stpm330);
+                        long long ix341 = ((long long)stb329);
+                        unsigned int sth342 = 0u;
+                        if (stok328) {
+                            sth342 = sthist5[(257 * warp + ix341)];
+                        }
+                        __syncwarp();
+                        if ((stok328 && ((strk339 + 1u) == stct340))) {
+                            sthist5[(257 * warp + ix341)] = (sth342 + stct340);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i327)] = (stok328 ? ((stb329 << 16u) | (sth342 + strk339)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i327 = 0; i327 < 4; i327 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i327) < n)) {
+                        bool stok328 = ((lane + 128 * warp + 4096 * b1 + 32 * i327) < n);
+                        unsigned int stb329 = (stok328 ? (((unsigned int)(stkey3[(lane + 128 * warp + 32 * i327)] >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm330 = __ballot_sync(0xffffffffu, stok328);
+                        unsigned int stv331 = __ballot_sync(0xffffffffu, ((stb329 & 1u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 1u) != 0u) ? stv331 : (~stv331)));
+                        unsigned int stv332 = __ballot_sync(0xffffffffu, ((stb329 & 2u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 2u) != 0u) ? stv332 : (~stv332)));
+                        unsigned int stv333 = __ballot_sync(0xffffffffu, ((stb329 & 4u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 4u) != 0u) ? stv333 : (~stv333)));
+                        unsigned int stv334 = __ballot_sync(0xffffffffu, ((stb329 & 8u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 8u) != 0u) ? stv334 : (~stv334)));
+                        unsigned int stv335 = __ballot_sync(0xffffffffu, ((stb329 & 16u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 16u) != 0u) ? stv335 : (~stv335)));
+                        unsigned int stv336 = __ballot_sync(0xffffffffu, ((stb329 & 32u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 32u) != 0u) ? stv336 : (~stv336)));
+                        unsigned int stv337 = __ballot_sync(0xffffffffu, ((stb329 & 64u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 64u) != 0u) ? stv337 : (~stv337)));
+                        unsigned int stv338 = __ballot_sync(0xffffffffu, ((stb329 & 128u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 128u) != 0u) ? stv338 : (~stv338)));
+                        unsigned int strk339 = __popc((stpm330 & ((1u << lane) - 1u)));
+                        unsigned int stct340 = __popc(stpm330);
+                        long long ix341 = ((long long)stb329);
+                        unsigned int sth342 = 0u;
+                        if (stok328) {
+                            sth342 = sthist5[(257 * warp + ix341)];
+                        }
+                        __syncwarp();
+                        if ((stok328 && ((strk339 + 1u) == stct340))) {
+                            sthist5[(257 * warp + ix341)] = (sth342 + stct340);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i327)] = (stok328 ? ((stb329 << 16u) | (sth342 + strk339)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t343 = threadIdx.x;
+            unsigned int stsum344 = 0u;
+            for (patc_int i345 = 0; i345 < 8; i345 += 1) {
+                stsum344 = (stsum344 + sthist5[(2056 * t343 + 257 * i345 - 8223 * ((8 * t343 + i345) / 32))]);
+            }
+            unsigned int stinc346 = stsum344;
+            unsigned int stup347 = __shfl_up_sync(0xffffffffu, stinc346, 1);
+            stinc346 = ((lane >= 1) ? (stinc346 + stup347) : stinc346);
+            unsigned int stup348 = __shfl_up_sync(0xffffffffu, stinc346, 2);
+            stinc346 = ((lane >= 2) ? (stinc346 + stup348) : stinc346);
+            unsigned int stup349 = __shfl_up_sync(0xffffffffu, stinc346, 4);
+            stinc346 = ((lane >= 4) ? (stinc346 + stup349) : stinc346);
+            unsigned int stup350 = __shfl_up_sync(0xffffffffu, stinc346, 8);
+            stinc346 = ((lane >= 8) ? (stinc346 + stup350) : stinc346);
+            unsigned int stup351 = __shfl_up_sync(0xffffffffu, stinc346, 16);
+            stinc346 = ((lane >= 16) ? (stinc346 + stup351) : stinc346);
+            unsigned int stat352 = (stinc346 - stsum344);
+            for (patc_int i353 = 0; i353 < 8; i353 += 1) {
+                unsigned int stcb354 = sthist5[(2056 * t343 + 257 * i353 - 8223 * ((8 * t343 + i353) / 32))];
+                sthist5[(2056 * t343 + 257 * i353 - 8223 * ((8 * t343 + i353) / 32))] = stat352;
+                stat352 = (stat352 + stcb354);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc346;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw356 = 0u;
+                if ((lane < 32)) {
+                    stw356 = stwsum6[lane];
+                }
+                unsigned int stwinc357 = stw356;
+                unsigned int stup358 = __shfl_up_sync(0xffffffffu, stwinc357, 1);
+                stwinc357 = ((lane >= 1) ? (stwinc357 + stup358) : stwinc357);
+                unsigned int stup359 = __shfl_up_sync(0xffffffffu, stwinc357, 2);
+                stwinc357 = ((lane >= 2) ? (stwinc357 + stup359) : stwinc357);
+                unsigned int stup360 = __shfl_up_sync(0xffffffffu, stwinc357, 4);
+                stwinc357 = ((lane >= 4) ? (stwinc357 + stup360) : stwinc357);
+                unsigned int stup361 = __shfl_up_sync(0xffffffffu, stwinc357, 8);
+                stwinc357 = ((lane >= 8) ? (stwinc357 + stup361) : stwinc357);
+                unsigned int stup362 = __shfl_up_sync(0xffffffffu, stwinc357, 16);
+                stwinc357 = ((lane >= 16) ? (stwinc357 + stup362) : stwinc357);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc357 - stw356);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i364 = 0; i364 < 4; i364 += 1) {
+                    {
+                        unsigned int sti365 = stinfo4[(lane + 128 * warp + 32 * i364)];
+                        unsigned int stbk366 = (sti365 >> 16u);
+                        if ((stbk366 < 256u)) {
+                            long long ix367 = ((long long)stbk366);
+                            long long ix368 = ((long long)(stwsum6[((warp + 32 * ix367) / 256)] + (sthist5[(257 * warp + ix367)] + (sti365 & 65535u))));
+                            stkey2[ix368] = stkey3[(lane + 128 * warp + 32 * i364)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i364 = 0; i364 < 4; i364 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i364) < n)) {
+                        unsigned int sti365 = stinfo4[(lane + 128 * warp + 32 * i364)];
+                        unsigned int stbk366 = (sti365 >> 16u);
+                        if ((stbk366 < 256u)) {
+                            long long ix367 = ((long long)stbk366);
+                            long long ix368 = ((long long)(stwsum6[((warp + 32 * ix367) / 256)] + (sthist5[(257 * warp + ix367)] + (sti365 & 65535u))));
+                            stkey2[ix368] = stkey3[(lane + 128 * warp + 32 * i364)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t369 = threadIdx.x;
+                for (patc_int i370 = 0; i370 < 4; i370 += 1) {
+                    {
+                        out[(4096 * b1 + t369 + 1024 * i370)] = stkey2[(t369 + 1024 * i370)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t369 = threadIdx.x;
+                for (patc_int i370 = 0; i370 < 4; i370 += 1) {
+                    if (((4096 * b1 + t369 + 1024 * i370) < n)) {
+                        out[(4096 * b1 + t369 + 1024 * i370)] = stkey2[(t369 + 1024 * i370)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel stI64
+ *   data parameters: xs: n.i64
+ *   nat parameters:  n
+ *   output:          out: n.i64 (n x long long)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__ out, const long long *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    long long *stkey2 = (long long *)(patc_smem + 0);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 82048);
+    long long *stkey3 = (long long *)(patc_smem + 82176);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b1 = blockIdx.x;
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t9 = threadIdx.x;
+            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
+                if (((t9 + 1024 * i10) < 8224)) {
+                    sthist5[(t9 + 1024 * i10)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? (((unsigned int)(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i12)]) ^ (((unsigned long long)1) << 63ull))) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? (((unsigned int)(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i12)]) ^ (((unsigned long long)1) << 63ull))) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
+            }
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc31;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw41 = 0u;
+                if ((lane < 32)) {
+                    stw41 = stwsum6[lane];
+                }
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc42 - stw41);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? (((unsigned int)((((unsigned long long)stkey3[(lane + 128 * warp + 32 * i57)]) ^ (((unsigned long long)1) << 63ull)) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? (((unsigned int)((((unsigned long long)stkey3[(lane + 128 * warp + 32 * i57)]) ^ (((unsigned long long)1) << 63ull)) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
+            }
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc76;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw86 = 0u;
+                if ((lane < 32)) {
+                    stw86 = stwsum6[lane];
+                }
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc87 - stw86);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? (((unsigned int)((((unsigned long long)stkey2[(lane + 128 * warp + 32 * i102)]) ^ (((unsigned long long)1) << 63ull)) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? (((unsigned int)((((unsigned long long)stkey2[(lane + 128 * warp + 32 * i102)]) ^ (((unsigned long long)1) << 63ull)) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
+            }
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc121;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw131 = 0u;
+                if ((lane < 32)) {
+                    stw131 = stwsum6[lane];
+                }
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc132 - stw131);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? (((unsigned int)((((unsigned long long)stkey3[(lane + 128 * warp + 32 * i147)]) ^ (((unsigned long long)1) << 63ull)) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? (((unsigned int)((((unsigned long long)stkey3[(lane + 128 * warp + 32 * i147)]) ^ (((unsigned long long)1) << 63ull)) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
+            }
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc166;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw176 = 0u;
+                if ((lane < 32)) {
+                    stw176 = stwsum6[lane];
+                }
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc177 - stw176);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t189 = threadIdx.x;
+            for (patc_int i190 = 0; i190 < 9; i190 += 1) {
+                if (((t189 + 1024 * i190) < 8224)) {
+                    sthist5[(t189 + 1024 * i190)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i192 = 0; i192 < 4; i192 += 1) {
+                    {
+                        bool stok193 = true;
+                        unsigned int stb194 = (stok193 ? (((unsigned int)((((unsigned long long)stkey2[(lane + 128 * warp + 32 * i192)]) ^ (((unsigned long long)1) << 63ull)) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm195 = __ballot_sync(0xffffffffu, stok193);
+                        unsigned int stv196 = __ballot_sync(0xffffffffu, ((stb194 & 1u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 1u) != 0u) ? stv196 : (~stv196)));
+                        unsigned int stv197 = __ballot_sync(0xffffffffu, ((stb194 & 2u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 2u) != 0u) ? stv197 : (~stv197)));
+                        unsigned int stv198 = __ballot_sync(0xffffffffu, ((stb194 & 4u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 4u) != 0u) ? stv198 : (~stv198)));
+                        unsigned int stv199 = __ballot_sync(0xffffffffu, ((stb194 & 8u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 8u) != 0u) ? stv199 : (~stv199)));
+                        unsigned int stv200 = __ballot_sync(0xffffffffu, ((stb194 & 16u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 16u) != 0u) ? stv200 : (~stv200)));
+                        unsigned int stv201 = __ballot_sync(0xffffffffu, ((stb194 & 32u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 32u) != 0u) ? stv201 : (~stv201)));
+                        unsigned int stv202 = __ballot_sync(0xffffffffu, ((stb194 & 64u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 64u) != 0u) ? stv202 : (~stv202)));
+                        unsigned int stv203 = __ballot_sync(0xffffffffu, ((stb194 & 128u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 128u) != 0u) ? stv203 : (~stv203)));
+                        unsigned int strk204 = __popc((stpm195 & ((1u << lane) - 1u)));
+                        unsigned int stct205 = __popc(stpm195);
+                        long long ix206 = ((long long)stb194);
+                        unsigned int sth207 = 0u;
+                        if (stok193) {
+                            sth207 = sthist5[(257 * warp + ix206)];
+                        }
+                        __syncwarp();
+                        if ((stok193 && ((strk204 + 1u) == stct205))) {
+                            sthist5[(257 * warp + ix206)] = (sth207 + stct205);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i192)] = (stok193 ? ((stb194 << 16u) | (sth207 + strk204)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i192 = 0; i192 < 4; i192 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i192) < n)) {
+                        bool stok193 = ((lane + 128 * warp + 4096 * b1 + 32 * i192) < n);
+                        unsigned int stb194 = (stok193 ? (((unsigned int)((((unsigned long long)stkey2[(lane + 128 * warp + 32 * i192)]) ^ (((unsigned long long)1) << 63ull)) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm195 = __ballot_sync(0xffffffffu, stok193);
+                        unsigned int stv196 = __ballot_sync(0xffffffffu, ((stb194 & 1u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 1u) != 0u) ? stv196 : (~stv196)));
+                        unsigned int stv197 = __ballot_sync(0xffffffffu, ((stb194 & 2u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 2u) != 0u) ? stv197 : (~stv197)));
+                        unsigned int stv198 = __ballot_sync(0xffffffffu, ((stb194 & 4u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 4u) != 0u) ? stv198 : (~stv198)));
+                        unsigned int stv199 = __ballot_sync(0xffffffffu, ((stb194 & 8u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 8u) != 0u) ? stv199 : (~stv199)));
+                        unsigned int stv200 = __ballot_sync(0xffffffffu, ((stb194 & 16u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 16u) != 0u) ? stv200 : (~stv200)));
+                        unsigned int stv201 = __ballot_sync(0xffffffffu, ((stb194 & 32u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 32u) != 0u) ? stv201 : (~stv201)));
+                        unsigned int stv202 = __ballot_sync(0xffffffffu, ((stb194 & 64u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 64u) != 0u) ? stv202 : (~stv202)));
+                        unsigned int stv203 = __ballot_sync(0xffffffffu, ((stb194 & 128u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 128u) != 0u) ? stv203 : (~stv203)));
+                        unsigned int strk204 = __popc((stpm195 & ((1u << lane) - 1u)));
+                        unsigned int stct205 = __popc(stpm195);
+                        long long ix206 = ((long long)stb194);
+                        unsigned int sth207 = 0u;
+                        if (stok193) {
+                            sth207 = sthist5[(257 * warp + ix206)];
+                        }
+                        __syncwarp();
+                        if ((stok193 && ((strk204 + 1u) == stct205))) {
+                            sthist5[(257 * warp + ix206)] = (sth207 + stct205);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i192)] = (stok193 ? ((stb194 << 16u) | (sth207 + strk204)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t208 = threadIdx.x;
+            unsigned int stsum209 = 0u;
+            for (patc_int i210 = 0; i210 < 8; i210 += 1) {
+                stsum209 = (stsum209 + sthist5[(2056 * t208 + 257 * i210 - 8223 * ((8 * t208 + i210) / 32))]);
+            }
+            unsigned int stinc211 = stsum209;
+            unsigned int stup212 = __shfl_up_sync(0xffffffffu, stinc211, 1);
+            stinc211 = ((lane >= 1) ? (stinc211 + stup212) : stinc211);
+            unsigned int stup213 = __shfl_up_sync(0xffffffffu, stinc211, 2);
+            stinc211 = ((lane >= 2) ? (stinc211 + stup213) : stinc211);
+            unsigned int stup214 = __shfl_up_sync(0xffffffffu, stinc211, 4);
+            stinc211 = ((lane >= 4) ? (stinc211 + stup214) : stinc211);
+            unsigned int stup215 = __shfl_up_sync(0xffffffffu, stinc211, 8);
+            stinc211 = ((lane >= 8) ? (stinc211 + stup215) : stinc211);
+            unsigned int stup216 = __shfl_up_sync(0xffffffffu, stinc211, 16);
+            stinc211 = ((lane >= 16) ? (stinc211 + stup216) : stinc211);
+            unsigned int stat217 = (stinc211 - stsum209);
+            for (patc_int i218 = 0; i218 < 8; i218 += 1) {
+                unsigned int stcb219 = sthist5[(2056 * t208 + 257 * i218 - 8223 * ((8 * t208 + i218) / 32))];
+                sthist5[(2056 * t208 + 257 * i218 - 8223 * ((8 * t208 + i218) / 32))] = stat217;
+                stat217 = (stat217 + stcb219);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc211;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw221 = 0u;
+                if ((lane < 32)) {
+                    stw221 = stwsum6[lane];
+                }
+                unsigned int stwinc222 = stw221;
+                unsigned int stup223 = __shfl_up_sync(0xffffffffu, stwinc222, 1);
+                stwinc222 = ((lane >= 1) ? (stwinc222 + stup223) : stwinc222);
+                unsigned int stup224 = __shfl_up_sync(0xffffffffu, stwinc222, 2);
+                stwinc222 = ((lane >= 2) ? (stwinc222 + stup224) : stwinc222);
+                unsigned int stup225 = __shfl_up_sync(0xffffffffu, stwinc222, 4);
+                stwinc222 = ((lane >= 4) ? (stwinc222 + stup225) : stwinc222);
+                unsigned int stup226 = __shfl_up_sync(0xffffffffu, stwinc222, 8);
+                stwinc222 = ((lane >= 8) ? (stwinc222 + stup226) : stwinc222);
+                unsigned int stup227 = __shfl_up_sync(0xffffffffu, stwinc222, 16);
+                stwinc222 = ((lane >= 16) ? (stwinc222 + stup227) : stwinc222);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc222 - stw221);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i229 = 0; i229 < 4; i229 += 1) {
+                    {
+                        unsigned int sti230 = stinfo4[(lane + 128 * warp + 32 * i229)];
+                        unsigned int stbk231 = (sti230 >> 16u);
+                        if ((stbk231 < 256u)) {
+                            long long ix232 = ((long long)stbk231);
+                            long long ix233 = ((long long)(stwsum6[((warp + 32 * ix232) / 256)] + (sthist5[(257 * warp + ix232)] + (sti230 & 65535u))));
+                            stkey3[ix233] = stkey2[(lane + 128 * warp + 32 * i229)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i229 = 0; i229 < 4; i229 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i229) < n)) {
+                        unsigned int sti230 = stinfo4[(lane + 128 * warp + 32 * i229)];
+                        unsigned int stbk231 = (sti230 >> 16u);
+                        if ((stbk231 < 256u)) {
+                            long long ix232 = ((long long)stbk231);
+                            long long ix233 = ((long long)(stwsum6[((warp + 32 * ix232) / 256)] + (sthist5[(257 * warp + ix232)] + (sti230 & 65535u))));
+                            stkey3[ix233] = stkey2[(lane + 128 * warp + 32 * i229)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t234 = threadIdx.x;
+            for (patc_int i235 = 0; i235 < 9; i235 += 1) {
+                if (((t234 + 1024 * i235) < 8224)) {
+                    sthist5[(t234 + 1024 * i235)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i237 = 0; i237 < 4; i237 += 1) {
+                    {
+                        bool stok238 = true;
+                        unsigned int stb239 = (stok238 ? (((unsigned int)((((unsigned long long)stkey3[(lane + 128 * warp + 32 * i237)]) ^ (((unsigned long long)1) << 63ull)) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm240 = __ballot_sync(0xffffffffu, stok238);
+                        unsigned int stv241 = __ballot_sync(0xffffffffu, ((stb239 & 1u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 1u) != 0u) ? stv241 : (~stv241)));
+                        unsigned int stv242 = __ballot_sync(0xffffffffu, ((stb239 & 2u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 2u) != 0u) ? stv242 : (~stv242)));
+                        unsigned int stv243 = __ballot_sync(0xffffffffu, ((stb239 & 4u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 4u) != 0u) ? stv243 : (~stv243)));
+                        unsigned int stv244 = __ballot_sync(0xffffffffu, ((stb239 & 8u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 8u) != 0u) ? stv244 : (~stv244)));
+                        unsigned int stv245 = __ballot_sync(0xffffffffu, ((stb239 & 16u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 16u) != 0u) ? stv245 : (~stv245)));
+                        unsigned int stv246 = __ballot_sync(0xffffffffu, ((stb239 & 32u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 32u) != 0u) ? stv246 : (~stv246)));
+                        unsigned int stv247 = __ballot_sync(0xffffffffu, ((stb239 & 64u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 64u) != 0u) ? stv247 : (~stv247)));
+                        unsigned int stv248 = __ballot_sync(0xffffffffu, ((stb239 & 128u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 128u) != 0u) ? stv248 : (~stv248)));
+                        unsigned int strk249 = __popc((stpm240 & ((1u << lane) - 1u)));
+                        unsigned int stct250 = __popc(stpm240);
+                        long long ix251 = ((long long)stb239);
+                        unsigned int sth252 = 0u;
+                        if (stok238) {
+                            sth252 = sthist5[(257 * warp + ix251)];
+                        }
+                        __syncwarp();
+                        if ((stok238 && ((strk249 + 1u) == stct250))) {
+                            sthist5[(257 * warp + ix251)] = (sth252 + stct250);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i237)] = (stok238 ? ((stb239 << 16u) | (sth252 + strk249)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i237 = 0; i237 < 4; i237 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i237) < n)) {
+                        bool stok238 = ((lane + 128 * warp + 4096 * b1 + 32 * i237) < n);
+                        unsigned int stb239 = (stok238 ? (((unsigned int)((((unsigned long long)stkey3[(lane + 128 * warp + 32 * i237)]) ^ (((unsigned long long)1) << 63ull)) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm240 = __ballot_sync(0xffffffffu, stok238);
+                        unsigned int stv241 = __ballot_sync(0xffffffffu, ((stb239 & 1u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 1u) != 0u) ? stv241 : (~stv241)));
+                        unsigned int stv242 = __ballot_sync(0xffffffffu, ((stb239 & 2u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 2u) != 0u) ? stv242 : (~stv242)));
+                        unsigned int stv243 = __ballot_sync(0xffffffffu, ((stb239 & 4u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 4u) != 0u) ? stv243 : (~stv243)));
+                        unsigned int stv244 = __ballot_sync(0xffffffffu, ((stb239 & 8u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 8u) != 0u) ? stv244 : (~stv244)));
+                        unsigned int stv245 = __ballot_sync(0xffffffffu, ((stb239 & 16u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 16u) != 0u) ? stv245 : (~stv245)));
+                        unsigned int stv246 = __ballot_sync(0xffffffffu, ((stb239 & 32u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 32u) != 0u) ? stv246 : (~stv246)));
+                        unsigned int stv247 = __ballot_sync(0xffffffffu, ((stb239 & 64u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 64u) != 0u) ? stv247 : (~stv247)));
+                        unsigned int stv248 = __ballot_sync(0xffffffffu, ((stb239 & 128u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 128u) != 0u) ? stv248 : (~stv248)));
+                        unsigned int strk249 = __popc((stpm240 & ((1u << lane) - 1u)));
+                        unsigned int stct250 = __popc(stpm240);
+                        long long ix251 = ((long long)stb239);
+                        unsigned int sth252 = 0u;
+                        if (stok238) {
+                            sth252 = sthist5[(257 * warp + ix251)];
+                        }
+                        __syncwarp();
+                        if ((stok238 && ((strk249 + 1u) == stct250))) {
+                            sthist5[(257 * warp + ix251)] = (sth252 + stct250);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i237)] = (stok238 ? ((stb239 << 16u) | (sth252 + strk249)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t253 = threadIdx.x;
+            unsigned int stsum254 = 0u;
+            for (patc_int i255 = 0; i255 < 8; i255 += 1) {
+                stsum254 = (stsum254 + sthist5[(2056 * t253 + 257 * i255 - 8223 * ((8 * t253 + i255) / 32))]);
+            }
+            unsigned int stinc256 = stsum254;
+            unsigned int stup257 = __shfl_up_sync(0xffffffffu, stinc256, 1);
+            stinc256 = ((lane >= 1) ? (stinc256 + stup257) : stinc256);
+            unsigned int stup258 = __shfl_up_sync(0xffffffffu, stinc256, 2);
+            stinc256 = ((lane >= 2) ? (stinc256 + stup258) : stinc256);
+            unsigned int stup259 = __shfl_up_sync(0xffffffffu, stinc256, 4);
+            stinc256 = ((lane >= 4) ? (stinc256 + stup259) : stinc256);
+            unsigned int stup260 = __shfl_up_sync(0xffffffffu, stinc256, 8);
+            stinc256 = ((lane >= 8) ? (stinc256 + stup260) : stinc256);
+            unsigned int stup261 = __shfl_up_sync(0xffffffffu, stinc256, 16);
+            stinc256 = ((lane >= 16) ? (stinc256 + stup261) : stinc256);
+            unsigned int stat262 = (stinc256 - stsum254);
+            for (patc_int i263 = 0; i263 < 8; i263 += 1) {
+                unsigned int stcb264 = sthist5[(2056 * t253 + 257 * i263 - 8223 * ((8 * t253 + i263) / 32))];
+                sthist5[(2056 * t253 + 257 * i263 - 8223 * ((8 * t253 + i263) / 32))] = stat262;
+                stat262 = (stat262 + stcb264);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc256;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw266 = 0u;
+                if ((lane < 32)) {
+                    stw266 = stwsum6[lane];
+                }
+                unsigned int stwinc267 = stw266;
+                unsigned int stup268 = __shfl_up_sync(0xffffffffu, stwinc267, 1);
+                stwinc267 = ((lane >= 1) ? (stwinc267 + stup268) : stwinc267);
+                unsigned int stup269 = __shfl_up_sync(0xffffffffu, stwinc267, 2);
+                stwinc267 = ((lane >= 2) ? (stwinc267 + stup269) : stwinc267);
+                unsigned int stup270 = __shfl_up_sync(0xffffffffu, stwinc267, 4);
+                stwinc267 = ((lane >= 4) ? (stwinc267 + stup270) : stwinc267);
+                unsigned int stup271 = __shfl_up_sync(0xffffffffu, stwinc267, 8);
+                stwinc267 = ((lane >= 8) ? (stwinc267 + stup271) : stwinc267);
+                unsigned int stup272 = __shfl_up_sync(0xffffffffu, stwinc267, 16);
+                stwinc267 = ((lane >= 16) ? (stwinc267 + stup272) : stwinc267);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc267 - stw266);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i274 = 0; i274 < 4; i274 += 1) {
+                    {
+                        unsigned int sti275 = stinfo4[(lane + 128 * warp + 32 * i274)];
+                        unsigned int stbk276 = (sti275 >> 16u);
+                        if ((stbk276 < 256u)) {
+                            long long ix277 = ((long long)stbk276);
+                            long long ix278 = ((long long)(stwsum6[((warp + 32 * ix277) / 256)] + (sthist5[(257 * warp + ix277)] + (sti275 & 65535u))));
+                            stkey2[ix278] = stkey3[(lane + 128 * warp + 32 * i274)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i274 = 0; i274 < 4; i274 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i274) < n)) {
+                        unsigned int sti275 = stinfo4[(lane + 128 * warp + 32 * i274)];
+                        unsigned int stbk276 = (sti275 >> 16u);
+                        if ((stbk276 < 256u)) {
+                            long long ix277 = ((long long)stbk276);
+                            long long ix278 = ((long long)(stwsum6[((warp + 32 * ix277) / 256)] + (sthist5[(257 * warp + ix277)] + (sti275 & 65535u))));
+                            stkey2[ix278] = stkey3[(lane + 128 * warp + 32 * i274)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t279 = threadIdx.x;
+            for (patc_int i280 = 0; i280 < 9; i280 += 1) {
+                if (((t279 + 1024 * i280) < 8224)) {
+                    sthist5[(t279 + 1024 * i280)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i282 = 0; i282 < 4; i282 += 1) {
+                    {
+                        bool stok283 = true;
+                        unsigned int stb284 = (stok283 ? (((unsigned int)((((unsigned long long)stkey2[(lane + 128 * warp + 32 * i282)]) ^ (((unsigned long long)1) << 63ull)) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm285 = __ballot_sync(0xffffffffu, stok283);
+                        unsigned int stv286 = __ballot_sync(0xffffffffu, ((stb284 & 1u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 1u) != 0u) ? stv286 : (~stv286)));
+                        unsigned int stv287 = __ballot_sync(0xffffffffu, ((stb284 & 2u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 2u) != 0u) ? stv287 : (~stv287)));
+                        unsigned int stv288 = __ballot_sync(0xffffffffu, ((stb284 & 4u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 4u) != 0u) ? stv288 : (~stv288)));
+                        unsigned int stv289 = __ballot_sync(0xffffffffu, ((stb284 & 8u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 8u) != 0u) ? stv289 : (~stv289)));
+                        unsigned int stv290 = __ballot_sync(0xffffffffu, ((stb284 & 16u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 16u) != 0u) ? stv290 : (~stv290)));
+                        unsigned int stv291 = __ballot_sync(0xffffffffu, ((stb284 & 32u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 32u) != 0u) ? stv291 : (~stv291)));
+                        unsigned int stv292 = __ballot_sync(0xffffffffu, ((stb284 & 64u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 64u) != 0u) ? stv292 : (~stv292)));
+                        unsigned int stv293 = __ballot_sync(0xffffffffu, ((stb284 & 128u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 128u) != 0u) ? stv293 : (~stv293)));
+                        unsigned int strk294 = __popc((stpm285 & ((1u << lane) - 1u)));
+                        unsigned int stct295 = __popc(stpm285);
+                        long long ix296 = ((long long)stb284);
+                        unsigned int sth297 = 0u;
+                        if (stok283) {
+                            sth297 = sthist5[(257 * warp + ix296)];
+                        }
+                        __syncwarp();
+                        if ((stok283 && ((strk294 + 1u) == stct295))) {
+                            sthist5[(257 * warp + ix296)] = (sth297 + stct295);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i282)] = (stok283 ? ((stb284 << 16u) | (sth297 + strk294)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i282 = 0; i282 < 4; i282 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i282) < n)) {
+                        bool stok283 = ((lane + 128 * warp + 4096 * b1 + 32 * i282) < n);
+                        unsigned int stb284 = (stok283 ? (((unsigned int)((((unsigned long long)stkey2[(lane + 128 * warp + 32 * i282)]) ^ (((unsigned long long)1) << 63ull)) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm285 = __ballot_sync(0xffffffffu, stok283);
+                        unsigned int stv286 = __ballot_sync(0xffffffffu, ((stb284 & 1u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 1u) != 0u) ? stv286 : (~stv286)));
+                        unsigned int stv287 = __ballot_sync(0xffffffffu, ((stb284 & 2u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 2u) != 0u) ? stv287 : (~stv287)));
+                        unsigned int stv288 = __ballot_sync(0xffffffffu, ((stb284 & 4u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 4u) != 0u) ? stv288 : (~stv288)));
+                        unsigned int stv289 = __ballot_sync(0xffffffffu, ((stb284 & 8u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 8u) != 0u) ? stv289 : (~stv289)));
+                        unsigned int stv290 = __ballot_sync(0xffffffffu, ((stb284 & 16u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 16u) != 0u) ? stv290 : (~stv290)));
+                        unsigned int stv291 = __ballot_sync(0xffffffffu, ((stb284 & 32u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 32u) != 0u) ? stv291 : (~stv291)));
+                        unsigned int stv292 = __ballot_sync(0xffffffffu, ((stb284 & 64u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 64u) != 0u) ? stv292 : (~stv292)));
+                        unsigned int stv293 = __ballot_sync(0xffffffffu, ((stb284 & 128u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 128u) != 0u) ? stv293 : (~stv293)));
+                        unsigned int strk294 = __popc((stpm285 & ((1u << lane) - 1u)));
+                        unsigned int stct295 = __popc(stpm285);
+                        long long ix296 = ((long long)stb284);
+                        unsigned int sth297 = 0u;
+                        if (stok283) {
+                            sth297 = sthist5[(257 * warp + ix296)];
+                        }
+                        __syncwarp();
+                        if ((stok283 && ((strk294 + 1u) == stct295))) {
+                            sthist5[(257 * warp + ix296)] = (sth297 + stct295);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i282)] = (stok283 ? ((stb284 << 16u) | (sth297 + strk294)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t298 = threadIdx.x;
+            unsigned int stsum299 = 0u;
+            for (patc_int i300 = 0; i300 < 8; i300 += 1) {
+                stsum299 = (stsum299 + sthist5[(2056 * t298 + 257 * i300 - 8223 * ((8 * t298 + i300) / 32))]);
+            }
+            unsigned int stinc301 = stsum299;
+            unsigned int stup302 = __shfl_up_sync(0xffffffffu, stinc301, 1);
+            stinc301 = ((lane >= 1) ? (stinc301 + stup302) : stinc301);
+            unsigned int stup303 = __shfl_up_sync(0xffffffffu, stinc301, 2);
+            stinc301 = ((lane >= 2) ? (stinc301 + stup303) : stinc301);
+            unsigned int stup304 = __shfl_up_sync(0xffffffffu, stinc301, 4);
+            stinc301 = ((lane >= 4) ? (stinc301 + stup304) : stinc301);
+            unsigned int stup305 = __shfl_up_sync(0xffffffffu, stinc301, 8);
+            stinc301 = ((lane >= 8) ? (stinc301 + stup305) : stinc301);
+            unsigned int stup306 = __shfl_up_sync(0xffffffffu, stinc301, 16);
+            stinc301 = ((lane >= 16) ? (stinc301 + stup306) : stinc301);
+            unsigned int stat307 = (stinc301 - stsum299);
+            for (patc_int i308 = 0; i308 < 8; i308 += 1) {
+                unsigned int stcb309 = sthist5[(2056 * t298 + 257 * i308 - 8223 * ((8 * t298 + i308) / 32))];
+                sthist5[(2056 * t298 + 257 * i308 - 8223 * ((8 * t298 + i308) / 32))] = stat307;
+                stat307 = (stat307 + stcb309);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc301;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw311 = 0u;
+                if ((lane < 32)) {
+                    stw311 = stwsum6[lane];
+                }
+                unsigned int stwinc312 = stw311;
+                unsigned int stup313 = __shfl_up_sync(0xffffffffu, stwinc312, 1);
+                stwinc312 = ((lane >= 1) ? (stwinc312 + stup313) : stwinc312);
+                unsigned int stup314 = __shfl_up_sync(0xffffffffu, stwinc312, 2);
+                stwinc312 = ((lane >= 2) ? (stwinc312 + stup314) : stwinc312);
+                unsigned int stup315 = __shfl_up_sync(0xffffffffu, stwinc312, 4);
+                stwinc312 = ((lane >= 4) ? (stwinc312 + stup315) : stwinc312);
+                unsigned int stup316 = __shfl_up_sync(0xffffffffu, stwinc312, 8);
+                stwinc312 = ((lane >= 8) ? (stwinc312 + stup316) : stwinc312);
+                unsigned int stup317 = __shfl_up_sync(0xffffffffu, stwinc312, 16);
+                stwinc312 = ((lane >= 16) ? (stwinc312 + stup317) : stwinc312);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc312 - stw311);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                    {
+                        unsigned int sti320 = stinfo4[(lane + 128 * warp + 32 * i319)];
+                        unsigned int stbk321 = (sti320 >> 16u);
+                        if ((stbk321 < 256u)) {
+                            long long ix322 = ((long long)stbk321);
+                            long long ix323 = ((long long)(stwsum6[((warp + 32 * ix322) / 256)] + (sthist5[(257 * warp + ix322)] + (sti320 & 65535u))));
+                            stkey3[ix323] = stkey2[(lane + 128 * warp + 32 * i319)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i319) < n)) {
+                        unsigned int sti320 = stinfo4[(lane + 128 * warp + 32 * i319)];
+                        unsigned int stbk321 = (sti320 >> 16u);
+                        if ((stbk321 < 256u)) {
+                            long long ix322 = ((long long)stbk321);
+                            long long ix323 = ((long long)(stwsum6[((warp + 32 * ix322) / 256)] + (sthist5[(257 * warp + ix322)] + (sti320 & 65535u))));
+                            stkey3[ix323] = stkey2[(lane + 128 * warp + 32 * i319)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t324 = threadIdx.x;
+            for (patc_int i325 = 0; i325 < 9; i325 += 1) {
+                if (((t324 + 1024 * i325) < 8224)) {
+                    sthist5[(t324 + 1024 * i325)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i327 = 0; i327 < 4; i327 += 1) {
+                    {
+                        bool stok328 = true;
+                        unsigned int stb329 = (stok328 ? (((unsigned int)((((unsigned long long)stkey3[(lane + 128 * warp + 32 * i327)]) ^ (((unsigned long long)1) << 63ull)) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm330 = __ballot_sync(0xffffffffu, stok328);
+                        unsigned int stv331 = __ballot_sync(0xffffffffu, ((stb329 & 1u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 1u) != 0u) ? stv331 : (~stv331)));
+                        unsigned int stv332 = __ballot_sync(0xffffffffu, ((stb329 & 2u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 2u) != 0u) ? stv332 : (~stv332)));
+                        unsigned int stv333 = __ballot_sync(0xffffffffu, ((stb329 & 4u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 4u) != 0u) ? stv333 : (~stv333)));
+                        unsigned int stv334 = __ballot_sync(0xffffffffu, ((stb329 & 8u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 8u) != 0u) ? stv334 : (~stv334)));
+                        unsigned int stv335 = __ballot_sync(0xffffffffu, ((stb329 & 16u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 16u) != 0u) ? stv335 : (~stv335)));
+                        unsigned int stv336 = __ballot_sync(0xffffffffu, ((stb329 & 32u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 32u) != 0u) ? stv336 : (~stv336)));
+                        unsigned int stv337 = __ballot_sync(0xffffffffu, ((stb329 & 64u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 64u) != 0u) ? stv337 : (~stv337)));
+                        unsigned int stv338 = __ballot_sync(0xffffffffu, ((stb329 & 128u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 128u) != 0u) ? stv338 : (~stv338)));
+                        unsigned int strk339 = __popc((stpm330 & ((1u << lane) - 1u)));
+                        unsigned int stct340 = __popc(stpm330);
+                        long long ix341 = ((long long)stb329);
+                        unsigned int sth342 = 0u;
+                        if (stok328) {
+                            sth342 = sthist5[(257 * warp + ix341)];
+                        }
+                        __syncwarp();
+                        if ((stok328 && ((strk339 + 1u) == stct340))) {
+                            sthist5[(257 * warp + ix341)] = (sth342 + stct340);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i327)] = (stok328 ? ((stb329 << 16u) | (sth342 + strk339)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i327 = 0; i327 < 4; i327 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i327) < n)) {
+                        bool stok328 = ((lane + 128 * warp + 4096 * b1 + 32 * i327) < n);
+                        unsigned int stb329 = (stok328 ? (((unsigned int)((((unsigned long long)stkey3[(lane + 128 * warp + 32 * i327)]) ^ (((unsigned long long)1) << 63ull)) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm330 = __ballot_sync(0xffffffffu, stok328);
+                        unsigned int stv331 = __ballot_sync(0xffffffffu, ((stb329 & 1u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 1u) != 0u) ? stv331 : (~stv331)));
+                        unsigned int stv332 = __ballot_sync(0xffffffffu, ((stb329 & 2u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 2u) != 0u) ? stv332 : (~stv332)));
+                        unsigned int stv333 = __ballot_sync(0xffffffffu, ((stb329 & 4u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 4u) != 0u) ? stv333 : (~stv333)));
+                        unsigned int stv334 = __ballot_sync(0xffffffffu, ((stb329 & 8u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 8u) != 0u) ? stv334 : (~stv334)));
+                        unsigned int stv335 = __ballot_sync(0xffffffffu, ((stb329 & 16u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 16u) != 0u) ? stv335 : (~stv335)));
+                        unsigned int stv336 = __ballot_sync(0xffffffffu, ((stb329 & 32u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 32u) != 0u) ? stv336 : (~stv336)));
+                        unsigned int stv337 = __ballot_sync(0xffffffffu, ((stb329 & 64u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 64u) != 0u) ? stv337 : (~stv337)));
+                        unsigned int stv338 = __ballot_sync(0xffffffffu, ((stb329 & 128u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 128u) != 0u) ? stv338 : (~stv338)));
+                        unsigned int strk339 = __popc((stpm330 & ((1u << lane) - 1u)));
+                        unsigned int stct340 = __popc(stpm330);
+                        long long ix341 = ((long long)stb329);
+                        unsigned int sth342 = 0u;
+                        if (stok328) {
+                            sth342 = sthist5[(257 * warp + ix341)];
+                        }
+                        __syncwarp();
+                        if ((stok328 && ((strk339 + 1u) == stct340))) {
+                            sthist5[(257 * warp + ix341)] = (sth342 + stct340);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i327)] = (stok328 ? ((stb329 << 16u) | (sth342 + strk339)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t343 = threadIdx.x;
+            unsigned int stsum344 = 0u;
+            for (patc_int i345 = 0; i345 < 8; i345 += 1) {
+                stsum344 = (stsum344 + sthist5[(2056 * t343 + 257 * i345 - 8223 * ((8 * t343 + i345) / 32))]);
+            }
+            unsigned int stinc346 = stsum344;
+            unsigned int stup347 = __shfl_up_sync(0xffffffffu, stinc346, 1);
+            stinc346 = ((lane >= 1) ? (stinc346 + stup347) : stinc346);
+            unsigned int stup348 = __shfl_up_sync(0xffffffffu, stinc346, 2);
+            stinc346 = ((lane >= 2) ? (stinc346 + stup348) : stinc346);
+            unsigned int stup349 = __shfl_up_sync(0xffffffffu, stinc346, 4);
+            stinc346 = ((lane >= 4) ? (stinc346 + stup349) : stinc346);
+            unsigned int stup350 = __shfl_up_sync(0xffffffffu, stinc346, 8);
+            stinc346 = ((lane >= 8) ? (stinc346 + stup350) : stinc346);
+            unsigned int stup351 = __shfl_up_sync(0xffffffffu, stinc346, 16);
+            stinc346 = ((lane >= 16) ? (stinc346 + stup351) : stinc346);
+            unsigned int stat352 = (stinc346 - stsum344);
+            for (patc_int i353 = 0; i353 < 8; i353 += 1) {
+                unsigned int stcb354 = sthist5[(2056 * t343 + 257 * i353 - 8223 * ((8 * t343 + i353) / 32))];
+                sthist5[(2056 * t343 + 257 * i353 - 8223 * ((8 * t343 + i353) / 32))] = stat352;
+                stat352 = (stat352 + stcb354);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc346;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw356 = 0u;
+                if ((lane < 32)) {
+                    stw356 = stwsum6[lane];
+                }
+                unsigned int stwinc357 = stw356;
+                unsigned int stup358 = __shfl_up_sync(0xffffffffu, stwinc357, 1);
+                stwinc357 = ((lane >= 1) ? (stwinc357 + stup358) : stwinc357);
+                unsigned int stup359 = __shfl_up_sync(0xffffffffu, stwinc357, 2);
+                stwinc357 = ((lane >= 2) ? (stwinc357 + stup359) : stwinc357);
+                unsigned int stup360 = __shfl_up_sync(0xffffffffu, stwinc357, 4);
+                stwinc357 = ((lane >= 4) ? (stwinc357 + stup360) : stwinc357);
+                unsigned int stup361 = __shfl_up_sync(0xffffffffu, stwinc357, 8);
+                stwinc357 = ((lane >= 8) ? (stwinc357 + stup361) : stwinc357);
+                unsigned int stup362 = __shfl_up_sync(0xffffffffu, stwinc357, 16);
+                stwinc357 = ((lane >= 16) ? (stwinc357 + stup362) : stwinc357);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc357 - stw356);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i364 = 0; i364 < 4; i364 += 1) {
+                    {
+                        unsigned int sti365 = stinfo4[(lane + 128 * warp + 32 * i364)];
+                        unsigned int stbk366 = (sti365 >> 16u);
+                        if ((stbk366 < 256u)) {
+                            long long ix367 = ((long long)stbk366);
+                            long long ix368 = ((long long)(stwsum6[((warp + 32 * ix367) / 256)] + (sthist5[(257 * warp + ix367)] + (sti365 & 65535u))));
+                            stkey2[ix368] = stkey3[(lane + 128 * warp + 32 * i364)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i364 = 0; i364 < 4; i364 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i364) < n)) {
+                        unsigned int sti365 = stinfo4[(lane + 128 * warp + 32 * i364)];
+                        unsigned int stbk366 = (sti365 >> 16u);
+                        if ((stbk366 < 256u)) {
+                            long long ix367 = ((long long)stbk366);
+                            long long ix368 = ((long long)(stwsum6[((warp + 32 * ix367) / 256)] + (sthist5[(257 * warp + ix367)] + (sti365 & 65535u))));
+                            stkey2[ix368] = stkey3[(lane + 128 * warp + 32 * i364)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t369 = threadIdx.x;
+                for (patc_int i370 = 0; i370 < 4; i370 += 1) {
+                    {
+                        out[(4096 * b1 + t369 + 1024 * i370)] = stkey2[(t369 + 1024 * i370)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t369 = threadIdx.x;
+                for (patc_int i370 = 0; i370 < 4; i370 += 1) {
+                    if (((4096 * b1 + t369 + 1024 * i370) < n)) {
+                        out[(4096 * b1 + t369 + 1024 * i370)] = stkey2[(t369 + 1024 * i370)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel stF64
+ *   data parameters: xs: n.u64
+ *   nat parameters:  n
+ *   output:          out: n.u64 (n x unsigned long long)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *stkey6 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *sthist9 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo8 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum10 = (unsigned int *)(patc_smem + 82048);
+    unsigned long long *stkey7 = (unsigned long long *)(patc_smem + 82176);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b5 = blockIdx.x;
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t11 = threadIdx.x;
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    {
+                        stkey6[(t11 + 1024 * i12)] = xs[(4096 * b5 + t11 + 1024 * i12)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t11 = threadIdx.x;
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    if (((4096 * b5 + t11 + 1024 * i12) < n)) {
+                        stkey6[(t11 + 1024 * i12)] = xs[(4096 * b5 + t11 + 1024 * i12)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t13 = threadIdx.x;
+            for (patc_int i14 = 0; i14 < 9; i14 += 1) {
+                if (((t13 + 1024 * i14) < 8224)) {
+                    sthist9[(t13 + 1024 * i14)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
+                    {
+                        bool stok17 = true;
+                        unsigned long long s18 = (~stkey6[(lane + 128 * warp + 32 * i16)]);
+                        unsigned long long s19 = (stkey6[(lane + 128 * warp + 32 * i16)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s20 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s21 = (((stkey6[(lane + 128 * warp + 32 * i16)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s18 : s19);
+                        unsigned int stb22 = (stok17 ? (((unsigned int)((stkey6[(lane + 128 * warp + 32 * i16)] == (((unsigned long long)1) << 63ull)) ? s20 : s21)) & 255u) : 0u);
+                        unsigned int stpm23 = __ballot_sync(0xffffffffu, stok17);
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb22 & 1u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 1u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb22 & 2u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 2u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb22 & 4u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 4u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb22 & 8u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 8u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb22 & 16u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 16u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb22 & 32u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 32u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb22 & 64u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 64u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb22 & 128u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 128u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int strk32 = __popc((stpm23 & ((1u << lane) - 1u)));
+                        unsigned int stct33 = __popc(stpm23);
+                        long long ix34 = ((long long)stb22);
+                        unsigned int sth35 = 0u;
+                        if (stok17) {
+                            sth35 = sthist9[(257 * warp + ix34)];
+                        }
+                        __syncwarp();
+                        if ((stok17 && ((strk32 + 1u) == stct33))) {
+                            sthist9[(257 * warp + ix34)] = (sth35 + stct33);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb22 << 16u) | (sth35 + strk32)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i16) < n)) {
+                        bool stok17 = ((lane + 128 * warp + 4096 * b5 + 32 * i16) < n);
+                        unsigned long long s18 = (~stkey6[(lane + 128 * warp + 32 * i16)]);
+                        unsigned long long s19 = (stkey6[(lane + 128 * warp + 32 * i16)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s20 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s21 = (((stkey6[(lane + 128 * warp + 32 * i16)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s18 : s19);
+                        unsigned int stb22 = (stok17 ? (((unsigned int)((stkey6[(lane + 128 * warp + 32 * i16)] == (((unsigned long long)1) << 63ull)) ? s20 : s21)) & 255u) : 0u);
+                        unsigned int stpm23 = __ballot_sync(0xffffffffu, stok17);
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb22 & 1u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 1u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb22 & 2u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 2u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb22 & 4u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 4u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb22 & 8u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 8u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb22 & 16u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 16u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb22 & 32u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 32u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb22 & 64u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 64u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb22 & 128u) != 0u));
+                        stpm23 = (stpm23 & (((stb22 & 128u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int strk32 = __popc((stpm23 & ((1u << lane) - 1u)));
+                        unsigned int stct33 = __popc(stpm23);
+                        long long ix34 = ((long long)stb22);
+                        unsigned int sth35 = 0u;
+                        if (stok17) {
+                            sth35 = sthist9[(257 * warp + ix34)];
+                        }
+                        __syncwarp();
+                        if ((stok17 && ((strk32 + 1u) == stct33))) {
+                            sthist9[(257 * warp + ix34)] = (sth35 + stct33);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb22 << 16u) | (sth35 + strk32)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t36 = threadIdx.x;
+            unsigned int stsum37 = 0u;
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                stsum37 = (stsum37 + sthist9[(2056 * t36 + 257 * i38 - 8223 * ((8 * t36 + i38) / 32))]);
+            }
+            unsigned int stinc39 = stsum37;
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc39, 1);
+            stinc39 = ((lane >= 1) ? (stinc39 + stup40) : stinc39);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc39, 2);
+            stinc39 = ((lane >= 2) ? (stinc39 + stup41) : stinc39);
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc39, 4);
+            stinc39 = ((lane >= 4) ? (stinc39 + stup42) : stinc39);
+            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc39, 8);
+            stinc39 = ((lane >= 8) ? (stinc39 + stup43) : stinc39);
+            unsigned int stup44 = __shfl_up_sync(0xffffffffu, stinc39, 16);
+            stinc39 = ((lane >= 16) ? (stinc39 + stup44) : stinc39);
+            unsigned int stat45 = (stinc39 - stsum37);
+            for (patc_int i46 = 0; i46 < 8; i46 += 1) {
+                unsigned int stcb47 = sthist9[(2056 * t36 + 257 * i46 - 8223 * ((8 * t36 + i46) / 32))];
+                sthist9[(2056 * t36 + 257 * i46 - 8223 * ((8 * t36 + i46) / 32))] = stat45;
+                stat45 = (stat45 + stcb47);
+            }
+            if ((lane == 31)) {
+                stwsum10[warp] = stinc39;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw49 = 0u;
+                if ((lane < 32)) {
+                    stw49 = stwsum10[lane];
+                }
+                unsigned int stwinc50 = stw49;
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc50, 1);
+                stwinc50 = ((lane >= 1) ? (stwinc50 + stup51) : stwinc50);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc50, 2);
+                stwinc50 = ((lane >= 2) ? (stwinc50 + stup52) : stwinc50);
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc50, 4);
+                stwinc50 = ((lane >= 4) ? (stwinc50 + stup53) : stwinc50);
+                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc50, 8);
+                stwinc50 = ((lane >= 8) ? (stwinc50 + stup54) : stwinc50);
+                unsigned int stup55 = __shfl_up_sync(0xffffffffu, stwinc50, 16);
+                stwinc50 = ((lane >= 16) ? (stwinc50 + stup55) : stwinc50);
+                if ((lane < 32)) {
+                    stwsum10[lane] = (stwinc50 - stw49);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    {
+                        unsigned int sti58 = stinfo8[(lane + 128 * warp + 32 * i57)];
+                        unsigned int stbk59 = (sti58 >> 16u);
+                        if ((stbk59 < 256u)) {
+                            long long ix60 = ((long long)stbk59);
+                            long long ix61 = ((long long)(stwsum10[((warp + 32 * ix60) / 256)] + (sthist9[(257 * warp + ix60)] + (sti58 & 65535u))));
+                            stkey7[ix61] = stkey6[(lane + 128 * warp + 32 * i57)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i57) < n)) {
+                        unsigned int sti58 = stinfo8[(lane + 128 * warp + 32 * i57)];
+                        unsigned int stbk59 = (sti58 >> 16u);
+                        if ((stbk59 < 256u)) {
+                            long long ix60 = ((long long)stbk59);
+                            long long ix61 = ((long long)(stwsum10[((warp + 32 * ix60) / 256)] + (sthist9[(257 * warp + ix60)] + (sti58 & 65535u))));
+                            stkey7[ix61] = stkey6[(lane + 128 * warp + 32 * i57)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t62 = threadIdx.x;
+            for (patc_int i63 = 0; i63 < 9; i63 += 1) {
+                if (((t62 + 1024 * i63) < 8224)) {
+                    sthist9[(t62 + 1024 * i63)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i65 = 0; i65 < 4; i65 += 1) {
+                    {
+                        bool stok66 = true;
+                        unsigned long long s67 = (~stkey7[(lane + 128 * warp + 32 * i65)]);
+                        unsigned long long s68 = (stkey7[(lane + 128 * warp + 32 * i65)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s69 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s70 = (((stkey7[(lane + 128 * warp + 32 * i65)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s67 : s68);
+                        unsigned int stb71 = (stok66 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i65)] == (((unsigned long long)1) << 63ull)) ? s69 : s70) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm72 = __ballot_sync(0xffffffffu, stok66);
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb71 & 1u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 1u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb71 & 2u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 2u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb71 & 4u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 4u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb71 & 8u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 8u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb71 & 16u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 16u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb71 & 32u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 32u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb71 & 64u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 64u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb71 & 128u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 128u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int strk81 = __popc((stpm72 & ((1u << lane) - 1u)));
+                        unsigned int stct82 = __popc(stpm72);
+                        long long ix83 = ((long long)stb71);
+                        unsigned int sth84 = 0u;
+                        if (stok66) {
+                            sth84 = sthist9[(257 * warp + ix83)];
+                        }
+                        __syncwarp();
+                        if ((stok66 && ((strk81 + 1u) == stct82))) {
+                            sthist9[(257 * warp + ix83)] = (sth84 + stct82);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i65)] = (stok66 ? ((stb71 << 16u) | (sth84 + strk81)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i65 = 0; i65 < 4; i65 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i65) < n)) {
+                        bool stok66 = ((lane + 128 * warp + 4096 * b5 + 32 * i65) < n);
+                        unsigned long long s67 = (~stkey7[(lane + 128 * warp + 32 * i65)]);
+                        unsigned long long s68 = (stkey7[(lane + 128 * warp + 32 * i65)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s69 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s70 = (((stkey7[(lane + 128 * warp + 32 * i65)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s67 : s68);
+                        unsigned int stb71 = (stok66 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i65)] == (((unsigned long long)1) << 63ull)) ? s69 : s70) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm72 = __ballot_sync(0xffffffffu, stok66);
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb71 & 1u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 1u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb71 & 2u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 2u) != 0u) ? stv74 : (~stv74)));
+                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb71 & 4u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 4u) != 0u) ? stv75 : (~stv75)));
+                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb71 & 8u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 8u) != 0u) ? stv76 : (~stv76)));
+                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb71 & 16u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 16u) != 0u) ? stv77 : (~stv77)));
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb71 & 32u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 32u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb71 & 64u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 64u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb71 & 128u) != 0u));
+                        stpm72 = (stpm72 & (((stb71 & 128u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int strk81 = __popc((stpm72 & ((1u << lane) - 1u)));
+                        unsigned int stct82 = __popc(stpm72);
+                        long long ix83 = ((long long)stb71);
+                        unsigned int sth84 = 0u;
+                        if (stok66) {
+                            sth84 = sthist9[(257 * warp + ix83)];
+                        }
+                        __syncwarp();
+                        if ((stok66 && ((strk81 + 1u) == stct82))) {
+                            sthist9[(257 * warp + ix83)] = (sth84 + stct82);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i65)] = (stok66 ? ((stb71 << 16u) | (sth84 + strk81)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t85 = threadIdx.x;
+            unsigned int stsum86 = 0u;
+            for (patc_int i87 = 0; i87 < 8; i87 += 1) {
+                stsum86 = (stsum86 + sthist9[(2056 * t85 + 257 * i87 - 8223 * ((8 * t85 + i87) / 32))]);
+            }
+            unsigned int stinc88 = stsum86;
+            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc88, 1);
+            stinc88 = ((lane >= 1) ? (stinc88 + stup89) : stinc88);
+            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc88, 2);
+            stinc88 = ((lane >= 2) ? (stinc88 + stup90) : stinc88);
+            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc88, 4);
+            stinc88 = ((lane >= 4) ? (stinc88 + stup91) : stinc88);
+            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc88, 8);
+            stinc88 = ((lane >= 8) ? (stinc88 + stup92) : stinc88);
+            unsigned int stup93 = __shfl_up_sync(0xffffffffu, stinc88, 16);
+            stinc88 = ((lane >= 16) ? (stinc88 + stup93) : stinc88);
+            unsigned int stat94 = (stinc88 - stsum86);
+            for (patc_int i95 = 0; i95 < 8; i95 += 1) {
+                unsigned int stcb96 = sthist9[(2056 * t85 + 257 * i95 - 8223 * ((8 * t85 + i95) / 32))];
+                sthist9[(2056 * t85 + 257 * i95 - 8223 * ((8 * t85 + i95) / 32))] = stat94;
+                stat94 = (stat94 + stcb96);
+            }
+            if ((lane == 31)) {
+                stwsum10[warp] = stinc88;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw98 = 0u;
+                if ((lane < 32)) {
+                    stw98 = stwsum10[lane];
+                }
+                unsigned int stwinc99 = stw98;
+                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc99, 1);
+                stwinc99 = ((lane >= 1) ? (stwinc99 + stup100) : stwinc99);
+                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc99, 2);
+                stwinc99 = ((lane >= 2) ? (stwinc99 + stup101) : stwinc99);
+                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc99, 4);
+                stwinc99 = ((lane >= 4) ? (stwinc99 + stup102) : stwinc99);
+                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc99, 8);
+                stwinc99 = ((lane >= 8) ? (stwinc99 + stup103) : stwinc99);
+                unsigned int stup104 = __shfl_up_sync(0xffffffffu, stwinc99, 16);
+                stwinc99 = ((lane >= 16) ? (stwinc99 + stup104) : stwinc99);
+                if ((lane < 32)) {
+                    stwsum10[lane] = (stwinc99 - stw98);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i106 = 0; i106 < 4; i106 += 1) {
+                    {
+                        unsigned int sti107 = stinfo8[(lane + 128 * warp + 32 * i106)];
+                        unsigned int stbk108 = (sti107 >> 16u);
+                        if ((stbk108 < 256u)) {
+                            long long ix109 = ((long long)stbk108);
+                            long long ix110 = ((long long)(stwsum10[((warp + 32 * ix109) / 256)] + (sthist9[(257 * warp + ix109)] + (sti107 & 65535u))));
+                            stkey6[ix110] = stkey7[(lane + 128 * warp + 32 * i106)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i106 = 0; i106 < 4; i106 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i106) < n)) {
+                        unsigned int sti107 = stinfo8[(lane + 128 * warp + 32 * i106)];
+                        unsigned int stbk108 = (sti107 >> 16u);
+                        if ((stbk108 < 256u)) {
+                            long long ix109 = ((long long)stbk108);
+                            long long ix110 = ((long long)(stwsum10[((warp + 32 * ix109) / 256)] + (sthist9[(257 * warp + ix109)] + (sti107 & 65535u))));
+                            stkey6[ix110] = stkey7[(lane + 128 * warp + 32 * i106)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t111 = threadIdx.x;
+            for (patc_int i112 = 0; i112 < 9; i112 += 1) {
+                if (((t111 + 1024 * i112) < 8224)) {
+                    sthist9[(t111 + 1024 * i112)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i114 = 0; i114 < 4; i114 += 1) {
+                    {
+                        bool stok115 = true;
+                        unsigned long long s116 = (~stkey6[(lane + 128 * warp + 32 * i114)]);
+                        unsigned long long s117 = (stkey6[(lane + 128 * warp + 32 * i114)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s118 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s119 = (((stkey6[(lane + 128 * warp + 32 * i114)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s116 : s117);
+                        unsigned int stb120 = (stok115 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i114)] == (((unsigned long long)1) << 63ull)) ? s118 : s119) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm121 = __ballot_sync(0xffffffffu, stok115);
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb120 & 1u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 1u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb120 & 2u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 2u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb120 & 4u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 4u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb120 & 8u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 8u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb120 & 16u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 16u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb120 & 32u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 32u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb120 & 64u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 64u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb120 & 128u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 128u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int strk130 = __popc((stpm121 & ((1u << lane) - 1u)));
+                        unsigned int stct131 = __popc(stpm121);
+                        long long ix132 = ((long long)stb120);
+                        unsigned int sth133 = 0u;
+                        if (stok115) {
+                            sth133 = sthist9[(257 * warp + ix132)];
+                        }
+                        __syncwarp();
+                        if ((stok115 && ((strk130 + 1u) == stct131))) {
+                            sthist9[(257 * warp + ix132)] = (sth133 + stct131);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i114)] = (stok115 ? ((stb120 << 16u) | (sth133 + strk130)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i114 = 0; i114 < 4; i114 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i114) < n)) {
+                        bool stok115 = ((lane + 128 * warp + 4096 * b5 + 32 * i114) < n);
+                        unsigned long long s116 = (~stkey6[(lane + 128 * warp + 32 * i114)]);
+                        unsigned long long s117 = (stkey6[(lane + 128 * warp + 32 * i114)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s118 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s119 = (((stkey6[(lane + 128 * warp + 32 * i114)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s116 : s117);
+                        unsigned int stb120 = (stok115 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i114)] == (((unsigned long long)1) << 63ull)) ? s118 : s119) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm121 = __ballot_sync(0xffffffffu, stok115);
+                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb120 & 1u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 1u) != 0u) ? stv122 : (~stv122)));
+                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb120 & 2u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 2u) != 0u) ? stv123 : (~stv123)));
+                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb120 & 4u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 4u) != 0u) ? stv124 : (~stv124)));
+                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb120 & 8u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 8u) != 0u) ? stv125 : (~stv125)));
+                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb120 & 16u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 16u) != 0u) ? stv126 : (~stv126)));
+                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb120 & 32u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 32u) != 0u) ? stv127 : (~stv127)));
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb120 & 64u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 64u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb120 & 128u) != 0u));
+                        stpm121 = (stpm121 & (((stb120 & 128u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int strk130 = __popc((stpm121 & ((1u << lane) - 1u)));
+                        unsigned int stct131 = __popc(stpm121);
+                        long long ix132 = ((long long)stb120);
+                        unsigned int sth133 = 0u;
+                        if (stok115) {
+                            sth133 = sthist9[(257 * warp + ix132)];
+                        }
+                        __syncwarp();
+                        if ((stok115 && ((strk130 + 1u) == stct131))) {
+                            sthist9[(257 * warp + ix132)] = (sth133 + stct131);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i114)] = (stok115 ? ((stb120 << 16u) | (sth133 + strk130)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t134 = threadIdx.x;
+            unsigned int stsum135 = 0u;
+            for (patc_int i136 = 0; i136 < 8; i136 += 1) {
+                stsum135 = (stsum135 + sthist9[(2056 * t134 + 257 * i136 - 8223 * ((8 * t134 + i136) / 32))]);
+            }
+            unsigned int stinc137 = stsum135;
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc137, 1);
+            stinc137 = ((lane >= 1) ? (stinc137 + stup138) : stinc137);
+            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc137, 2);
+            stinc137 = ((lane >= 2) ? (stinc137 + stup139) : stinc137);
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc137, 4);
+            stinc137 = ((lane >= 4) ? (stinc137 + stup140) : stinc137);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc137, 8);
+            stinc137 = ((lane >= 8) ? (stinc137 + stup141) : stinc137);
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc137, 16);
+            stinc137 = ((lane >= 16) ? (stinc137 + stup142) : stinc137);
+            unsigned int stat143 = (stinc137 - stsum135);
+            for (patc_int i144 = 0; i144 < 8; i144 += 1) {
+                unsigned int stcb145 = sthist9[(2056 * t134 + 257 * i144 - 8223 * ((8 * t134 + i144) / 32))];
+                sthist9[(2056 * t134 + 257 * i144 - 8223 * ((8 * t134 + i144) / 32))] = stat143;
+                stat143 = (stat143 + stcb145);
+            }
+            if ((lane == 31)) {
+                stwsum10[warp] = stinc137;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw147 = 0u;
+                if ((lane < 32)) {
+                    stw147 = stwsum10[lane];
+                }
+                unsigned int stwinc148 = stw147;
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc148, 1);
+                stwinc148 = ((lane >= 1) ? (stwinc148 + stup149) : stwinc148);
+                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc148, 2);
+                stwinc148 = ((lane >= 2) ? (stwinc148 + stup150) : stwinc148);
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc148, 4);
+                stwinc148 = ((lane >= 4) ? (stwinc148 + stup151) : stwinc148);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc148, 8);
+                stwinc148 = ((lane >= 8) ? (stwinc148 + stup152) : stwinc148);
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc148, 16);
+                stwinc148 = ((lane >= 16) ? (stwinc148 + stup153) : stwinc148);
+                if ((lane < 32)) {
+                    stwsum10[lane] = (stwinc148 - stw147);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i155 = 0; i155 < 4; i155 += 1) {
+                    {
+                        unsigned int sti156 = stinfo8[(lane + 128 * warp + 32 * i155)];
+                        unsigned int stbk157 = (sti156 >> 16u);
+                        if ((stbk157 < 256u)) {
+                            long long ix158 = ((long long)stbk157);
+                            long long ix159 = ((long long)(stwsum10[((warp + 32 * ix158) / 256)] + (sthist9[(257 * warp + ix158)] + (sti156 & 65535u))));
+                            stkey7[ix159] = stkey6[(lane + 128 * warp + 32 * i155)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i155 = 0; i155 < 4; i155 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i155) < n)) {
+                        unsigned int sti156 = stinfo8[(lane + 128 * warp + 32 * i155)];
+                        unsigned int stbk157 = (sti156 >> 16u);
+                        if ((stbk157 < 256u)) {
+                            long long ix158 = ((long long)stbk157);
+                            long long ix159 = ((long long)(stwsum10[((warp + 32 * ix158) / 256)] + (sthist9[(257 * warp + ix158)] + (sti156 & 65535u))));
+                            stkey7[ix159] = stkey6[(lane + 128 * warp + 32 * i155)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t160 = threadIdx.x;
+            for (patc_int i161 = 0; i161 < 9; i161 += 1) {
+                if (((t160 + 1024 * i161) < 8224)) {
+                    sthist9[(t160 + 1024 * i161)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
+                    {
+                        bool stok164 = true;
+                        unsigned long long s165 = (~stkey7[(lane + 128 * warp + 32 * i163)]);
+                        unsigned long long s166 = (stkey7[(lane + 128 * warp + 32 * i163)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s167 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s168 = (((stkey7[(lane + 128 * warp + 32 * i163)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s165 : s166);
+                        unsigned int stb169 = (stok164 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i163)] == (((unsigned long long)1) << 63ull)) ? s167 : s168) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm170 = __ballot_sync(0xffffffffu, stok164);
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb169 & 1u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 1u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb169 & 2u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 2u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb169 & 4u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 4u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb169 & 8u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 8u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb169 & 16u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 16u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb169 & 32u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 32u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb169 & 64u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 64u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb169 & 128u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 128u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int strk179 = __popc((stpm170 & ((1u << lane) - 1u)));
+                        unsigned int stct180 = __popc(stpm170);
+                        long long ix181 = ((long long)stb169);
+                        unsigned int sth182 = 0u;
+                        if (stok164) {
+                            sth182 = sthist9[(257 * warp + ix181)];
+                        }
+                        __syncwarp();
+                        if ((stok164 && ((strk179 + 1u) == stct180))) {
+                            sthist9[(257 * warp + ix181)] = (sth182 + stct180);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i163)] = (stok164 ? ((stb169 << 16u) | (sth182 + strk179)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i163) < n)) {
+                        bool stok164 = ((lane + 128 * warp + 4096 * b5 + 32 * i163) < n);
+                        unsigned long long s165 = (~stkey7[(lane + 128 * warp + 32 * i163)]);
+                        unsigned long long s166 = (stkey7[(lane + 128 * warp + 32 * i163)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s167 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s168 = (((stkey7[(lane + 128 * warp + 32 * i163)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s165 : s166);
+                        unsigned int stb169 = (stok164 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i163)] == (((unsigned long long)1) << 63ull)) ? s167 : s168) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm170 = __ballot_sync(0xffffffffu, stok164);
+                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb169 & 1u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 1u) != 0u) ? stv171 : (~stv171)));
+                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb169 & 2u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 2u) != 0u) ? stv172 : (~stv172)));
+                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb169 & 4u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 4u) != 0u) ? stv173 : (~stv173)));
+                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb169 & 8u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 8u) != 0u) ? stv174 : (~stv174)));
+                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb169 & 16u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 16u) != 0u) ? stv175 : (~stv175)));
+                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb169 & 32u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 32u) != 0u) ? stv176 : (~stv176)));
+                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb169 & 64u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 64u) != 0u) ? stv177 : (~stv177)));
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb169 & 128u) != 0u));
+                        stpm170 = (stpm170 & (((stb169 & 128u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int strk179 = __popc((stpm170 & ((1u << lane) - 1u)));
+                        unsigned int stct180 = __popc(stpm170);
+                        long long ix181 = ((long long)stb169);
+                        unsigned int sth182 = 0u;
+                        if (stok164) {
+                            sth182 = sthist9[(257 * warp + ix181)];
+                        }
+                        __syncwarp();
+                        if ((stok164 && ((strk179 + 1u) == stct180))) {
+                            sthist9[(257 * warp + ix181)] = (sth182 + stct180);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i163)] = (stok164 ? ((stb169 << 16u) | (sth182 + strk179)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t183 = threadIdx.x;
+            unsigned int stsum184 = 0u;
+            for (patc_int i185 = 0; i185 < 8; i185 += 1) {
+                stsum184 = (stsum184 + sthist9[(2056 * t183 + 257 * i185 - 8223 * ((8 * t183 + i185) / 32))]);
+            }
+            unsigned int stinc186 = stsum184;
+            unsigned int stup187 = __shfl_up_sync(0xffffffffu, stinc186, 1);
+            stinc186 = ((lane >= 1) ? (stinc186 + stup187) : stinc186);
+            unsigned int stup188 = __shfl_up_sync(0xffffffffu, stinc186, 2);
+            stinc186 = ((lane >= 2) ? (stinc186 + stup188) : stinc186);
+            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc186, 4);
+            stinc186 = ((lane >= 4) ? (stinc186 + stup189) : stinc186);
+            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc186, 8);
+            stinc186 = ((lane >= 8) ? (stinc186 + stup190) : stinc186);
+            unsigned int stup191 = __shfl_up_sync(0xffffffffu, stinc186, 16);
+            stinc186 = ((lane >= 16) ? (stinc186 + stup191) : stinc186);
+            unsigned int stat192 = (stinc186 - stsum184);
+            for (patc_int i193 = 0; i193 < 8; i193 += 1) {
+                unsigned int stcb194 = sthist9[(2056 * t183 + 257 * i193 - 8223 * ((8 * t183 + i193) / 32))];
+                sthist9[(2056 * t183 + 257 * i193 - 8223 * ((8 * t183 + i193) / 32))] = stat192;
+                stat192 = (stat192 + stcb194);
+            }
+            if ((lane == 31)) {
+                stwsum10[warp] = stinc186;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw196 = 0u;
+                if ((lane < 32)) {
+                    stw196 = stwsum10[lane];
+                }
+                unsigned int stwinc197 = stw196;
+                unsigned int stup198 = __shfl_up_sync(0xffffffffu, stwinc197, 1);
+                stwinc197 = ((lane >= 1) ? (stwinc197 + stup198) : stwinc197);
+                unsigned int stup199 = __shfl_up_sync(0xffffffffu, stwinc197, 2);
+                stwinc197 = ((lane >= 2) ? (stwinc197 + stup199) : stwinc197);
+                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc197, 4);
+                stwinc197 = ((lane >= 4) ? (stwinc197 + stup200) : stwinc197);
+                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc197, 8);
+                stwinc197 = ((lane >= 8) ? (stwinc197 + stup201) : stwinc197);
+                unsigned int stup202 = __shfl_up_sync(0xffffffffu, stwinc197, 16);
+                stwinc197 = ((lane >= 16) ? (stwinc197 + stup202) : stwinc197);
+                if ((lane < 32)) {
+                    stwsum10[lane] = (stwinc197 - stw196);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                    {
+                        unsigned int sti205 = stinfo8[(lane + 128 * warp + 32 * i204)];
+                        unsigned int stbk206 = (sti205 >> 16u);
+                        if ((stbk206 < 256u)) {
+                            long long ix207 = ((long long)stbk206);
+                            long long ix208 = ((long long)(stwsum10[((warp + 32 * ix207) / 256)] + (sthist9[(257 * warp + ix207)] + (sti205 & 65535u))));
+                            stkey6[ix208] = stkey7[(lane + 128 * warp + 32 * i204)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i204) < n)) {
+                        unsigned int sti205 = stinfo8[(lane + 128 * warp + 32 * i204)];
+                        unsigned int stbk206 = (sti205 >> 16u);
+                        if ((stbk206 < 256u)) {
+                            long long ix207 = ((long long)stbk206);
+                            long long ix208 = ((long long)(stwsum10[((warp + 32 * ix207) / 256)] + (sthist9[(257 * warp + ix207)] + (sti205 & 65535u))));
+                            stkey6[ix208] = stkey7[(lane + 128 * warp + 32 * i204)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t209 = threadIdx.x;
+            for (patc_int i210 = 0; i210 < 9; i210 += 1) {
+                if (((t209 + 1024 * i210) < 8224)) {
+                    sthist9[(t209 + 1024 * i210)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                    {
+                        bool stok213 = true;
+                        unsigned long long s214 = (~stkey6[(lane + 128 * warp + 32 * i212)]);
+                        unsigned long long s215 = (stkey6[(lane + 128 * warp + 32 * i212)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s216 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s217 = (((stkey6[(lane + 128 * warp + 32 * i212)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s214 : s215);
+                        unsigned int stb218 = (stok213 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i212)] == (((unsigned long long)1) << 63ull)) ? s216 : s217) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm219 = __ballot_sync(0xffffffffu, stok213);
+                        unsigned int stv220 = __ballot_sync(0xffffffffu, ((stb218 & 1u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 1u) != 0u) ? stv220 : (~stv220)));
+                        unsigned int stv221 = __ballot_sync(0xffffffffu, ((stb218 & 2u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 2u) != 0u) ? stv221 : (~stv221)));
+                        unsigned int stv222 = __ballot_sync(0xffffffffu, ((stb218 & 4u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 4u) != 0u) ? stv222 : (~stv222)));
+                        unsigned int stv223 = __ballot_sync(0xffffffffu, ((stb218 & 8u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 8u) != 0u) ? stv223 : (~stv223)));
+                        unsigned int stv224 = __ballot_sync(0xffffffffu, ((stb218 & 16u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 16u) != 0u) ? stv224 : (~stv224)));
+                        unsigned int stv225 = __ballot_sync(0xffffffffu, ((stb218 & 32u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 32u) != 0u) ? stv225 : (~stv225)));
+                        unsigned int stv226 = __ballot_sync(0xffffffffu, ((stb218 & 64u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 64u) != 0u) ? stv226 : (~stv226)));
+                        unsigned int stv227 = __ballot_sync(0xffffffffu, ((stb218 & 128u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 128u) != 0u) ? stv227 : (~stv227)));
+                        unsigned int strk228 = __popc((stpm219 & ((1u << lane) - 1u)));
+                        unsigned int stct229 = __popc(stpm219);
+                        long long ix230 = ((long long)stb218);
+                        unsigned int sth231 = 0u;
+                        if (stok213) {
+                            sth231 = sthist9[(257 * warp + ix230)];
+                        }
+                        __syncwarp();
+                        if ((stok213 && ((strk228 + 1u) == stct229))) {
+                            sthist9[(257 * warp + ix230)] = (sth231 + stct229);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i212)] = (stok213 ? ((stb218 << 16u) | (sth231 + strk228)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i212) < n)) {
+                        bool stok213 = ((lane + 128 * warp + 4096 * b5 + 32 * i212) < n);
+                        unsigned long long s214 = (~stkey6[(lane + 128 * warp + 32 * i212)]);
+                        unsigned long long s215 = (stkey6[(lane + 128 * warp + 32 * i212)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s216 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s217 = (((stkey6[(lane + 128 * warp + 32 * i212)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s214 : s215);
+                        unsigned int stb218 = (stok213 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i212)] == (((unsigned long long)1) << 63ull)) ? s216 : s217) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm219 = __ballot_sync(0xffffffffu, stok213);
+                        unsigned int stv220 = __ballot_sync(0xffffffffu, ((stb218 & 1u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 1u) != 0u) ? stv220 : (~stv220)));
+                        unsigned int stv221 = __ballot_sync(0xffffffffu, ((stb218 & 2u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 2u) != 0u) ? stv221 : (~stv221)));
+                        unsigned int stv222 = __ballot_sync(0xffffffffu, ((stb218 & 4u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 4u) != 0u) ? stv222 : (~stv222)));
+                        unsigned int stv223 = __ballot_sync(0xffffffffu, ((stb218 & 8u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 8u) != 0u) ? stv223 : (~stv223)));
+                        unsigned int stv224 = __ballot_sync(0xffffffffu, ((stb218 & 16u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 16u) != 0u) ? stv224 : (~stv224)));
+                        unsigned int stv225 = __ballot_sync(0xffffffffu, ((stb218 & 32u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 32u) != 0u) ? stv225 : (~stv225)));
+                        unsigned int stv226 = __ballot_sync(0xffffffffu, ((stb218 & 64u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 64u) != 0u) ? stv226 : (~stv226)));
+                        unsigned int stv227 = __ballot_sync(0xffffffffu, ((stb218 & 128u) != 0u));
+                        stpm219 = (stpm219 & (((stb218 & 128u) != 0u) ? stv227 : (~stv227)));
+                        unsigned int strk228 = __popc((stpm219 & ((1u << lane) - 1u)));
+                        unsigned int stct229 = __popc(stpm219);
+                        long long ix230 = ((long long)stb218);
+                        unsigned int sth231 = 0u;
+                        if (stok213) {
+                            sth231 = sthist9[(257 * warp + ix230)];
+                        }
+                        __syncwarp();
+                        if ((stok213 && ((strk228 + 1u) == stct229))) {
+                            sthist9[(257 * warp + ix230)] = (sth231 + stct229);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i212)] = (stok213 ? ((stb218 << 16u) | (sth231 + strk228)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t232 = threadIdx.x;
+            unsigned int stsum233 = 0u;
+            for (patc_int i234 = 0; i234 < 8; i234 += 1) {
+                stsum233 = (stsum233 + sthist9[(2056 * t232 + 257 * i234 - 8223 * ((8 * t232 + i234) / 32))]);
+            }
+            unsigned int stinc235 = stsum233;
+            unsigned int stup236 = __shfl_up_sync(0xffffffffu, stinc235, 1);
+            stinc235 = ((lane >= 1) ? (stinc235 + stup236) : stinc235);
+            unsigned int stup237 = __shfl_up_sync(0xffffffffu, stinc235, 2);
+            stinc235 = ((lane >= 2) ? (stinc235 + stup237) : stinc235);
+            unsigned int stup238 = __shfl_up_sync(0xffffffffu, stinc235, 4);
+            stinc235 = ((lane >= 4) ? (stinc235 + stup238) : stinc235);
+            unsigned int stup239 = __shfl_up_sync(0xffffffffu, stinc235, 8);
+            stinc235 = ((lane >= 8) ? (stinc235 + stup239) : stinc235);
+            unsigned int stup240 = __shfl_up_sync(0xffffffffu, stinc235, 16);
+            stinc235 = ((lane >= 16) ? (stinc235 + stup240) : stinc235);
+            unsigned int stat241 = (stinc235 - stsum233);
+            for (patc_int i242 = 0; i242 < 8; i242 += 1) {
+                unsigned int stcb243 = sthist9[(2056 * t232 + 257 * i242 - 8223 * ((8 * t232 + i242) / 32))];
+                sthist9[(2056 * t232 + 257 * i242 - 8223 * ((8 * t232 + i242) / 32))] = stat241;
+                stat241 = (stat241 + stcb243);
+            }
+            if ((lane == 31)) {
+                stwsum10[warp] = stinc235;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw245 = 0u;
+                if ((lane < 32)) {
+                    stw245 = stwsum10[lane];
+                }
+                unsigned int stwinc246 = stw245;
+                unsigned int stup247 = __shfl_up_sync(0xffffffffu, stwinc246, 1);
+                stwinc246 = ((lane >= 1) ? (stwinc246 + stup247) : stwinc246);
+                unsigned int stup248 = __shfl_up_sync(0xffffffffu, stwinc246, 2);
+                stwinc246 = ((lane >= 2) ? (stwinc246 + stup248) : stwinc246);
+                unsigned int stup249 = __shfl_up_sync(0xffffffffu, stwinc246, 4);
+                stwinc246 = ((lane >= 4) ? (stwinc246 + stup249) : stwinc246);
+                unsigned int stup250 = __shfl_up_sync(0xffffffffu, stwinc246, 8);
+                stwinc246 = ((lane >= 8) ? (stwinc246 + stup250) : stwinc246);
+                unsigned int stup251 = __shfl_up_sync(0xffffffffu, stwinc246, 16);
+                stwinc246 = ((lane >= 16) ? (stwinc246 + stup251) : stwinc246);
+                if ((lane < 32)) {
+                    stwsum10[lane] = (stwinc246 - stw245);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i253 = 0; i253 < 4; i253 += 1) {
+                    {
+                        unsigned int sti254 = stinfo8[(lane + 128 * warp + 32 * i253)];
+                        unsigned int stbk255 = (sti254 >> 16u);
+                        if ((stbk255 < 256u)) {
+                            long long ix256 = ((long long)stbk255);
+                            long long ix257 = ((long long)(stwsum10[((warp + 32 * ix256) / 256)] + (sthist9[(257 * warp + ix256)] + (sti254 & 65535u))));
+                            stkey7[ix257] = stkey6[(lane + 128 * warp + 32 * i253)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i253 = 0; i253 < 4; i253 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i253) < n)) {
+                        unsigned int sti254 = stinfo8[(lane + 128 * warp + 32 * i253)];
+                        unsigned int stbk255 = (sti254 >> 16u);
+                        if ((stbk255 < 256u)) {
+                            long long ix256 = ((long long)stbk255);
+                            long long ix257 = ((long long)(stwsum10[((warp + 32 * ix256) / 256)] + (sthist9[(257 * warp + ix256)] + (sti254 & 65535u))));
+                            stkey7[ix257] = stkey6[(lane + 128 * warp + 32 * i253)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t258 = threadIdx.x;
+            for (patc_int i259 = 0; i259 < 9; i259 += 1) {
+                if (((t258 + 1024 * i259) < 8224)) {
+                    sthist9[(t258 + 1024 * i259)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i261 = 0; i261 < 4; i261 += 1) {
+                    {
+                        bool stok262 = true;
+                        unsigned long long s263 = (~stkey7[(lane + 128 * warp + 32 * i261)]);
+                        unsigned long long s264 = (stkey7[(lane + 128 * warp + 32 * i261)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s265 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s266 = (((stkey7[(lane + 128 * warp + 32 * i261)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s263 : s264);
+                        unsigned int stb267 = (stok262 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i261)] == (((unsigned long long)1) << 63ull)) ? s265 : s266) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm268 = __ballot_sync(0xffffffffu, stok262);
+                        unsigned int stv269 = __ballot_sync(0xffffffffu, ((stb267 & 1u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 1u) != 0u) ? stv269 : (~stv269)));
+                        unsigned int stv270 = __ballot_sync(0xffffffffu, ((stb267 & 2u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 2u) != 0u) ? stv270 : (~stv270)));
+                        unsigned int stv271 = __ballot_sync(0xffffffffu, ((stb267 & 4u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 4u) != 0u) ? stv271 : (~stv271)));
+                        unsigned int stv272 = __ballot_sync(0xffffffffu, ((stb267 & 8u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 8u) != 0u) ? stv272 : (~stv272)));
+                        unsigned int stv273 = __ballot_sync(0xffffffffu, ((stb267 & 16u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 16u) != 0u) ? stv273 : (~stv273)));
+                        unsigned int stv274 = __ballot_sync(0xffffffffu, ((stb267 & 32u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 32u) != 0u) ? stv274 : (~stv274)));
+                        unsigned int stv275 = __ballot_sync(0xffffffffu, ((stb267 & 64u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 64u) != 0u) ? stv275 : (~stv275)));
+                        unsigned int stv276 = __ballot_sync(0xffffffffu, ((stb267 & 128u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 128u) != 0u) ? stv276 : (~stv276)));
+                        unsigned int strk277 = __popc((stpm268 & ((1u << lane) - 1u)));
+                        unsigned int stct278 = __popc(stpm268);
+                        long long ix279 = ((long long)stb267);
+                        unsigned int sth280 = 0u;
+                        if (stok262) {
+                            sth280 = sthist9[(257 * warp + ix279)];
+                        }
+                        __syncwarp();
+                        if ((stok262 && ((strk277 + 1u) == stct278))) {
+                            sthist9[(257 * warp + ix279)] = (sth280 + stct278);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i261)] = (stok262 ? ((stb267 << 16u) | (sth280 + strk277)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i261 = 0; i261 < 4; i261 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i261) < n)) {
+                        bool stok262 = ((lane + 128 * warp + 4096 * b5 + 32 * i261) < n);
+                        unsigned long long s263 = (~stkey7[(lane + 128 * warp + 32 * i261)]);
+                        unsigned long long s264 = (stkey7[(lane + 128 * warp + 32 * i261)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s265 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s266 = (((stkey7[(lane + 128 * warp + 32 * i261)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s263 : s264);
+                        unsigned int stb267 = (stok262 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i261)] == (((unsigned long long)1) << 63ull)) ? s265 : s266) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm268 = __ballot_sync(0xffffffffu, stok262);
+                        unsigned int stv269 = __ballot_sync(0xffffffffu, ((stb267 & 1u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 1u) != 0u) ? stv269 : (~stv269)));
+                        unsigned int stv270 = __ballot_sync(0xffffffffu, ((stb267 & 2u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 2u) != 0u) ? stv270 : (~stv270)));
+                        unsigned int stv271 = __ballot_sync(0xffffffffu, ((stb267 & 4u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 4u) != 0u) ? stv271 : (~stv271)));
+                        unsigned int stv272 = __ballot_sync(0xffffffffu, ((stb267 & 8u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 8u) != 0u) ? stv272 : (~stv272)));
+                        unsigned int stv273 = __ballot_sync(0xffffffffu, ((stb267 & 16u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 16u) != 0u) ? stv273 : (~stv273)));
+                        unsigned int stv274 = __ballot_sync(0xffffffffu, ((stb267 & 32u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 32u) != 0u) ? stv274 : (~stv274)));
+                        unsigned int stv275 = __ballot_sync(0xffffffffu, ((stb267 & 64u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 64u) != 0u) ? stv275 : (~stv275)));
+                        unsigned int stv276 = __ballot_sync(0xffffffffu, ((stb267 & 128u) != 0u));
+                        stpm268 = (stpm268 & (((stb267 & 128u) != 0u) ? stv276 : (~stv276)));
+                        unsigned int strk277 = __popc((stpm268 & ((1u << lane) - 1u)));
+                        unsigned int stct278 = __popc(stpm268);
+                        long long ix279 = ((long long)stb267);
+                        unsigned int sth280 = 0u;
+                        if (stok262) {
+                            sth280 = sthist9[(257 * warp + ix279)];
+                        }
+                        __syncwarp();
+                        if ((stok262 && ((strk277 + 1u) == stct278))) {
+                            sthist9[(257 * warp + ix279)] = (sth280 + stct278);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i261)] = (stok262 ? ((stb267 << 16u) | (sth280 + strk277)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t281 = threadIdx.x;
+            unsigned int stsum282 = 0u;
+            for (patc_int i283 = 0; i283 < 8; i283 += 1) {
+                stsum282 = (stsum282 + sthist9[(2056 * t281 + 257 * i283 - 8223 * ((8 * t281 + i283) / 32))]);
+            }
+            unsigned int stinc284 = stsum282;
+            unsigned int stup285 = __shfl_up_sync(0xffffffffu, stinc284, 1);
+            stinc284 = ((lane >= 1) ? (stinc284 + stup285) : stinc284);
+            unsigned int stup286 = __shfl_up_sync(0xffffffffu, stinc284, 2);
+            stinc284 = ((lane >= 2) ? (stinc284 + stup286) : stinc284);
+            unsigned int stup287 = __shfl_up_sync(0xffffffffu, stinc284, 4);
+            stinc284 = ((lane >= 4) ? (stinc284 + stup287) : stinc284);
+            unsigned int stup288 = __shfl_up_sync(0xffffffffu, stinc284, 8);
+            stinc284 = ((lane >= 8) ? (stinc284 + stup288) : stinc284);
+            unsigned int stup289 = __shfl_up_sync(0xffffffffu, stinc284, 16);
+            stinc284 = ((lane >= 16) ? (stinc284 + stup289) : stinc284);
+            unsigned int stat290 = (stinc284 - stsum282);
+            for (patc_int i291 = 0; i291 < 8; i291 += 1) {
+                unsigned int stcb292 = sthist9[(2056 * t281 + 257 * i291 - 8223 * ((8 * t281 + i291) / 32))];
+                sthist9[(2056 * t281 + 257 * i291 - 8223 * ((8 * t281 + i291) / 32))] = stat290;
+                stat290 = (stat290 + stcb292);
+            }
+            if ((lane == 31)) {
+                stwsum10[warp] = stinc284;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw294 = 0u;
+                if ((lane < 32)) {
+                    stw294 = stwsum10[lane];
+                }
+                unsigned int stwinc295 = stw294;
+                unsigned int stup296 = __shfl_up_sync(0xffffffffu, stwinc295, 1);
+                stwinc295 = ((lane >= 1) ? (stwinc295 + stup296) : stwinc295);
+                unsigned int stup297 = __shfl_up_sync(0xffffffffu, stwinc295, 2);
+                stwinc295 = ((lane >= 2) ? (stwinc295 + stup297) : stwinc295);
+                unsigned int stup298 = __shfl_up_sync(0xffffffffu, stwinc295, 4);
+                stwinc295 = ((lane >= 4) ? (stwinc295 + stup298) : stwinc295);
+                unsigned int stup299 = __shfl_up_sync(0xffffffffu, stwinc295, 8);
+                stwinc295 = ((lane >= 8) ? (stwinc295 + stup299) : stwinc295);
+                unsigned int stup300 = __shfl_up_sync(0xffffffffu, stwinc295, 16);
+                stwinc295 = ((lane >= 16) ? (stwinc295 + stup300) : stwinc295);
+                if ((lane < 32)) {
+                    stwsum10[lane] = (stwinc295 - stw294);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i302 = 0; i302 < 4; i302 += 1) {
+                    {
+                        unsigned int sti303 = stinfo8[(lane + 128 * warp + 32 * i302)];
+                        unsigned int stbk304 = (sti303 >> 16u);
+                        if ((stbk304 < 256u)) {
+                            long long ix305 = ((long long)stbk304);
+                            long long ix306 = ((long long)(stwsum10[((warp + 32 * ix305) / 256)] + (sthist9[(257 * warp + ix305)] + (sti303 & 65535u))));
+                            stkey6[ix306] = stkey7[(lane + 128 * warp + 32 * i302)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i302 = 0; i302 < 4; i302 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i302) < n)) {
+                        unsigned int sti303 = stinfo8[(lane + 128 * warp + 32 * i302)];
+                        unsigned int stbk304 = (sti303 >> 16u);
+                        if ((stbk304 < 256u)) {
+                            long long ix305 = ((long long)stbk304);
+                            long long ix306 = ((long long)(stwsum10[((warp + 32 * ix305) / 256)] + (sthist9[(257 * warp + ix305)] + (sti303 & 65535u))));
+                            stkey6[ix306] = stkey7[(lane + 128 * warp + 32 * i302)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t307 = threadIdx.x;
+            for (patc_int i308 = 0; i308 < 9; i308 += 1) {
+                if (((t307 + 1024 * i308) < 8224)) {
+                    sthist9[(t307 + 1024 * i308)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i310 = 0; i310 < 4; i310 += 1) {
+                    {
+                        bool stok311 = true;
+                        unsigned long long s312 = (~stkey6[(lane + 128 * warp + 32 * i310)]);
+                        unsigned long long s313 = (stkey6[(lane + 128 * warp + 32 * i310)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s314 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s315 = (((stkey6[(lane + 128 * warp + 32 * i310)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s312 : s313);
+                        unsigned int stb316 = (stok311 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i310)] == (((unsigned long long)1) << 63ull)) ? s314 : s315) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm317 = __ballot_sync(0xffffffffu, stok311);
+                        unsigned int stv318 = __ballot_sync(0xffffffffu, ((stb316 & 1u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 1u) != 0u) ? stv318 : (~stv318)));
+                        unsigned int stv319 = __ballot_sync(0xffffffffu, ((stb316 & 2u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 2u) != 0u) ? stv319 : (~stv319)));
+                        unsigned int stv320 = __ballot_sync(0xffffffffu, ((stb316 & 4u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 4u) != 0u) ? stv320 : (~stv320)));
+                        unsigned int stv321 = __ballot_sync(0xffffffffu, ((stb316 & 8u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 8u) != 0u) ? stv321 : (~stv321)));
+                        unsigned int stv322 = __ballot_sync(0xffffffffu, ((stb316 & 16u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 16u) != 0u) ? stv322 : (~stv322)));
+                        unsigned int stv323 = __ballot_sync(0xffffffffu, ((stb316 & 32u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 32u) != 0u) ? stv323 : (~stv323)));
+                        unsigned int stv324 = __ballot_sync(0xffffffffu, ((stb316 & 64u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 64u) != 0u) ? stv324 : (~stv324)));
+                        unsigned int stv325 = __ballot_sync(0xffffffffu, ((stb316 & 128u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 128u) != 0u) ? stv325 : (~stv325)));
+                        unsigned int strk326 = __popc((stpm317 & ((1u << lane) - 1u)));
+                        unsigned int stct327 = __popc(stpm317);
+                        long long ix328 = ((long long)stb316);
+                        unsigned int sth329 = 0u;
+                        if (stok311) {
+                            sth329 = sthist9[(257 * warp + ix328)];
+                        }
+                        __syncwarp();
+                        if ((stok311 && ((strk326 + 1u) == stct327))) {
+                            sthist9[(257 * warp + ix328)] = (sth329 + stct327);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i310)] = (stok311 ? ((stb316 << 16u) | (sth329 + strk326)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i310 = 0; i310 < 4; i310 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i310) < n)) {
+                        bool stok311 = ((lane + 128 * warp + 4096 * b5 + 32 * i310) < n);
+                        unsigned long long s312 = (~stkey6[(lane + 128 * warp + 32 * i310)]);
+                        unsigned long long s313 = (stkey6[(lane + 128 * warp + 32 * i310)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s314 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s315 = (((stkey6[(lane + 128 * warp + 32 * i310)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s312 : s313);
+                        unsigned int stb316 = (stok311 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i310)] == (((unsigned long long)1) << 63ull)) ? s314 : s315) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm317 = __ballot_sync(0xffffffffu, stok311);
+                        unsigned int stv318 = __ballot_sync(0xffffffffu, ((stb316 & 1u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 1u) != 0u) ? stv318 : (~stv318)));
+                        unsigned int stv319 = __ballot_sync(0xffffffffu, ((stb316 & 2u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 2u) != 0u) ? stv319 : (~stv319)));
+                        unsigned int stv320 = __ballot_sync(0xffffffffu, ((stb316 & 4u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 4u) != 0u) ? stv320 : (~stv320)));
+                        unsigned int stv321 = __ballot_sync(0xffffffffu, ((stb316 & 8u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 8u) != 0u) ? stv321 : (~stv321)));
+                        unsigned int stv322 = __ballot_sync(0xffffffffu, ((stb316 & 16u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 16u) != 0u) ? stv322 : (~stv322)));
+                        unsigned int stv323 = __ballot_sync(0xffffffffu, ((stb316 & 32u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 32u) != 0u) ? stv323 : (~stv323)));
+                        unsigned int stv324 = __ballot_sync(0xffffffffu, ((stb316 & 64u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 64u) != 0u) ? stv324 : (~stv324)));
+                        unsigned int stv325 = __ballot_sync(0xffffffffu, ((stb316 & 128u) != 0u));
+                        stpm317 = (stpm317 & (((stb316 & 128u) != 0u) ? stv325 : (~stv325)));
+                        unsigned int strk326 = __popc((stpm317 & ((1u << lane) - 1u)));
+                        unsigned int stct327 = __popc(stpm317);
+                        long long ix328 = ((long long)stb316);
+                        unsigned int sth329 = 0u;
+                        if (stok311) {
+                            sth329 = sthist9[(257 * warp + ix328)];
+                        }
+                        __syncwarp();
+                        if ((stok311 && ((strk326 + 1u) == stct327))) {
+                            sthist9[(257 * warp + ix328)] = (sth329 + stct327);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i310)] = (stok311 ? ((stb316 << 16u) | (sth329 + strk326)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t330 = threadIdx.x;
+            unsigned int stsum331 = 0u;
+            for (patc_int i332 = 0; i332 < 8; i332 += 1) {
+                stsum331 = (stsum331 + sthist9[(2056 * t330 + 257 * i332 - 8223 * ((8 * t330 + i332) / 32))]);
+            }
+            unsigned int stinc333 = stsum331;
+            unsigned int stup334 = __shfl_up_sync(0xffffffffu, stinc333, 1);
+            stinc333 = ((lane >= 1) ? (stinc333 + stup334) : stinc333);
+            unsigned int stup335 = __shfl_up_sync(0xffffffffu, stinc333, 2);
+            stinc333 = ((lane >= 2) ? (stinc333 + stup335) : stinc333);
+            unsigned int stup336 = __shfl_up_sync(0xffffffffu, stinc333, 4);
+            stinc333 = ((lane >= 4) ? (stinc333 + stup336) : stinc333);
+            unsigned int stup337 = __shfl_up_sync(0xffffffffu, stinc333, 8);
+            stinc333 = ((lane >= 8) ? (stinc333 + stup337) : stinc333);
+            unsigned int stup338 = __shfl_up_sync(0xffffffffu, stinc333, 16);
+            stinc333 = ((lane >= 16) ? (stinc333 + stup338) : stinc333);
+            unsigned int stat339 = (stinc333 - stsum331);
+            for (patc_int i340 = 0; i340 < 8; i340 += 1) {
+                unsigned int stcb341 = sthist9[(2056 * t330 + 257 * i340 - 8223 * ((8 * t330 + i340) / 32))];
+                sthist9[(2056 * t330 + 257 * i340 - 8223 * ((8 * t330 + i340) / 32))] = stat339;
+                stat339 = (stat339 + stcb341);
+            }
+            if ((lane == 31)) {
+                stwsum10[warp] = stinc333;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw343 = 0u;
+                if ((lane < 32)) {
+                    stw343 = stwsum10[lane];
+                }
+                unsigned int stwinc344 = stw343;
+                unsigned int stup345 = __shfl_up_sync(0xffffffffu, stwinc344, 1);
+                stwinc344 = ((lane >= 1) ? (stwinc344 + stup345) : stwinc344);
+                unsigned int stup346 = __shfl_up_sync(0xffffffffu, stwinc344, 2);
+                stwinc344 = ((lane >= 2) ? (stwinc344 + stup346) : stwinc344);
+                unsigned int stup347 = __shfl_up_sync(0xffffffffu, stwinc344, 4);
+                stwinc344 = ((lane >= 4) ? (stwinc344 + stup347) : stwinc344);
+                unsigned int stup348 = __shfl_up_sync(0xffffffffu, stwinc344, 8);
+                stwinc344 = ((lane >= 8) ? (stwinc344 + stup348) : stwinc344);
+                unsigned int stup349 = __shfl_up_sync(0xffffffffu, stwinc344, 16);
+                stwinc344 = ((lane >= 16) ? (stwinc344 + stup349) : stwinc344);
+                if ((lane < 32)) {
+                    stwsum10[lane] = (stwinc344 - stw343);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i351 = 0; i351 < 4; i351 += 1) {
+                    {
+                        unsigned int sti352 = stinfo8[(lane + 128 * warp + 32 * i351)];
+                        unsigned int stbk353 = (sti352 >> 16u);
+                        if ((stbk353 < 256u)) {
+                            long long ix354 = ((long long)stbk353);
+                            long long ix355 = ((long long)(stwsum10[((warp + 32 * ix354) / 256)] + (sthist9[(257 * warp + ix354)] + (sti352 & 65535u))));
+                            stkey7[ix355] = stkey6[(lane + 128 * warp + 32 * i351)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i351 = 0; i351 < 4; i351 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i351) < n)) {
+                        unsigned int sti352 = stinfo8[(lane + 128 * warp + 32 * i351)];
+                        unsigned int stbk353 = (sti352 >> 16u);
+                        if ((stbk353 < 256u)) {
+                            long long ix354 = ((long long)stbk353);
+                            long long ix355 = ((long long)(stwsum10[((warp + 32 * ix354) / 256)] + (sthist9[(257 * warp + ix354)] + (sti352 & 65535u))));
+                            stkey7[ix355] = stkey6[(lane + 128 * warp + 32 * i351)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t356 = threadIdx.x;
+            for (patc_int i357 = 0; i357 < 9; i357 += 1) {
+                if (((t356 + 1024 * i357) < 8224)) {
+                    sthist9[(t356 + 1024 * i357)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i359 = 0; i359 < 4; i359 += 1) {
+                    {
+                        bool stok360 = true;
+                        unsigned long long s361 = (~stkey7[(lane + 128 * warp + 32 * i359)]);
+                        unsigned long long s362 = (stkey7[(lane + 128 * warp + 32 * i359)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s363 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s364 = (((stkey7[(lane + 128 * warp + 32 * i359)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s361 : s362);
+                        unsigned int stb365 = (stok360 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i359)] == (((unsigned long long)1) << 63ull)) ? s363 : s364) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm366 = __ballot_sync(0xffffffffu, stok360);
+                        unsigned int stv367 = __ballot_sync(0xffffffffu, ((stb365 & 1u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 1u) != 0u) ? stv367 : (~stv367)));
+                        unsigned int stv368 = __ballot_sync(0xffffffffu, ((stb365 & 2u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 2u) != 0u) ? stv368 : (~stv368)));
+                        unsigned int stv369 = __ballot_sync(0xffffffffu, ((stb365 & 4u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 4u) != 0u) ? stv369 : (~stv369)));
+                        unsigned int stv370 = __ballot_sync(0xffffffffu, ((stb365 & 8u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 8u) != 0u) ? stv370 : (~stv370)));
+                        unsigned int stv371 = __ballot_sync(0xffffffffu, ((stb365 & 16u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 16u) != 0u) ? stv371 : (~stv371)));
+                        unsigned int stv372 = __ballot_sync(0xffffffffu, ((stb365 & 32u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 32u) != 0u) ? stv372 : (~stv372)));
+                        unsigned int stv373 = __ballot_sync(0xffffffffu, ((stb365 & 64u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 64u) != 0u) ? stv373 : (~stv373)));
+                        unsigned int stv374 = __ballot_sync(0xffffffffu, ((stb365 & 128u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 128u) != 0u) ? stv374 : (~stv374)));
+                        unsigned int strk375 = __popc((stpm366 & ((1u << lane) - 1u)));
+                        unsigned int stct376 = __popc(stpm366);
+                        long long ix377 = ((long long)stb365);
+                        unsigned int sth378 = 0u;
+                        if (stok360) {
+                            sth378 = sthist9[(257 * warp + ix377)];
+                        }
+                        __syncwarp();
+                        if ((stok360 && ((strk375 + 1u) == stct376))) {
+                            sthist9[(257 * warp + ix377)] = (sth378 + stct376);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i359)] = (stok360 ? ((stb365 << 16u) | (sth378 + strk375)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i359 = 0; i359 < 4; i359 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i359) < n)) {
+                        bool stok360 = ((lane + 128 * warp + 4096 * b5 + 32 * i359) < n);
+                        unsigned long long s361 = (~stkey7[(lane + 128 * warp + 32 * i359)]);
+                        unsigned long long s362 = (stkey7[(lane + 128 * warp + 32 * i359)] ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s363 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s364 = (((stkey7[(lane + 128 * warp + 32 * i359)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s361 : s362);
+                        unsigned int stb365 = (stok360 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i359)] == (((unsigned long long)1) << 63ull)) ? s363 : s364) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm366 = __ballot_sync(0xffffffffu, stok360);
+                        unsigned int stv367 = __ballot_sync(0xffffffffu, ((stb365 & 1u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 1u) != 0u) ? stv367 : (~stv367)));
+                        unsigned int stv368 = __ballot_sync(0xffffffffu, ((stb365 & 2u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 2u) != 0u) ? stv368 : (~stv368)));
+                        unsigned int stv369 = __ballot_sync(0xffffffffu, ((stb365 & 4u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 4u) != 0u) ? stv369 : (~stv369)));
+                        unsigned int stv370 = __ballot_sync(0xffffffffu, ((stb365 & 8u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 8u) != 0u) ? stv370 : (~stv370)));
+                        unsigned int stv371 = __ballot_sync(0xffffffffu, ((stb365 & 16u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 16u) != 0u) ? stv371 : (~stv371)));
+                        unsigned int stv372 = __ballot_sync(0xffffffffu, ((stb365 & 32u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 32u) != 0u) ? stv372 : (~stv372)));
+                        unsigned int stv373 = __ballot_sync(0xffffffffu, ((stb365 & 64u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 64u) != 0u) ? stv373 : (~stv373)));
+                        unsigned int stv374 = __ballot_sync(0xffffffffu, ((stb365 & 128u) != 0u));
+                        stpm366 = (stpm366 & (((stb365 & 128u) != 0u) ? stv374 : (~stv374)));
+                        unsigned int strk375 = __popc((stpm366 & ((1u << lane) - 1u)));
+                        unsigned int stct376 = __popc(stpm366);
+                        long long ix377 = ((long long)stb365);
+                        unsigned int sth378 = 0u;
+                        if (stok360) {
+                            sth378 = sthist9[(257 * warp + ix377)];
+                        }
+                        __syncwarp();
+                        if ((stok360 && ((strk375 + 1u) == stct376))) {
+                            sthist9[(257 * warp + ix377)] = (sth378 + stct376);
+                        }
+                        __syncwarp();
+                        stinfo8[(lane + 128 * warp + 32 * i359)] = (stok360 ? ((stb365 << 16u) | (sth378 + strk375)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t379 = threadIdx.x;
+            unsigned int stsum380 = 0u;
+            for (patc_int i381 = 0; i381 < 8; i381 += 1) {
+                stsum380 = (stsum380 + sthist9[(2056 * t379 + 257 * i381 - 8223 * ((8 * t379 + i381) / 32))]);
+            }
+            unsigned int stinc382 = stsum380;
+            unsigned int stup383 = __shfl_up_sync(0xffffffffu, stinc382, 1);
+            stinc382 = ((lane >= 1) ? (stinc382 + stup383) : stinc382);
+            unsigned int stup384 = __shfl_up_sync(0xffffffffu, stinc382, 2);
+            stinc382 = ((lane >= 2) ? (stinc382 + stup384) : stinc382);
+            unsigned int stup385 = __shfl_up_sync(0xffffffffu, stinc382, 4);
+            stinc382 = ((lane >= 4) ? (stinc382 + stup385) : stinc382);
+            unsigned int stup386 = __shfl_up_sync(0xffffffffu, stinc382, 8);
+            stinc382 = ((lane >= 8) ? (stinc382 + stup386) : stinc382);
+            unsigned int stup387 = __shfl_up_sync(0xffffffffu, stinc382, 16);
+            stinc382 = ((lane >= 16) ? (stinc382 + stup387) : stinc382);
+            unsigned int stat388 = (stinc382 - stsum380);
+            for (patc_int i389 = 0; i389 < 8; i389 += 1) {
+                unsigned int stcb390 = sthist9[(2056 * t379 + 257 * i389 - 8223 * ((8 * t379 + i389) / 32))];
+                sthist9[(2056 * t379 + 257 * i389 - 8223 * ((8 * t379 + i389) / 32))] = stat388;
+                stat388 = (stat388 + stcb390);
+            }
+            if ((lane == 31)) {
+                stwsum10[warp] = stinc382;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw392 = 0u;
+                if ((lane < 32)) {
+                    stw392 = stwsum10[lane];
+                }
+                unsigned int stwinc393 = stw392;
+                unsigned int stup394 = __shfl_up_sync(0xffffffffu, stwinc393, 1);
+                stwinc393 = ((lane >= 1) ? (stwinc393 + stup394) : stwinc393);
+                unsigned int stup395 = __shfl_up_sync(0xffffffffu, stwinc393, 2);
+                stwinc393 = ((lane >= 2) ? (stwinc393 + stup395) : stwinc393);
+                unsigned int stup396 = __shfl_up_sync(0xffffffffu, stwinc393, 4);
+                stwinc393 = ((lane >= 4) ? (stwinc393 + stup396) : stwinc393);
+                unsigned int stup397 = __shfl_up_sync(0xffffffffu, stwinc393, 8);
+                stwinc393 = ((lane >= 8) ? (stwinc393 + stup397) : stwinc393);
+                unsigned int stup398 = __shfl_up_sync(0xffffffffu, stwinc393, 16);
+                stwinc393 = ((lane >= 16) ? (stwinc393 + stup398) : stwinc393);
+                if ((lane < 32)) {
+                    stwsum10[lane] = (stwinc393 - stw392);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4064) < n)) {
+            {
+                for (patc_int i400 = 0; i400 < 4; i400 += 1) {
+                    {
+                        unsigned int sti401 = stinfo8[(lane + 128 * warp + 32 * i400)];
+                        unsigned int stbk402 = (sti401 >> 16u);
+                        if ((stbk402 < 256u)) {
+                            long long ix403 = ((long long)stbk402);
+                            long long ix404 = ((long long)(stwsum10[((warp + 32 * ix403) / 256)] + (sthist9[(257 * warp + ix403)] + (sti401 & 65535u))));
+                            stkey6[ix404] = stkey7[(lane + 128 * warp + 32 * i400)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i400 = 0; i400 < 4; i400 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i400) < n)) {
+                        unsigned int sti401 = stinfo8[(lane + 128 * warp + 32 * i400)];
+                        unsigned int stbk402 = (sti401 >> 16u);
+                        if ((stbk402 < 256u)) {
+                            long long ix403 = ((long long)stbk402);
+                            long long ix404 = ((long long)(stwsum10[((warp + 32 * ix403) / 256)] + (sthist9[(257 * warp + ix403)] + (sti401 & 65535u))));
+                            stkey6[ix404] = stkey7[(lane + 128 * warp + 32 * i400)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t405 = threadIdx.x;
+                for (patc_int i406 = 0; i406 < 4; i406 += 1) {
+                    {
+                        out[(4096 * b5 + t405 + 1024 * i406)] = stkey6[(t405 + 1024 * i406)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t405 = threadIdx.x;
+                for (patc_int i406 = 0; i406 < 4; i406 += 1) {
+                    if (((4096 * b5 + t405 + 1024 * i406) < n)) {
+                        out[(4096 * b5 + t405 + 1024 * i406)] = stkey6[(t405 + 1024 * i406)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel stI64Desc
+ *   data parameters: xs: n.i64
+ *   nat parameters:  n
+ *   output:          out: n.i64 (n x long long)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restrict__ out, const long long *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    long long *stkey2 = (long long *)(patc_smem + 0);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 82048);
+    long long *stkey3 = (long long *)(patc_smem + 82176);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b1 = blockIdx.x;
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t9 = threadIdx.x;
+            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
+                if (((t9 + 1024 * i10) < 8224)) {
+                    sthist5[(t9 + 1024 * i10)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? (((unsigned int)(~(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i12)]) ^ (((unsigned long long)1) << 63ull)))) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? (((unsigned int)(~(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i12)]) ^ (((unsigned long long)1) << 63ull)))) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
+            }
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc31;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw41 = 0u;
+                if ((lane < 32)) {
+                    stw41 = stwsum6[lane];
+                }
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc42 - stw41);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? (((unsigned int)((~(((unsigned long long)stkey3[(lane + 128 * warp + 32 * i57)]) ^ (((unsigned long long)1) << 63ull))) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? (((unsigned int)((~(((unsigned long long)stkey3[(lane + 128 * warp + 32 * i57)]) ^ (((unsigned long long)1) << 63ull))) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
+            }
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc76;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw86 = 0u;
+                if ((lane < 32)) {
+                    stw86 = stwsum6[lane];
+                }
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc87 - stw86);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? (((unsigned int)((~(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i102)]) ^ (((unsigned long long)1) << 63ull))) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? (((unsigned int)((~(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i102)]) ^ (((unsigned long long)1) << 63ull))) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
+            }
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc121;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw131 = 0u;
+                if ((lane < 32)) {
+                    stw131 = stwsum6[lane];
+                }
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc132 - stw131);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? (((unsigned int)((~(((unsigned long long)stkey3[(lane + 128 * warp + 32 * i147)]) ^ (((unsigned long long)1) << 63ull))) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? (((unsigned int)((~(((unsigned long long)stkey3[(lane + 128 * warp + 32 * i147)]) ^ (((unsigned long long)1) << 63ull))) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
+            }
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc166;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw176 = 0u;
+                if ((lane < 32)) {
+                    stw176 = stwsum6[lane];
+                }
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc177 - stw176);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t189 = threadIdx.x;
+            for (patc_int i190 = 0; i190 < 9; i190 += 1) {
+                if (((t189 + 1024 * i190) < 8224)) {
+                    sthist5[(t189 + 1024 * i190)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i192 = 0; i192 < 4; i192 += 1) {
+                    {
+                        bool stok193 = true;
+                        unsigned int stb194 = (stok193 ? (((unsigned int)((~(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i192)]) ^ (((unsigned long long)1) << 63ull))) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm195 = __ballot_sync(0xffffffffu, stok193);
+                        unsigned int stv196 = __ballot_sync(0xffffffffu, ((stb194 & 1u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 1u) != 0u) ? stv196 : (~stv196)));
+                        unsigned int stv197 = __ballot_sync(0xffffffffu, ((stb194 & 2u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 2u) != 0u) ? stv197 : (~stv197)));
+                        unsigned int stv198 = __ballot_sync(0xffffffffu, ((stb194 & 4u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 4u) != 0u) ? stv198 : (~stv198)));
+                        unsigned int stv199 = __ballot_sync(0xffffffffu, ((stb194 & 8u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 8u) != 0u) ? stv199 : (~stv199)));
+                        unsigned int stv200 = __ballot_sync(0xffffffffu, ((stb194 & 16u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 16u) != 0u) ? stv200 : (~stv200)));
+                        unsigned int stv201 = __ballot_sync(0xffffffffu, ((stb194 & 32u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 32u) != 0u) ? stv201 : (~stv201)));
+                        unsigned int stv202 = __ballot_sync(0xffffffffu, ((stb194 & 64u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 64u) != 0u) ? stv202 : (~stv202)));
+                        unsigned int stv203 = __ballot_sync(0xffffffffu, ((stb194 & 128u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 128u) != 0u) ? stv203 : (~stv203)));
+                        unsigned int strk204 = __popc((stpm195 & ((1u << lane) - 1u)));
+                        unsigned int stct205 = __popc(stpm195);
+                        long long ix206 = ((long long)stb194);
+                        unsigned int sth207 = 0u;
+                        if (stok193) {
+                            sth207 = sthist5[(257 * warp + ix206)];
+                        }
+                        __syncwarp();
+                        if ((stok193 && ((strk204 + 1u) == stct205))) {
+                            sthist5[(257 * warp + ix206)] = (sth207 + stct205);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i192)] = (stok193 ? ((stb194 << 16u) | (sth207 + strk204)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i192 = 0; i192 < 4; i192 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i192) < n)) {
+                        bool stok193 = ((lane + 128 * warp + 4096 * b1 + 32 * i192) < n);
+                        unsigned int stb194 = (stok193 ? (((unsigned int)((~(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i192)]) ^ (((unsigned long long)1) << 63ull))) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm195 = __ballot_sync(0xffffffffu, stok193);
+                        unsigned int stv196 = __ballot_sync(0xffffffffu, ((stb194 & 1u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 1u) != 0u) ? stv196 : (~stv196)));
+                        unsigned int stv197 = __ballot_sync(0xffffffffu, ((stb194 & 2u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 2u) != 0u) ? stv197 : (~stv197)));
+                        unsigned int stv198 = __ballot_sync(0xffffffffu, ((stb194 & 4u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 4u) != 0u) ? stv198 : (~stv198)));
+                        unsigned int stv199 = __ballot_sync(0xffffffffu, ((stb194 & 8u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 8u) != 0u) ? stv199 : (~stv199)));
+                        unsigned int stv200 = __ballot_sync(0xffffffffu, ((stb194 & 16u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 16u) != 0u) ? stv200 : (~stv200)));
+                        unsigned int stv201 = __ballot_sync(0xffffffffu, ((stb194 & 32u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 32u) != 0u) ? stv201 : (~stv201)));
+                        unsigned int stv202 = __ballot_sync(0xffffffffu, ((stb194 & 64u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 64u) != 0u) ? stv202 : (~stv202)));
+                        unsigned int stv203 = __ballot_sync(0xffffffffu, ((stb194 & 128u) != 0u));
+                        stpm195 = (stpm195 & (((stb194 & 128u) != 0u) ? stv203 : (~stv203)));
+                        unsigned int strk204 = __popc((stpm195 & ((1u << lane) - 1u)));
+                        unsigned int stct205 = __popc(stpm195);
+                        long long ix206 = ((long long)stb194);
+                        unsigned int sth207 = 0u;
+                        if (stok193) {
+                            sth207 = sthist5[(257 * warp + ix206)];
+                        }
+                        __syncwarp();
+                        if ((stok193 && ((strk204 + 1u) == stct205))) {
+                            sthist5[(257 * warp + ix206)] = (sth207 + stct205);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i192)] = (stok193 ? ((stb194 << 16u) | (sth207 + strk204)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t208 = threadIdx.x;
+            unsigned int stsum209 = 0u;
+            for (patc_int i210 = 0; i210 < 8; i210 += 1) {
+                stsum209 = (stsum209 + sthist5[(2056 * t208 + 257 * i210 - 8223 * ((8 * t208 + i210) / 32))]);
+            }
+            unsigned int stinc211 = stsum209;
+            unsigned int stup212 = __shfl_up_sync(0xffffffffu, stinc211, 1);
+            stinc211 = ((lane >= 1) ? (stinc211 + stup212) : stinc211);
+            unsigned int stup213 = __shfl_up_sync(0xffffffffu, stinc211, 2);
+            stinc211 = ((lane >= 2) ? (stinc211 + stup213) : stinc211);
+            unsigned int stup214 = __shfl_up_sync(0xffffffffu, stinc211, 4);
+            stinc211 = ((lane >= 4) ? (stinc211 + stup214) : stinc211);
+            unsigned int stup215 = __shfl_up_sync(0xffffffffu, stinc211, 8);
+            stinc211 = ((lane >= 8) ? (stinc211 + stup215) : stinc211);
+            unsigned int stup216 = __shfl_up_sync(0xffffffffu, stinc211, 16);
+            stinc211 = ((lane >= 16) ? (stinc211 + stup216) : stinc211);
+            unsigned int stat217 = (stinc211 - stsum209);
+            for (patc_int i218 = 0; i218 < 8; i218 += 1) {
+                unsigned int stcb219 = sthist5[(2056 * t208 + 257 * i218 - 8223 * ((8 * t208 + i218) / 32))];
+                sthist5[(2056 * t208 + 257 * i218 - 8223 * ((8 * t208 + i218) / 32))] = stat217;
+                stat217 = (stat217 + stcb219);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc211;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw221 = 0u;
+                if ((lane < 32)) {
+                    stw221 = stwsum6[lane];
+                }
+                unsigned int stwinc222 = stw221;
+                unsigned int stup223 = __shfl_up_sync(0xffffffffu, stwinc222, 1);
+                stwinc222 = ((lane >= 1) ? (stwinc222 + stup223) : stwinc222);
+                unsigned int stup224 = __shfl_up_sync(0xffffffffu, stwinc222, 2);
+                stwinc222 = ((lane >= 2) ? (stwinc222 + stup224) : stwinc222);
+                unsigned int stup225 = __shfl_up_sync(0xffffffffu, stwinc222, 4);
+                stwinc222 = ((lane >= 4) ? (stwinc222 + stup225) : stwinc222);
+                unsigned int stup226 = __shfl_up_sync(0xffffffffu, stwinc222, 8);
+                stwinc222 = ((lane >= 8) ? (stwinc222 + stup226) : stwinc222);
+                unsigned int stup227 = __shfl_up_sync(0xffffffffu, stwinc222, 16);
+                stwinc222 = ((lane >= 16) ? (stwinc222 + stup227) : stwinc222);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc222 - stw221);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i229 = 0; i229 < 4; i229 += 1) {
+                    {
+                        unsigned int sti230 = stinfo4[(lane + 128 * warp + 32 * i229)];
+                        unsigned int stbk231 = (sti230 >> 16u);
+                        if ((stbk231 < 256u)) {
+                            long long ix232 = ((long long)stbk231);
+                            long long ix233 = ((long long)(stwsum6[((warp + 32 * ix232) / 256)] + (sthist5[(257 * warp + ix232)] + (sti230 & 65535u))));
+                            stkey3[ix233] = stkey2[(lane + 128 * warp + 32 * i229)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i229 = 0; i229 < 4; i229 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i229) < n)) {
+                        unsigned int sti230 = stinfo4[(lane + 128 * warp + 32 * i229)];
+                        unsigned int stbk231 = (sti230 >> 16u);
+                        if ((stbk231 < 256u)) {
+                            long long ix232 = ((long long)stbk231);
+                            long long ix233 = ((long long)(stwsum6[((warp + 32 * ix232) / 256)] + (sthist5[(257 * warp + ix232)] + (sti230 & 65535u))));
+                            stkey3[ix233] = stkey2[(lane + 128 * warp + 32 * i229)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t234 = threadIdx.x;
+            for (patc_int i235 = 0; i235 < 9; i235 += 1) {
+                if (((t234 + 1024 * i235) < 8224)) {
+                    sthist5[(t234 + 1024 * i235)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i237 = 0; i237 < 4; i237 += 1) {
+                    {
+                        bool stok238 = true;
+                        unsigned int stb239 = (stok238 ? (((unsigned int)((~(((unsigned long long)stkey3[(lane + 128 * warp + 32 * i237)]) ^ (((unsigned long long)1) << 63ull))) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm240 = __ballot_sync(0xffffffffu, stok238);
+                        unsigned int stv241 = __ballot_sync(0xffffffffu, ((stb239 & 1u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 1u) != 0u) ? stv241 : (~stv241)));
+                        unsigned int stv242 = __ballot_sync(0xffffffffu, ((stb239 & 2u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 2u) != 0u) ? stv242 : (~stv242)));
+                        unsigned int stv243 = __ballot_sync(0xffffffffu, ((stb239 & 4u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 4u) != 0u) ? stv243 : (~stv243)));
+                        unsigned int stv244 = __ballot_sync(0xffffffffu, ((stb239 & 8u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 8u) != 0u) ? stv244 : (~stv244)));
+                        unsigned int stv245 = __ballot_sync(0xffffffffu, ((stb239 & 16u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 16u) != 0u) ? stv245 : (~stv245)));
+                        unsigned int stv246 = __ballot_sync(0xffffffffu, ((stb239 & 32u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 32u) != 0u) ? stv246 : (~stv246)));
+                        unsigned int stv247 = __ballot_sync(0xffffffffu, ((stb239 & 64u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 64u) != 0u) ? stv247 : (~stv247)));
+                        unsigned int stv248 = __ballot_sync(0xffffffffu, ((stb239 & 128u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 128u) != 0u) ? stv248 : (~stv248)));
+                        unsigned int strk249 = __popc((stpm240 & ((1u << lane) - 1u)));
+                        unsigned int stct250 = __popc(stpm240);
+                        long long ix251 = ((long long)stb239);
+                        unsigned int sth252 = 0u;
+                        if (stok238) {
+                            sth252 = sthist5[(257 * warp + ix251)];
+                        }
+                        __syncwarp();
+                        if ((stok238 && ((strk249 + 1u) == stct250))) {
+                            sthist5[(257 * warp + ix251)] = (sth252 + stct250);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i237)] = (stok238 ? ((stb239 << 16u) | (sth252 + strk249)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i237 = 0; i237 < 4; i237 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i237) < n)) {
+                        bool stok238 = ((lane + 128 * warp + 4096 * b1 + 32 * i237) < n);
+                        unsigned int stb239 = (stok238 ? (((unsigned int)((~(((unsigned long long)stkey3[(lane + 128 * warp + 32 * i237)]) ^ (((unsigned long long)1) << 63ull))) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm240 = __ballot_sync(0xffffffffu, stok238);
+                        unsigned int stv241 = __ballot_sync(0xffffffffu, ((stb239 & 1u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 1u) != 0u) ? stv241 : (~stv241)));
+                        unsigned int stv242 = __ballot_sync(0xffffffffu, ((stb239 & 2u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 2u) != 0u) ? stv242 : (~stv242)));
+                        unsigned int stv243 = __ballot_sync(0xffffffffu, ((stb239 & 4u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 4u) != 0u) ? stv243 : (~stv243)));
+                        unsigned int stv244 = __ballot_sync(0xffffffffu, ((stb239 & 8u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 8u) != 0u) ? stv244 : (~stv244)));
+                        unsigned int stv245 = __ballot_sync(0xffffffffu, ((stb239 & 16u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 16u) != 0u) ? stv245 : (~stv245)));
+                        unsigned int stv246 = __ballot_sync(0xffffffffu, ((stb239 & 32u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 32u) != 0u) ? stv246 : (~stv246)));
+                        unsigned int stv247 = __ballot_sync(0xffffffffu, ((stb239 & 64u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 64u) != 0u) ? stv247 : (~stv247)));
+                        unsigned int stv248 = __ballot_sync(0xffffffffu, ((stb239 & 128u) != 0u));
+                        stpm240 = (stpm240 & (((stb239 & 128u) != 0u) ? stv248 : (~stv248)));
+                        unsigned int strk249 = __popc((stpm240 & ((1u << lane) - 1u)));
+                        unsigned int stct250 = __popc(stpm240);
+                        long long ix251 = ((long long)stb239);
+                        unsigned int sth252 = 0u;
+                        if (stok238) {
+                            sth252 = sthist5[(257 * warp + ix251)];
+                        }
+                        __syncwarp();
+                        if ((stok238 && ((strk249 + 1u) == stct250))) {
+                            sthist5[(257 * warp + ix251)] = (sth252 + stct250);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i237)] = (stok238 ? ((stb239 << 16u) | (sth252 + strk249)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t253 = threadIdx.x;
+            unsigned int stsum254 = 0u;
+            for (patc_int i255 = 0; i255 < 8; i255 += 1) {
+                stsum254 = (stsum254 + sthist5[(2056 * t253 + 257 * i255 - 8223 * ((8 * t253 + i255) / 32))]);
+            }
+            unsigned int stinc256 = stsum254;
+            unsigned int stup257 = __shfl_up_sync(0xffffffffu, stinc256, 1);
+            stinc256 = ((lane >= 1) ? (stinc256 + stup257) : stinc256);
+            unsigned int stup258 = __shfl_up_sync(0xffffffffu, stinc256, 2);
+            stinc256 = ((lane >= 2) ? (stinc256 + stup258) : stinc256);
+            unsigned int stup259 = __shfl_up_sync(0xffffffffu, stinc256, 4);
+            stinc256 = ((lane >= 4) ? (stinc256 + stup259) : stinc256);
+            unsigned int stup260 = __shfl_up_sync(0xffffffffu, stinc256, 8);
+            stinc256 = ((lane >= 8) ? (stinc256 + stup260) : stinc256);
+            unsigned int stup261 = __shfl_up_sync(0xffffffffu, stinc256, 16);
+            stinc256 = ((lane >= 16) ? (stinc256 + stup261) : stinc256);
+            unsigned int stat262 = (stinc256 - stsum254);
+            for (patc_int i263 = 0; i263 < 8; i263 += 1) {
+                unsigned int stcb264 = sthist5[(2056 * t253 + 257 * i263 - 8223 * ((8 * t253 + i263) / 32))];
+                sthist5[(2056 * t253 + 257 * i263 - 8223 * ((8 * t253 + i263) / 32))] = stat262;
+                stat262 = (stat262 + stcb264);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc256;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw266 = 0u;
+                if ((lane < 32)) {
+                    stw266 = stwsum6[lane];
+                }
+                unsigned int stwinc267 = stw266;
+                unsigned int stup268 = __shfl_up_sync(0xffffffffu, stwinc267, 1);
+                stwinc267 = ((lane >= 1) ? (stwinc267 + stup268) : stwinc267);
+                unsigned int stup269 = __shfl_up_sync(0xffffffffu, stwinc267, 2);
+                stwinc267 = ((lane >= 2) ? (stwinc267 + stup269) : stwinc267);
+                unsigned int stup270 = __shfl_up_sync(0xffffffffu, stwinc267, 4);
+                stwinc267 = ((lane >= 4) ? (stwinc267 + stup270) : stwinc267);
+                unsigned int stup271 = __shfl_up_sync(0xffffffffu, stwinc267, 8);
+                stwinc267 = ((lane >= 8) ? (stwinc267 + stup271) : stwinc267);
+                unsigned int stup272 = __shfl_up_sync(0xffffffffu, stwinc267, 16);
+                stwinc267 = ((lane >= 16) ? (stwinc267 + stup272) : stwinc267);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc267 - stw266);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i274 = 0; i274 < 4; i274 += 1) {
+                    {
+                        unsigned int sti275 = stinfo4[(lane + 128 * warp + 32 * i274)];
+                        unsigned int stbk276 = (sti275 >> 16u);
+                        if ((stbk276 < 256u)) {
+                            long long ix277 = ((long long)stbk276);
+                            long long ix278 = ((long long)(stwsum6[((warp + 32 * ix277) / 256)] + (sthist5[(257 * warp + ix277)] + (sti275 & 65535u))));
+                            stkey2[ix278] = stkey3[(lane + 128 * warp + 32 * i274)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i274 = 0; i274 < 4; i274 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i274) < n)) {
+                        unsigned int sti275 = stinfo4[(lane + 128 * warp + 32 * i274)];
+                        unsigned int stbk276 = (sti275 >> 16u);
+                        if ((stbk276 < 256u)) {
+                            long long ix277 = ((long long)stbk276);
+                            long long ix278 = ((long long)(stwsum6[((warp + 32 * ix277) / 256)] + (sthist5[(257 * warp + ix277)] + (sti275 & 65535u))));
+                            stkey2[ix278] = stkey3[(lane + 128 * warp + 32 * i274)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t279 = threadIdx.x;
+            for (patc_int i280 = 0; i280 < 9; i280 += 1) {
+                if (((t279 + 1024 * i280) < 8224)) {
+                    sthist5[(t279 + 1024 * i280)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i282 = 0; i282 < 4; i282 += 1) {
+                    {
+                        bool stok283 = true;
+                        unsigned int stb284 = (stok283 ? (((unsigned int)((~(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i282)]) ^ (((unsigned long long)1) << 63ull))) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm285 = __ballot_sync(0xffffffffu, stok283);
+                        unsigned int stv286 = __ballot_sync(0xffffffffu, ((stb284 & 1u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 1u) != 0u) ? stv286 : (~stv286)));
+                        unsigned int stv287 = __ballot_sync(0xffffffffu, ((stb284 & 2u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 2u) != 0u) ? stv287 : (~stv287)));
+                        unsigned int stv288 = __ballot_sync(0xffffffffu, ((stb284 & 4u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 4u) != 0u) ? stv288 : (~stv288)));
+                        unsigned int stv289 = __ballot_sync(0xffffffffu, ((stb284 & 8u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 8u) != 0u) ? stv289 : (~stv289)));
+                        unsigned int stv290 = __ballot_sync(0xffffffffu, ((stb284 & 16u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 16u) != 0u) ? stv290 : (~stv290)));
+                        unsigned int stv291 = __ballot_sync(0xffffffffu, ((stb284 & 32u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 32u) != 0u) ? stv291 : (~stv291)));
+                        unsigned int stv292 = __ballot_sync(0xffffffffu, ((stb284 & 64u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 64u) != 0u) ? stv292 : (~stv292)));
+                        unsigned int stv293 = __ballot_sync(0xffffffffu, ((stb284 & 128u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 128u) != 0u) ? stv293 : (~stv293)));
+                        unsigned int strk294 = __popc((stpm285 & ((1u << lane) - 1u)));
+                        unsigned int stct295 = __popc(stpm285);
+                        long long ix296 = ((long long)stb284);
+                        unsigned int sth297 = 0u;
+                        if (stok283) {
+                            sth297 = sthist5[(257 * warp + ix296)];
+                        }
+                        __syncwarp();
+                        if ((stok283 && ((strk294 + 1u) == stct295))) {
+                            sthist5[(257 * warp + ix296)] = (sth297 + stct295);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i282)] = (stok283 ? ((stb284 << 16u) | (sth297 + strk294)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i282 = 0; i282 < 4; i282 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i282) < n)) {
+                        bool stok283 = ((lane + 128 * warp + 4096 * b1 + 32 * i282) < n);
+                        unsigned int stb284 = (stok283 ? (((unsigned int)((~(((unsigned long long)stkey2[(lane + 128 * warp + 32 * i282)]) ^ (((unsigned long long)1) << 63ull))) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm285 = __ballot_sync(0xffffffffu, stok283);
+                        unsigned int stv286 = __ballot_sync(0xffffffffu, ((stb284 & 1u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 1u) != 0u) ? stv286 : (~stv286)));
+                        unsigned int stv287 = __ballot_sync(0xffffffffu, ((stb284 & 2u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 2u) != 0u) ? stv287 : (~stv287)));
+                        unsigned int stv288 = __ballot_sync(0xffffffffu, ((stb284 & 4u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 4u) != 0u) ? stv288 : (~stv288)));
+                        unsigned int stv289 = __ballot_sync(0xffffffffu, ((stb284 & 8u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 8u) != 0u) ? stv289 : (~stv289)));
+                        unsigned int stv290 = __ballot_sync(0xffffffffu, ((stb284 & 16u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 16u) != 0u) ? stv290 : (~stv290)));
+                        unsigned int stv291 = __ballot_sync(0xffffffffu, ((stb284 & 32u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 32u) != 0u) ? stv291 : (~stv291)));
+                        unsigned int stv292 = __ballot_sync(0xffffffffu, ((stb284 & 64u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 64u) != 0u) ? stv292 : (~stv292)));
+                        unsigned int stv293 = __ballot_sync(0xffffffffu, ((stb284 & 128u) != 0u));
+                        stpm285 = (stpm285 & (((stb284 & 128u) != 0u) ? stv293 : (~stv293)));
+                        unsigned int strk294 = __popc((stpm285 & ((1u << lane) - 1u)));
+                        unsigned int stct295 = __popc(stpm285);
+                        long long ix296 = ((long long)stb284);
+                        unsigned int sth297 = 0u;
+                        if (stok283) {
+                            sth297 = sthist5[(257 * warp + ix296)];
+                        }
+                        __syncwarp();
+                        if ((stok283 && ((strk294 + 1u) == stct295))) {
+                            sthist5[(257 * warp + ix296)] = (sth297 + stct295);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i282)] = (stok283 ? ((stb284 << 16u) | (sth297 + strk294)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t298 = threadIdx.x;
+            unsigned int stsum299 = 0u;
+            for (patc_int i300 = 0; i300 < 8; i300 += 1) {
+                stsum299 = (stsum299 + sthist5[(2056 * t298 + 257 * i300 - 8223 * ((8 * t298 + i300) / 32))]);
+            }
+            unsigned int stinc301 = stsum299;
+            unsigned int stup302 = __shfl_up_sync(0xffffffffu, stinc301, 1);
+            stinc301 = ((lane >= 1) ? (stinc301 + stup302) : stinc301);
+            unsigned int stup303 = __shfl_up_sync(0xffffffffu, stinc301, 2);
+            stinc301 = ((lane >= 2) ? (stinc301 + stup303) : stinc301);
+            unsigned int stup304 = __shfl_up_sync(0xffffffffu, stinc301, 4);
+            stinc301 = ((lane >= 4) ? (stinc301 + stup304) : stinc301);
+            unsigned int stup305 = __shfl_up_sync(0xffffffffu, stinc301, 8);
+            stinc301 = ((lane >= 8) ? (stinc301 + stup305) : stinc301);
+            unsigned int stup306 = __shfl_up_sync(0xffffffffu, stinc301, 16);
+            stinc301 = ((lane >= 16) ? (stinc301 + stup306) : stinc301);
+            unsigned int stat307 = (stinc301 - stsum299);
+            for (patc_int i308 = 0; i308 < 8; i308 += 1) {
+                unsigned int stcb309 = sthist5[(2056 * t298 + 257 * i308 - 8223 * ((8 * t298 + i308) / 32))];
+                sthist5[(2056 * t298 + 257 * i308 - 8223 * ((8 * t298 + i308) / 32))] = stat307;
+                stat307 = (stat307 + stcb309);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc301;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw311 = 0u;
+                if ((lane < 32)) {
+                    stw311 = stwsum6[lane];
+                }
+                unsigned int stwinc312 = stw311;
+                unsigned int stup313 = __shfl_up_sync(0xffffffffu, stwinc312, 1);
+                stwinc312 = ((lane >= 1) ? (stwinc312 + stup313) : stwinc312);
+                unsigned int stup314 = __shfl_up_sync(0xffffffffu, stwinc312, 2);
+                stwinc312 = ((lane >= 2) ? (stwinc312 + stup314) : stwinc312);
+                unsigned int stup315 = __shfl_up_sync(0xffffffffu, stwinc312, 4);
+                stwinc312 = ((lane >= 4) ? (stwinc312 + stup315) : stwinc312);
+                unsigned int stup316 = __shfl_up_sync(0xffffffffu, stwinc312, 8);
+                stwinc312 = ((lane >= 8) ? (stwinc312 + stup316) : stwinc312);
+                unsigned int stup317 = __shfl_up_sync(0xffffffffu, stwinc312, 16);
+                stwinc312 = ((lane >= 16) ? (stwinc312 + stup317) : stwinc312);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc312 - stw311);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                    {
+                        unsigned int sti320 = stinfo4[(lane + 128 * warp + 32 * i319)];
+                        unsigned int stbk321 = (sti320 >> 16u);
+                        if ((stbk321 < 256u)) {
+                            long long ix322 = ((long long)stbk321);
+                            long long ix323 = ((long long)(stwsum6[((warp + 32 * ix322) / 256)] + (sthist5[(257 * warp + ix322)] + (sti320 & 65535u))));
+                            stkey3[ix323] = stkey2[(lane + 128 * warp + 32 * i319)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i319) < n)) {
+                        unsigned int sti320 = stinfo4[(lane + 128 * warp + 32 * i319)];
+                        unsigned int stbk321 = (sti320 >> 16u);
+                        if ((stbk321 < 256u)) {
+                            long long ix322 = ((long long)stbk321);
+                            long long ix323 = ((long long)(stwsum6[((warp + 32 * ix322) / 256)] + (sthist5[(257 * warp + ix322)] + (sti320 & 65535u))));
+                            stkey3[ix323] = stkey2[(lane + 128 * warp + 32 * i319)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t324 = threadIdx.x;
+            for (patc_int i325 = 0; i325 < 9; i325 += 1) {
+                if (((t324 + 1024 * i325) < 8224)) {
+                    sthist5[(t324 + 1024 * i325)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i327 = 0; i327 < 4; i327 += 1) {
+                    {
+                        bool stok328 = true;
+                        unsigned int stb329 = (stok328 ? (((unsigned int)((~(((unsigned long long)stkey3[(lane + 128 * warp + 32 * i327)]) ^ (((unsigned long long)1) << 63ull))) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm330 = __ballot_sync(0xffffffffu, stok328);
+                        unsigned int stv331 = __ballot_sync(0xffffffffu, ((stb329 & 1u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 1u) != 0u) ? stv331 : (~stv331)));
+                        unsigned int stv332 = __ballot_sync(0xffffffffu, ((stb329 & 2u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 2u) != 0u) ? stv332 : (~stv332)));
+                        unsigned int stv333 = __ballot_sync(0xffffffffu, ((stb329 & 4u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 4u) != 0u) ? stv333 : (~stv333)));
+                        unsigned int stv334 = __ballot_sync(0xffffffffu, ((stb329 & 8u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 8u) != 0u) ? stv334 : (~stv334)));
+                        unsigned int stv335 = __ballot_sync(0xffffffffu, ((stb329 & 16u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 16u) != 0u) ? stv335 : (~stv335)));
+                        unsigned int stv336 = __ballot_sync(0xffffffffu, ((stb329 & 32u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 32u) != 0u) ? stv336 : (~stv336)));
+                        unsigned int stv337 = __ballot_sync(0xffffffffu, ((stb329 & 64u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 64u) != 0u) ? stv337 : (~stv337)));
+                        unsigned int stv338 = __ballot_sync(0xffffffffu, ((stb329 & 128u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 128u) != 0u) ? stv338 : (~stv338)));
+                        unsigned int strk339 = __popc((stpm330 & ((1u << lane) - 1u)));
+                        unsigned int stct340 = __popc(stpm330);
+                        long long ix341 = ((long long)stb329);
+                        unsigned int sth342 = 0u;
+                        if (stok328) {
+                            sth342 = sthist5[(257 * warp + ix341)];
+                        }
+                        __syncwarp();
+                        if ((stok328 && ((strk339 + 1u) == stct340))) {
+                            sthist5[(257 * warp + ix341)] = (sth342 + stct340);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i327)] = (stok328 ? ((stb329 << 16u) | (sth342 + strk339)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i327 = 0; i327 < 4; i327 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i327) < n)) {
+                        bool stok328 = ((lane + 128 * warp + 4096 * b1 + 32 * i327) < n);
+                        unsigned int stb329 = (stok328 ? (((unsigned int)((~(((unsigned long long)stkey3[(lane + 128 * warp + 32 * i327)]) ^ (((unsigned long long)1) << 63ull))) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm330 = __ballot_sync(0xffffffffu, stok328);
+                        unsigned int stv331 = __ballot_sync(0xffffffffu, ((stb329 & 1u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 1u) != 0u) ? stv331 : (~stv331)));
+                        unsigned int stv332 = __ballot_sync(0xffffffffu, ((stb329 & 2u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 2u) != 0u) ? stv332 : (~stv332)));
+                        unsigned int stv333 = __ballot_sync(0xffffffffu, ((stb329 & 4u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 4u) != 0u) ? stv333 : (~stv333)));
+                        unsigned int stv334 = __ballot_sync(0xffffffffu, ((stb329 & 8u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 8u) != 0u) ? stv334 : (~stv334)));
+                        unsigned int stv335 = __ballot_sync(0xffffffffu, ((stb329 & 16u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 16u) != 0u) ? stv335 : (~stv335)));
+                        unsigned int stv336 = __ballot_sync(0xffffffffu, ((stb329 & 32u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 32u) != 0u) ? stv336 : (~stv336)));
+                        unsigned int stv337 = __ballot_sync(0xffffffffu, ((stb329 & 64u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 64u) != 0u) ? stv337 : (~stv337)));
+                        unsigned int stv338 = __ballot_sync(0xffffffffu, ((stb329 & 128u) != 0u));
+                        stpm330 = (stpm330 & (((stb329 & 128u) != 0u) ? stv338 : (~stv338)));
+                        unsigned int strk339 = __popc((stpm330 & ((1u << lane) - 1u)));
+                        unsigned int stct340 = __popc(stpm330);
+                        long long ix341 = ((long long)stb329);
+                        unsigned int sth342 = 0u;
+                        if (stok328) {
+                            sth342 = sthist5[(257 * warp + ix341)];
+                        }
+                        __syncwarp();
+                        if ((stok328 && ((strk339 + 1u) == stct340))) {
+                            sthist5[(257 * warp + ix341)] = (sth342 + stct340);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i327)] = (stok328 ? ((stb329 << 16u) | (sth342 + strk339)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t343 = threadIdx.x;
+            unsigned int stsum344 = 0u;
+            for (patc_int i345 = 0; i345 < 8; i345 += 1) {
+                stsum344 = (stsum344 + sthist5[(2056 * t343 + 257 * i345 - 8223 * ((8 * t343 + i345) / 32))]);
+            }
+            unsigned int stinc346 = stsum344;
+            unsigned int stup347 = __shfl_up_sync(0xffffffffu, stinc346, 1);
+            stinc346 = ((lane >= 1) ? (stinc346 + stup347) : stinc346);
+            unsigned int stup348 = __shfl_up_sync(0xffffffffu, stinc346, 2);
+            stinc346 = ((lane >= 2) ? (stinc346 + stup348) : stinc346);
+            unsigned int stup349 = __shfl_up_sync(0xffffffffu, stinc346, 4);
+            stinc346 = ((lane >= 4) ? (stinc346 + stup349) : stinc346);
+            unsigned int stup350 = __shfl_up_sync(0xffffffffu, stinc346, 8);
+            stinc346 = ((lane >= 8) ? (stinc346 + stup350) : stinc346);
+            unsigned int stup351 = __shfl_up_sync(0xffffffffu, stinc346, 16);
+            stinc346 = ((lane >= 16) ? (stinc346 + stup351) : stinc346);
+            unsigned int stat352 = (stinc346 - stsum344);
+            for (patc_int i353 = 0; i353 < 8; i353 += 1) {
+                unsigned int stcb354 = sthist5[(2056 * t343 + 257 * i353 - 8223 * ((8 * t343 + i353) / 32))];
+                sthist5[(2056 * t343 + 257 * i353 - 8223 * ((8 * t343 + i353) / 32))] = stat352;
+                stat352 = (stat352 + stcb354);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc346;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw356 = 0u;
+                if ((lane < 32)) {
+                    stw356 = stwsum6[lane];
+                }
+                unsigned int stwinc357 = stw356;
+                unsigned int stup358 = __shfl_up_sync(0xffffffffu, stwinc357, 1);
+                stwinc357 = ((lane >= 1) ? (stwinc357 + stup358) : stwinc357);
+                unsigned int stup359 = __shfl_up_sync(0xffffffffu, stwinc357, 2);
+                stwinc357 = ((lane >= 2) ? (stwinc357 + stup359) : stwinc357);
+                unsigned int stup360 = __shfl_up_sync(0xffffffffu, stwinc357, 4);
+                stwinc357 = ((lane >= 4) ? (stwinc357 + stup360) : stwinc357);
+                unsigned int stup361 = __shfl_up_sync(0xffffffffu, stwinc357, 8);
+                stwinc357 = ((lane >= 8) ? (stwinc357 + stup361) : stwinc357);
+                unsigned int stup362 = __shfl_up_sync(0xffffffffu, stwinc357, 16);
+                stwinc357 = ((lane >= 16) ? (stwinc357 + stup362) : stwinc357);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc357 - stw356);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i364 = 0; i364 < 4; i364 += 1) {
+                    {
+                        unsigned int sti365 = stinfo4[(lane + 128 * warp + 32 * i364)];
+                        unsigned int stbk366 = (sti365 >> 16u);
+                        if ((stbk366 < 256u)) {
+                            long long ix367 = ((long long)stbk366);
+                            long long ix368 = ((long long)(stwsum6[((warp + 32 * ix367) / 256)] + (sthist5[(257 * warp + ix367)] + (sti365 & 65535u))));
+                            stkey2[ix368] = stkey3[(lane + 128 * warp + 32 * i364)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i364 = 0; i364 < 4; i364 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i364) < n)) {
+                        unsigned int sti365 = stinfo4[(lane + 128 * warp + 32 * i364)];
+                        unsigned int stbk366 = (sti365 >> 16u);
+                        if ((stbk366 < 256u)) {
+                            long long ix367 = ((long long)stbk366);
+                            long long ix368 = ((long long)(stwsum6[((warp + 32 * ix367) / 256)] + (sthist5[(257 * warp + ix367)] + (sti365 & 65535u))));
+                            stkey2[ix368] = stkey3[(lane + 128 * warp + 32 * i364)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t369 = threadIdx.x;
+                for (patc_int i370 = 0; i370 < 4; i370 += 1) {
+                    {
+                        out[(4096 * b1 + t369 + 1024 * i370)] = stkey2[(t369 + 1024 * i370)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t369 = threadIdx.x;
+                for (patc_int i370 = 0; i370 < 4; i370 += 1) {
+                    if (((4096 * b1 + t369 + 1024 * i370) < n)) {
+                        out[(4096 * b1 + t369 + 1024 * i370)] = stkey2[(t369 + 1024 * i370)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel stPairsU32U64
+ *   data parameters: ks: n.u32, vs: n.u64
+ *   nat parameters:  n
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u64 (n x unsigned long long)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   147712 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *__restrict__ out0, unsigned long long *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned long long *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned long long *stval4 = (unsigned long long *)(patc_smem + 16384);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 49152);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 98432);
+    unsigned int *stkey5 = (unsigned int *)(patc_smem + 98560);
+    unsigned long long *stval6 = (unsigned long long *)(patc_smem + 114944);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b2 + t10 + 1024 * i11) < n)) {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    {
+                        bool stok16 = true;
+                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t32 = threadIdx.x;
+            unsigned int stsum33 = 0u;
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                stsum33 = (stsum33 + sthist8[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
+            }
+            unsigned int stinc35 = stsum33;
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
+            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
+            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
+            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
+            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
+            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
+            unsigned int stat41 = (stinc35 - stsum33);
+            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                unsigned int stcb43 = sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
+                sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
+                stat41 = (stat41 + stcb43);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc35;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw45 = 0u;
+                if ((lane < 32)) {
+                    stw45 = stwsum9[lane];
+                }
+                unsigned int stwinc46 = stw45;
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
+                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
+                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
+                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
+                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
+                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc46 - stw45);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t58 = threadIdx.x;
+            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
+                if (((t58 + 1024 * i59) < 8224)) {
+                    sthist8[(t58 + 1024 * i59)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    {
+                        bool stok62 = true;
+                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
+                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t78 = threadIdx.x;
+            unsigned int stsum79 = 0u;
+            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
+                stsum79 = (stsum79 + sthist8[(2056 * t78 + 257 * i80 - 8223 * ((8 * t78 + i80) / 32))]);
+            }
+            unsigned int stinc81 = stsum79;
+            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc81, 1);
+            stinc81 = ((lane >= 1) ? (stinc81 + stup82) : stinc81);
+            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc81, 2);
+            stinc81 = ((lane >= 2) ? (stinc81 + stup83) : stinc81);
+            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc81, 4);
+            stinc81 = ((lane >= 4) ? (stinc81 + stup84) : stinc81);
+            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc81, 8);
+            stinc81 = ((lane >= 8) ? (stinc81 + stup85) : stinc81);
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc81, 16);
+            stinc81 = ((lane >= 16) ? (stinc81 + stup86) : stinc81);
+            unsigned int stat87 = (stinc81 - stsum79);
+            for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                unsigned int stcb89 = sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))];
+                sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))] = stat87;
+                stat87 = (stat87 + stcb89);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc81;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw91 = 0u;
+                if ((lane < 32)) {
+                    stw91 = stwsum9[lane];
+                }
+                unsigned int stwinc92 = stw91;
+                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc92, 1);
+                stwinc92 = ((lane >= 1) ? (stwinc92 + stup93) : stwinc92);
+                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc92, 2);
+                stwinc92 = ((lane >= 2) ? (stwinc92 + stup94) : stwinc92);
+                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc92, 4);
+                stwinc92 = ((lane >= 4) ? (stwinc92 + stup95) : stwinc92);
+                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc92, 8);
+                stwinc92 = ((lane >= 8) ? (stwinc92 + stup96) : stwinc92);
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc92, 16);
+                stwinc92 = ((lane >= 16) ? (stwinc92 + stup97) : stwinc92);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc92 - stw91);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t104 = threadIdx.x;
+            for (patc_int i105 = 0; i105 < 9; i105 += 1) {
+                if (((t104 + 1024 * i105) < 8224)) {
+                    sthist8[(t104 + 1024 * i105)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    {
+                        bool stok108 = true;
+                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
+                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t124 = threadIdx.x;
+            unsigned int stsum125 = 0u;
+            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
+                stsum125 = (stsum125 + sthist8[(2056 * t124 + 257 * i126 - 8223 * ((8 * t124 + i126) / 32))]);
+            }
+            unsigned int stinc127 = stsum125;
+            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc127, 1);
+            stinc127 = ((lane >= 1) ? (stinc127 + stup128) : stinc127);
+            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc127, 2);
+            stinc127 = ((lane >= 2) ? (stinc127 + stup129) : stinc127);
+            unsigned int stup130 = __shfl_up_sync(0xffffffffu, stinc127, 4);
+            stinc127 = ((lane >= 4) ? (stinc127 + stup130) : stinc127);
+            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc127, 8);
+            stinc127 = ((lane >= 8) ? (stinc127 + stup131) : stinc127);
+            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc127, 16);
+            stinc127 = ((lane >= 16) ? (stinc127 + stup132) : stinc127);
+            unsigned int stat133 = (stinc127 - stsum125);
+            for (patc_int i134 = 0; i134 < 8; i134 += 1) {
+                unsigned int stcb135 = sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))];
+                sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))] = stat133;
+                stat133 = (stat133 + stcb135);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc127;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw137 = 0u;
+                if ((lane < 32)) {
+                    stw137 = stwsum9[lane];
+                }
+                unsigned int stwinc138 = stw137;
+                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc138, 1);
+                stwinc138 = ((lane >= 1) ? (stwinc138 + stup139) : stwinc138);
+                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc138, 2);
+                stwinc138 = ((lane >= 2) ? (stwinc138 + stup140) : stwinc138);
+                unsigned int stup141 = __shfl_up_sync(0xffffffffu, stwinc138, 4);
+                stwinc138 = ((lane >= 4) ? (stwinc138 + stup141) : stwinc138);
+                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc138, 8);
+                stwinc138 = ((lane >= 8) ? (stwinc138 + stup142) : stwinc138);
+                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc138, 16);
+                stwinc138 = ((lane >= 16) ? (stwinc138 + stup143) : stwinc138);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc138 - stw137);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t150 = threadIdx.x;
+            for (patc_int i151 = 0; i151 < 9; i151 += 1) {
+                if (((t150 + 1024 * i151) < 8224)) {
+                    sthist8[(t150 + 1024 * i151)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    {
+                        bool stok154 = true;
+                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
+                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t170 = threadIdx.x;
+            unsigned int stsum171 = 0u;
+            for (patc_int i172 = 0; i172 < 8; i172 += 1) {
+                stsum171 = (stsum171 + sthist8[(2056 * t170 + 257 * i172 - 8223 * ((8 * t170 + i172) / 32))]);
+            }
+            unsigned int stinc173 = stsum171;
+            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc173, 1);
+            stinc173 = ((lane >= 1) ? (stinc173 + stup174) : stinc173);
+            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc173, 2);
+            stinc173 = ((lane >= 2) ? (stinc173 + stup175) : stinc173);
+            unsigned int stup176 = __shfl_up_sync(0xffffffffu, stinc173, 4);
+            stinc173 = ((lane >= 4) ? (stinc173 + stup176) : stinc173);
+            unsigned int stup177 = __shfl_up_sync(0xffffffffu, stinc173, 8);
+            stinc173 = ((lane >= 8) ? (stinc173 + stup177) : stinc173);
+            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc173, 16);
+            stinc173 = ((lane >= 16) ? (stinc173 + stup178) : stinc173);
+            unsigned int stat179 = (stinc173 - stsum171);
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                unsigned int stcb181 = sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))];
+                sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))] = stat179;
+                stat179 = (stat179 + stcb181);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc173;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw183 = 0u;
+                if ((lane < 32)) {
+                    stw183 = stwsum9[lane];
+                }
+                unsigned int stwinc184 = stw183;
+                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc184, 1);
+                stwinc184 = ((lane >= 1) ? (stwinc184 + stup185) : stwinc184);
+                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc184, 2);
+                stwinc184 = ((lane >= 2) ? (stwinc184 + stup186) : stwinc184);
+                unsigned int stup187 = __shfl_up_sync(0xffffffffu, stwinc184, 4);
+                stwinc184 = ((lane >= 4) ? (stwinc184 + stup187) : stwinc184);
+                unsigned int stup188 = __shfl_up_sync(0xffffffffu, stwinc184, 8);
+                stwinc184 = ((lane >= 8) ? (stwinc184 + stup188) : stwinc184);
+                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc184, 16);
+                stwinc184 = ((lane >= 16) ? (stwinc184 + stup189) : stwinc184);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc184 - stw183);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    if (((4096 * b2 + t196 + 1024 * i197) < n)) {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel stPairsU64U32
+ *   data parameters: ks: n.u64, vs: n.u32
+ *   nat parameters:  n
+ *   outputs:         out0: n.u64 (n x unsigned long long)
+ *                    out1: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   147712 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long long *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned long long *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *stkey3 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 49152);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 98432);
+    unsigned long long *stkey5 = (unsigned long long *)(patc_smem + 98560);
+    unsigned int *stval6 = (unsigned int *)(patc_smem + 131328);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b2 + t10 + 1024 * i11) < n)) {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    {
+                        bool stok16 = true;
+                        unsigned long long v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? (((unsigned int)v17) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                        unsigned long long v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? (((unsigned int)v17) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t32 = threadIdx.x;
+            unsigned int stsum33 = 0u;
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                stsum33 = (stsum33 + sthist8[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
+            }
+            unsigned int stinc35 = stsum33;
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
+            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
+            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
+            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
+            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
+            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
+            unsigned int stat41 = (stinc35 - stsum33);
+            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                unsigned int stcb43 = sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
+                sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
+                stat41 = (stat41 + stcb43);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc35;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw45 = 0u;
+                if ((lane < 32)) {
+                    stw45 = stwsum9[lane];
+                }
+                unsigned int stwinc46 = stw45;
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
+                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
+                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
+                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
+                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
+                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc46 - stw45);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t58 = threadIdx.x;
+            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
+                if (((t58 + 1024 * i59) < 8224)) {
+                    sthist8[(t58 + 1024 * i59)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    {
+                        bool stok62 = true;
+                        unsigned long long v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((unsigned int)(v63 >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
+                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                        unsigned long long v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((unsigned int)(v63 >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t78 = threadIdx.x;
+            unsigned int stsum79 = 0u;
+            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
+                stsum79 = (stsum79 + sthist8[(2056 * t78 + 257 * i80 - 8223 * ((8 * t78 + i80) / 32))]);
+            }
+            unsigned int stinc81 = stsum79;
+            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc81, 1);
+            stinc81 = ((lane >= 1) ? (stinc81 + stup82) : stinc81);
+            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc81, 2);
+            stinc81 = ((lane >= 2) ? (stinc81 + stup83) : stinc81);
+            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc81, 4);
+            stinc81 = ((lane >= 4) ? (stinc81 + stup84) : stinc81);
+            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc81, 8);
+            stinc81 = ((lane >= 8) ? (stinc81 + stup85) : stinc81);
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc81, 16);
+            stinc81 = ((lane >= 16) ? (stinc81 + stup86) : stinc81);
+            unsigned int stat87 = (stinc81 - stsum79);
+            for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                unsigned int stcb89 = sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))];
+                sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))] = stat87;
+                stat87 = (stat87 + stcb89);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc81;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw91 = 0u;
+                if ((lane < 32)) {
+                    stw91 = stwsum9[lane];
+                }
+                unsigned int stwinc92 = stw91;
+                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc92, 1);
+                stwinc92 = ((lane >= 1) ? (stwinc92 + stup93) : stwinc92);
+                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc92, 2);
+                stwinc92 = ((lane >= 2) ? (stwinc92 + stup94) : stwinc92);
+                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc92, 4);
+                stwinc92 = ((lane >= 4) ? (stwinc92 + stup95) : stwinc92);
+                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc92, 8);
+                stwinc92 = ((lane >= 8) ? (stwinc92 + stup96) : stwinc92);
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc92, 16);
+                stwinc92 = ((lane >= 16) ? (stwinc92 + stup97) : stwinc92);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc92 - stw91);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t104 = threadIdx.x;
+            for (patc_int i105 = 0; i105 < 9; i105 += 1) {
+                if (((t104 + 1024 * i105) < 8224)) {
+                    sthist8[(t104 + 1024 * i105)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    {
+                        bool stok108 = true;
+                        unsigned long long v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((unsigned int)(v109 >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
+                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                        unsigned long long v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((unsigned int)(v109 >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t124 = threadIdx.x;
+            unsigned int stsum125 = 0u;
+            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
+                stsum125 = (stsum125 + sthist8[(2056 * t124 + 257 * i126 - 8223 * ((8 * t124 + i126) / 32))]);
+            }
+            unsigned int stinc127 = stsum125;
+            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc127, 1);
+            stinc127 = ((lane >= 1) ? (stinc127 + stup128) : stinc127);
+            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc127, 2);
+            stinc127 = ((lane >= 2) ? (stinc127 + stup129) : stinc127);
+            unsigned int stup130 = __shfl_up_sync(0xffffffffu, stinc127, 4);
+            stinc127 = ((lane >= 4) ? (stinc127 + stup130) : stinc127);
+            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc127, 8);
+            stinc127 = ((lane >= 8) ? (stinc127 + stup131) : stinc127);
+            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc127, 16);
+            stinc127 = ((lane >= 16) ? (stinc127 + stup132) : stinc127);
+            unsigned int stat133 = (stinc127 - stsum125);
+            for (patc_int i134 = 0; i134 < 8; i134 += 1) {
+                unsigned int stcb135 = sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))];
+                sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))] = stat133;
+                stat133 = (stat133 + stcb135);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc127;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw137 = 0u;
+                if ((lane < 32)) {
+                    stw137 = stwsum9[lane];
+                }
+                unsigned int stwinc138 = stw137;
+                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc138, 1);
+                stwinc138 = ((lane >= 1) ? (stwinc138 + stup139) : stwinc138);
+                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc138, 2);
+                stwinc138 = ((lane >= 2) ? (stwinc138 + stup140) : stwinc138);
+                unsigned int stup141 = __shfl_up_sync(0xffffffffu, stwinc138, 4);
+                stwinc138 = ((lane >= 4) ? (stwinc138 + stup141) : stwinc138);
+                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc138, 8);
+                stwinc138 = ((lane >= 8) ? (stwinc138 + stup142) : stwinc138);
+                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc138, 16);
+                stwinc138 = ((lane >= 16) ? (stwinc138 + stup143) : stwinc138);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc138 - stw137);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t150 = threadIdx.x;
+            for (patc_int i151 = 0; i151 < 9; i151 += 1) {
+                if (((t150 + 1024 * i151) < 8224)) {
+                    sthist8[(t150 + 1024 * i151)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    {
+                        bool stok154 = true;
+                        unsigned long long v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((unsigned int)(v155 >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
+                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                        unsigned long long v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((unsigned int)(v155 >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t170 = threadIdx.x;
+            unsigned int stsum171 = 0u;
+            for (patc_int i172 = 0; i172 < 8; i172 += 1) {
+                stsum171 = (stsum171 + sthist8[(2056 * t170 + 257 * i172 - 8223 * ((8 * t170 + i172) / 32))]);
+            }
+            unsigned int stinc173 = stsum171;
+            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc173, 1);
+            stinc173 = ((lane >= 1) ? (stinc173 + stup174) : stinc173);
+            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc173, 2);
+            stinc173 = ((lane >= 2) ? (stinc173 + stup175) : stinc173);
+            unsigned int stup176 = __shfl_up_sync(0xffffffffu, stinc173, 4);
+            stinc173 = ((lane >= 4) ? (stinc173 + stup176) : stinc173);
+            unsigned int stup177 = __shfl_up_sync(0xffffffffu, stinc173, 8);
+            stinc173 = ((lane >= 8) ? (stinc173 + stup177) : stinc173);
+            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc173, 16);
+            stinc173 = ((lane >= 16) ? (stinc173 + stup178) : stinc173);
+            unsigned int stat179 = (stinc173 - stsum171);
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                unsigned int stcb181 = sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))];
+                sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))] = stat179;
+                stat179 = (stat179 + stcb181);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc173;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw183 = 0u;
+                if ((lane < 32)) {
+                    stw183 = stwsum9[lane];
+                }
+                unsigned int stwinc184 = stw183;
+                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc184, 1);
+                stwinc184 = ((lane >= 1) ? (stwinc184 + stup185) : stwinc184);
+                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc184, 2);
+                stwinc184 = ((lane >= 2) ? (stwinc184 + stup186) : stwinc184);
+                unsigned int stup187 = __shfl_up_sync(0xffffffffu, stwinc184, 4);
+                stwinc184 = ((lane >= 4) ? (stwinc184 + stup187) : stwinc184);
+                unsigned int stup188 = __shfl_up_sync(0xffffffffu, stwinc184, 8);
+                stwinc184 = ((lane >= 8) ? (stwinc184 + stup188) : stwinc184);
+                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc184, 16);
+                stwinc184 = ((lane >= 16) ? (stwinc184 + stup189) : stwinc184);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc184 - stw183);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t196 = threadIdx.x;
+            for (patc_int i197 = 0; i197 < 9; i197 += 1) {
+                if (((t196 + 1024 * i197) < 8224)) {
+                    sthist8[(t196 + 1024 * i197)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    {
+                        bool stok200 = true;
+                        unsigned long long v201 = stkey3[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stb202 = (stok200 ? (((unsigned int)(v201 >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm203 = __ballot_sync(0xffffffffu, stok200);
+                        unsigned int stv204 = __ballot_sync(0xffffffffu, ((stb202 & 1u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 1u) != 0u) ? stv204 : (~stv204)));
+                        unsigned int stv205 = __ballot_sync(0xffffffffu, ((stb202 & 2u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 2u) != 0u) ? stv205 : (~stv205)));
+                        unsigned int stv206 = __ballot_sync(0xffffffffu, ((stb202 & 4u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 4u) != 0u) ? stv206 : (~stv206)));
+                        unsigned int stv207 = __ballot_sync(0xffffffffu, ((stb202 & 8u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 8u) != 0u) ? stv207 : (~stv207)));
+                        unsigned int stv208 = __ballot_sync(0xffffffffu, ((stb202 & 16u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 16u) != 0u) ? stv208 : (~stv208)));
+                        unsigned int stv209 = __ballot_sync(0xffffffffu, ((stb202 & 32u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 32u) != 0u) ? stv209 : (~stv209)));
+                        unsigned int stv210 = __ballot_sync(0xffffffffu, ((stb202 & 64u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 64u) != 0u) ? stv210 : (~stv210)));
+                        unsigned int stv211 = __ballot_sync(0xffffffffu, ((stb202 & 128u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 128u) != 0u) ? stv211 : (~stv211)));
+                        unsigned int strk212 = __popc((stpm203 & ((1u << lane) - 1u)));
+                        unsigned int stct213 = __popc(stpm203);
+                        long long ix214 = ((long long)stb202);
+                        unsigned int sth215 = 0u;
+                        if (stok200) {
+                            sth215 = sthist8[(257 * warp + ix214)];
+                        }
+                        __syncwarp();
+                        if ((stok200 && ((strk212 + 1u) == stct213))) {
+                            sthist8[(257 * warp + ix214)] = (sth215 + stct213);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i199)] = (stok200 ? ((stb202 << 16u) | (sth215 + strk212)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i199) < n)) {
+                        bool stok200 = ((lane + 128 * warp + 4096 * b2 + 32 * i199) < n);
+                        unsigned long long v201 = stkey3[(lane + 128 * warp + 32 * i199)];
+                        unsigned int stb202 = (stok200 ? (((unsigned int)(v201 >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm203 = __ballot_sync(0xffffffffu, stok200);
+                        unsigned int stv204 = __ballot_sync(0xffffffffu, ((stb202 & 1u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 1u) != 0u) ? stv204 : (~stv204)));
+                        unsigned int stv205 = __ballot_sync(0xffffffffu, ((stb202 & 2u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 2u) != 0u) ? stv205 : (~stv205)));
+                        unsigned int stv206 = __ballot_sync(0xffffffffu, ((stb202 & 4u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 4u) != 0u) ? stv206 : (~stv206)));
+                        unsigned int stv207 = __ballot_sync(0xffffffffu, ((stb202 & 8u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 8u) != 0u) ? stv207 : (~stv207)));
+                        unsigned int stv208 = __ballot_sync(0xffffffffu, ((stb202 & 16u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 16u) != 0u) ? stv208 : (~stv208)));
+                        unsigned int stv209 = __ballot_sync(0xffffffffu, ((stb202 & 32u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 32u) != 0u) ? stv209 : (~stv209)));
+                        unsigned int stv210 = __ballot_sync(0xffffffffu, ((stb202 & 64u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 64u) != 0u) ? stv210 : (~stv210)));
+                        unsigned int stv211 = __ballot_sync(0xffffffffu, ((stb202 & 128u) != 0u));
+                        stpm203 = (stpm203 & (((stb202 & 128u) != 0u) ? stv211 : (~stv211)));
+                        unsigned int strk212 = __popc((stpm203 & ((1u << lane) - 1u)));
+                        unsigned int stct213 = __popc(stpm203);
+                        long long ix214 = ((long long)stb202);
+                        unsigned int sth215 = 0u;
+                        if (stok200) {
+                            sth215 = sthist8[(257 * warp + ix214)];
+                        }
+                        __syncwarp();
+                        if ((stok200 && ((strk212 + 1u) == stct213))) {
+                            sthist8[(257 * warp + ix214)] = (sth215 + stct213);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i199)] = (stok200 ? ((stb202 << 16u) | (sth215 + strk212)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t216 = threadIdx.x;
+            unsigned int stsum217 = 0u;
+            for (patc_int i218 = 0; i218 < 8; i218 += 1) {
+                stsum217 = (stsum217 + sthist8[(2056 * t216 + 257 * i218 - 8223 * ((8 * t216 + i218) / 32))]);
+            }
+            unsigned int stinc219 = stsum217;
+            unsigned int stup220 = __shfl_up_sync(0xffffffffu, stinc219, 1);
+            stinc219 = ((lane >= 1) ? (stinc219 + stup220) : stinc219);
+            unsigned int stup221 = __shfl_up_sync(0xffffffffu, stinc219, 2);
+            stinc219 = ((lane >= 2) ? (stinc219 + stup221) : stinc219);
+            unsigned int stup222 = __shfl_up_sync(0xffffffffu, stinc219, 4);
+            stinc219 = ((lane >= 4) ? (stinc219 + stup222) : stinc219);
+            unsigned int stup223 = __shfl_up_sync(0xffffffffu, stinc219, 8);
+            stinc219 = ((lane >= 8) ? (stinc219 + stup223) : stinc219);
+            unsigned int stup224 = __shfl_up_sync(0xffffffffu, stinc219, 16);
+            stinc219 = ((lane >= 16) ? (stinc219 + stup224) : stinc219);
+            unsigned int stat225 = (stinc219 - stsum217);
+            for (patc_int i226 = 0; i226 < 8; i226 += 1) {
+                unsigned int stcb227 = sthist8[(2056 * t216 + 257 * i226 - 8223 * ((8 * t216 + i226) / 32))];
+                sthist8[(2056 * t216 + 257 * i226 - 8223 * ((8 * t216 + i226) / 32))] = stat225;
+                stat225 = (stat225 + stcb227);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc219;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw229 = 0u;
+                if ((lane < 32)) {
+                    stw229 = stwsum9[lane];
+                }
+                unsigned int stwinc230 = stw229;
+                unsigned int stup231 = __shfl_up_sync(0xffffffffu, stwinc230, 1);
+                stwinc230 = ((lane >= 1) ? (stwinc230 + stup231) : stwinc230);
+                unsigned int stup232 = __shfl_up_sync(0xffffffffu, stwinc230, 2);
+                stwinc230 = ((lane >= 2) ? (stwinc230 + stup232) : stwinc230);
+                unsigned int stup233 = __shfl_up_sync(0xffffffffu, stwinc230, 4);
+                stwinc230 = ((lane >= 4) ? (stwinc230 + stup233) : stwinc230);
+                unsigned int stup234 = __shfl_up_sync(0xffffffffu, stwinc230, 8);
+                stwinc230 = ((lane >= 8) ? (stwinc230 + stup234) : stwinc230);
+                unsigned int stup235 = __shfl_up_sync(0xffffffffu, stwinc230, 16);
+                stwinc230 = ((lane >= 16) ? (stwinc230 + stup235) : stwinc230);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc230 - stw229);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i237 = 0; i237 < 4; i237 += 1) {
+                    {
+                        unsigned int sti238 = stinfo7[(lane + 128 * warp + 32 * i237)];
+                        unsigned int stbk239 = (sti238 >> 16u);
+                        if ((stbk239 < 256u)) {
+                            long long ix240 = ((long long)stbk239);
+                            long long ix241 = ((long long)(stwsum9[((warp + 32 * ix240) / 256)] + (sthist8[(257 * warp + ix240)] + (sti238 & 65535u))));
+                            stkey5[ix241] = stkey3[(lane + 128 * warp + 32 * i237)];
+                            stval6[ix241] = stval4[(lane + 128 * warp + 32 * i237)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i237 = 0; i237 < 4; i237 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i237) < n)) {
+                        unsigned int sti238 = stinfo7[(lane + 128 * warp + 32 * i237)];
+                        unsigned int stbk239 = (sti238 >> 16u);
+                        if ((stbk239 < 256u)) {
+                            long long ix240 = ((long long)stbk239);
+                            long long ix241 = ((long long)(stwsum9[((warp + 32 * ix240) / 256)] + (sthist8[(257 * warp + ix240)] + (sti238 & 65535u))));
+                            stkey5[ix241] = stkey3[(lane + 128 * warp + 32 * i237)];
+                            stval6[ix241] = stval4[(lane + 128 * warp + 32 * i237)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t242 = threadIdx.x;
+            for (patc_int i243 = 0; i243 < 9; i243 += 1) {
+                if (((t242 + 1024 * i243) < 8224)) {
+                    sthist8[(t242 + 1024 * i243)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i245 = 0; i245 < 4; i245 += 1) {
+                    {
+                        bool stok246 = true;
+                        unsigned long long v247 = stkey5[(lane + 128 * warp + 32 * i245)];
+                        unsigned int stb248 = (stok246 ? (((unsigned int)(v247 >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm249 = __ballot_sync(0xffffffffu, stok246);
+                        unsigned int stv250 = __ballot_sync(0xffffffffu, ((stb248 & 1u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 1u) != 0u) ? stv250 : (~stv250)));
+                        unsigned int stv251 = __ballot_sync(0xffffffffu, ((stb248 & 2u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 2u) != 0u) ? stv251 : (~stv251)));
+                        unsigned int stv252 = __ballot_sync(0xffffffffu, ((stb248 & 4u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 4u) != 0u) ? stv252 : (~stv252)));
+                        unsigned int stv253 = __ballot_sync(0xffffffffu, ((stb248 & 8u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 8u) != 0u) ? stv253 : (~stv253)));
+                        unsigned int stv254 = __ballot_sync(0xffffffffu, ((stb248 & 16u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 16u) != 0u) ? stv254 : (~stv254)));
+                        unsigned int stv255 = __ballot_sync(0xffffffffu, ((stb248 & 32u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 32u) != 0u) ? stv255 : (~stv255)));
+                        unsigned int stv256 = __ballot_sync(0xffffffffu, ((stb248 & 64u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 64u) != 0u) ? stv256 : (~stv256)));
+                        unsigned int stv257 = __ballot_sync(0xffffffffu, ((stb248 & 128u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 128u) != 0u) ? stv257 : (~stv257)));
+                        unsigned int strk258 = __popc((stpm249 & ((1u << lane) - 1u)));
+                        unsigned int stct259 = __popc(stpm249);
+                        long long ix260 = ((long long)stb248);
+                        unsigned int sth261 = 0u;
+                        if (stok246) {
+                            sth261 = sthist8[(257 * warp + ix260)];
+                        }
+                        __syncwarp();
+                        if ((stok246 && ((strk258 + 1u) == stct259))) {
+                            sthist8[(257 * warp + ix260)] = (sth261 + stct259);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i245)] = (stok246 ? ((stb248 << 16u) | (sth261 + strk258)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i245 = 0; i245 < 4; i245 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i245) < n)) {
+                        bool stok246 = ((lane + 128 * warp + 4096 * b2 + 32 * i245) < n);
+                        unsigned long long v247 = stkey5[(lane + 128 * warp + 32 * i245)];
+                        unsigned int stb248 = (stok246 ? (((unsigned int)(v247 >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm249 = __ballot_sync(0xffffffffu, stok246);
+                        unsigned int stv250 = __ballot_sync(0xffffffffu, ((stb248 & 1u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 1u) != 0u) ? stv250 : (~stv250)));
+                        unsigned int stv251 = __ballot_sync(0xffffffffu, ((stb248 & 2u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 2u) != 0u) ? stv251 : (~stv251)));
+                        unsigned int stv252 = __ballot_sync(0xffffffffu, ((stb248 & 4u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 4u) != 0u) ? stv252 : (~stv252)));
+                        unsigned int stv253 = __ballot_sync(0xffffffffu, ((stb248 & 8u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 8u) != 0u) ? stv253 : (~stv253)));
+                        unsigned int stv254 = __ballot_sync(0xffffffffu, ((stb248 & 16u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 16u) != 0u) ? stv254 : (~stv254)));
+                        unsigned int stv255 = __ballot_sync(0xffffffffu, ((stb248 & 32u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 32u) != 0u) ? stv255 : (~stv255)));
+                        unsigned int stv256 = __ballot_sync(0xffffffffu, ((stb248 & 64u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 64u) != 0u) ? stv256 : (~stv256)));
+                        unsigned int stv257 = __ballot_sync(0xffffffffu, ((stb248 & 128u) != 0u));
+                        stpm249 = (stpm249 & (((stb248 & 128u) != 0u) ? stv257 : (~stv257)));
+                        unsigned int strk258 = __popc((stpm249 & ((1u << lane) - 1u)));
+                        unsigned int stct259 = __popc(stpm249);
+                        long long ix260 = ((long long)stb248);
+                        unsigned int sth261 = 0u;
+                        if (stok246) {
+                            sth261 = sthist8[(257 * warp + ix260)];
+                        }
+                        __syncwarp();
+                        if ((stok246 && ((strk258 + 1u) == stct259))) {
+                            sthist8[(257 * warp + ix260)] = (sth261 + stct259);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i245)] = (stok246 ? ((stb248 << 16u) | (sth261 + strk258)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t262 = threadIdx.x;
+            unsigned int stsum263 = 0u;
+            for (patc_int i264 = 0; i264 < 8; i264 += 1) {
+                stsum263 = (stsum263 + sthist8[(2056 * t262 + 257 * i264 - 8223 * ((8 * t262 + i264) / 32))]);
+            }
+            unsigned int stinc265 = stsum263;
+            unsigned int stup266 = __shfl_up_sync(0xffffffffu, stinc265, 1);
+            stinc265 = ((lane >= 1) ? (stinc265 + stup266) : stinc265);
+            unsigned int stup267 = __shfl_up_sync(0xffffffffu, stinc265, 2);
+            stinc265 = ((lane >= 2) ? (stinc265 + stup267) : stinc265);
+            unsigned int stup268 = __shfl_up_sync(0xffffffffu, stinc265, 4);
+            stinc265 = ((lane >= 4) ? (stinc265 + stup268) : stinc265);
+            unsigned int stup269 = __shfl_up_sync(0xffffffffu, stinc265, 8);
+            stinc265 = ((lane >= 8) ? (stinc265 + stup269) : stinc265);
+            unsigned int stup270 = __shfl_up_sync(0xffffffffu, stinc265, 16);
+            stinc265 = ((lane >= 16) ? (stinc265 + stup270) : stinc265);
+            unsigned int stat271 = (stinc265 - stsum263);
+            for (patc_int i272 = 0; i272 < 8; i272 += 1) {
+                unsigned int stcb273 = sthist8[(2056 * t262 + 257 * i272 - 8223 * ((8 * t262 + i272) / 32))];
+                sthist8[(2056 * t262 + 257 * i272 - 8223 * ((8 * t262 + i272) / 32))] = stat271;
+                stat271 = (stat271 + stcb273);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc265;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw275 = 0u;
+                if ((lane < 32)) {
+                    stw275 = stwsum9[lane];
+                }
+                unsigned int stwinc276 = stw275;
+                unsigned int stup277 = __shfl_up_sync(0xffffffffu, stwinc276, 1);
+                stwinc276 = ((lane >= 1) ? (stwinc276 + stup277) : stwinc276);
+                unsigned int stup278 = __shfl_up_sync(0xffffffffu, stwinc276, 2);
+                stwinc276 = ((lane >= 2) ? (stwinc276 + stup278) : stwinc276);
+                unsigned int stup279 = __shfl_up_sync(0xffffffffu, stwinc276, 4);
+                stwinc276 = ((lane >= 4) ? (stwinc276 + stup279) : stwinc276);
+                unsigned int stup280 = __shfl_up_sync(0xffffffffu, stwinc276, 8);
+                stwinc276 = ((lane >= 8) ? (stwinc276 + stup280) : stwinc276);
+                unsigned int stup281 = __shfl_up_sync(0xffffffffu, stwinc276, 16);
+                stwinc276 = ((lane >= 16) ? (stwinc276 + stup281) : stwinc276);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc276 - stw275);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i283 = 0; i283 < 4; i283 += 1) {
+                    {
+                        unsigned int sti284 = stinfo7[(lane + 128 * warp + 32 * i283)];
+                        unsigned int stbk285 = (sti284 >> 16u);
+                        if ((stbk285 < 256u)) {
+                            long long ix286 = ((long long)stbk285);
+                            long long ix287 = ((long long)(stwsum9[((warp + 32 * ix286) / 256)] + (sthist8[(257 * warp + ix286)] + (sti284 & 65535u))));
+                            stkey3[ix287] = stkey5[(lane + 128 * warp + 32 * i283)];
+                            stval4[ix287] = stval6[(lane + 128 * warp + 32 * i283)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i283 = 0; i283 < 4; i283 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i283) < n)) {
+                        unsigned int sti284 = stinfo7[(lane + 128 * warp + 32 * i283)];
+                        unsigned int stbk285 = (sti284 >> 16u);
+                        if ((stbk285 < 256u)) {
+                            long long ix286 = ((long long)stbk285);
+                            long long ix287 = ((long long)(stwsum9[((warp + 32 * ix286) / 256)] + (sthist8[(257 * warp + ix286)] + (sti284 & 65535u))));
+                            stkey3[ix287] = stkey5[(lane + 128 * warp + 32 * i283)];
+                            stval4[ix287] = stval6[(lane + 128 * warp + 32 * i283)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t288 = threadIdx.x;
+            for (patc_int i289 = 0; i289 < 9; i289 += 1) {
+                if (((t288 + 1024 * i289) < 8224)) {
+                    sthist8[(t288 + 1024 * i289)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i291 = 0; i291 < 4; i291 += 1) {
+                    {
+                        bool stok292 = true;
+                        unsigned long long v293 = stkey3[(lane + 128 * warp + 32 * i291)];
+                        unsigned int stb294 = (stok292 ? (((unsigned int)(v293 >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm295 = __ballot_sync(0xffffffffu, stok292);
+                        unsigned int stv296 = __ballot_sync(0xffffffffu, ((stb294 & 1u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 1u) != 0u) ? stv296 : (~stv296)));
+                        unsigned int stv297 = __ballot_sync(0xffffffffu, ((stb294 & 2u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 2u) != 0u) ? stv297 : (~stv297)));
+                        unsigned int stv298 = __ballot_sync(0xffffffffu, ((stb294 & 4u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 4u) != 0u) ? stv298 : (~stv298)));
+                        unsigned int stv299 = __ballot_sync(0xffffffffu, ((stb294 & 8u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 8u) != 0u) ? stv299 : (~stv299)));
+                        unsigned int stv300 = __ballot_sync(0xffffffffu, ((stb294 & 16u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 16u) != 0u) ? stv300 : (~stv300)));
+                        unsigned int stv301 = __ballot_sync(0xffffffffu, ((stb294 & 32u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 32u) != 0u) ? stv301 : (~stv301)));
+                        unsigned int stv302 = __ballot_sync(0xffffffffu, ((stb294 & 64u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 64u) != 0u) ? stv302 : (~stv302)));
+                        unsigned int stv303 = __ballot_sync(0xffffffffu, ((stb294 & 128u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 128u) != 0u) ? stv303 : (~stv303)));
+                        unsigned int strk304 = __popc((stpm295 & ((1u << lane) - 1u)));
+                        unsigned int stct305 = __popc(stpm295);
+                        long long ix306 = ((long long)stb294);
+                        unsigned int sth307 = 0u;
+                        if (stok292) {
+                            sth307 = sthist8[(257 * warp + ix306)];
+                        }
+                        __syncwarp();
+                        if ((stok292 && ((strk304 + 1u) == stct305))) {
+                            sthist8[(257 * warp + ix306)] = (sth307 + stct305);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i291)] = (stok292 ? ((stb294 << 16u) | (sth307 + strk304)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i291 = 0; i291 < 4; i291 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i291) < n)) {
+                        bool stok292 = ((lane + 128 * warp + 4096 * b2 + 32 * i291) < n);
+                        unsigned long long v293 = stkey3[(lane + 128 * warp + 32 * i291)];
+                        unsigned int stb294 = (stok292 ? (((unsigned int)(v293 >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm295 = __ballot_sync(0xffffffffu, stok292);
+                        unsigned int stv296 = __ballot_sync(0xffffffffu, ((stb294 & 1u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 1u) != 0u) ? stv296 : (~stv296)));
+                        unsigned int stv297 = __ballot_sync(0xffffffffu, ((stb294 & 2u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 2u) != 0u) ? stv297 : (~stv297)));
+                        unsigned int stv298 = __ballot_sync(0xffffffffu, ((stb294 & 4u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 4u) != 0u) ? stv298 : (~stv298)));
+                        unsigned int stv299 = __ballot_sync(0xffffffffu, ((stb294 & 8u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 8u) != 0u) ? stv299 : (~stv299)));
+                        unsigned int stv300 = __ballot_sync(0xffffffffu, ((stb294 & 16u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 16u) != 0u) ? stv300 : (~stv300)));
+                        unsigned int stv301 = __ballot_sync(0xffffffffu, ((stb294 & 32u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 32u) != 0u) ? stv301 : (~stv301)));
+                        unsigned int stv302 = __ballot_sync(0xffffffffu, ((stb294 & 64u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 64u) != 0u) ? stv302 : (~stv302)));
+                        unsigned int stv303 = __ballot_sync(0xffffffffu, ((stb294 & 128u) != 0u));
+                        stpm295 = (stpm295 & (((stb294 & 128u) != 0u) ? stv303 : (~stv303)));
+                        unsigned int strk304 = __popc((stpm295 & ((1u << lane) - 1u)));
+                        unsigned int stct305 = __popc(stpm295);
+                        long long ix306 = ((long long)stb294);
+                        unsigned int sth307 = 0u;
+                        if (stok292) {
+                            sth307 = sthist8[(257 * warp + ix306)];
+                        }
+                        __syncwarp();
+                        if ((stok292 && ((strk304 + 1u) == stct305))) {
+                            sthist8[(257 * warp + ix306)] = (sth307 + stct305);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i291)] = (stok292 ? ((stb294 << 16u) | (sth307 + strk304)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t308 = threadIdx.x;
+            unsigned int stsum309 = 0u;
+            for (patc_int i310 = 0; i310 < 8; i310 += 1) {
+                stsum309 = (stsum309 + sthist8[(2056 * t308 + 257 * i310 - 8223 * ((8 * t308 + i310) / 32))]);
+            }
+            unsigned int stinc311 = stsum309;
+            unsigned int stup312 = __shfl_up_sync(0xffffffffu, stinc311, 1);
+            stinc311 = ((lane >= 1) ? (stinc311 + stup312) : stinc311);
+            unsigned int stup313 = __shfl_up_sync(0xffffffffu, stinc311, 2);
+            stinc311 = ((lane >= 2) ? (stinc311 + stup313) : stinc311);
+            unsigned int stup314 = __shfl_up_sync(0xffffffffu, stinc311, 4);
+            stinc311 = ((lane >= 4) ? (stinc311 + stup314) : stinc311);
+            unsigned int stup315 = __shfl_up_sync(0xffffffffu, stinc311, 8);
+            stinc311 = ((lane >= 8) ? (stinc311 + stup315) : stinc311);
+            unsigned int stup316 = __shfl_up_sync(0xffffffffu, stinc311, 16);
+            stinc311 = ((lane >= 16) ? (stinc311 + stup316) : stinc311);
+            unsigned int stat317 = (stinc311 - stsum309);
+            for (patc_int i318 = 0; i318 < 8; i318 += 1) {
+                unsigned int stcb319 = sthist8[(2056 * t308 + 257 * i318 - 8223 * ((8 * t308 + i318) / 32))];
+                sthist8[(2056 * t308 + 257 * i318 - 8223 * ((8 * t308 + i318) / 32))] = stat317;
+                stat317 = (stat317 + stcb319);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc311;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw321 = 0u;
+                if ((lane < 32)) {
+                    stw321 = stwsum9[lane];
+                }
+                unsigned int stwinc322 = stw321;
+                unsigned int stup323 = __shfl_up_sync(0xffffffffu, stwinc322, 1);
+                stwinc322 = ((lane >= 1) ? (stwinc322 + stup323) : stwinc322);
+                unsigned int stup324 = __shfl_up_sync(0xffffffffu, stwinc322, 2);
+                stwinc322 = ((lane >= 2) ? (stwinc322 + stup324) : stwinc322);
+                unsigned int stup325 = __shfl_up_sync(0xffffffffu, stwinc322, 4);
+                stwinc322 = ((lane >= 4) ? (stwinc322 + stup325) : stwinc322);
+                unsigned int stup326 = __shfl_up_sync(0xffffffffu, stwinc322, 8);
+                stwinc322 = ((lane >= 8) ? (stwinc322 + stup326) : stwinc322);
+                unsigned int stup327 = __shfl_up_sync(0xffffffffu, stwinc322, 16);
+                stwinc322 = ((lane >= 16) ? (stwinc322 + stup327) : stwinc322);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc322 - stw321);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i329 = 0; i329 < 4; i329 += 1) {
+                    {
+                        unsigned int sti330 = stinfo7[(lane + 128 * warp + 32 * i329)];
+                        unsigned int stbk331 = (sti330 >> 16u);
+                        if ((stbk331 < 256u)) {
+                            long long ix332 = ((long long)stbk331);
+                            long long ix333 = ((long long)(stwsum9[((warp + 32 * ix332) / 256)] + (sthist8[(257 * warp + ix332)] + (sti330 & 65535u))));
+                            stkey5[ix333] = stkey3[(lane + 128 * warp + 32 * i329)];
+                            stval6[ix333] = stval4[(lane + 128 * warp + 32 * i329)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i329 = 0; i329 < 4; i329 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i329) < n)) {
+                        unsigned int sti330 = stinfo7[(lane + 128 * warp + 32 * i329)];
+                        unsigned int stbk331 = (sti330 >> 16u);
+                        if ((stbk331 < 256u)) {
+                            long long ix332 = ((long long)stbk331);
+                            long long ix333 = ((long long)(stwsum9[((warp + 32 * ix332) / 256)] + (sthist8[(257 * warp + ix332)] + (sti330 & 65535u))));
+                            stkey5[ix333] = stkey3[(lane + 128 * warp + 32 * i329)];
+                            stval6[ix333] = stval4[(lane + 128 * warp + 32 * i329)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t334 = threadIdx.x;
+            for (patc_int i335 = 0; i335 < 9; i335 += 1) {
+                if (((t334 + 1024 * i335) < 8224)) {
+                    sthist8[(t334 + 1024 * i335)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i337 = 0; i337 < 4; i337 += 1) {
+                    {
+                        bool stok338 = true;
+                        unsigned long long v339 = stkey5[(lane + 128 * warp + 32 * i337)];
+                        unsigned int stb340 = (stok338 ? (((unsigned int)(v339 >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm341 = __ballot_sync(0xffffffffu, stok338);
+                        unsigned int stv342 = __ballot_sync(0xffffffffu, ((stb340 & 1u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 1u) != 0u) ? stv342 : (~stv342)));
+                        unsigned int stv343 = __ballot_sync(0xffffffffu, ((stb340 & 2u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 2u) != 0u) ? stv343 : (~stv343)));
+                        unsigned int stv344 = __ballot_sync(0xffffffffu, ((stb340 & 4u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 4u) != 0u) ? stv344 : (~stv344)));
+                        unsigned int stv345 = __ballot_sync(0xffffffffu, ((stb340 & 8u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 8u) != 0u) ? stv345 : (~stv345)));
+                        unsigned int stv346 = __ballot_sync(0xffffffffu, ((stb340 & 16u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 16u) != 0u) ? stv346 : (~stv346)));
+                        unsigned int stv347 = __ballot_sync(0xffffffffu, ((stb340 & 32u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 32u) != 0u) ? stv347 : (~stv347)));
+                        unsigned int stv348 = __ballot_sync(0xffffffffu, ((stb340 & 64u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 64u) != 0u) ? stv348 : (~stv348)));
+                        unsigned int stv349 = __ballot_sync(0xffffffffu, ((stb340 & 128u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 128u) != 0u) ? stv349 : (~stv349)));
+                        unsigned int strk350 = __popc((stpm341 & ((1u << lane) - 1u)));
+                        unsigned int stct351 = __popc(stpm341);
+                        long long ix352 = ((long long)stb340);
+                        unsigned int sth353 = 0u;
+                        if (stok338) {
+                            sth353 = sthist8[(257 * warp + ix352)];
+                        }
+                        __syncwarp();
+                        if ((stok338 && ((strk350 + 1u) == stct351))) {
+                            sthist8[(257 * warp + ix352)] = (sth353 + stct351);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i337)] = (stok338 ? ((stb340 << 16u) | (sth353 + strk350)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i337 = 0; i337 < 4; i337 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i337) < n)) {
+                        bool stok338 = ((lane + 128 * warp + 4096 * b2 + 32 * i337) < n);
+                        unsigned long long v339 = stkey5[(lane + 128 * warp + 32 * i337)];
+                        unsigned int stb340 = (stok338 ? (((unsigned int)(v339 >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm341 = __ballot_sync(0xffffffffu, stok338);
+                        unsigned int stv342 = __ballot_sync(0xffffffffu, ((stb340 & 1u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 1u) != 0u) ? stv342 : (~stv342)));
+                        unsigned int stv343 = __ballot_sync(0xffffffffu, ((stb340 & 2u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 2u) != 0u) ? stv343 : (~stv343)));
+                        unsigned int stv344 = __ballot_sync(0xffffffffu, ((stb340 & 4u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 4u) != 0u) ? stv344 : (~stv344)));
+                        unsigned int stv345 = __ballot_sync(0xffffffffu, ((stb340 & 8u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 8u) != 0u) ? stv345 : (~stv345)));
+                        unsigned int stv346 = __ballot_sync(0xffffffffu, ((stb340 & 16u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 16u) != 0u) ? stv346 : (~stv346)));
+                        unsigned int stv347 = __ballot_sync(0xffffffffu, ((stb340 & 32u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 32u) != 0u) ? stv347 : (~stv347)));
+                        unsigned int stv348 = __ballot_sync(0xffffffffu, ((stb340 & 64u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 64u) != 0u) ? stv348 : (~stv348)));
+                        unsigned int stv349 = __ballot_sync(0xffffffffu, ((stb340 & 128u) != 0u));
+                        stpm341 = (stpm341 & (((stb340 & 128u) != 0u) ? stv349 : (~stv349)));
+                        unsigned int strk350 = __popc((stpm341 & ((1u << lane) - 1u)));
+                        unsigned int stct351 = __popc(stpm341);
+                        long long ix352 = ((long long)stb340);
+                        unsigned int sth353 = 0u;
+                        if (stok338) {
+                            sth353 = sthist8[(257 * warp + ix352)];
+                        }
+                        __syncwarp();
+                        if ((stok338 && ((strk350 + 1u) == stct351))) {
+                            sthist8[(257 * warp + ix352)] = (sth353 + stct351);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i337)] = (stok338 ? ((stb340 << 16u) | (sth353 + strk350)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t354 = threadIdx.x;
+            unsigned int stsum355 = 0u;
+            for (patc_int i356 = 0; i356 < 8; i356 += 1) {
+                stsum355 = (stsum355 + sthist8[(2056 * t354 + 257 * i356 - 8223 * ((8 * t354 + i356) / 32))]);
+            }
+            unsigned int stinc357 = stsum355;
+            unsigned int stup358 = __shfl_up_sync(0xffffffffu, stinc357, 1);
+            stinc357 = ((lane >= 1) ? (stinc357 + stup358) : stinc357);
+            unsigned int stup359 = __shfl_up_sync(0xffffffffu, stinc357, 2);
+            stinc357 = ((lane >= 2) ? (stinc357 + stup359) : stinc357);
+            unsigned int stup360 = __shfl_up_sync(0xffffffffu, stinc357, 4);
+            stinc357 = ((lane >= 4) ? (stinc357 + stup360) : stinc357);
+            unsigned int stup361 = __shfl_up_sync(0xffffffffu, stinc357, 8);
+            stinc357 = ((lane >= 8) ? (stinc357 + stup361) : stinc357);
+            unsigned int stup362 = __shfl_up_sync(0xffffffffu, stinc357, 16);
+            stinc357 = ((lane >= 16) ? (stinc357 + stup362) : stinc357);
+            unsigned int stat363 = (stinc357 - stsum355);
+            for (patc_int i364 = 0; i364 < 8; i364 += 1) {
+                unsigned int stcb365 = sthist8[(2056 * t354 + 257 * i364 - 8223 * ((8 * t354 + i364) / 32))];
+                sthist8[(2056 * t354 + 257 * i364 - 8223 * ((8 * t354 + i364) / 32))] = stat363;
+                stat363 = (stat363 + stcb365);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc357;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw367 = 0u;
+                if ((lane < 32)) {
+                    stw367 = stwsum9[lane];
+                }
+                unsigned int stwinc368 = stw367;
+                unsigned int stup369 = __shfl_up_sync(0xffffffffu, stwinc368, 1);
+                stwinc368 = ((lane >= 1) ? (stwinc368 + stup369) : stwinc368);
+                unsigned int stup370 = __shfl_up_sync(0xffffffffu, stwinc368, 2);
+                stwinc368 = ((lane >= 2) ? (stwinc368 + stup370) : stwinc368);
+                unsigned int stup371 = __shfl_up_sync(0xffffffffu, stwinc368, 4);
+                stwinc368 = ((lane >= 4) ? (stwinc368 + stup371) : stwinc368);
+                unsigned int stup372 = __shfl_up_sync(0xffffffffu, stwinc368, 8);
+                stwinc368 = ((lane >= 8) ? (stwinc368 + stup372) : stwinc368);
+                unsigned int stup373 = __shfl_up_sync(0xffffffffu, stwinc368, 16);
+                stwinc368 = ((lane >= 16) ? (stwinc368 + stup373) : stwinc368);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc368 - stw367);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i375 = 0; i375 < 4; i375 += 1) {
+                    {
+                        unsigned int sti376 = stinfo7[(lane + 128 * warp + 32 * i375)];
+                        unsigned int stbk377 = (sti376 >> 16u);
+                        if ((stbk377 < 256u)) {
+                            long long ix378 = ((long long)stbk377);
+                            long long ix379 = ((long long)(stwsum9[((warp + 32 * ix378) / 256)] + (sthist8[(257 * warp + ix378)] + (sti376 & 65535u))));
+                            stkey3[ix379] = stkey5[(lane + 128 * warp + 32 * i375)];
+                            stval4[ix379] = stval6[(lane + 128 * warp + 32 * i375)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i375 = 0; i375 < 4; i375 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i375) < n)) {
+                        unsigned int sti376 = stinfo7[(lane + 128 * warp + 32 * i375)];
+                        unsigned int stbk377 = (sti376 >> 16u);
+                        if ((stbk377 < 256u)) {
+                            long long ix378 = ((long long)stbk377);
+                            long long ix379 = ((long long)(stwsum9[((warp + 32 * ix378) / 256)] + (sthist8[(257 * warp + ix378)] + (sti376 & 65535u))));
+                            stkey3[ix379] = stkey5[(lane + 128 * warp + 32 * i375)];
+                            stval4[ix379] = stval6[(lane + 128 * warp + 32 * i375)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t380 = threadIdx.x;
+                for (patc_int i381 = 0; i381 < 4; i381 += 1) {
+                    {
+                        out0[(4096 * b2 + t380 + 1024 * i381)] = stkey3[(t380 + 1024 * i381)];
+                        out1[(4096 * b2 + t380 + 1024 * i381)] = stval4[(t380 + 1024 * i381)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t380 = threadIdx.x;
+                for (patc_int i381 = 0; i381 < 4; i381 += 1) {
+                    if (((4096 * b2 + t380 + 1024 * i381) < n)) {
+                        out0[(4096 * b2 + t380 + 1024 * i381)] = stkey3[(t380 + 1024 * i381)];
+                        out1[(4096 * b2 + t380 + 1024 * i381)] = stval4[(t380 + 1024 * i381)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel stPairsF64I64
+ *   data parameters: ks: n.u64, vs: n.i64
+ *   nat parameters:  n
+ *   outputs:         out0: n.u64 (n x unsigned long long)
+ *                    out1: n.i64 (n x long long)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   180480 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long long *__restrict__ out0, long long *__restrict__ out1, const unsigned long long *__restrict__ ks, const long long *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *stkey7 = (unsigned long long *)(patc_smem + 0);
+    long long *stval8 = (long long *)(patc_smem + 32768);
+    unsigned int *sthist12 = (unsigned int *)(patc_smem + 65536);
+    unsigned int *stinfo11 = (unsigned int *)(patc_smem + 98432);
+    unsigned int *stwsum13 = (unsigned int *)(patc_smem + 114816);
+    unsigned long long *stkey9 = (unsigned long long *)(patc_smem + 114944);
+    long long *stval10 = (long long *)(patc_smem + 147712);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b6 = blockIdx.x;
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                const patc_int t14 = threadIdx.x;
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    {
+                        stkey7[(t14 + 1024 * i15)] = ks[(4096 * b6 + t14 + 1024 * i15)];
+                        stval8[(t14 + 1024 * i15)] = vs[(4096 * b6 + t14 + 1024 * i15)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t14 = threadIdx.x;
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    if (((4096 * b6 + t14 + 1024 * i15) < n)) {
+                        stkey7[(t14 + 1024 * i15)] = ks[(4096 * b6 + t14 + 1024 * i15)];
+                        stval8[(t14 + 1024 * i15)] = vs[(4096 * b6 + t14 + 1024 * i15)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t16 = threadIdx.x;
+            for (patc_int i17 = 0; i17 < 9; i17 += 1) {
+                if (((t16 + 1024 * i17) < 8224)) {
+                    sthist12[(t16 + 1024 * i17)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                for (patc_int i19 = 0; i19 < 4; i19 += 1) {
+                    {
+                        bool stok20 = true;
+                        unsigned long long v21 = stkey7[(lane + 128 * warp + 32 * i19)];
+                        unsigned long long s22 = (~v21);
+                        unsigned long long s23 = (v21 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s24 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s25 = (((v21 & (((unsigned long long)1) << 63ull)) != 0ull) ? s22 : s23);
+                        unsigned int stb26 = (stok20 ? (((unsigned int)((v21 == (((unsigned long long)1) << 63ull)) ? s24 : s25)) & 255u) : 0u);
+                        unsigned int stpm27 = __ballot_sync(0xffffffffu, stok20);
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb26 & 1u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 1u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb26 & 2u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 2u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb26 & 4u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 4u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb26 & 8u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 8u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb26 & 16u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 16u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb26 & 32u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 32u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int stv34 = __ballot_sync(0xffffffffu, ((stb26 & 64u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 64u) != 0u) ? stv34 : (~stv34)));
+                        unsigned int stv35 = __ballot_sync(0xffffffffu, ((stb26 & 128u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 128u) != 0u) ? stv35 : (~stv35)));
+                        unsigned int strk36 = __popc((stpm27 & ((1u << lane) - 1u)));
+                        unsigned int stct37 = __popc(stpm27);
+                        long long ix38 = ((long long)stb26);
+                        unsigned int sth39 = 0u;
+                        if (stok20) {
+                            sth39 = sthist12[(257 * warp + ix38)];
+                        }
+                        __syncwarp();
+                        if ((stok20 && ((strk36 + 1u) == stct37))) {
+                            sthist12[(257 * warp + ix38)] = (sth39 + stct37);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i19)] = (stok20 ? ((stb26 << 16u) | (sth39 + strk36)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i19 = 0; i19 < 4; i19 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i19) < n)) {
+                        bool stok20 = ((lane + 128 * warp + 4096 * b6 + 32 * i19) < n);
+                        unsigned long long v21 = stkey7[(lane + 128 * warp + 32 * i19)];
+                        unsigned long long s22 = (~v21);
+                        unsigned long long s23 = (v21 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s24 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s25 = (((v21 & (((unsigned long long)1) << 63ull)) != 0ull) ? s22 : s23);
+                        unsigned int stb26 = (stok20 ? (((unsigned int)((v21 == (((unsigned long long)1) << 63ull)) ? s24 : s25)) & 255u) : 0u);
+                        unsigned int stpm27 = __ballot_sync(0xffffffffu, stok20);
+                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb26 & 1u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 1u) != 0u) ? stv28 : (~stv28)));
+                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb26 & 2u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 2u) != 0u) ? stv29 : (~stv29)));
+                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb26 & 4u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 4u) != 0u) ? stv30 : (~stv30)));
+                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb26 & 8u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 8u) != 0u) ? stv31 : (~stv31)));
+                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb26 & 16u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 16u) != 0u) ? stv32 : (~stv32)));
+                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb26 & 32u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 32u) != 0u) ? stv33 : (~stv33)));
+                        unsigned int stv34 = __ballot_sync(0xffffffffu, ((stb26 & 64u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 64u) != 0u) ? stv34 : (~stv34)));
+                        unsigned int stv35 = __ballot_sync(0xffffffffu, ((stb26 & 128u) != 0u));
+                        stpm27 = (stpm27 & (((stb26 & 128u) != 0u) ? stv35 : (~stv35)));
+                        unsigned int strk36 = __popc((stpm27 & ((1u << lane) - 1u)));
+                        unsigned int stct37 = __popc(stpm27);
+                        long long ix38 = ((long long)stb26);
+                        unsigned int sth39 = 0u;
+                        if (stok20) {
+                            sth39 = sthist12[(257 * warp + ix38)];
+                        }
+                        __syncwarp();
+                        if ((stok20 && ((strk36 + 1u) == stct37))) {
+                            sthist12[(257 * warp + ix38)] = (sth39 + stct37);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i19)] = (stok20 ? ((stb26 << 16u) | (sth39 + strk36)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t40 = threadIdx.x;
+            unsigned int stsum41 = 0u;
+            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                stsum41 = (stsum41 + sthist12[(2056 * t40 + 257 * i42 - 8223 * ((8 * t40 + i42) / 32))]);
+            }
+            unsigned int stinc43 = stsum41;
+            unsigned int stup44 = __shfl_up_sync(0xffffffffu, stinc43, 1);
+            stinc43 = ((lane >= 1) ? (stinc43 + stup44) : stinc43);
+            unsigned int stup45 = __shfl_up_sync(0xffffffffu, stinc43, 2);
+            stinc43 = ((lane >= 2) ? (stinc43 + stup45) : stinc43);
+            unsigned int stup46 = __shfl_up_sync(0xffffffffu, stinc43, 4);
+            stinc43 = ((lane >= 4) ? (stinc43 + stup46) : stinc43);
+            unsigned int stup47 = __shfl_up_sync(0xffffffffu, stinc43, 8);
+            stinc43 = ((lane >= 8) ? (stinc43 + stup47) : stinc43);
+            unsigned int stup48 = __shfl_up_sync(0xffffffffu, stinc43, 16);
+            stinc43 = ((lane >= 16) ? (stinc43 + stup48) : stinc43);
+            unsigned int stat49 = (stinc43 - stsum41);
+            for (patc_int i50 = 0; i50 < 8; i50 += 1) {
+                unsigned int stcb51 = sthist12[(2056 * t40 + 257 * i50 - 8223 * ((8 * t40 + i50) / 32))];
+                sthist12[(2056 * t40 + 257 * i50 - 8223 * ((8 * t40 + i50) / 32))] = stat49;
+                stat49 = (stat49 + stcb51);
+            }
+            if ((lane == 31)) {
+                stwsum13[warp] = stinc43;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw53 = 0u;
+                if ((lane < 32)) {
+                    stw53 = stwsum13[lane];
+                }
+                unsigned int stwinc54 = stw53;
+                unsigned int stup55 = __shfl_up_sync(0xffffffffu, stwinc54, 1);
+                stwinc54 = ((lane >= 1) ? (stwinc54 + stup55) : stwinc54);
+                unsigned int stup56 = __shfl_up_sync(0xffffffffu, stwinc54, 2);
+                stwinc54 = ((lane >= 2) ? (stwinc54 + stup56) : stwinc54);
+                unsigned int stup57 = __shfl_up_sync(0xffffffffu, stwinc54, 4);
+                stwinc54 = ((lane >= 4) ? (stwinc54 + stup57) : stwinc54);
+                unsigned int stup58 = __shfl_up_sync(0xffffffffu, stwinc54, 8);
+                stwinc54 = ((lane >= 8) ? (stwinc54 + stup58) : stwinc54);
+                unsigned int stup59 = __shfl_up_sync(0xffffffffu, stwinc54, 16);
+                stwinc54 = ((lane >= 16) ? (stwinc54 + stup59) : stwinc54);
+                if ((lane < 32)) {
+                    stwsum13[lane] = (stwinc54 - stw53);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4064) < n)) {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    {
+                        unsigned int sti62 = stinfo11[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stbk63 = (sti62 >> 16u);
+                        if ((stbk63 < 256u)) {
+                            long long ix64 = ((long long)stbk63);
+                            long long ix65 = ((long long)(stwsum13[((warp + 32 * ix64) / 256)] + (sthist12[(257 * warp + ix64)] + (sti62 & 65535u))));
+                            stkey9[ix65] = stkey7[(lane + 128 * warp + 32 * i61)];
+                            stval10[ix65] = stval8[(lane + 128 * warp + 32 * i61)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i61) < n)) {
+                        unsigned int sti62 = stinfo11[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stbk63 = (sti62 >> 16u);
+                        if ((stbk63 < 256u)) {
+                            long long ix64 = ((long long)stbk63);
+                            long long ix65 = ((long long)(stwsum13[((warp + 32 * ix64) / 256)] + (sthist12[(257 * warp + ix64)] + (sti62 & 65535u))));
+                            stkey9[ix65] = stkey7[(lane + 128 * warp + 32 * i61)];
+                            stval10[ix65] = stval8[(lane + 128 * warp + 32 * i61)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t66 = threadIdx.x;
+            for (patc_int i67 = 0; i67 < 9; i67 += 1) {
+                if (((t66 + 1024 * i67) < 8224)) {
+                    sthist12[(t66 + 1024 * i67)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                    {
+                        bool stok70 = true;
+                        unsigned long long v71 = stkey9[(lane + 128 * warp + 32 * i69)];
+                        unsigned long long s72 = (~v71);
+                        unsigned long long s73 = (v71 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s74 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s75 = (((v71 & (((unsigned long long)1) << 63ull)) != 0ull) ? s72 : s73);
+                        unsigned int stb76 = (stok70 ? (((unsigned int)(((v71 == (((unsigned long long)1) << 63ull)) ? s74 : s75) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm77 = __ballot_sync(0xffffffffu, stok70);
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb76 & 1u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 1u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb76 & 2u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 2u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb76 & 4u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 4u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb76 & 8u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 8u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb76 & 16u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 16u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int stv83 = __ballot_sync(0xffffffffu, ((stb76 & 32u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 32u) != 0u) ? stv83 : (~stv83)));
+                        unsigned int stv84 = __ballot_sync(0xffffffffu, ((stb76 & 64u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 64u) != 0u) ? stv84 : (~stv84)));
+                        unsigned int stv85 = __ballot_sync(0xffffffffu, ((stb76 & 128u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 128u) != 0u) ? stv85 : (~stv85)));
+                        unsigned int strk86 = __popc((stpm77 & ((1u << lane) - 1u)));
+                        unsigned int stct87 = __popc(stpm77);
+                        long long ix88 = ((long long)stb76);
+                        unsigned int sth89 = 0u;
+                        if (stok70) {
+                            sth89 = sthist12[(257 * warp + ix88)];
+                        }
+                        __syncwarp();
+                        if ((stok70 && ((strk86 + 1u) == stct87))) {
+                            sthist12[(257 * warp + ix88)] = (sth89 + stct87);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i69)] = (stok70 ? ((stb76 << 16u) | (sth89 + strk86)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i69) < n)) {
+                        bool stok70 = ((lane + 128 * warp + 4096 * b6 + 32 * i69) < n);
+                        unsigned long long v71 = stkey9[(lane + 128 * warp + 32 * i69)];
+                        unsigned long long s72 = (~v71);
+                        unsigned long long s73 = (v71 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s74 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s75 = (((v71 & (((unsigned long long)1) << 63ull)) != 0ull) ? s72 : s73);
+                        unsigned int stb76 = (stok70 ? (((unsigned int)(((v71 == (((unsigned long long)1) << 63ull)) ? s74 : s75) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm77 = __ballot_sync(0xffffffffu, stok70);
+                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb76 & 1u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 1u) != 0u) ? stv78 : (~stv78)));
+                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb76 & 2u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 2u) != 0u) ? stv79 : (~stv79)));
+                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb76 & 4u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 4u) != 0u) ? stv80 : (~stv80)));
+                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb76 & 8u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 8u) != 0u) ? stv81 : (~stv81)));
+                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb76 & 16u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 16u) != 0u) ? stv82 : (~stv82)));
+                        unsigned int stv83 = __ballot_sync(0xffffffffu, ((stb76 & 32u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 32u) != 0u) ? stv83 : (~stv83)));
+                        unsigned int stv84 = __ballot_sync(0xffffffffu, ((stb76 & 64u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 64u) != 0u) ? stv84 : (~stv84)));
+                        unsigned int stv85 = __ballot_sync(0xffffffffu, ((stb76 & 128u) != 0u));
+                        stpm77 = (stpm77 & (((stb76 & 128u) != 0u) ? stv85 : (~stv85)));
+                        unsigned int strk86 = __popc((stpm77 & ((1u << lane) - 1u)));
+                        unsigned int stct87 = __popc(stpm77);
+                        long long ix88 = ((long long)stb76);
+                        unsigned int sth89 = 0u;
+                        if (stok70) {
+                            sth89 = sthist12[(257 * warp + ix88)];
+                        }
+                        __syncwarp();
+                        if ((stok70 && ((strk86 + 1u) == stct87))) {
+                            sthist12[(257 * warp + ix88)] = (sth89 + stct87);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i69)] = (stok70 ? ((stb76 << 16u) | (sth89 + strk86)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t90 = threadIdx.x;
+            unsigned int stsum91 = 0u;
+            for (patc_int i92 = 0; i92 < 8; i92 += 1) {
+                stsum91 = (stsum91 + sthist12[(2056 * t90 + 257 * i92 - 8223 * ((8 * t90 + i92) / 32))]);
+            }
+            unsigned int stinc93 = stsum91;
+            unsigned int stup94 = __shfl_up_sync(0xffffffffu, stinc93, 1);
+            stinc93 = ((lane >= 1) ? (stinc93 + stup94) : stinc93);
+            unsigned int stup95 = __shfl_up_sync(0xffffffffu, stinc93, 2);
+            stinc93 = ((lane >= 2) ? (stinc93 + stup95) : stinc93);
+            unsigned int stup96 = __shfl_up_sync(0xffffffffu, stinc93, 4);
+            stinc93 = ((lane >= 4) ? (stinc93 + stup96) : stinc93);
+            unsigned int stup97 = __shfl_up_sync(0xffffffffu, stinc93, 8);
+            stinc93 = ((lane >= 8) ? (stinc93 + stup97) : stinc93);
+            unsigned int stup98 = __shfl_up_sync(0xffffffffu, stinc93, 16);
+            stinc93 = ((lane >= 16) ? (stinc93 + stup98) : stinc93);
+            unsigned int stat99 = (stinc93 - stsum91);
+            for (patc_int i100 = 0; i100 < 8; i100 += 1) {
+                unsigned int stcb101 = sthist12[(2056 * t90 + 257 * i100 - 8223 * ((8 * t90 + i100) / 32))];
+                sthist12[(2056 * t90 + 257 * i100 - 8223 * ((8 * t90 + i100) / 32))] = stat99;
+                stat99 = (stat99 + stcb101);
+            }
+            if ((lane == 31)) {
+                stwsum13[warp] = stinc93;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw103 = 0u;
+                if ((lane < 32)) {
+                    stw103 = stwsum13[lane];
+                }
+                unsigned int stwinc104 = stw103;
+                unsigned int stup105 = __shfl_up_sync(0xffffffffu, stwinc104, 1);
+                stwinc104 = ((lane >= 1) ? (stwinc104 + stup105) : stwinc104);
+                unsigned int stup106 = __shfl_up_sync(0xffffffffu, stwinc104, 2);
+                stwinc104 = ((lane >= 2) ? (stwinc104 + stup106) : stwinc104);
+                unsigned int stup107 = __shfl_up_sync(0xffffffffu, stwinc104, 4);
+                stwinc104 = ((lane >= 4) ? (stwinc104 + stup107) : stwinc104);
+                unsigned int stup108 = __shfl_up_sync(0xffffffffu, stwinc104, 8);
+                stwinc104 = ((lane >= 8) ? (stwinc104 + stup108) : stwinc104);
+                unsigned int stup109 = __shfl_up_sync(0xffffffffu, stwinc104, 16);
+                stwinc104 = ((lane >= 16) ? (stwinc104 + stup109) : stwinc104);
+                if ((lane < 32)) {
+                    stwsum13[lane] = (stwinc104 - stw103);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4064) < n)) {
+            {
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    {
+                        unsigned int sti112 = stinfo11[(lane + 128 * warp + 32 * i111)];
+                        unsigned int stbk113 = (sti112 >> 16u);
+                        if ((stbk113 < 256u)) {
+                            long long ix114 = ((long long)stbk113);
+                            long long ix115 = ((long long)(stwsum13[((warp + 32 * ix114) / 256)] + (sthist12[(257 * warp + ix114)] + (sti112 & 65535u))));
+                            stkey7[ix115] = stkey9[(lane + 128 * warp + 32 * i111)];
+                            stval8[ix115] = stval10[(lane + 128 * warp + 32 * i111)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i111) < n)) {
+                        unsigned int sti112 = stinfo11[(lane + 128 * warp + 32 * i111)];
+                        unsigned int stbk113 = (sti112 >> 16u);
+                        if ((stbk113 < 256u)) {
+                            long long ix114 = ((long long)stbk113);
+                            long long ix115 = ((long long)(stwsum13[((warp + 32 * ix114) / 256)] + (sthist12[(257 * warp + ix114)] + (sti112 & 65535u))));
+                            stkey7[ix115] = stkey9[(lane + 128 * warp + 32 * i111)];
+                            stval8[ix115] = stval10[(lane + 128 * warp + 32 * i111)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t116 = threadIdx.x;
+            for (patc_int i117 = 0; i117 < 9; i117 += 1) {
+                if (((t116 + 1024 * i117) < 8224)) {
+                    sthist12[(t116 + 1024 * i117)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
+                    {
+                        bool stok120 = true;
+                        unsigned long long v121 = stkey7[(lane + 128 * warp + 32 * i119)];
+                        unsigned long long s122 = (~v121);
+                        unsigned long long s123 = (v121 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s124 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s125 = (((v121 & (((unsigned long long)1) << 63ull)) != 0ull) ? s122 : s123);
+                        unsigned int stb126 = (stok120 ? (((unsigned int)(((v121 == (((unsigned long long)1) << 63ull)) ? s124 : s125) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm127 = __ballot_sync(0xffffffffu, stok120);
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb126 & 1u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 1u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb126 & 2u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 2u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb126 & 4u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 4u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb126 & 8u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 8u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int stv132 = __ballot_sync(0xffffffffu, ((stb126 & 16u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 16u) != 0u) ? stv132 : (~stv132)));
+                        unsigned int stv133 = __ballot_sync(0xffffffffu, ((stb126 & 32u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 32u) != 0u) ? stv133 : (~stv133)));
+                        unsigned int stv134 = __ballot_sync(0xffffffffu, ((stb126 & 64u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 64u) != 0u) ? stv134 : (~stv134)));
+                        unsigned int stv135 = __ballot_sync(0xffffffffu, ((stb126 & 128u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 128u) != 0u) ? stv135 : (~stv135)));
+                        unsigned int strk136 = __popc((stpm127 & ((1u << lane) - 1u)));
+                        unsigned int stct137 = __popc(stpm127);
+                        long long ix138 = ((long long)stb126);
+                        unsigned int sth139 = 0u;
+                        if (stok120) {
+                            sth139 = sthist12[(257 * warp + ix138)];
+                        }
+                        __syncwarp();
+                        if ((stok120 && ((strk136 + 1u) == stct137))) {
+                            sthist12[(257 * warp + ix138)] = (sth139 + stct137);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i119)] = (stok120 ? ((stb126 << 16u) | (sth139 + strk136)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i119) < n)) {
+                        bool stok120 = ((lane + 128 * warp + 4096 * b6 + 32 * i119) < n);
+                        unsigned long long v121 = stkey7[(lane + 128 * warp + 32 * i119)];
+                        unsigned long long s122 = (~v121);
+                        unsigned long long s123 = (v121 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s124 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s125 = (((v121 & (((unsigned long long)1) << 63ull)) != 0ull) ? s122 : s123);
+                        unsigned int stb126 = (stok120 ? (((unsigned int)(((v121 == (((unsigned long long)1) << 63ull)) ? s124 : s125) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm127 = __ballot_sync(0xffffffffu, stok120);
+                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb126 & 1u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 1u) != 0u) ? stv128 : (~stv128)));
+                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb126 & 2u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 2u) != 0u) ? stv129 : (~stv129)));
+                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb126 & 4u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 4u) != 0u) ? stv130 : (~stv130)));
+                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb126 & 8u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 8u) != 0u) ? stv131 : (~stv131)));
+                        unsigned int stv132 = __ballot_sync(0xffffffffu, ((stb126 & 16u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 16u) != 0u) ? stv132 : (~stv132)));
+                        unsigned int stv133 = __ballot_sync(0xffffffffu, ((stb126 & 32u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 32u) != 0u) ? stv133 : (~stv133)));
+                        unsigned int stv134 = __ballot_sync(0xffffffffu, ((stb126 & 64u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 64u) != 0u) ? stv134 : (~stv134)));
+                        unsigned int stv135 = __ballot_sync(0xffffffffu, ((stb126 & 128u) != 0u));
+                        stpm127 = (stpm127 & (((stb126 & 128u) != 0u) ? stv135 : (~stv135)));
+                        unsigned int strk136 = __popc((stpm127 & ((1u << lane) - 1u)));
+                        unsigned int stct137 = __popc(stpm127);
+                        long long ix138 = ((long long)stb126);
+                        unsigned int sth139 = 0u;
+                        if (stok120) {
+                            sth139 = sthist12[(257 * warp + ix138)];
+                        }
+                        __syncwarp();
+                        if ((stok120 && ((strk136 + 1u) == stct137))) {
+                            sthist12[(257 * warp + ix138)] = (sth139 + stct137);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i119)] = (stok120 ? ((stb126 << 16u) | (sth139 + strk136)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t140 = threadIdx.x;
+            unsigned int stsum141 = 0u;
+            for (patc_int i142 = 0; i142 < 8; i142 += 1) {
+                stsum141 = (stsum141 + sthist12[(2056 * t140 + 257 * i142 - 8223 * ((8 * t140 + i142) / 32))]);
+            }
+            unsigned int stinc143 = stsum141;
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc143, 1);
+            stinc143 = ((lane >= 1) ? (stinc143 + stup144) : stinc143);
+            unsigned int stup145 = __shfl_up_sync(0xffffffffu, stinc143, 2);
+            stinc143 = ((lane >= 2) ? (stinc143 + stup145) : stinc143);
+            unsigned int stup146 = __shfl_up_sync(0xffffffffu, stinc143, 4);
+            stinc143 = ((lane >= 4) ? (stinc143 + stup146) : stinc143);
+            unsigned int stup147 = __shfl_up_sync(0xffffffffu, stinc143, 8);
+            stinc143 = ((lane >= 8) ? (stinc143 + stup147) : stinc143);
+            unsigned int stup148 = __shfl_up_sync(0xffffffffu, stinc143, 16);
+            stinc143 = ((lane >= 16) ? (stinc143 + stup148) : stinc143);
+            unsigned int stat149 = (stinc143 - stsum141);
+            for (patc_int i150 = 0; i150 < 8; i150 += 1) {
+                unsigned int stcb151 = sthist12[(2056 * t140 + 257 * i150 - 8223 * ((8 * t140 + i150) / 32))];
+                sthist12[(2056 * t140 + 257 * i150 - 8223 * ((8 * t140 + i150) / 32))] = stat149;
+                stat149 = (stat149 + stcb151);
+            }
+            if ((lane == 31)) {
+                stwsum13[warp] = stinc143;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw153 = 0u;
+                if ((lane < 32)) {
+                    stw153 = stwsum13[lane];
+                }
+                unsigned int stwinc154 = stw153;
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc154, 1);
+                stwinc154 = ((lane >= 1) ? (stwinc154 + stup155) : stwinc154);
+                unsigned int stup156 = __shfl_up_sync(0xffffffffu, stwinc154, 2);
+                stwinc154 = ((lane >= 2) ? (stwinc154 + stup156) : stwinc154);
+                unsigned int stup157 = __shfl_up_sync(0xffffffffu, stwinc154, 4);
+                stwinc154 = ((lane >= 4) ? (stwinc154 + stup157) : stwinc154);
+                unsigned int stup158 = __shfl_up_sync(0xffffffffu, stwinc154, 8);
+                stwinc154 = ((lane >= 8) ? (stwinc154 + stup158) : stwinc154);
+                unsigned int stup159 = __shfl_up_sync(0xffffffffu, stwinc154, 16);
+                stwinc154 = ((lane >= 16) ? (stwinc154 + stup159) : stwinc154);
+                if ((lane < 32)) {
+                    stwsum13[lane] = (stwinc154 - stw153);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4064) < n)) {
+            {
+                for (patc_int i161 = 0; i161 < 4; i161 += 1) {
+                    {
+                        unsigned int sti162 = stinfo11[(lane + 128 * warp + 32 * i161)];
+                        unsigned int stbk163 = (sti162 >> 16u);
+                        if ((stbk163 < 256u)) {
+                            long long ix164 = ((long long)stbk163);
+                            long long ix165 = ((long long)(stwsum13[((warp + 32 * ix164) / 256)] + (sthist12[(257 * warp + ix164)] + (sti162 & 65535u))));
+                            stkey9[ix165] = stkey7[(lane + 128 * warp + 32 * i161)];
+                            stval10[ix165] = stval8[(lane + 128 * warp + 32 * i161)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i161 = 0; i161 < 4; i161 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i161) < n)) {
+                        unsigned int sti162 = stinfo11[(lane + 128 * warp + 32 * i161)];
+                        unsigned int stbk163 = (sti162 >> 16u);
+                        if ((stbk163 < 256u)) {
+                            long long ix164 = ((long long)stbk163);
+                            long long ix165 = ((long long)(stwsum13[((warp + 32 * ix164) / 256)] + (sthist12[(257 * warp + ix164)] + (sti162 & 65535u))));
+                            stkey9[ix165] = stkey7[(lane + 128 * warp + 32 * i161)];
+                            stval10[ix165] = stval8[(lane + 128 * warp + 32 * i161)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t166 = threadIdx.x;
+            for (patc_int i167 = 0; i167 < 9; i167 += 1) {
+                if (((t166 + 1024 * i167) < 8224)) {
+                    sthist12[(t166 + 1024 * i167)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                for (patc_int i169 = 0; i169 < 4; i169 += 1) {
+                    {
+                        bool stok170 = true;
+                        unsigned long long v171 = stkey9[(lane + 128 * warp + 32 * i169)];
+                        unsigned long long s172 = (~v171);
+                        unsigned long long s173 = (v171 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s174 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s175 = (((v171 & (((unsigned long long)1) << 63ull)) != 0ull) ? s172 : s173);
+                        unsigned int stb176 = (stok170 ? (((unsigned int)(((v171 == (((unsigned long long)1) << 63ull)) ? s174 : s175) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm177 = __ballot_sync(0xffffffffu, stok170);
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb176 & 1u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 1u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb176 & 2u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 2u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb176 & 4u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 4u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int stv181 = __ballot_sync(0xffffffffu, ((stb176 & 8u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 8u) != 0u) ? stv181 : (~stv181)));
+                        unsigned int stv182 = __ballot_sync(0xffffffffu, ((stb176 & 16u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 16u) != 0u) ? stv182 : (~stv182)));
+                        unsigned int stv183 = __ballot_sync(0xffffffffu, ((stb176 & 32u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 32u) != 0u) ? stv183 : (~stv183)));
+                        unsigned int stv184 = __ballot_sync(0xffffffffu, ((stb176 & 64u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 64u) != 0u) ? stv184 : (~stv184)));
+                        unsigned int stv185 = __ballot_sync(0xffffffffu, ((stb176 & 128u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 128u) != 0u) ? stv185 : (~stv185)));
+                        unsigned int strk186 = __popc((stpm177 & ((1u << lane) - 1u)));
+                        unsigned int stct187 = __popc(stpm177);
+                        long long ix188 = ((long long)stb176);
+                        unsigned int sth189 = 0u;
+                        if (stok170) {
+                            sth189 = sthist12[(257 * warp + ix188)];
+                        }
+                        __syncwarp();
+                        if ((stok170 && ((strk186 + 1u) == stct187))) {
+                            sthist12[(257 * warp + ix188)] = (sth189 + stct187);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i169)] = (stok170 ? ((stb176 << 16u) | (sth189 + strk186)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i169 = 0; i169 < 4; i169 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i169) < n)) {
+                        bool stok170 = ((lane + 128 * warp + 4096 * b6 + 32 * i169) < n);
+                        unsigned long long v171 = stkey9[(lane + 128 * warp + 32 * i169)];
+                        unsigned long long s172 = (~v171);
+                        unsigned long long s173 = (v171 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s174 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s175 = (((v171 & (((unsigned long long)1) << 63ull)) != 0ull) ? s172 : s173);
+                        unsigned int stb176 = (stok170 ? (((unsigned int)(((v171 == (((unsigned long long)1) << 63ull)) ? s174 : s175) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm177 = __ballot_sync(0xffffffffu, stok170);
+                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb176 & 1u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 1u) != 0u) ? stv178 : (~stv178)));
+                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb176 & 2u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 2u) != 0u) ? stv179 : (~stv179)));
+                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb176 & 4u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 4u) != 0u) ? stv180 : (~stv180)));
+                        unsigned int stv181 = __ballot_sync(0xffffffffu, ((stb176 & 8u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 8u) != 0u) ? stv181 : (~stv181)));
+                        unsigned int stv182 = __ballot_sync(0xffffffffu, ((stb176 & 16u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 16u) != 0u) ? stv182 : (~stv182)));
+                        unsigned int stv183 = __ballot_sync(0xffffffffu, ((stb176 & 32u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 32u) != 0u) ? stv183 : (~stv183)));
+                        unsigned int stv184 = __ballot_sync(0xffffffffu, ((stb176 & 64u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 64u) != 0u) ? stv184 : (~stv184)));
+                        unsigned int stv185 = __ballot_sync(0xffffffffu, ((stb176 & 128u) != 0u));
+                        stpm177 = (stpm177 & (((stb176 & 128u) != 0u) ? stv185 : (~stv185)));
+                        unsigned int strk186 = __popc((stpm177 & ((1u << lane) - 1u)));
+                        unsigned int stct187 = __popc(stpm177);
+                        long long ix188 = ((long long)stb176);
+                        unsigned int sth189 = 0u;
+                        if (stok170) {
+                            sth189 = sthist12[(257 * warp + ix188)];
+                        }
+                        __syncwarp();
+                        if ((stok170 && ((strk186 + 1u) == stct187))) {
+                            sthist12[(257 * warp + ix188)] = (sth189 + stct187);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i169)] = (stok170 ? ((stb176 << 16u) | (sth189 + strk186)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t190 = threadIdx.x;
+            unsigned int stsum191 = 0u;
+            for (patc_int i192 = 0; i192 < 8; i192 += 1) {
+                stsum191 = (stsum191 + sthist12[(2056 * t190 + 257 * i192 - 8223 * ((8 * t190 + i192) / 32))]);
+            }
+            unsigned int stinc193 = stsum191;
+            unsigned int stup194 = __shfl_up_sync(0xffffffffu, stinc193, 1);
+            stinc193 = ((lane >= 1) ? (stinc193 + stup194) : stinc193);
+            unsigned int stup195 = __shfl_up_sync(0xffffffffu, stinc193, 2);
+            stinc193 = ((lane >= 2) ? (stinc193 + stup195) : stinc193);
+            unsigned int stup196 = __shfl_up_sync(0xffffffffu, stinc193, 4);
+            stinc193 = ((lane >= 4) ? (stinc193 + stup196) : stinc193);
+            unsigned int stup197 = __shfl_up_sync(0xffffffffu, stinc193, 8);
+            stinc193 = ((lane >= 8) ? (stinc193 + stup197) : stinc193);
+            unsigned int stup198 = __shfl_up_sync(0xffffffffu, stinc193, 16);
+            stinc193 = ((lane >= 16) ? (stinc193 + stup198) : stinc193);
+            unsigned int stat199 = (stinc193 - stsum191);
+            for (patc_int i200 = 0; i200 < 8; i200 += 1) {
+                unsigned int stcb201 = sthist12[(2056 * t190 + 257 * i200 - 8223 * ((8 * t190 + i200) / 32))];
+                sthist12[(2056 * t190 + 257 * i200 - 8223 * ((8 * t190 + i200) / 32))] = stat199;
+                stat199 = (stat199 + stcb201);
+            }
+            if ((lane == 31)) {
+                stwsum13[warp] = stinc193;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw203 = 0u;
+                if ((lane < 32)) {
+                    stw203 = stwsum13[lane];
+                }
+                unsigned int stwinc204 = stw203;
+                unsigned int stup205 = __shfl_up_sync(0xffffffffu, stwinc204, 1);
+                stwinc204 = ((lane >= 1) ? (stwinc204 + stup205) : stwinc204);
+                unsigned int stup206 = __shfl_up_sync(0xffffffffu, stwinc204, 2);
+                stwinc204 = ((lane >= 2) ? (stwinc204 + stup206) : stwinc204);
+                unsigned int stup207 = __shfl_up_sync(0xffffffffu, stwinc204, 4);
+                stwinc204 = ((lane >= 4) ? (stwinc204 + stup207) : stwinc204);
+                unsigned int stup208 = __shfl_up_sync(0xffffffffu, stwinc204, 8);
+                stwinc204 = ((lane >= 8) ? (stwinc204 + stup208) : stwinc204);
+                unsigned int stup209 = __shfl_up_sync(0xffffffffu, stwinc204, 16);
+                stwinc204 = ((lane >= 16) ? (stwinc204 + stup209) : stwinc204);
+                if ((lane < 32)) {
+                    stwsum13[lane] = (stwinc204 - stw203);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4064) < n)) {
+            {
+                for (patc_int i211 = 0; i211 < 4; i211 += 1) {
+                    {
+                        unsigned int sti212 = stinfo11[(lane + 128 * warp + 32 * i211)];
+                        unsigned int stbk213 = (sti212 >> 16u);
+                        if ((stbk213 < 256u)) {
+                            long long ix214 = ((long long)stbk213);
+                            long long ix215 = ((long long)(stwsum13[((warp + 32 * ix214) / 256)] + (sthist12[(257 * warp + ix214)] + (sti212 & 65535u))));
+                            stkey7[ix215] = stkey9[(lane + 128 * warp + 32 * i211)];
+                            stval8[ix215] = stval10[(lane + 128 * warp + 32 * i211)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i211 = 0; i211 < 4; i211 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i211) < n)) {
+                        unsigned int sti212 = stinfo11[(lane + 128 * warp + 32 * i211)];
+                        unsigned int stbk213 = (sti212 >> 16u);
+                        if ((stbk213 < 256u)) {
+                            long long ix214 = ((long long)stbk213);
+                            long long ix215 = ((long long)(stwsum13[((warp + 32 * ix214) / 256)] + (sthist12[(257 * warp + ix214)] + (sti212 & 65535u))));
+                            stkey7[ix215] = stkey9[(lane + 128 * warp + 32 * i211)];
+                            stval8[ix215] = stval10[(lane + 128 * warp + 32 * i211)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t216 = threadIdx.x;
+            for (patc_int i217 = 0; i217 < 9; i217 += 1) {
+                if (((t216 + 1024 * i217) < 8224)) {
+                    sthist12[(t216 + 1024 * i217)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                for (patc_int i219 = 0; i219 < 4; i219 += 1) {
+                    {
+                        bool stok220 = true;
+                        unsigned long long v221 = stkey7[(lane + 128 * warp + 32 * i219)];
+                        unsigned long long s222 = (~v221);
+                        unsigned long long s223 = (v221 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s224 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s225 = (((v221 & (((unsigned long long)1) << 63ull)) != 0ull) ? s222 : s223);
+                        unsigned int stb226 = (stok220 ? (((unsigned int)(((v221 == (((unsigned long long)1) << 63ull)) ? s224 : s225) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm227 = __ballot_sync(0xffffffffu, stok220);
+                        unsigned int stv228 = __ballot_sync(0xffffffffu, ((stb226 & 1u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 1u) != 0u) ? stv228 : (~stv228)));
+                        unsigned int stv229 = __ballot_sync(0xffffffffu, ((stb226 & 2u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 2u) != 0u) ? stv229 : (~stv229)));
+                        unsigned int stv230 = __ballot_sync(0xffffffffu, ((stb226 & 4u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 4u) != 0u) ? stv230 : (~stv230)));
+                        unsigned int stv231 = __ballot_sync(0xffffffffu, ((stb226 & 8u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 8u) != 0u) ? stv231 : (~stv231)));
+                        unsigned int stv232 = __ballot_sync(0xffffffffu, ((stb226 & 16u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 16u) != 0u) ? stv232 : (~stv232)));
+                        unsigned int stv233 = __ballot_sync(0xffffffffu, ((stb226 & 32u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 32u) != 0u) ? stv233 : (~stv233)));
+                        unsigned int stv234 = __ballot_sync(0xffffffffu, ((stb226 & 64u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 64u) != 0u) ? stv234 : (~stv234)));
+                        unsigned int stv235 = __ballot_sync(0xffffffffu, ((stb226 & 128u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 128u) != 0u) ? stv235 : (~stv235)));
+                        unsigned int strk236 = __popc((stpm227 & ((1u << lane) - 1u)));
+                        unsigned int stct237 = __popc(stpm227);
+                        long long ix238 = ((long long)stb226);
+                        unsigned int sth239 = 0u;
+                        if (stok220) {
+                            sth239 = sthist12[(257 * warp + ix238)];
+                        }
+                        __syncwarp();
+                        if ((stok220 && ((strk236 + 1u) == stct237))) {
+                            sthist12[(257 * warp + ix238)] = (sth239 + stct237);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i219)] = (stok220 ? ((stb226 << 16u) | (sth239 + strk236)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i219 = 0; i219 < 4; i219 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i219) < n)) {
+                        bool stok220 = ((lane + 128 * warp + 4096 * b6 + 32 * i219) < n);
+                        unsigned long long v221 = stkey7[(lane + 128 * warp + 32 * i219)];
+                        unsigned long long s222 = (~v221);
+                        unsigned long long s223 = (v221 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s224 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s225 = (((v221 & (((unsigned long long)1) << 63ull)) != 0ull) ? s222 : s223);
+                        unsigned int stb226 = (stok220 ? (((unsigned int)(((v221 == (((unsigned long long)1) << 63ull)) ? s224 : s225) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm227 = __ballot_sync(0xffffffffu, stok220);
+                        unsigned int stv228 = __ballot_sync(0xffffffffu, ((stb226 & 1u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 1u) != 0u) ? stv228 : (~stv228)));
+                        unsigned int stv229 = __ballot_sync(0xffffffffu, ((stb226 & 2u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 2u) != 0u) ? stv229 : (~stv229)));
+                        unsigned int stv230 = __ballot_sync(0xffffffffu, ((stb226 & 4u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 4u) != 0u) ? stv230 : (~stv230)));
+                        unsigned int stv231 = __ballot_sync(0xffffffffu, ((stb226 & 8u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 8u) != 0u) ? stv231 : (~stv231)));
+                        unsigned int stv232 = __ballot_sync(0xffffffffu, ((stb226 & 16u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 16u) != 0u) ? stv232 : (~stv232)));
+                        unsigned int stv233 = __ballot_sync(0xffffffffu, ((stb226 & 32u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 32u) != 0u) ? stv233 : (~stv233)));
+                        unsigned int stv234 = __ballot_sync(0xffffffffu, ((stb226 & 64u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 64u) != 0u) ? stv234 : (~stv234)));
+                        unsigned int stv235 = __ballot_sync(0xffffffffu, ((stb226 & 128u) != 0u));
+                        stpm227 = (stpm227 & (((stb226 & 128u) != 0u) ? stv235 : (~stv235)));
+                        unsigned int strk236 = __popc((stpm227 & ((1u << lane) - 1u)));
+                        unsigned int stct237 = __popc(stpm227);
+                        long long ix238 = ((long long)stb226);
+                        unsigned int sth239 = 0u;
+                        if (stok220) {
+                            sth239 = sthist12[(257 * warp + ix238)];
+                        }
+                        __syncwarp();
+                        if ((stok220 && ((strk236 + 1u) == stct237))) {
+                            sthist12[(257 * warp + ix238)] = (sth239 + stct237);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i219)] = (stok220 ? ((stb226 << 16u) | (sth239 + strk236)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t240 = threadIdx.x;
+            unsigned int stsum241 = 0u;
+            for (patc_int i242 = 0; i242 < 8; i242 += 1) {
+                stsum241 = (stsum241 + sthist12[(2056 * t240 + 257 * i242 - 8223 * ((8 * t240 + i242) / 32))]);
+            }
+            unsigned int stinc243 = stsum241;
+            unsigned int stup244 = __shfl_up_sync(0xffffffffu, stinc243, 1);
+            stinc243 = ((lane >= 1) ? (stinc243 + stup244) : stinc243);
+            unsigned int stup245 = __shfl_up_sync(0xffffffffu, stinc243, 2);
+            stinc243 = ((lane >= 2) ? (stinc243 + stup245) : stinc243);
+            unsigned int stup246 = __shfl_up_sync(0xffffffffu, stinc243, 4);
+            stinc243 = ((lane >= 4) ? (stinc243 + stup246) : stinc243);
+            unsigned int stup247 = __shfl_up_sync(0xffffffffu, stinc243, 8);
+            stinc243 = ((lane >= 8) ? (stinc243 + stup247) : stinc243);
+            unsigned int stup248 = __shfl_up_sync(0xffffffffu, stinc243, 16);
+            stinc243 = ((lane >= 16) ? (stinc243 + stup248) : stinc243);
+            unsigned int stat249 = (stinc243 - stsum241);
+            for (patc_int i250 = 0; i250 < 8; i250 += 1) {
+                unsigned int stcb251 = sthist12[(2056 * t240 + 257 * i250 - 8223 * ((8 * t240 + i250) / 32))];
+                sthist12[(2056 * t240 + 257 * i250 - 8223 * ((8 * t240 + i250) / 32))] = stat249;
+                stat249 = (stat249 + stcb251);
+            }
+            if ((lane == 31)) {
+                stwsum13[warp] = stinc243;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw253 = 0u;
+                if ((lane < 32)) {
+                    stw253 = stwsum13[lane];
+                }
+                unsigned int stwinc254 = stw253;
+                unsigned int stup255 = __shfl_up_sync(0xffffffffu, stwinc254, 1);
+                stwinc254 = ((lane >= 1) ? (stwinc254 + stup255) : stwinc254);
+                unsigned int stup256 = __shfl_up_sync(0xffffffffu, stwinc254, 2);
+                stwinc254 = ((lane >= 2) ? (stwinc254 + stup256) : stwinc254);
+                unsigned int stup257 = __shfl_up_sync(0xffffffffu, stwinc254, 4);
+                stwinc254 = ((lane >= 4) ? (stwinc254 + stup257) : stwinc254);
+                unsigned int stup258 = __shfl_up_sync(0xffffffffu, stwinc254, 8);
+                stwinc254 = ((lane >= 8) ? (stwinc254 + stup258) : stwinc254);
+                unsigned int stup259 = __shfl_up_sync(0xffffffffu, stwinc254, 16);
+                stwinc254 = ((lane >= 16) ? (stwinc254 + stup259) : stwinc254);
+                if ((lane < 32)) {
+                    stwsum13[lane] = (stwinc254 - stw253);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4064) < n)) {
+            {
+                for (patc_int i261 = 0; i261 < 4; i261 += 1) {
+                    {
+                        unsigned int sti262 = stinfo11[(lane + 128 * warp + 32 * i261)];
+                        unsigned int stbk263 = (sti262 >> 16u);
+                        if ((stbk263 < 256u)) {
+                            long long ix264 = ((long long)stbk263);
+                            long long ix265 = ((long long)(stwsum13[((warp + 32 * ix264) / 256)] + (sthist12[(257 * warp + ix264)] + (sti262 & 65535u))));
+                            stkey9[ix265] = stkey7[(lane + 128 * warp + 32 * i261)];
+                            stval10[ix265] = stval8[(lane + 128 * warp + 32 * i261)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i261 = 0; i261 < 4; i261 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i261) < n)) {
+                        unsigned int sti262 = stinfo11[(lane + 128 * warp + 32 * i261)];
+                        unsigned int stbk263 = (sti262 >> 16u);
+                        if ((stbk263 < 256u)) {
+                            long long ix264 = ((long long)stbk263);
+                            long long ix265 = ((long long)(stwsum13[((warp + 32 * ix264) / 256)] + (sthist12[(257 * warp + ix264)] + (sti262 & 65535u))));
+                            stkey9[ix265] = stkey7[(lane + 128 * warp + 32 * i261)];
+                            stval10[ix265] = stval8[(lane + 128 * warp + 32 * i261)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t266 = threadIdx.x;
+            for (patc_int i267 = 0; i267 < 9; i267 += 1) {
+                if (((t266 + 1024 * i267) < 8224)) {
+                    sthist12[(t266 + 1024 * i267)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                for (patc_int i269 = 0; i269 < 4; i269 += 1) {
+                    {
+                        bool stok270 = true;
+                        unsigned long long v271 = stkey9[(lane + 128 * warp + 32 * i269)];
+                        unsigned long long s272 = (~v271);
+                        unsigned long long s273 = (v271 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s274 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s275 = (((v271 & (((unsigned long long)1) << 63ull)) != 0ull) ? s272 : s273);
+                        unsigned int stb276 = (stok270 ? (((unsigned int)(((v271 == (((unsigned long long)1) << 63ull)) ? s274 : s275) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm277 = __ballot_sync(0xffffffffu, stok270);
+                        unsigned int stv278 = __ballot_sync(0xffffffffu, ((stb276 & 1u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 1u) != 0u) ? stv278 : (~stv278)));
+                        unsigned int stv279 = __ballot_sync(0xffffffffu, ((stb276 & 2u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 2u) != 0u) ? stv279 : (~stv279)));
+                        unsigned int stv280 = __ballot_sync(0xffffffffu, ((stb276 & 4u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 4u) != 0u) ? stv280 : (~stv280)));
+                        unsigned int stv281 = __ballot_sync(0xffffffffu, ((stb276 & 8u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 8u) != 0u) ? stv281 : (~stv281)));
+                        unsigned int stv282 = __ballot_sync(0xffffffffu, ((stb276 & 16u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 16u) != 0u) ? stv282 : (~stv282)));
+                        unsigned int stv283 = __ballot_sync(0xffffffffu, ((stb276 & 32u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 32u) != 0u) ? stv283 : (~stv283)));
+                        unsigned int stv284 = __ballot_sync(0xffffffffu, ((stb276 & 64u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 64u) != 0u) ? stv284 : (~stv284)));
+                        unsigned int stv285 = __ballot_sync(0xffffffffu, ((stb276 & 128u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 128u) != 0u) ? stv285 : (~stv285)));
+                        unsigned int strk286 = __popc((stpm277 & ((1u << lane) - 1u)));
+                        unsigned int stct287 = __popc(stpm277);
+                        long long ix288 = ((long long)stb276);
+                        unsigned int sth289 = 0u;
+                        if (stok270) {
+                            sth289 = sthist12[(257 * warp + ix288)];
+                        }
+                        __syncwarp();
+                        if ((stok270 && ((strk286 + 1u) == stct287))) {
+                            sthist12[(257 * warp + ix288)] = (sth289 + stct287);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i269)] = (stok270 ? ((stb276 << 16u) | (sth289 + strk286)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i269 = 0; i269 < 4; i269 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i269) < n)) {
+                        bool stok270 = ((lane + 128 * warp + 4096 * b6 + 32 * i269) < n);
+                        unsigned long long v271 = stkey9[(lane + 128 * warp + 32 * i269)];
+                        unsigned long long s272 = (~v271);
+                        unsigned long long s273 = (v271 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s274 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s275 = (((v271 & (((unsigned long long)1) << 63ull)) != 0ull) ? s272 : s273);
+                        unsigned int stb276 = (stok270 ? (((unsigned int)(((v271 == (((unsigned long long)1) << 63ull)) ? s274 : s275) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm277 = __ballot_sync(0xffffffffu, stok270);
+                        unsigned int stv278 = __ballot_sync(0xffffffffu, ((stb276 & 1u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 1u) != 0u) ? stv278 : (~stv278)));
+                        unsigned int stv279 = __ballot_sync(0xffffffffu, ((stb276 & 2u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 2u) != 0u) ? stv279 : (~stv279)));
+                        unsigned int stv280 = __ballot_sync(0xffffffffu, ((stb276 & 4u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 4u) != 0u) ? stv280 : (~stv280)));
+                        unsigned int stv281 = __ballot_sync(0xffffffffu, ((stb276 & 8u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 8u) != 0u) ? stv281 : (~stv281)));
+                        unsigned int stv282 = __ballot_sync(0xffffffffu, ((stb276 & 16u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 16u) != 0u) ? stv282 : (~stv282)));
+                        unsigned int stv283 = __ballot_sync(0xffffffffu, ((stb276 & 32u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 32u) != 0u) ? stv283 : (~stv283)));
+                        unsigned int stv284 = __ballot_sync(0xffffffffu, ((stb276 & 64u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 64u) != 0u) ? stv284 : (~stv284)));
+                        unsigned int stv285 = __ballot_sync(0xffffffffu, ((stb276 & 128u) != 0u));
+                        stpm277 = (stpm277 & (((stb276 & 128u) != 0u) ? stv285 : (~stv285)));
+                        unsigned int strk286 = __popc((stpm277 & ((1u << lane) - 1u)));
+                        unsigned int stct287 = __popc(stpm277);
+                        long long ix288 = ((long long)stb276);
+                        unsigned int sth289 = 0u;
+                        if (stok270) {
+                            sth289 = sthist12[(257 * warp + ix288)];
+                        }
+                        __syncwarp();
+                        if ((stok270 && ((strk286 + 1u) == stct287))) {
+                            sthist12[(257 * warp + ix288)] = (sth289 + stct287);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i269)] = (stok270 ? ((stb276 << 16u) | (sth289 + strk286)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t290 = threadIdx.x;
+            unsigned int stsum291 = 0u;
+            for (patc_int i292 = 0; i292 < 8; i292 += 1) {
+                stsum291 = (stsum291 + sthist12[(2056 * t290 + 257 * i292 - 8223 * ((8 * t290 + i292) / 32))]);
+            }
+            unsigned int stinc293 = stsum291;
+            unsigned int stup294 = __shfl_up_sync(0xffffffffu, stinc293, 1);
+            stinc293 = ((lane >= 1) ? (stinc293 + stup294) : stinc293);
+            unsigned int stup295 = __shfl_up_sync(0xffffffffu, stinc293, 2);
+            stinc293 = ((lane >= 2) ? (stinc293 + stup295) : stinc293);
+            unsigned int stup296 = __shfl_up_sync(0xffffffffu, stinc293, 4);
+            stinc293 = ((lane >= 4) ? (stinc293 + stup296) : stinc293);
+            unsigned int stup297 = __shfl_up_sync(0xffffffffu, stinc293, 8);
+            stinc293 = ((lane >= 8) ? (stinc293 + stup297) : stinc293);
+            unsigned int stup298 = __shfl_up_sync(0xffffffffu, stinc293, 16);
+            stinc293 = ((lane >= 16) ? (stinc293 + stup298) : stinc293);
+            unsigned int stat299 = (stinc293 - stsum291);
+            for (patc_int i300 = 0; i300 < 8; i300 += 1) {
+                unsigned int stcb301 = sthist12[(2056 * t290 + 257 * i300 - 8223 * ((8 * t290 + i300) / 32))];
+                sthist12[(2056 * t290 + 257 * i300 - 8223 * ((8 * t290 + i300) / 32))] = stat299;
+                stat299 = (stat299 + stcb301);
+            }
+            if ((lane == 31)) {
+                stwsum13[warp] = stinc293;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw303 = 0u;
+                if ((lane < 32)) {
+                    stw303 = stwsum13[lane];
+                }
+                unsigned int stwinc304 = stw303;
+                unsigned int stup305 = __shfl_up_sync(0xffffffffu, stwinc304, 1);
+                stwinc304 = ((lane >= 1) ? (stwinc304 + stup305) : stwinc304);
+                unsigned int stup306 = __shfl_up_sync(0xffffffffu, stwinc304, 2);
+                stwinc304 = ((lane >= 2) ? (stwinc304 + stup306) : stwinc304);
+                unsigned int stup307 = __shfl_up_sync(0xffffffffu, stwinc304, 4);
+                stwinc304 = ((lane >= 4) ? (stwinc304 + stup307) : stwinc304);
+                unsigned int stup308 = __shfl_up_sync(0xffffffffu, stwinc304, 8);
+                stwinc304 = ((lane >= 8) ? (stwinc304 + stup308) : stwinc304);
+                unsigned int stup309 = __shfl_up_sync(0xffffffffu, stwinc304, 16);
+                stwinc304 = ((lane >= 16) ? (stwinc304 + stup309) : stwinc304);
+                if ((lane < 32)) {
+                    stwsum13[lane] = (stwinc304 - stw303);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4064) < n)) {
+            {
+                for (patc_int i311 = 0; i311 < 4; i311 += 1) {
+                    {
+                        unsigned int sti312 = stinfo11[(lane + 128 * warp + 32 * i311)];
+                        unsigned int stbk313 = (sti312 >> 16u);
+                        if ((stbk313 < 256u)) {
+                            long long ix314 = ((long long)stbk313);
+                            long long ix315 = ((long long)(stwsum13[((warp + 32 * ix314) / 256)] + (sthist12[(257 * warp + ix314)] + (sti312 & 65535u))));
+                            stkey7[ix315] = stkey9[(lane + 128 * warp + 32 * i311)];
+                            stval8[ix315] = stval10[(lane + 128 * warp + 32 * i311)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i311 = 0; i311 < 4; i311 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i311) < n)) {
+                        unsigned int sti312 = stinfo11[(lane + 128 * warp + 32 * i311)];
+                        unsigned int stbk313 = (sti312 >> 16u);
+                        if ((stbk313 < 256u)) {
+                            long long ix314 = ((long long)stbk313);
+                            long long ix315 = ((long long)(stwsum13[((warp + 32 * ix314) / 256)] + (sthist12[(257 * warp + ix314)] + (sti312 & 65535u))));
+                            stkey7[ix315] = stkey9[(lane + 128 * warp + 32 * i311)];
+                            stval8[ix315] = stval10[(lane + 128 * warp + 32 * i311)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t316 = threadIdx.x;
+            for (patc_int i317 = 0; i317 < 9; i317 += 1) {
+                if (((t316 + 1024 * i317) < 8224)) {
+                    sthist12[(t316 + 1024 * i317)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                    {
+                        bool stok320 = true;
+                        unsigned long long v321 = stkey7[(lane + 128 * warp + 32 * i319)];
+                        unsigned long long s322 = (~v321);
+                        unsigned long long s323 = (v321 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s324 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s325 = (((v321 & (((unsigned long long)1) << 63ull)) != 0ull) ? s322 : s323);
+                        unsigned int stb326 = (stok320 ? (((unsigned int)(((v321 == (((unsigned long long)1) << 63ull)) ? s324 : s325) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm327 = __ballot_sync(0xffffffffu, stok320);
+                        unsigned int stv328 = __ballot_sync(0xffffffffu, ((stb326 & 1u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 1u) != 0u) ? stv328 : (~stv328)));
+                        unsigned int stv329 = __ballot_sync(0xffffffffu, ((stb326 & 2u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 2u) != 0u) ? stv329 : (~stv329)));
+                        unsigned int stv330 = __ballot_sync(0xffffffffu, ((stb326 & 4u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 4u) != 0u) ? stv330 : (~stv330)));
+                        unsigned int stv331 = __ballot_sync(0xffffffffu, ((stb326 & 8u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 8u) != 0u) ? stv331 : (~stv331)));
+                        unsigned int stv332 = __ballot_sync(0xffffffffu, ((stb326 & 16u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 16u) != 0u) ? stv332 : (~stv332)));
+                        unsigned int stv333 = __ballot_sync(0xffffffffu, ((stb326 & 32u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 32u) != 0u) ? stv333 : (~stv333)));
+                        unsigned int stv334 = __ballot_sync(0xffffffffu, ((stb326 & 64u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 64u) != 0u) ? stv334 : (~stv334)));
+                        unsigned int stv335 = __ballot_sync(0xffffffffu, ((stb326 & 128u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 128u) != 0u) ? stv335 : (~stv335)));
+                        unsigned int strk336 = __popc((stpm327 & ((1u << lane) - 1u)));
+                        unsigned int stct337 = __popc(stpm327);
+                        long long ix338 = ((long long)stb326);
+                        unsigned int sth339 = 0u;
+                        if (stok320) {
+                            sth339 = sthist12[(257 * warp + ix338)];
+                        }
+                        __syncwarp();
+                        if ((stok320 && ((strk336 + 1u) == stct337))) {
+                            sthist12[(257 * warp + ix338)] = (sth339 + stct337);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i319)] = (stok320 ? ((stb326 << 16u) | (sth339 + strk336)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i319) < n)) {
+                        bool stok320 = ((lane + 128 * warp + 4096 * b6 + 32 * i319) < n);
+                        unsigned long long v321 = stkey7[(lane + 128 * warp + 32 * i319)];
+                        unsigned long long s322 = (~v321);
+                        unsigned long long s323 = (v321 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s324 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s325 = (((v321 & (((unsigned long long)1) << 63ull)) != 0ull) ? s322 : s323);
+                        unsigned int stb326 = (stok320 ? (((unsigned int)(((v321 == (((unsigned long long)1) << 63ull)) ? s324 : s325) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm327 = __ballot_sync(0xffffffffu, stok320);
+                        unsigned int stv328 = __ballot_sync(0xffffffffu, ((stb326 & 1u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 1u) != 0u) ? stv328 : (~stv328)));
+                        unsigned int stv329 = __ballot_sync(0xffffffffu, ((stb326 & 2u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 2u) != 0u) ? stv329 : (~stv329)));
+                        unsigned int stv330 = __ballot_sync(0xffffffffu, ((stb326 & 4u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 4u) != 0u) ? stv330 : (~stv330)));
+                        unsigned int stv331 = __ballot_sync(0xffffffffu, ((stb326 & 8u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 8u) != 0u) ? stv331 : (~stv331)));
+                        unsigned int stv332 = __ballot_sync(0xffffffffu, ((stb326 & 16u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 16u) != 0u) ? stv332 : (~stv332)));
+                        unsigned int stv333 = __ballot_sync(0xffffffffu, ((stb326 & 32u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 32u) != 0u) ? stv333 : (~stv333)));
+                        unsigned int stv334 = __ballot_sync(0xffffffffu, ((stb326 & 64u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 64u) != 0u) ? stv334 : (~stv334)));
+                        unsigned int stv335 = __ballot_sync(0xffffffffu, ((stb326 & 128u) != 0u));
+                        stpm327 = (stpm327 & (((stb326 & 128u) != 0u) ? stv335 : (~stv335)));
+                        unsigned int strk336 = __popc((stpm327 & ((1u << lane) - 1u)));
+                        unsigned int stct337 = __popc(stpm327);
+                        long long ix338 = ((long long)stb326);
+                        unsigned int sth339 = 0u;
+                        if (stok320) {
+                            sth339 = sthist12[(257 * warp + ix338)];
+                        }
+                        __syncwarp();
+                        if ((stok320 && ((strk336 + 1u) == stct337))) {
+                            sthist12[(257 * warp + ix338)] = (sth339 + stct337);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i319)] = (stok320 ? ((stb326 << 16u) | (sth339 + strk336)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t340 = threadIdx.x;
+            unsigned int stsum341 = 0u;
+            for (patc_int i342 = 0; i342 < 8; i342 += 1) {
+                stsum341 = (stsum341 + sthist12[(2056 * t340 + 257 * i342 - 8223 * ((8 * t340 + i342) / 32))]);
+            }
+            unsigned int stinc343 = stsum341;
+            unsigned int stup344 = __shfl_up_sync(0xffffffffu, stinc343, 1);
+            stinc343 = ((lane >= 1) ? (stinc343 + stup344) : stinc343);
+            unsigned int stup345 = __shfl_up_sync(0xffffffffu, stinc343, 2);
+            stinc343 = ((lane >= 2) ? (stinc343 + stup345) : stinc343);
+            unsigned int stup346 = __shfl_up_sync(0xffffffffu, stinc343, 4);
+            stinc343 = ((lane >= 4) ? (stinc343 + stup346) : stinc343);
+            unsigned int stup347 = __shfl_up_sync(0xffffffffu, stinc343, 8);
+            stinc343 = ((lane >= 8) ? (stinc343 + stup347) : stinc343);
+            unsigned int stup348 = __shfl_up_sync(0xffffffffu, stinc343, 16);
+            stinc343 = ((lane >= 16) ? (stinc343 + stup348) : stinc343);
+            unsigned int stat349 = (stinc343 - stsum341);
+            for (patc_int i350 = 0; i350 < 8; i350 += 1) {
+                unsigned int stcb351 = sthist12[(2056 * t340 + 257 * i350 - 8223 * ((8 * t340 + i350) / 32))];
+                sthist12[(2056 * t340 + 257 * i350 - 8223 * ((8 * t340 + i350) / 32))] = stat349;
+                stat349 = (stat349 + stcb351);
+            }
+            if ((lane == 31)) {
+                stwsum13[warp] = stinc343;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw353 = 0u;
+                if ((lane < 32)) {
+                    stw353 = stwsum13[lane];
+                }
+                unsigned int stwinc354 = stw353;
+                unsigned int stup355 = __shfl_up_sync(0xffffffffu, stwinc354, 1);
+                stwinc354 = ((lane >= 1) ? (stwinc354 + stup355) : stwinc354);
+                unsigned int stup356 = __shfl_up_sync(0xffffffffu, stwinc354, 2);
+                stwinc354 = ((lane >= 2) ? (stwinc354 + stup356) : stwinc354);
+                unsigned int stup357 = __shfl_up_sync(0xffffffffu, stwinc354, 4);
+                stwinc354 = ((lane >= 4) ? (stwinc354 + stup357) : stwinc354);
+                unsigned int stup358 = __shfl_up_sync(0xffffffffu, stwinc354, 8);
+                stwinc354 = ((lane >= 8) ? (stwinc354 + stup358) : stwinc354);
+                unsigned int stup359 = __shfl_up_sync(0xffffffffu, stwinc354, 16);
+                stwinc354 = ((lane >= 16) ? (stwinc354 + stup359) : stwinc354);
+                if ((lane < 32)) {
+                    stwsum13[lane] = (stwinc354 - stw353);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4064) < n)) {
+            {
+                for (patc_int i361 = 0; i361 < 4; i361 += 1) {
+                    {
+                        unsigned int sti362 = stinfo11[(lane + 128 * warp + 32 * i361)];
+                        unsigned int stbk363 = (sti362 >> 16u);
+                        if ((stbk363 < 256u)) {
+                            long long ix364 = ((long long)stbk363);
+                            long long ix365 = ((long long)(stwsum13[((warp + 32 * ix364) / 256)] + (sthist12[(257 * warp + ix364)] + (sti362 & 65535u))));
+                            stkey9[ix365] = stkey7[(lane + 128 * warp + 32 * i361)];
+                            stval10[ix365] = stval8[(lane + 128 * warp + 32 * i361)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i361 = 0; i361 < 4; i361 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i361) < n)) {
+                        unsigned int sti362 = stinfo11[(lane + 128 * warp + 32 * i361)];
+                        unsigned int stbk363 = (sti362 >> 16u);
+                        if ((stbk363 < 256u)) {
+                            long long ix364 = ((long long)stbk363);
+                            long long ix365 = ((long long)(stwsum13[((warp + 32 * ix364) / 256)] + (sthist12[(257 * warp + ix364)] + (sti362 & 65535u))));
+                            stkey9[ix365] = stkey7[(lane + 128 * warp + 32 * i361)];
+                            stval10[ix365] = stval8[(lane + 128 * warp + 32 * i361)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t366 = threadIdx.x;
+            for (patc_int i367 = 0; i367 < 9; i367 += 1) {
+                if (((t366 + 1024 * i367) < 8224)) {
+                    sthist12[(t366 + 1024 * i367)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                for (patc_int i369 = 0; i369 < 4; i369 += 1) {
+                    {
+                        bool stok370 = true;
+                        unsigned long long v371 = stkey9[(lane + 128 * warp + 32 * i369)];
+                        unsigned long long s372 = (~v371);
+                        unsigned long long s373 = (v371 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s374 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s375 = (((v371 & (((unsigned long long)1) << 63ull)) != 0ull) ? s372 : s373);
+                        unsigned int stb376 = (stok370 ? (((unsigned int)(((v371 == (((unsigned long long)1) << 63ull)) ? s374 : s375) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm377 = __ballot_sync(0xffffffffu, stok370);
+                        unsigned int stv378 = __ballot_sync(0xffffffffu, ((stb376 & 1u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 1u) != 0u) ? stv378 : (~stv378)));
+                        unsigned int stv379 = __ballot_sync(0xffffffffu, ((stb376 & 2u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 2u) != 0u) ? stv379 : (~stv379)));
+                        unsigned int stv380 = __ballot_sync(0xffffffffu, ((stb376 & 4u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 4u) != 0u) ? stv380 : (~stv380)));
+                        unsigned int stv381 = __ballot_sync(0xffffffffu, ((stb376 & 8u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 8u) != 0u) ? stv381 : (~stv381)));
+                        unsigned int stv382 = __ballot_sync(0xffffffffu, ((stb376 & 16u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 16u) != 0u) ? stv382 : (~stv382)));
+                        unsigned int stv383 = __ballot_sync(0xffffffffu, ((stb376 & 32u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 32u) != 0u) ? stv383 : (~stv383)));
+                        unsigned int stv384 = __ballot_sync(0xffffffffu, ((stb376 & 64u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 64u) != 0u) ? stv384 : (~stv384)));
+                        unsigned int stv385 = __ballot_sync(0xffffffffu, ((stb376 & 128u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 128u) != 0u) ? stv385 : (~stv385)));
+                        unsigned int strk386 = __popc((stpm377 & ((1u << lane) - 1u)));
+                        unsigned int stct387 = __popc(stpm377);
+                        long long ix388 = ((long long)stb376);
+                        unsigned int sth389 = 0u;
+                        if (stok370) {
+                            sth389 = sthist12[(257 * warp + ix388)];
+                        }
+                        __syncwarp();
+                        if ((stok370 && ((strk386 + 1u) == stct387))) {
+                            sthist12[(257 * warp + ix388)] = (sth389 + stct387);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i369)] = (stok370 ? ((stb376 << 16u) | (sth389 + strk386)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i369 = 0; i369 < 4; i369 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i369) < n)) {
+                        bool stok370 = ((lane + 128 * warp + 4096 * b6 + 32 * i369) < n);
+                        unsigned long long v371 = stkey9[(lane + 128 * warp + 32 * i369)];
+                        unsigned long long s372 = (~v371);
+                        unsigned long long s373 = (v371 ^ (((unsigned long long)1) << 63ull));
+                        unsigned long long s374 = (((unsigned long long)1) << 63ull);
+                        unsigned long long s375 = (((v371 & (((unsigned long long)1) << 63ull)) != 0ull) ? s372 : s373);
+                        unsigned int stb376 = (stok370 ? (((unsigned int)(((v371 == (((unsigned long long)1) << 63ull)) ? s374 : s375) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm377 = __ballot_sync(0xffffffffu, stok370);
+                        unsigned int stv378 = __ballot_sync(0xffffffffu, ((stb376 & 1u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 1u) != 0u) ? stv378 : (~stv378)));
+                        unsigned int stv379 = __ballot_sync(0xffffffffu, ((stb376 & 2u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 2u) != 0u) ? stv379 : (~stv379)));
+                        unsigned int stv380 = __ballot_sync(0xffffffffu, ((stb376 & 4u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 4u) != 0u) ? stv380 : (~stv380)));
+                        unsigned int stv381 = __ballot_sync(0xffffffffu, ((stb376 & 8u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 8u) != 0u) ? stv381 : (~stv381)));
+                        unsigned int stv382 = __ballot_sync(0xffffffffu, ((stb376 & 16u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 16u) != 0u) ? stv382 : (~stv382)));
+                        unsigned int stv383 = __ballot_sync(0xffffffffu, ((stb376 & 32u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 32u) != 0u) ? stv383 : (~stv383)));
+                        unsigned int stv384 = __ballot_sync(0xffffffffu, ((stb376 & 64u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 64u) != 0u) ? stv384 : (~stv384)));
+                        unsigned int stv385 = __ballot_sync(0xffffffffu, ((stb376 & 128u) != 0u));
+                        stpm377 = (stpm377 & (((stb376 & 128u) != 0u) ? stv385 : (~stv385)));
+                        unsigned int strk386 = __popc((stpm377 & ((1u << lane) - 1u)));
+                        unsigned int stct387 = __popc(stpm377);
+                        long long ix388 = ((long long)stb376);
+                        unsigned int sth389 = 0u;
+                        if (stok370) {
+                            sth389 = sthist12[(257 * warp + ix388)];
+                        }
+                        __syncwarp();
+                        if ((stok370 && ((strk386 + 1u) == stct387))) {
+                            sthist12[(257 * warp + ix388)] = (sth389 + stct387);
+                        }
+                        __syncwarp();
+                        stinfo11[(lane + 128 * warp + 32 * i369)] = (stok370 ? ((stb376 << 16u) | (sth389 + strk386)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t390 = threadIdx.x;
+            unsigned int stsum391 = 0u;
+            for (patc_int i392 = 0; i392 < 8; i392 += 1) {
+                stsum391 = (stsum391 + sthist12[(2056 * t390 + 257 * i392 - 8223 * ((8 * t390 + i392) / 32))]);
+            }
+            unsigned int stinc393 = stsum391;
+            unsigned int stup394 = __shfl_up_sync(0xffffffffu, stinc393, 1);
+            stinc393 = ((lane >= 1) ? (stinc393 + stup394) : stinc393);
+            unsigned int stup395 = __shfl_up_sync(0xffffffffu, stinc393, 2);
+            stinc393 = ((lane >= 2) ? (stinc393 + stup395) : stinc393);
+            unsigned int stup396 = __shfl_up_sync(0xffffffffu, stinc393, 4);
+            stinc393 = ((lane >= 4) ? (stinc393 + stup396) : stinc393);
+            unsigned int stup397 = __shfl_up_sync(0xffffffffu, stinc393, 8);
+            stinc393 = ((lane >= 8) ? (stinc393 + stup397) : stinc393);
+            unsigned int stup398 = __shfl_up_sync(0xffffffffu, stinc393, 16);
+            stinc393 = ((lane >= 16) ? (stinc393 + stup398) : stinc393);
+            unsigned int stat399 = (stinc393 - stsum391);
+            for (patc_int i400 = 0; i400 < 8; i400 += 1) {
+                unsigned int stcb401 = sthist12[(2056 * t390 + 257 * i400 - 8223 * ((8 * t390 + i400) / 32))];
+                sthist12[(2056 * t390 + 257 * i400 - 8223 * ((8 * t390 + i400) / 32))] = stat399;
+                stat399 = (stat399 + stcb401);
+            }
+            if ((lane == 31)) {
+                stwsum13[warp] = stinc393;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw403 = 0u;
+                if ((lane < 32)) {
+                    stw403 = stwsum13[lane];
+                }
+                unsigned int stwinc404 = stw403;
+                unsigned int stup405 = __shfl_up_sync(0xffffffffu, stwinc404, 1);
+                stwinc404 = ((lane >= 1) ? (stwinc404 + stup405) : stwinc404);
+                unsigned int stup406 = __shfl_up_sync(0xffffffffu, stwinc404, 2);
+                stwinc404 = ((lane >= 2) ? (stwinc404 + stup406) : stwinc404);
+                unsigned int stup407 = __shfl_up_sync(0xffffffffu, stwinc404, 4);
+                stwinc404 = ((lane >= 4) ? (stwinc404 + stup407) : stwinc404);
+                unsigned int stup408 = __shfl_up_sync(0xffffffffu, stwinc404, 8);
+                stwinc404 = ((lane >= 8) ? (stwinc404 + stup408) : stwinc404);
+                unsigned int stup409 = __shfl_up_sync(0xffffffffu, stwinc404, 16);
+                stwinc404 = ((lane >= 16) ? (stwinc404 + stup409) : stwinc404);
+                if ((lane < 32)) {
+                    stwsum13[lane] = (stwinc404 - stw403);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4064) < n)) {
+            {
+                for (patc_int i411 = 0; i411 < 4; i411 += 1) {
+                    {
+                        unsigned int sti412 = stinfo11[(lane + 128 * warp + 32 * i411)];
+                        unsigned int stbk413 = (sti412 >> 16u);
+                        if ((stbk413 < 256u)) {
+                            long long ix414 = ((long long)stbk413);
+                            long long ix415 = ((long long)(stwsum13[((warp + 32 * ix414) / 256)] + (sthist12[(257 * warp + ix414)] + (sti412 & 65535u))));
+                            stkey7[ix415] = stkey9[(lane + 128 * warp + 32 * i411)];
+                            stval8[ix415] = stval10[(lane + 128 * warp + 32 * i411)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i411 = 0; i411 < 4; i411 += 1) {
+                    if (((128 * warp + 4096 * b6 + 32 * i411) < n)) {
+                        unsigned int sti412 = stinfo11[(lane + 128 * warp + 32 * i411)];
+                        unsigned int stbk413 = (sti412 >> 16u);
+                        if ((stbk413 < 256u)) {
+                            long long ix414 = ((long long)stbk413);
+                            long long ix415 = ((long long)(stwsum13[((warp + 32 * ix414) / 256)] + (sthist12[(257 * warp + ix414)] + (sti412 & 65535u))));
+                            stkey7[ix415] = stkey9[(lane + 128 * warp + 32 * i411)];
+                            stval8[ix415] = stval10[(lane + 128 * warp + 32 * i411)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b6 + 4095) < n)) {
+            {
+                const patc_int t416 = threadIdx.x;
+                for (patc_int i417 = 0; i417 < 4; i417 += 1) {
+                    {
+                        out0[(4096 * b6 + t416 + 1024 * i417)] = stkey7[(t416 + 1024 * i417)];
+                        out1[(4096 * b6 + t416 + 1024 * i417)] = stval8[(t416 + 1024 * i417)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t416 = threadIdx.x;
+                for (patc_int i417 = 0; i417 < 4; i417 += 1) {
+                    if (((4096 * b6 + t416 + 1024 * i417) < n)) {
+                        out0[(4096 * b6 + t416 + 1024 * i417)] = stkey7[(t416 + 1024 * i417)];
+                        out1[(4096 * b6 + t416 + 1024 * i417)] = stval8[(t416 + 1024 * i417)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel stPairsI32F64
+ *   data parameters: ks: n.i32, vs: n.f64
+ *   nat parameters:  n
+ *   outputs:         out0: n.i32 (n x int)
+ *                    out1: n.f64 (n x double)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   147712 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict__ out0, double *__restrict__ out1, const int *__restrict__ ks, const double *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    int *stkey3 = (int *)(patc_smem + 0);
+    double *stval4 = (double *)(patc_smem + 16384);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 49152);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 98432);
+    int *stkey5 = (int *)(patc_smem + 98560);
+    double *stval6 = (double *)(patc_smem + 114944);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b2 + t10 + 1024 * i11) < n)) {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    {
+                        bool stok16 = true;
+                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
+                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
+                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
+                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
+                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
+                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
+                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
+                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct29 = __popc(stpm19);
+                        long long ix30 = ((long long)stb18);
+                        unsigned int sth31 = 0u;
+                        if (stok16) {
+                            sth31 = sthist8[(257 * warp + ix30)];
+                        }
+                        __syncwarp();
+                        if ((stok16 && ((strk28 + 1u) == stct29))) {
+                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t32 = threadIdx.x;
+            unsigned int stsum33 = 0u;
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                stsum33 = (stsum33 + sthist8[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
+            }
+            unsigned int stinc35 = stsum33;
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
+            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
+            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
+            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
+            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
+            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
+            unsigned int stat41 = (stinc35 - stsum33);
+            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                unsigned int stcb43 = sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
+                sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
+                stat41 = (stat41 + stcb43);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc35;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw45 = 0u;
+                if ((lane < 32)) {
+                    stw45 = stwsum9[lane];
+                }
+                unsigned int stwinc46 = stw45;
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
+                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
+                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
+                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
+                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
+                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc46 - stw45);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
+                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stbk55 = (sti54 >> 16u);
+                        if ((stbk55 < 256u)) {
+                            long long ix56 = ((long long)stbk55);
+                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
+                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
+                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t58 = threadIdx.x;
+            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
+                if (((t58 + 1024 * i59) < 8224)) {
+                    sthist8[(t58 + 1024 * i59)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    {
+                        bool stok62 = true;
+                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
+                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
+                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
+                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
+                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
+                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
+                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
+                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
+                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
+                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
+                        unsigned int stct75 = __popc(stpm65);
+                        long long ix76 = ((long long)stb64);
+                        unsigned int sth77 = 0u;
+                        if (stok62) {
+                            sth77 = sthist8[(257 * warp + ix76)];
+                        }
+                        __syncwarp();
+                        if ((stok62 && ((strk74 + 1u) == stct75))) {
+                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t78 = threadIdx.x;
+            unsigned int stsum79 = 0u;
+            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
+                stsum79 = (stsum79 + sthist8[(2056 * t78 + 257 * i80 - 8223 * ((8 * t78 + i80) / 32))]);
+            }
+            unsigned int stinc81 = stsum79;
+            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc81, 1);
+            stinc81 = ((lane >= 1) ? (stinc81 + stup82) : stinc81);
+            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc81, 2);
+            stinc81 = ((lane >= 2) ? (stinc81 + stup83) : stinc81);
+            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc81, 4);
+            stinc81 = ((lane >= 4) ? (stinc81 + stup84) : stinc81);
+            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc81, 8);
+            stinc81 = ((lane >= 8) ? (stinc81 + stup85) : stinc81);
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc81, 16);
+            stinc81 = ((lane >= 16) ? (stinc81 + stup86) : stinc81);
+            unsigned int stat87 = (stinc81 - stsum79);
+            for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                unsigned int stcb89 = sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))];
+                sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))] = stat87;
+                stat87 = (stat87 + stcb89);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc81;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw91 = 0u;
+                if ((lane < 32)) {
+                    stw91 = stwsum9[lane];
+                }
+                unsigned int stwinc92 = stw91;
+                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc92, 1);
+                stwinc92 = ((lane >= 1) ? (stwinc92 + stup93) : stwinc92);
+                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc92, 2);
+                stwinc92 = ((lane >= 2) ? (stwinc92 + stup94) : stwinc92);
+                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc92, 4);
+                stwinc92 = ((lane >= 4) ? (stwinc92 + stup95) : stwinc92);
+                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc92, 8);
+                stwinc92 = ((lane >= 8) ? (stwinc92 + stup96) : stwinc92);
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc92, 16);
+                stwinc92 = ((lane >= 16) ? (stwinc92 + stup97) : stwinc92);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc92 - stw91);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
+                        unsigned int stbk101 = (sti100 >> 16u);
+                        if ((stbk101 < 256u)) {
+                            long long ix102 = ((long long)stbk101);
+                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
+                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
+                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t104 = threadIdx.x;
+            for (patc_int i105 = 0; i105 < 9; i105 += 1) {
+                if (((t104 + 1024 * i105) < 8224)) {
+                    sthist8[(t104 + 1024 * i105)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    {
+                        bool stok108 = true;
+                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
+                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
+                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
+                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
+                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
+                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
+                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
+                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
+                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
+                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
+                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
+                        unsigned int stct121 = __popc(stpm111);
+                        long long ix122 = ((long long)stb110);
+                        unsigned int sth123 = 0u;
+                        if (stok108) {
+                            sth123 = sthist8[(257 * warp + ix122)];
+                        }
+                        __syncwarp();
+                        if ((stok108 && ((strk120 + 1u) == stct121))) {
+                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t124 = threadIdx.x;
+            unsigned int stsum125 = 0u;
+            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
+                stsum125 = (stsum125 + sthist8[(2056 * t124 + 257 * i126 - 8223 * ((8 * t124 + i126) / 32))]);
+            }
+            unsigned int stinc127 = stsum125;
+            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc127, 1);
+            stinc127 = ((lane >= 1) ? (stinc127 + stup128) : stinc127);
+            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc127, 2);
+            stinc127 = ((lane >= 2) ? (stinc127 + stup129) : stinc127);
+            unsigned int stup130 = __shfl_up_sync(0xffffffffu, stinc127, 4);
+            stinc127 = ((lane >= 4) ? (stinc127 + stup130) : stinc127);
+            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc127, 8);
+            stinc127 = ((lane >= 8) ? (stinc127 + stup131) : stinc127);
+            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc127, 16);
+            stinc127 = ((lane >= 16) ? (stinc127 + stup132) : stinc127);
+            unsigned int stat133 = (stinc127 - stsum125);
+            for (patc_int i134 = 0; i134 < 8; i134 += 1) {
+                unsigned int stcb135 = sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))];
+                sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))] = stat133;
+                stat133 = (stat133 + stcb135);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc127;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw137 = 0u;
+                if ((lane < 32)) {
+                    stw137 = stwsum9[lane];
+                }
+                unsigned int stwinc138 = stw137;
+                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc138, 1);
+                stwinc138 = ((lane >= 1) ? (stwinc138 + stup139) : stwinc138);
+                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc138, 2);
+                stwinc138 = ((lane >= 2) ? (stwinc138 + stup140) : stwinc138);
+                unsigned int stup141 = __shfl_up_sync(0xffffffffu, stwinc138, 4);
+                stwinc138 = ((lane >= 4) ? (stwinc138 + stup141) : stwinc138);
+                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc138, 8);
+                stwinc138 = ((lane >= 8) ? (stwinc138 + stup142) : stwinc138);
+                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc138, 16);
+                stwinc138 = ((lane >= 16) ? (stwinc138 + stup143) : stwinc138);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc138 - stw137);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
+                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
+                        unsigned int stbk147 = (sti146 >> 16u);
+                        if ((stbk147 < 256u)) {
+                            long long ix148 = ((long long)stbk147);
+                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
+                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
+                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t150 = threadIdx.x;
+            for (patc_int i151 = 0; i151 < 9; i151 += 1) {
+                if (((t150 + 1024 * i151) < 8224)) {
+                    sthist8[(t150 + 1024 * i151)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    {
+                        bool stok154 = true;
+                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
+                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
+                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
+                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
+                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
+                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
+                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
+                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
+                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
+                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
+                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
+                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
+                        unsigned int stct167 = __popc(stpm157);
+                        long long ix168 = ((long long)stb156);
+                        unsigned int sth169 = 0u;
+                        if (stok154) {
+                            sth169 = sthist8[(257 * warp + ix168)];
+                        }
+                        __syncwarp();
+                        if ((stok154 && ((strk166 + 1u) == stct167))) {
+                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t170 = threadIdx.x;
+            unsigned int stsum171 = 0u;
+            for (patc_int i172 = 0; i172 < 8; i172 += 1) {
+                stsum171 = (stsum171 + sthist8[(2056 * t170 + 257 * i172 - 8223 * ((8 * t170 + i172) / 32))]);
+            }
+            unsigned int stinc173 = stsum171;
+            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc173, 1);
+            stinc173 = ((lane >= 1) ? (stinc173 + stup174) : stinc173);
+            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc173, 2);
+            stinc173 = ((lane >= 2) ? (stinc173 + stup175) : stinc173);
+            unsigned int stup176 = __shfl_up_sync(0xffffffffu, stinc173, 4);
+            stinc173 = ((lane >= 4) ? (stinc173 + stup176) : stinc173);
+            unsigned int stup177 = __shfl_up_sync(0xffffffffu, stinc173, 8);
+            stinc173 = ((lane >= 8) ? (stinc173 + stup177) : stinc173);
+            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc173, 16);
+            stinc173 = ((lane >= 16) ? (stinc173 + stup178) : stinc173);
+            unsigned int stat179 = (stinc173 - stsum171);
+            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
+                unsigned int stcb181 = sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))];
+                sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))] = stat179;
+                stat179 = (stat179 + stcb181);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc173;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw183 = 0u;
+                if ((lane < 32)) {
+                    stw183 = stwsum9[lane];
+                }
+                unsigned int stwinc184 = stw183;
+                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc184, 1);
+                stwinc184 = ((lane >= 1) ? (stwinc184 + stup185) : stwinc184);
+                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc184, 2);
+                stwinc184 = ((lane >= 2) ? (stwinc184 + stup186) : stwinc184);
+                unsigned int stup187 = __shfl_up_sync(0xffffffffu, stwinc184, 4);
+                stwinc184 = ((lane >= 4) ? (stwinc184 + stup187) : stwinc184);
+                unsigned int stup188 = __shfl_up_sync(0xffffffffu, stwinc184, 8);
+                stwinc184 = ((lane >= 8) ? (stwinc184 + stup188) : stwinc184);
+                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc184, 16);
+                stwinc184 = ((lane >= 16) ? (stwinc184 + stup189) : stwinc184);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc184 - stw183);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4064) < n)) {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
+                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
+                        unsigned int stbk193 = (sti192 >> 16u);
+                        if ((stbk193 < 256u)) {
+                            long long ix194 = ((long long)stbk193);
+                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
+                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
+                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t196 = threadIdx.x;
+                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                    if (((4096 * b2 + t196 + 1024 * i197) < n)) {
+                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
+                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel stU64Lo
+ *   data parameters: xs: n.u64
+ *   nat parameters:  n
+ *   output:          out: n.u64 (n x unsigned long long)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *stkey2 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 82048);
+    unsigned long long *stkey3 = (unsigned long long *)(patc_smem + 82176);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b1 = blockIdx.x;
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t9 = threadIdx.x;
+            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
+                if (((t9 + 1024 * i10) < 8224)) {
+                    sthist5[(t9 + 1024 * i10)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    {
+                        bool stok13 = true;
+                        unsigned int stb14 = (stok13 ? (((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
+                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                        unsigned int stb14 = (stok13 ? (((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) & 255u) : 0u);
+                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
+                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
+                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
+                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
+                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
+                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
+                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
+                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
+                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
+                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
+                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm15);
+                        long long ix26 = ((long long)stb14);
+                        unsigned int sth27 = 0u;
+                        if (stok13) {
+                            sth27 = sthist5[(257 * warp + ix26)];
+                        }
+                        __syncwarp();
+                        if ((stok13 && ((strk24 + 1u) == stct25))) {
+                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
+            }
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc31;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw41 = 0u;
+                if ((lane < 32)) {
+                    stw41 = stwsum6[lane];
+                }
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc42 - stw41);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist5[(t54 + 1024 * i55)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    {
+                        bool stok58 = true;
+                        unsigned int stb59 = (stok58 ? ((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
+                        unsigned int stb59 = (stok58 ? ((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
+                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
+                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
+                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
+                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
+                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
+                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
+                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
+                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
+                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
+                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct70 = __popc(stpm60);
+                        long long ix71 = ((long long)stb59);
+                        unsigned int sth72 = 0u;
+                        if (stok58) {
+                            sth72 = sthist5[(257 * warp + ix71)];
+                        }
+                        __syncwarp();
+                        if ((stok58 && ((strk69 + 1u) == stct70))) {
+                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t73 = threadIdx.x;
+            unsigned int stsum74 = 0u;
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
+            }
+            unsigned int stinc76 = stsum74;
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
+            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
+            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
+            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
+            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
+            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
+            unsigned int stat82 = (stinc76 - stsum74);
+            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
+                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
+                stat82 = (stat82 + stcb84);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc76;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw86 = 0u;
+                if ((lane < 32)) {
+                    stw86 = stwsum6[lane];
+                }
+                unsigned int stwinc87 = stw86;
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
+                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
+                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
+                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
+                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
+                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc87 - stw86);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
+                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int stbk96 = (sti95 >> 16u);
+                        if ((stbk96 < 256u)) {
+                            long long ix97 = ((long long)stbk96);
+                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
+                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t99 = threadIdx.x;
+            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
+                if (((t99 + 1024 * i100) < 8224)) {
+                    sthist5[(t99 + 1024 * i100)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    {
+                        bool stok103 = true;
+                        unsigned int stb104 = (stok103 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
+                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
+                        unsigned int stb104 = (stok103 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) >> 16u) & 255u) : 0u);
+                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
+                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
+                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
+                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
+                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
+                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
+                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
+                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
+                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
+                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
+                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
+                        unsigned int stct115 = __popc(stpm105);
+                        long long ix116 = ((long long)stb104);
+                        unsigned int sth117 = 0u;
+                        if (stok103) {
+                            sth117 = sthist5[(257 * warp + ix116)];
+                        }
+                        __syncwarp();
+                        if ((stok103 && ((strk114 + 1u) == stct115))) {
+                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t118 = threadIdx.x;
+            unsigned int stsum119 = 0u;
+            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
+                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
+            }
+            unsigned int stinc121 = stsum119;
+            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
+            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
+            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
+            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
+            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
+            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
+            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
+            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
+            unsigned int stat127 = (stinc121 - stsum119);
+            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
+                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
+                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
+                stat127 = (stat127 + stcb129);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc121;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw131 = 0u;
+                if ((lane < 32)) {
+                    stw131 = stwsum6[lane];
+                }
+                unsigned int stwinc132 = stw131;
+                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
+                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
+                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
+                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
+                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
+                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
+                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
+                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc132 - stw131);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
+                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
+                        unsigned int stbk141 = (sti140 >> 16u);
+                        if ((stbk141 < 256u)) {
+                            long long ix142 = ((long long)stbk141);
+                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
+                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t144 = threadIdx.x;
+            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
+                if (((t144 + 1024 * i145) < 8224)) {
+                    sthist5[(t144 + 1024 * i145)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    {
+                        bool stok148 = true;
+                        unsigned int stb149 = (stok148 ? ((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
+                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
+                        unsigned int stb149 = (stok148 ? ((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) >> 24u) & 255u) : 0u);
+                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
+                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
+                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
+                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
+                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
+                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
+                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
+                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
+                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
+                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
+                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
+                        unsigned int stct160 = __popc(stpm150);
+                        long long ix161 = ((long long)stb149);
+                        unsigned int sth162 = 0u;
+                        if (stok148) {
+                            sth162 = sthist5[(257 * warp + ix161)];
+                        }
+                        __syncwarp();
+                        if ((stok148 && ((strk159 + 1u) == stct160))) {
+                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t163 = threadIdx.x;
+            unsigned int stsum164 = 0u;
+            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
+            }
+            unsigned int stinc166 = stsum164;
+            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
+            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
+            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
+            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
+            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
+            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
+            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
+            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
+            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
+            unsigned int stat172 = (stinc166 - stsum164);
+            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
+                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
+                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
+                stat172 = (stat172 + stcb174);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc166;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw176 = 0u;
+                if ((lane < 32)) {
+                    stw176 = stwsum6[lane];
+                }
+                unsigned int stwinc177 = stw176;
+                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
+                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
+                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
+                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
+                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
+                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
+                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
+                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
+                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc177 - stw176);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4064) < n)) {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
+                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
+                        unsigned int stbk186 = (sti185 >> 16u);
+                        if ((stbk186 < 256u)) {
+                            long long ix187 = ((long long)stbk186);
+                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
+                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t189 = threadIdx.x;
+                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                    if (((4096 * b1 + t189 + 1024 * i190) < n)) {
+                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                    }
+                }
+            }
+        }
+    }
+}

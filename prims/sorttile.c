@@ -1,30 +1,31 @@
 /* sorttile.c: sortTiles (PF_SORT), the one-launch block sort of issue 35 item 2 ("a
  * one-launch block sort for small n"): the input cut into tiles of nt*ipt elements,
  * each tile sorted stably by the order bits of its elements by one block, entirely in
- * shared memory (four LSD passes of 8 bits), in one launch. For n <= nt*ipt it is the
- * whole sort in one launch of one block, where the device-wide radix sort
- * (patterns/radixsort.rise: a histogram, a scan and four multisplit launches) pays six
- * launches. */
+ * shared memory (LSD passes of 8 bits: four over a u32 order, eight over a u64 one), in
+ * one launch. For n <= nt*ipt it is the whole sort in one launch of one block, where
+ * the device-wide radix sort (patterns/radixsort.rise: a histogram, a scan and four
+ * multisplit launches) pays six launches. */
 #include "prims.h"
 
 #include <stdlib.h>
 
-/* 4 passes of 8-bit digits over the u32 order bits; a warp's row of counts is HS words
- * long (256 and one: st_scan_counts) */
-enum { ST_PASSES = 4, ST_RADIX = 256, ST_HS = ST_RADIX + 1 };
+/* 8-bit digits (a pass each: 4 over u32 order bits, 8 over u64 ones); a warp's row of
+ * counts is HS words long (256 and one: st_scan_counts) */
+enum { ST_RADIX = 256, ST_HS = ST_RADIX + 1 };
 
 /* ---------------------------------------------------------------- the type rule */
 
-/* sortTiles(nt, ipt)(ord)(xs) : (t -> u32) -> n.t -> n.t, t a 4-byte scalar (u32, i32,
- * f32) or a pair of them (a key and its value, zip(keys)(values); the result then two
- * outputs through unzip): xs |> split(nt*ipt) |> map(stable sort by ord) |> join, the
- * last tile partial, ord's u32 compared unsigned. nt (threads a block, a multiple of 32
- * up to 1024) and ipt (items a thread, 1 to 32) are constants. A kernel of its own (a
- * block per tile): outside every map and function. */
+/* sortTiles(nt, ipt)(ord)(xs) : (t -> o) -> n.t -> n.t, t a 4- or 8-byte scalar (u32,
+ * i32, f32, u64, i64, f64) or a pair of them (a key and its value, zip(keys)(values),
+ * each of either size; the result then two outputs through unzip), o u32 or u64: xs |>
+ * split(nt*ipt) |> map(stable sort by ord) |> join, the last tile partial, ord's value
+ * compared unsigned. nt (threads a block, a multiple of 32 up to 1024) and ipt (items a
+ * thread, 1 to 32) are constants. A kernel of its own (a block per tile): outside every
+ * map and function. */
 static bool st_elem_ok(Type *ty)
 {
     ScalarKind sk = ty->kind == T_SCALAR ? tc_num_kind(ty) : SK_COUNT;
-    return sk == SK_F32 || sk == SK_I32 || sk == SK_U32;
+    return sk == SK_F32 || sk == SK_I32 || sk == SK_U32 || sk == SK_F64 || sk == SK_I64 || sk == SK_U64;
 }
 
 static Expr *infer_sorttiles(Tc *t, const TcApp *ap)
@@ -51,14 +52,15 @@ static Expr *infer_sorttiles(Tc *t, const TcApp *ap)
     Type *tx = tc_want_array(t, x, "sortTiles");
     Type *ty = tx->arr.elem;
     if (!st_elem_ok(ty) && !(ty->kind == T_PAIR && st_elem_ok(ty->pair.a) && st_elem_ok(ty->pair.b)))
-        diag_error(t->d, x->sp, "sortTiles of %s: the elements must be 4-byte scalars (f32, i32 or u32) or pairs of "
-                   "them (a key and its value, zip(keys)(values))", tc_tstr(t, tx));
+        diag_error(t->d, x->sp, "sortTiles of %s: the elements must be 4- or 8-byte numbers (u32, i32, f32, u64, "
+                   "i64 or f64) or pairs of them (a key and its value, zip(keys)(values))", tc_tstr(t, tx));
     Type *ps[1] = {ty};
     Expr *f = tc_check_fun(t, arg[0], ps, 1, ap->sc, u32, ap->sp);
     Type *rt = tc_fun_result(f, 1);
-    if (!ty_equal(rt, u32))
-        diag_error(t->d, arg[0]->sp, "sortTiles: the order function returns %s, not u32 (the key's order bits, "
-                   "compared unsigned: rsOrdU32, rsOrdI32, rsOrdF32 of patterns/radixsort.rise)", tc_tstr(t, rt));
+    if (!ty_equal(rt, u32) && !ty_equal(rt, ty_scalar(a, SK_U64)))
+        diag_error(t->d, arg[0]->sp, "sortTiles: the order function returns %s, not u32 or u64 (the key's order "
+                   "bits, compared unsigned: rsOrdU32, rsOrdI32, rsOrdF32, rsOrdU64, rsOrdI64, rsOrdF64 of "
+                   "patterns/radixsort.rise)", tc_tstr(t, rt));
     Expr *e = tc_prim_expr(t, ap->p, tx, ap->sp);
     for (int i = 0; i < 2; i++) e->prim.nats[i] = ns[i];
     e->prim.args[0] = f;
@@ -68,15 +70,22 @@ static Expr *infer_sorttiles(Tc *t, const TcApp *ap)
 
 /* ---------------------------------------------------------------- the interpreter */
 
-static int st_cmp_u64(const void *pa, const void *pb)
+/* an element's order value (u32 or u64) and its index in its tile */
+typedef struct StKey {
+    uint64_t o;
+    int64_t i;
+} StKey;
+
+static int st_cmp_key(const void *pa, const void *pb)
 {
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
+    const StKey *a = pa, *b = pb;
+    if (a->o != b->o) return a->o < b->o ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* Each tile of T = nt*ipt elements on its own: its elements' order bits ord(x) << 32 |
- * their index in the tile (below 2^15), sorted as u64s, which is the stable sort by the
- * order bits; then the elements put in that order. */
+/* Each tile of T = nt*ipt elements on its own: its elements' (order value, index in the
+ * tile) pairs sorted by the value (u32 or u64, unsigned), then the index, which is the
+ * stable sort by the order value; then the elements put in that order. */
 static void eval_sorttiles(IpCtx *c, const Code *e, IpVal *res)
 {
     int64_t T = e->k[0] * e->k[1];
@@ -85,7 +94,7 @@ static void eval_sorttiles(IpCtx *c, const Code *e, IpVal *res)
     ip_eval(c, e->args[1], &xs);
     int64_t n = xs.ty->n;
     Node *out = ip_store_new(c, e->ty, NULL);
-    uint64_t *key = ip_pool_alloc(c, sizeof *key * (size_t)(n < T ? n : T), false);
+    StKey *key = ip_pool_alloc(c, sizeof *key * (size_t)(n < T ? n : T), false);
     for (int64_t t0 = 0; t0 < n; t0 += T) {
         int64_t m = n - t0 < T ? n - t0 : T;
         for (int64_t i = 0; i < m; i++) {
@@ -94,14 +103,15 @@ static void eval_sorttiles(IpCtx *c, const Code *e, IpVal *res)
             ip_val_sel(c, &xs, t0 + i, xs.ty->elem, &x);
             ip_val_set(&c->env[f->slot], &x);
             ip_eval(c, f->args[0], &r);
-            key[i] = (uint64_t)(uint32_t)r.s.u << 32 | (uint64_t)i;
+            key[i].o = r.ty->sk == SK_U32 ? (uint64_t)(uint32_t)r.s.u : r.s.u;
+            key[i].i = i;
             ip_pool_release(c, mk);
         }
-        qsort(key, (size_t)m, sizeof *key, st_cmp_u64);
+        qsort(key, (size_t)m, sizeof *key, st_cmp_key);
         for (int64_t i = 0; i < m; i++) {
             Mark mk = ip_pool_mark(c);
             IpVal x;
-            ip_val_sel(c, &xs, t0 + (int64_t)(key[i] & 0xffffffffu), xs.ty->elem, &x);
+            ip_val_sel(c, &xs, t0 + key[i].i, xs.ty->elem, &x);
             ip_store_put(c, out, t0 + i, &x);
             ip_pool_release(c, mk);
         }
@@ -121,10 +131,11 @@ static LwVal *lower_sorttiles_read(Lw *w, Expr *e)
 /* What the parts of the kernel share: the shape (W warps of IPT items a lane, tiles of
  * TILE = 32*W*IPT = NT*IPT elements), n, the tile of this block, and the shared
  * buffers: key[2] and val[2] (the tile, and the tile after a pass: the passes go from
- * one to the other and back, so after the fourth it is in key[0] again; val only for
- * pairs), info (per element, in the order of the pass's input: its digit << 16 | its
- * rank in its warp's part of the digit; 0xffff0000 past n), hist (a row of counts per
- * warp, a count per digit, then their scan: st_scan_counts) and wsum (per warp of
+ * one to the other and back, so after the last (the fourth or the eighth) it is in
+ * key[0] again; val only for pairs; each at its scalar's size, 4 or 8 bytes), info
+ * (per element, in the order of the pass's input: its digit << 16 | its rank in its
+ * warp's part of the digit; 0xffff0000 past n), hist (a row of counts per warp, a
+ * count per digit, then their scan: st_scan_counts) and wsum (per warp of
  * st_scan_counts, the total of its entries, then their exclusive scan). */
 typedef struct St {
     Lw *w;
@@ -136,6 +147,8 @@ typedef struct St {
     ScalarKind sk; /* the elements' (the keys' where they are pairs) */
     bool pairs;
     ScalarKind sk2; /* the values' */
+    ScalarKind osk; /* the order function's result: u32 (4 passes) or u64 (8) */
+    int passes;
 } St;
 
 static Nat *sc(St *s, int64_t v) { return nat_cst(s->a, v); }
@@ -180,13 +193,21 @@ static Stmt *st_round_open(St *s, Nat *p0)
     lw_open_if(s->w, svalid(s, p0), &saved);
     return saved;
 }
-/* digit d of ord(x) (or of ord((x, y)) for pairs): the user's function inlined */
+/* digit d of ord(x) (or of ord((x, y)) for pairs): the user's function inlined; a u64
+ * order shifted in 64 bits, then its low word taken, so that the digit's mask and all
+ * that follows are the u32 order's */
 static X *sdigit(St *s, X *x, X *y, int d)
 {
     LwVal *v = lw_scalar(s->w, x);
     lw_bind(s->w, s->f->lam.param, y ? lw_pairv(s->w, v, lw_scalar(s->w, y)) : v);
     X *o = lw_lower_exp(s->w, s->f->lam.body)->x;
-    if (d) o = sbin(s, OP_SHR, SK_U32, o, slit(s, (uint64_t)(8 * d)));
+    if (s->osk == SK_U64) {
+        if (d) o = sbin(s, OP_SHR, SK_U64, o, lw_xlit(s->w, SK_U64, (uint64_t)(8 * d)));
+        X *lo = lw_xnew(s->w, X_CAST, SK_U32);
+        lo->un.e = o;
+        o = lo;
+    } else if (d)
+        o = sbin(s, OP_SHR, SK_U32, o, slit(s, (uint64_t)(8 * d)));
     return sbin(s, OP_BAND, SK_U32, o, slit(s, ST_RADIX - 1));
 }
 
@@ -404,12 +425,19 @@ static void st_store(St *s, Buffer *out, Buffer *out2)
     lw_close_loop(w, tl, ts);
 }
 
-/* The shared bytes of a tile: key and val twice, info, the W rows of counts and the W
- * warps' totals, each buffer rounded up to 16 bytes as smem.c places them. */
+/* The shared bytes of a tile: key and val twice (at their scalars' sizes), info, the W
+ * rows of counts and the W warps' totals, each buffer rounded up to 16 bytes as smem.c
+ * places them. */
+static int64_t st_elem_bytes(const St *s)
+{
+    return scalar_info[s->sk].size + (s->pairs ? scalar_info[s->sk2].size : 0);
+}
 static int64_t st_smem_bytes(const St *s)
 {
-    int64_t tile = (s->TILE * 4 + 15) / 16 * 16;
-    return (s->pairs ? 5 : 3) * tile + (s->W * ST_HS * 4 + 15) / 16 * 16 + (s->W * 4 + 15) / 16 * 16;
+    int64_t key = (s->TILE * scalar_info[s->sk].size + 15) / 16 * 16;
+    int64_t val = s->pairs ? (s->TILE * scalar_info[s->sk2].size + 15) / 16 * 16 : 0;
+    int64_t info = (s->TILE * 4 + 15) / 16 * 16;
+    return 2 * key + 2 * val + info + (s->W * ST_HS * 4 + 15) / 16 * 16 + (s->W * 4 + 15) / 16 * 16;
 }
 
 /* sortTiles written to acc c: the kernel's output from element 0, its only launch's
@@ -447,17 +475,20 @@ static void write_sorttiles(Lw *w, Expr *e, Acc *c)
                    "earlier launch's result through toGlobal), not a view or a computed value",
                    pairs ? "the input (zip of the keys and the values)" : "the input", pairs ? "two arrays" : "an array");
     St s = {.w = w, .a = a, .f = arg[0], .sk = lw_sk_of(pairs ? et->pair.a : et), .n = arg[1]->ty->arr.n,
-            .pairs = pairs, .sk2 = pairs ? lw_sk_of(et->pair.b) : SK_U32};
+            .pairs = pairs, .sk2 = pairs ? lw_sk_of(et->pair.b) : SK_U32,
+            .osk = lw_sk_of(arg[0]->lam.body->ty)};
+    s.passes = s.osk == SK_U64 ? 8 : 4;
     nat_is_const(e->prim.nats[0], &s.NT);
     nat_is_const(e->prim.nats[1], &s.IPT);
     s.W = s.NT / 32;
     s.TILE = s.NT * s.IPT;
     int64_t bytes = st_smem_bytes(&s);
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
-        diag_error(w->d, e->sp, "sortTiles(%lld, %lld): its tile of %lld %s (twice, with a word of rank each) and its "
-                   "%lld counts take %lld bytes of shared memory, more than the %lld a block can have (227 KiB, the "
-                   "opt-in maximum on sm_90%s); give it fewer threads or items",
+        diag_error(w->d, e->sp, "sortTiles(%lld, %lld): its tile of %lld %s of %lld bytes (twice, with a word of rank "
+                   "each) and its %lld counts take %lld bytes of shared memory, more than the %lld a block can have "
+                   "(227 KiB, the opt-in maximum on sm_90%s); give it fewer threads or items",
                    (long long)s.NT, (long long)s.IPT, (long long)s.TILE, pairs ? "pairs" : "elements",
+                   (long long)st_elem_bytes(&s),
                    (long long)(s.W * ST_HS + s.W), (long long)bytes, (long long)smem_budget(k, SMEM_OPTIN_MAX),
                    smem_budget_note(k));
     /* the order function is inlined where it is used (sdigit): here it is lowered once,
@@ -491,7 +522,7 @@ static void write_sorttiles(Lw *w, Expr *e, Acc *c)
     s.hist = lw_shared_buffer(w, "sthist", SK_U32, nat_cst(a, s.W * ST_HS), e->sp);
     s.wsum = lw_shared_buffer(w, "stwsum", SK_U32, nat_cst(a, s.W), e->sp);
     st_load(&s, g->buf, pairs ? g2->buf : NULL);
-    for (int d = 0; d < ST_PASSES; d++) {
+    for (int d = 0; d < s.passes; d++) {
         st_clear(&s);
         st_rank(&s, d, d % 2);
         st_scan_counts(&s);

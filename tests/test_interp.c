@@ -1634,6 +1634,126 @@ START_TEST(test_sorttiles)
 }
 END_TEST
 
+/* sortTiles of 8-byte elements and u64 orders (issue 35 item 2): u64, i64 and f64 keys
+ * (f64 as the u64 words of their bits, ordered as rsOrdF64 of patterns/radixsort.rise
+ * orders them; and f64 elements themselves, by u64(x)), descending, a u32 order of u64
+ * keys (their low word), pairs of 4- and 8-byte keys and values, in tiles of 1024 x 4,
+ * at ragged sizes. The expectation is computed here: each tile's (order, index) pairs
+ * sorted by qsort, the order written in C. Keys are 100 values spread over all 64 bits
+ * (many ties: the input order among equal orders shows in the values, each element's
+ * input index). */
+typedef struct St64Key {
+    uint64_t o;
+    int64_t i;
+} St64Key;
+
+static int st64_cmp(const void *pa, const void *pb)
+{
+    const St64Key *a = pa, *b = pb;
+    if (a->o != b->o) return a->o < b->o ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static uint64_t st64_ord(int c, uint64_t x)
+{
+    const uint64_t sign = (uint64_t)1 << 63;
+    double d;
+    switch (c) {
+    case 0: case 5: return x;                                  /* u64 keys */
+    case 1: return ~(x ^ sign);                                /* i64 keys, descending */
+    case 2: case 6: return x == sign ? sign : (x & sign) ? ~x : x ^ sign; /* f64 words */
+    case 3: return (uint32_t)x;                                /* u64 keys by their low word */
+    case 4: return (uint32_t)x / 7u;                           /* u32 keys */
+    case 7: memcpy(&d, &x, 8); return (uint64_t)d;             /* f64 elements by u64(x) */
+    }
+    return 0;
+}
+
+START_TEST(test_sorttiles_8byte)
+{
+    /* kb, vb: the keys' and the values' bytes (vb 0: keys alone) */
+    static const struct { const char *src; int kb, vb; } cases[] = {
+        {"kernel k = nFun(n => fun(n.u64)(xs => xs |> sortTiles(1024, 4)(fun(x => x))))", 8, 0},
+        {"kernel k = nFun(n => fun(n.i64)(xs => xs |> sortTiles(1024, 4)(fun(x => ~(u64(x) ^ shl(u64(1))(63))))))", 8, 0},
+        {"kernel k = nFun(n => fun(n.u64)(xs => xs |> sortTiles(1024, 4)(fun(y => select(y == shl(u64(1))(63))"
+         "(shl(u64(1))(63))(select((y & shl(u64(1))(63)) != 0)(~y)(y ^ shl(u64(1))(63)))))))", 8, 0},
+        {"kernel k = nFun(n => fun(n.u64)(xs => xs |> sortTiles(1024, 4)(fun(x => u32(x)))))", 8, 0},
+        {"kernel k = nFun(n => fun(n.u32)(ks => fun(n.u64)(vs => zip(ks)(vs) |> sortTiles(1024, 4)(fun(p => fst(p) / 7u)) "
+         "|> unzip)))", 4, 8},
+        {"kernel k = nFun(n => fun(n.u64)(ks => fun(n.u32)(vs => zip(ks)(vs) |> sortTiles(1024, 4)(fun(p => fst(p))) "
+         "|> unzip)))", 8, 4},
+        {"kernel k = nFun(n => fun(n.u64)(ks => fun(n.i64)(vs => zip(ks)(vs) |> sortTiles(1024, 4)(fun(p => "
+         "select(fst(p) == shl(u64(1))(63))(shl(u64(1))(63))(select((fst(p) & shl(u64(1))(63)) != 0)(~fst(p))"
+         "(fst(p) ^ shl(u64(1))(63))))) |> unzip)))", 8, 8},
+        {"kernel k = nFun(n => fun(n.f64)(xs => xs |> sortTiles(1024, 4)(fun(x => u64(x)))))", 8, 0},
+    };
+    static const int64_t sizes[] = {1, 31, 1000, 4097};
+    const int64_t T = 4096;
+    char err[256] = "";
+    for (int c = 0; c < (int)(sizeof cases / sizeof *cases); c++) {
+        int kb = cases[c].kb, vb = cases[c].vb;
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            int64_t n = sizes[si];
+            uint64_t *k64 = malloc((size_t)n * 8), *v64 = malloc((size_t)n * 8);
+            unsigned char *ks = malloc((size_t)n * 8), *vs = malloc((size_t)n * 8), *out = malloc((size_t)n * 8),
+                          *outv = malloc((size_t)n * 8);
+            St64Key *key = malloc(sizeof *key * (size_t)n);
+            uint64_t r = 4242u + (uint64_t)c;
+            for (int64_t i = 0; i < n; i++) {
+                r = r * 6364136223846793005u + 1442695040888963407u;
+                uint64_t a = (r >> 33) % 100u, hi = r >> 11;
+                double d = (double)a - 50.0;
+                if (a == 0) d = -0.0; /* -0 and +0 (a = 50) are one f64 order */
+                switch (c) {
+                case 2: case 6: memcpy(&k64[i], &d, 8); break;
+                case 3: k64[i] = hi << 32 | a; break;
+                case 4: k64[i] = a; break;
+                case 7: d = (double)a + 0.25 * (double)(hi % 4u); memcpy(&k64[i], &d, 8); break;
+                default: k64[i] = a * 0x9E3779B97F4A7C15u; break;
+                }
+                v64[i] = (uint64_t)i;
+                if (kb == 4) ((uint32_t *)ks)[i] = (uint32_t)k64[i];
+                else memcpy(ks + 8 * i, &k64[i], 8);
+                if (vb == 4) ((uint32_t *)vs)[i] = (uint32_t)i;
+                else memcpy(vs + 8 * i, &v64[i], 8);
+            }
+            const Define dn[] = {{"n", n}};
+            const void *in[2] = {ks, vs};
+            if (vb)
+                ck_assert_msg(run_src_outs(cases[c].src, dn, 1, in, (void *const[]){out, outv}, err, sizeof err), "%s",
+                              err);
+            else
+                ck_assert_msg(run_src(cases[c].src, dn, 1, in, out, err, sizeof err), "%s", err);
+            for (int64_t t0 = 0; t0 < n; t0 += T) {
+                int64_t m = n - t0 < T ? n - t0 : T;
+                for (int64_t i = 0; i < m; i++) {
+                    key[i].o = st64_ord(c, k64[t0 + i]);
+                    key[i].i = t0 + i;
+                }
+                qsort(key, (size_t)m, sizeof *key, st64_cmp);
+                for (int64_t i = 0; i < m; i++) {
+                    uint64_t got = 0, gotv = 0;
+                    memcpy(&got, out + kb * (t0 + i), (size_t)kb);
+                    memcpy(&gotv, outv + vb * (t0 + i), (size_t)vb);
+                    uint64_t want = kb == 4 ? (uint32_t)k64[key[i].i] : k64[key[i].i];
+                    ck_assert_msg(got == want, "case %d n=%lld: element %lld is %llx, want %llx", c, (long long)n,
+                                  (long long)(t0 + i), (unsigned long long)got, (unsigned long long)want);
+                    ck_assert_msg(!vb || gotv == (uint64_t)key[i].i, "case %d n=%lld: value %lld is %llu, want %lld",
+                                  c, (long long)n, (long long)(t0 + i), (unsigned long long)gotv, (long long)key[i].i);
+                }
+            }
+            free(k64);
+            free(v64);
+            free(ks);
+            free(vs);
+            free(out);
+            free(outv);
+            free(key);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_concat_padempty_generate)
 {
     float out[10];
@@ -1705,6 +1825,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_select_pipe);
     tcase_add_test(tc, test_multisplit);
     tcase_add_test(tc, test_sorttiles);
+    tcase_add_test(tc, test_sorttiles_8byte);
     tcase_add_test(tc, test_concat_padempty_generate);
     tcase_add_test(tc, test_nested_views);
     tcase_add_test(tc, test_pairs_as_data);

@@ -41,7 +41,8 @@
 #    stable reference sort (and qsort to 2^21), 1000 back-to-back sorts, the histogram
 #    kernel of examples/radixsort.rise against the interpreter, and the sanitizers.
 #    The one-launch small sort (sortTiles, examples/sorttiles.rise) against the
-#    interpreter and libpatrt's sorts around its thresholds (2048, 4096, 8192 keys), with sanitizers.
+#    interpreter and libpatrt's sorts around its thresholds (2048, 4096, 8192 keys), with sanitizers;
+#    its 8-byte keys and values (u64, i64, f64, u64 orders) too.
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # w. (issue 36, in the default list) the Python package with PyTorch and CuPy:
 #    python/tests/test_gpu.py (and test_cpu.py) under pytest, or the file alone without
@@ -1149,6 +1150,35 @@ if [ $rc = 0 ]; then
   done
   collect
 fi
+# sort64 (issue 35 item 2, 8-byte keys): sortTiles of u64, i64 and f64 keys (their
+# rsOrd*64 orders, eight passes; one descending), pairs of 4- and 8-byte keys and
+# values, and a u32 order of u64 keys, against the interpreter at 1, 31, 1000, the
+# tile and one more (4097) and three tiles (12289): keys 0..99 (--input random: ties,
+# the input order among them shows in the values), then keys over the whole 64-bit
+# range (every digit of every pass); the sanitizers on a u64 key kernel and a pairs one.
+w64="random:0:9223372036854775807" wi64="random:-9223372036854775808:9223372036854775807"
+for k in stU64 stI64 stF64 stI64Desc stPairsU32U64 stPairsU64U32 stPairsF64I64 stPairsI32F64 stU64Lo; do
+  nin=1
+  case $k in stPairs*) nin=2 ;; esac
+  for n in 1 31 1000 4097 12289; do
+    run_case gpu sorttiles.rise $k $n $nin -D n=$n
+  done
+done
+for kin in "stU64 $w64" "stI64 $wi64" "stF64 $w64" "stI64Desc $wi64" "stU64Lo $w64" "stPairsU64U32 $w64 random" \
+           "stPairsF64I64 $w64 $wi64" "stPairsU32U64 random $w64"; do
+  read -ra kw <<<"$kin"
+  k=${kw[0]} ins=()
+  for i in "${kw[@]:1}"; do ins+=(--input "$i"); done
+  for n in 1000 12289; do
+    bg_check gpu sorttiles.rise "$k wide" $n 'max relative error: [^ ]*' \
+      "$PATC" run examples/sorttiles.rise --kernel $k "${ins[@]}" --check-against-cpu -D n=$n
+  done
+done
+collect
+for tool in memcheck racecheck synccheck; do
+  san $tool sorttiles.rise stI64Desc 1 -D n=4097
+  san $tool sorttiles.rise stPairsF64I64 2 -D n=1000
+done
 rm -rf "$rdir"
 fi # section r
 
