@@ -14,10 +14,10 @@
  * type, and a second buffer of values; a descending sorter sorts by the complemented
  * order bits (rsOrd*Desc), which keeps equal keys in input order as the ascending one.
  *
- * Up to SMALL_MAX keys the sort is one launch instead (sortSmall0..2: rsSmall, the
+ * Up to small_max keys the sort is one launch instead (sortSmall0..2: rsSmall, the
  * sortTiles primitive, one block sorting the whole input in shared memory: 512 threads
- * of 4 keys up to 2048, 1024 of 4 up to 4096, 1024 of 8 up to 8192), which needs no
- * temporary memory.
+ * of 4 keys up to 2048, 1024 of 4 up to 4096, 1024 of 8 up to 8192; for a pair with an
+ * 8-byte key or value 1024 of 5 up to 5120), which needs no temporary memory.
  */
 #include "patc.h"
 #include "rt_internal.h"
@@ -32,17 +32,22 @@
  * and 185 at 256x24; pairs 220 us at 384x16, 249 at 256x16 (bench/results/2026-11-26-nvidia-h100-msvar). */
 enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
 
-/* The small sort's tiles: up to SMALL_MAX keys one launch of one block (sortSmallK, the
+/* The small sort's tiles: up to small_max keys one launch of one block (sortSmallK, the
  * first tile that holds n). Six launches cost 41-47 us on an H100 at n = 1000..4097
  * against CUB's 14-16 (bench/results/2026-11-26-nvidia-h100-sort and -sort-small2: CUB
  * sorts such n in one block). 512 threads of 4 keys sorted 1000 keys in 12.3-12.9 us and
  * 2048 in 14.3-14.8, 1024 threads of 4 in 14.0 and 15.7; at 4096 1024 x 4 was the
  * fastest shape tried (20.7 us; 512 x 8 21.1-21.7, 256 x 16 25.1-25.8) (bench/msvar/7,
- * bench/results/2026-11-26-nvidia-h100-msvar/msvar7.txt). 1024 x 8 (8192 keys) takes
- * 131 KB of shared memory, 197 KB for pairs (sortTiles keeps the tile twice), under the
- * 227 KB a block can have. */
-static const struct { int nt, ipt; } small_tiles[] = {{512, 4}, {1024, 4}, {1024, 8}};
-enum { NSMALL = 3, SMALL_MAX = 1024 * 8 };
+ * bench/results/2026-11-26-nvidia-h100-msvar/msvar7.txt). sortTiles keeps the tile twice
+ * in shared memory, under the 227 KB a block can have: 1024 x 8 (8192 keys) takes 131 KB
+ * for 4-byte keys, 197 KB for 4-byte pairs or 8-byte keys; an element of 12 or 16 bytes
+ * (a pair with an 8-byte key or value) takes the second table, whose last tile, 1024 x 5,
+ * is 217 KB for u64 pairs (1024 x 8 would be 328 KB). */
+typedef struct {
+    int nt, ipt;
+} Tile;
+enum { NSMALL = 3 };
+static const Tile small_tiles[2][NSMALL] = {{{512, 4}, {1024, 4}, {1024, 8}}, {{512, 4}, {1024, 4}, {1024, 5}}};
 
 /* The digit width: 8 bits by default (CUB's); 5 to 11 (rsScanD gives a lane r/32 >= 1
  * counts; 11 bits is 2048 buckets, a third pass fewer for u32 keys). At most 13 passes
@@ -56,7 +61,8 @@ struct patc_sorter {
     patc_type vtype;       /* pairs: the values' type */
     int ks, vs;            /* the bytes of a key and of a value (0 for keys alone) */
     int nd, r;             /* the passes (digits) and the buckets of a pass (2^digit_bits) */
-    bool small_ok;         /* sortSmall0..2 exist (4-byte keys and values: sortTiles's elements) */
+    const Tile *tiles;     /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
+    long long small_max;   /* the last tile's keys: up to this many, one launch */
     char *source;
     patc_program *prog[2]; /* [0] without a cubin (interpreter, queries), [1] with one */
     patc_kernel *hist[2], *scan[2], *pass[2], *copy[2], *small[NSMALL][2];
@@ -87,22 +93,24 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
 /* The order function of the sorter as .rise text: the key's order bits (ord), or for a
  * bit range [b, e) narrower than the key the range alone, shifted down:
  * shr(o)(b) & (2^(e-b) - 1), which sorts by bits b..e-1 and keeps the input order of
- * keys equal there (CUB's begin_bit, end_bit, on the same order bits). */
+ * keys equal there (CUB's begin_bit, end_bit, on the same order bits). A range of at
+ * most 32 bits of an 8-byte key is a u32 (four passes of the small sort, not eight). */
 static void order_text(StrBuf *b, const char *ord, int bits, int lo, int hi)
 {
-    bool w64 = bits == 64;
+    bool w64 = bits == 64, narrow = w64 && hi - lo <= 32;
     sb_printf(b, "def sortOrd = fun(x => ");
     if (lo == 0 && hi == bits) {
         sb_printf(b, "%s(x))\n", ord);
         return;
     }
+    if (narrow) sb_puts(b, "u32(");
     if (w64) sb_printf(b, "shr(%s(x))(u64(%d))", ord, lo);
     else sb_printf(b, "shr(%s(x))(%du)", ord, lo);
     if (hi - lo < bits) {
         if (w64) sb_printf(b, " & (shl(u64(1))(u64(%d)) - 1)", hi - lo);
         else sb_printf(b, " & %uu", (unsigned)((1ull << (hi - lo)) - 1));
     }
-    sb_puts(b, ")\n");
+    sb_puts(b, narrow ? "))\n" : ")\n");
 }
 
 patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, patc_sorter **out)
@@ -138,13 +146,13 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     s->vs = vs;
     s->r = 1 << w;
     s->nd = (hi - lo + w - 1) / w;
-    /* sortTiles sorts 4-byte elements by a u32: keys and values of 4 bytes */
-    s->small_ok = ks == 4 && vs != 8;
+    s->tiles = small_tiles[ks + vs > 8];
+    s->small_max = (long long)s->tiles[NSMALL - 1].nt * s->tiles[NSMALL - 1].ipt;
     const char *words = vs == 8 ? "u64" : "u32";
     StrBuf b = {0};
     sb_puts(&b, "-- generated by libpatrt for patc_sorter_create\nimport \"radixsort.rise\"\n");
     order_text(&b, ord, bits, lo, hi);
-    sb_printf(&b, "def sortDig = %s(sortOrd, %d)\n", ks == 8 ? "rsDigit64" : "rsDigit32", w);
+    sb_printf(&b, "def sortDig = %s(sortOrd, %d)\n", hi - lo > 32 ? "rsDigit64" : "rsDigit32", w);
     sb_printf(&b, "kernel sortHist = nFun((n, g) => fun(n.%s)(xs => xs |> rsHistogramD(n, g, %d, %d, sortDig)))\n", kt,
               s->nd, s->r);
     sb_printf(&b, "kernel sortScan = fun(%d.u32)(h => h |> rsScanD(%d, %d))\n", s->nd * s->r, s->nd, s->r);
@@ -154,16 +162,16 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
                   PASS_IPT, s->r);
         sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
                       "unzip)))\n", kt, words);
-        for (int i = 0; s->small_ok && i < NSMALL; i++)
+        for (int i = 0; i < NSMALL; i++)
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> "
-                          "rsSmallPairs(%d, %d, sortOrd))))\n", i, kt, words, small_tiles[i].nt, small_tiles[i].ipt);
+                          "rsSmallPairs(%d, %d, sortOrd))))\n", i, kt, words, s->tiles[i].nt, s->tiles[i].ipt);
     } else {
         sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(%d.u32)(offs => fun(n.%s)(xs => "
                       "xs |> rsPassD(%d, %d, %d, sortDig, d, offs)))))\n", s->r, kt, PASS_NT, PASS_IPT, s->r);
         sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(xs => xs |> mapGlobal(id)))\n", kt);
-        for (int i = 0; s->small_ok && i < NSMALL; i++)
+        for (int i = 0; i < NSMALL; i++)
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, sortOrd)))\n", i, kt,
-                      small_tiles[i].nt, small_tiles[i].ipt);
+                      s->tiles[i].nt, s->tiles[i].ipt);
     }
     s->source = sb_take(&b);
     if (!s->source) {
@@ -214,7 +222,7 @@ static patc_status program(patc_sorter *s, int cubin)
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortScan", &s->scan[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPass", &s->pass[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortCopy", &s->copy[cubin]);
-    for (int i = 0; st == PATC_OK && s->small_ok && i < NSMALL; i++) {
+    for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
         char name[16];
         snprintf(name, sizeof name, "sortSmall%d", i);
         st = patc_get_kernel(s->prog[cubin], name, &s->small[i][cubin]);
@@ -227,13 +235,13 @@ static patc_status program(patc_sorter *s, int cubin)
 }
 
 /* Whether n keys take the one launch of a sortSmallK. */
-static bool small_sort(const patc_sorter *s, long long n) { return s->small_ok && n <= SMALL_MAX; }
+static bool small_sort(const patc_sorter *s, long long n) { return n <= s->small_max; }
 
-/* The one-launch kernel for n <= SMALL_MAX keys: the first tile that holds n. */
+/* The one-launch kernel for n <= small_max keys: the first tile that holds n. */
 static patc_kernel *small_for(const patc_sorter *s, long long n, int cubin)
 {
     int i = 0;
-    while (i < NSMALL - 1 && n > (long long)small_tiles[i].nt * small_tiles[i].ipt) i++;
+    while (i < NSMALL - 1 && n > (long long)s->tiles[i].nt * s->tiles[i].ipt) i++;
     return s->small[i][cubin];
 }
 

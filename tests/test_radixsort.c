@@ -834,6 +834,23 @@ START_TEST(wide_sorter_arguments)
      * and the histogram's global bins (its scratch) 2048 words instead of 1024 */
     ck_assert_msg(b64 == b32 + 4000000 + 8192 + 4096, "f64: %zu bytes, u32: %zu", b64, b32);
     ck_assert_msg(bp == b64 + 8000000, "i64+u64: %zu bytes, f64 keys: %zu", bp, b64);
+    /* the one launch, no temporary memory: up to 8192 keys of 8 bytes, 5120 pairs of an
+     * 8-byte key or value (rt_sort.c's second table of tiles) */
+    static const struct {
+        patc_sort_spec sp;
+        long long most;
+    } one[] = {{{.key_type = PATC_U64}, 8192},
+               {{.key_type = PATC_F64, .values = 1, .value_type = PATC_U64}, 5120},
+               {{.key_type = PATC_U32, .values = 1, .value_type = PATC_I64}, 5120},
+               {{.key_type = PATC_I64, .begin_bit = 8, .end_bit = 20}, 8192}};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        size_t b0 = 1, b1 = 0;
+        ck_assert_int_eq(patc_sorter_create_spec(ctx, &one[i].sp, &so), PATC_OK);
+        ck_assert_msg(patc_sorter_temp_bytes(so, one[i].most, &b0) == PATC_OK, "%s", patc_last_error(ctx));
+        ck_assert_msg(patc_sorter_temp_bytes(so, one[i].most + 1, &b1) == PATC_OK, "%s", patc_last_error(ctx));
+        ck_assert_msg(b0 == 0 && b1 > 0, "spec %zu: %zu bytes at n = %lld, %zu above", i, b0, one[i].most, b1);
+        patc_sorter_free(so);
+    }
     /* 11-bit digits: 2048 buckets a pass, so the look-back's words 8x, the counts 3 x 2048 */
     ck_assert_msg(b11 > b32 + 7 * 2048 * (size_t)(n / 6144), "u32 of 11-bit digits: %zu bytes, of 8: %zu", b11, b32);
 }
