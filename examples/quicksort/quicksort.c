@@ -9,7 +9,12 @@
  *     quicksort --interp N KIND   every partition and small sort run on the CPU
  *                                 interpreter (patc_interp_run_outputs): no GPU needed
  *     quicksort --interp-test     --interp at N = 1, 31, 1000, 5000, 20011 for every KIND
- *     quicksort --compile         both programs compiled to sm_90 cubins by NVRTC
+ *     quicksort --compile         the programs (samplesort.rise too) compiled to sm_90
+ *                                 cubins by NVRTC
+ *     quicksort --sample ...      any of these by the sample sort of samplesort.rise
+ *                                 (issue 35 item 3): eight launches and one download
+ *                                 whatever n is, buckets of more than a tile of 16384
+ *                                 keys (--bucket-max M: M) sorted by the partitions
  *
  * Exit status: 0 when every sort matched qsort, 1 on a mismatch or a failure, 2 for bad
  * usage, 77 when the GPU mode finds no GPU ("skipped: no GPU"). Before any of these, in
