@@ -9,7 +9,12 @@
  *     quicksort --interp N KIND   every partition and small sort run on the CPU
  *                                 interpreter (patc_interp_run_outputs): no GPU needed
  *     quicksort --interp-test     --interp at N = 1, 31, 1000, 5000, 20011 for every KIND
- *     quicksort --compile         both programs compiled to sm_90 cubins by NVRTC
+ *     quicksort --compile         the programs (samplesort.rise too) compiled to sm_90
+ *                                 cubins by NVRTC
+ *     quicksort --sample ...      any of these by the sample sort of samplesort.rise
+ *                                 (issue 35 item 3): eight launches and one download
+ *                                 whatever n is, buckets of more than a tile of 16384
+ *                                 keys (--bucket-max M: M) sorted by the partitions
  *
  * Exit status: 0 when every sort matched qsort, 1 on a mismatch or a failure, 2 for bad
  * usage, 77 when the GPU mode finds no GPU ("skipped: no GPU"). Before any of these, in
@@ -67,6 +72,14 @@ typedef struct Seg {
     int buf; /* BUF_A or BUF_B: where the segment's keys are now */
 } Seg;
 
+/* the sample sort's kernels (samplesort.rise) and buffers (samplesort.c) */
+enum { SSK_SAMPLE, SSK_TILES, SSK_COUNTS, SSK_SCAN, SSK_SPLIT, SSK_PAD, SSK_BACK, SSK_N };
+enum { SSB_SMP0, SSB_SMP, SSB_OFFS, SSB_PAD, SSB_PADS, SSB_N };
+static int sample_mode; /* --sample */
+/* --bucket-max M: the sample sort's buckets of more than M keys (at most a tile, 16384)
+ * go to the partition sort; a smaller M tries that path on small inputs */
+static long long ss_max = 16384;
+
 /* the per-level arrays: positions (3 per segment), the keys there, the counts */
 enum { LV_POS, LV_KEYS, LV_COUNT, LV_N };
 
@@ -93,6 +106,13 @@ typedef struct Sorter {
     long long *ms;              /* a level's counts of keys below them */
     long long nwork, capwork;
     long long partitions, smalls, copies, max_work, levels;
+    /* the sample sort (--sample, samplesort.c) */
+    patc_program *ss_prog;
+    patc_kernel *ssk[SSK_N];
+    unsigned long long ssb[SSB_N]; /* its buffers: device pointers, or host addresses */
+    unsigned *ss_offs;             /* the host copy of the bucket offsets (GPU) */
+    long long ss_buckets, ss_launches, ss_big, ss_big_keys, ss_first_big, ss_first_big_len;
+    int ss_whole; /* 1: n too large, the whole sort by partitions */
 } Sorter;
 
 static int fail(Sorter *q, const char *what, patc_status s)
@@ -268,12 +288,20 @@ static int push(Sorter *q, Seg s)
  * distinct value costs at most two partitions per segment it is pivot of. A level costs
  * three waits (the picked keys, the counts, and the second counts when some m = 0),
  * not four per partition. */
+static patc_status quicksort_work(Sorter *q);
 static patc_status quicksort(Sorter *q, long long n)
 {
-    patc_status st = PATC_OK;
     q->n = n;
     q->nwork = 0;
     if (push(q, (Seg){0, n, BUF_A})) return PATC_ERR_NO_MEMORY;
+    return quicksort_work(q);
+}
+
+/* The level loop of quicksort() on the segments in the list (all in one buffer): the
+ * sample sort gives it its buckets of more than a tile. */
+static patc_status quicksort_work(Sorter *q)
+{
+    patc_status st = PATC_OK;
     int *pos = q->interp ? (int *)(uintptr_t)q->lv[LV_POS] : q->lvhost[LV_POS];
     while (q->nwork > 0 && st == PATC_OK) {
         long long nl = 0, k = 0;
@@ -345,6 +373,165 @@ static patc_status quicksort(Sorter *q, long long n)
     return st;
 }
 
+/* ---------------------------------------------------------------- the sample sort */
+
+/* The sample sort (--sample; samplesort.rise, README.md "The sample sort"): eight launches
+ * and one download of 4096 offsets whatever n is, in place of a launch per segment.
+ * Buckets are sorted in tiles of SS_T keys (sortTiles of 1024 threads x 16, the most
+ * 4-byte keys a block's shared memory holds); k buckets, a power of two, the fewest with
+ * at most SS_AVG keys each on average, so that with SS_SAMPLES samples (one tile) hardly
+ * any bucket of random keys passes SS_T. A bucket that does is sorted by partitions
+ * (quicksort_work); so is everything when k would pass 4096 (multisplit's most). */
+enum { SS_T = 16384, SS_SAMPLES = 16384, SS_AVG = 4352, SS_KMAX = 4096 };
+
+static unsigned long long ss_base(Sorter *q, int id) { return id < 0 ? q->base[-1 - id] : q->ssb[id]; }
+/* a buffer id: A, B, R as -1 - BUF_*, the sample sort's as SSB_* */
+#define SS_MAIN(b) (-1 - (b))
+
+/* One launch of the sample sort's kernel j with the given nats, its data parameters and
+ * outputs the buffers named (ids as ss_base's), each wrapped at the size the kernel
+ * gives it; on the interpreter, run there. */
+static patc_status ss_run(Sorter *q, int j, const long long *nats, int nin, const int *ins, int nout, const int *outs)
+{
+    patc_kernel *k = q->ssk[j];
+    patc_status st = PATC_OK;
+    q->ss_launches++;
+    if (q->interp) {
+        const void *in[3];
+        void *out[2];
+        for (int i = 0; i < nin; i++) in[i] = (const void *)(uintptr_t)ss_base(q, ins[i]);
+        for (int i = 0; i < nout; i++) out[i] = (void *)(uintptr_t)ss_base(q, outs[i]);
+        return patc_interp_run_outputs(k, nats, in, out);
+    }
+    patc_buffer *ib[3] = {0}, *ob[2] = {0};
+    patc_arg args[3];
+    for (int i = 0; i < nin && st == PATC_OK; i++) {
+        size_t bytes;
+        if ((st = patc_kernel_input_info(k, i, nats, NULL, NULL, &bytes)) == PATC_OK)
+            st = patc_buffer_wrap(q->ctx, ss_base(q, ins[i]), bytes, &ib[i]);
+        args[i] = (patc_arg){.buffer = ib[i]};
+    }
+    for (int i = 0; i < nout && st == PATC_OK; i++) {
+        size_t bytes;
+        if ((st = patc_kernel_output_info_at(k, i, nats, NULL, NULL, &bytes)) == PATC_OK)
+            st = patc_buffer_wrap(q->ctx, ss_base(q, outs[i]), bytes, &ob[i]);
+    }
+    if (st == PATC_OK) st = patc_launch_args_enqueue(k, nats, args, ob, NULL);
+    for (int i = 0; i < 3; i++) patc_buffer_free(ib[i]);
+    for (int i = 0; i < 2; i++) patc_buffer_free(ob[i]);
+    return st;
+}
+
+/* The shape of a sample sort of n keys: k buckets, s samples (both powers of two, s at
+ * least 4k); 0 when n is too large (k past SS_KMAX). */
+static int ss_shape(long long n, long long *k, long long *s)
+{
+    *k = 2;
+    while (*k < SS_KMAX && *k * SS_AVG < n) *k *= 2;
+    if (*k * SS_AVG < n) return 0;
+    for (*s = 4 * *k; *s < n && *s < SS_SAMPLES;) *s *= 2;
+    if (*s > SS_SAMPLES) *s = SS_SAMPLES;
+    return 1;
+}
+
+/* The buffers of a sample sort of n keys (those of the partition sort, A, B, R and the
+ * level arrays, come from gpu_alloc or interp_case): the sample twice, the 4096
+ * offsets, and the padded tiles twice (k * SS_T words). */
+static size_t ss_bytes(long long n, int b)
+{
+    long long k, s;
+    if (!ss_shape(n, &k, &s)) k = s = 1; /* unused: the partition sort does it all */
+    switch (b) {
+    case SSB_SMP0: case SSB_SMP: return (size_t)s * 4;
+    case SSB_OFFS: return SS_KMAX * 4;
+    case SSB_PAD: case SSB_PADS: return (size_t)k * SS_T * 4;
+    }
+    return 0;
+}
+
+/* Sort the n keys in A into R (B, and A after the multisplit, are scratch):
+ *   ssSample A -> SMP0, ssSortTiles SMP0 -> SMP (the sorted sample), ssCounts (SMP, A)
+ *   -> PADS (4096 counts; PADS is not in use yet), ssScan -> OFFS; the offsets
+ *   downloaded (the one wait); ssSplit (OFFS, SMP, A) -> B (the keys grouped by
+ *   bucket); ssPad (OFFS, B) -> PAD; ssSortTiles PAD -> PADS; ssBack (OFFS, PADS) -> R.
+ * Then each bucket of more than SS_T keys (its place in R holds only its tile's first
+ * SS_T, garbage) is sorted again from B into R by the partition sort's levels. */
+static patc_status samplesort(Sorter *q, long long n)
+{
+    long long k, s;
+    q->n = n;
+    q->ss_launches = q->ss_big = q->ss_big_keys = q->ss_first_big = q->ss_first_big_len = 0;
+    q->ss_whole = !ss_shape(n, &k, &s);
+    q->ss_buckets = q->ss_whole ? 0 : k;
+    if (q->ss_whole) return quicksort(q, n);
+    const long long r = s / k, g = n / 65536 < 1 ? 1 : n / 65536 > 264 ? 264 : n / 65536;
+    const long long tiles = k * SS_T;
+    patc_status st;
+    if ((st = ss_run(q, SSK_SAMPLE, (long long[]){n, s}, 1, (int[]){SS_MAIN(BUF_A)}, 1, (int[]){SSB_SMP0})) ||
+        (st = ss_run(q, SSK_TILES, (long long[]){s}, 1, (int[]){SSB_SMP0}, 1, (int[]){SSB_SMP})) ||
+        (st = ss_run(q, SSK_COUNTS, (long long[]){n, g, k, r}, 2, (int[]){SSB_SMP, SS_MAIN(BUF_A)}, 1, (int[]){SSB_PADS})) ||
+        (st = ss_run(q, SSK_SCAN, (long long[]){0}, 1, (int[]){SSB_PADS}, 1, (int[]){SSB_OFFS})))
+        return st;
+    const unsigned *offs = (const unsigned *)(uintptr_t)q->ssb[SSB_OFFS];
+    if (!q->interp) {
+        patc_buffer *b = NULL;
+        if ((st = patc_buffer_wrap(q->ctx, q->ssb[SSB_OFFS], SS_KMAX * 4, &b)) == PATC_OK)
+            st = patc_buffer_download(b, q->ss_offs, SS_KMAX * 4); /* waits */
+        patc_buffer_free(b);
+        if (st) return st;
+        offs = q->ss_offs;
+    }
+    /* the buckets past k-1 are empty, and every count is at most n: else a wrong kernel */
+    q->nwork = 0;
+    for (long long b = 0; b < SS_KMAX; b++) {
+        long long end = b + 1 < SS_KMAX ? offs[b + 1] : n, len = end - offs[b];
+        if (offs[0] != 0 || len < 0 || end > n || (b >= k && len)) {
+            fprintf(stderr, "quicksort: the sample sort's bucket %lld runs from %u to %lld of %lld keys\n", b, offs[b], end, n);
+            return PATC_ERR_INVALID;
+        }
+        if (len > ss_max) {
+            if (!q->ss_big++) q->ss_first_big = b, q->ss_first_big_len = len;
+            q->ss_big_keys += len;
+            if (push(q, (Seg){offs[b], len, BUF_B})) return PATC_ERR_NO_MEMORY;
+        }
+    }
+    if ((st = ss_run(q, SSK_SPLIT, (long long[]){n, k, r}, 3, (int[]){SSB_OFFS, SSB_SMP, SS_MAIN(BUF_A)}, 1,
+                     (int[]){SS_MAIN(BUF_B)})) ||
+        (st = ss_run(q, SSK_PAD, (long long[]){n, k}, 2, (int[]){SSB_OFFS, SS_MAIN(BUF_B)}, 1, (int[]){SSB_PAD})) ||
+        (st = ss_run(q, SSK_TILES, (long long[]){tiles}, 1, (int[]){SSB_PAD}, 1, (int[]){SSB_PADS})) ||
+        (st = ss_run(q, SSK_BACK, (long long[]){n, k}, 2, (int[]){SSB_OFFS, SSB_PADS}, 1, (int[]){SS_MAIN(BUF_R)})))
+        return st;
+    if (!q->nwork) return PATC_OK;
+    /* The partition sort's small sorts run on side streams, which do not wait for the
+     * null stream: wait for the launches above (ssSplit writes B, ssBack R) first. */
+    if (!q->interp) {
+        patc_buffer *b = NULL;
+        unsigned first;
+        if ((st = patc_buffer_wrap(q->ctx, q->ssb[SSB_OFFS], 4, &b)) == PATC_OK) st = patc_buffer_download(b, &first, 4);
+        patc_buffer_free(b);
+        if (st) return st;
+    }
+    return quicksort_work(q);
+}
+
+/* What the sample sort did, for the output line. */
+static void ss_describe(const Sorter *q, char *buf, size_t size)
+{
+    if (q->ss_whole) {
+        snprintf(buf, size, "fallback: n above %d x %d, all by partitions: %lld levels, %lld partitions, %lld small sorts",
+                 SS_KMAX, SS_AVG, q->levels, q->partitions, q->smalls);
+        return;
+    }
+    int m = snprintf(buf, size, "sample sort: %lld buckets, %lld launches and 1 download, padded to %lld keys (%.1f MiB, twice)",
+                     q->ss_buckets, q->ss_launches, q->ss_buckets * SS_T, q->ss_buckets * SS_T * 4.0 / 1048576);
+    if (q->ss_big && m > 0 && (size_t)m < size)
+        snprintf(buf + m, size - (size_t)m,
+                 "; fallback: %lld buckets of more than %lld keys (%lld keys; bucket %lld holds %lld) by partitions: "
+                 "%lld levels, %lld partitions, %lld small sorts, %lld copies",
+                 q->ss_big, ss_max, q->ss_big_keys, q->ss_first_big, q->ss_first_big_len, q->levels, q->partitions,
+                 q->smalls, q->copies);
+}
+
 /* ---------------------------------------------------------------- inputs and checks */
 
 static const char *const KINDS[] = {"random", "dup", "equal", "sorted", "reversed", "inf"};
@@ -407,6 +594,14 @@ static patc_status load(Sorter *q, int no_cubin)
         (st = patc_program_compile(q->ctx, PATC_QUICKSORT_DIR "/pick.rise", NULL, 0, &o, &q->pick_prog)) != PATC_OK ||
         (st = patc_get_kernel(q->pick_prog, "pickF32", &q->pick)) != PATC_OK)
         return st;
+    if (sample_mode) {
+        static const char *const names[SSK_N] = {"ssSample", "ssSortTiles", "ssCounts", "ssScan",
+                                                 "ssSplit",  "ssPad",       "ssBack"};
+        if ((st = patc_program_compile(q->ctx, PATC_QUICKSORT_DIR "/samplesort.rise", NULL, 0, &o, &q->ss_prog)) != PATC_OK)
+            return st;
+        for (int j = 0; j < SSK_N; j++)
+            if ((st = patc_get_kernel(q->ss_prog, names[j], &q->ssk[j])) != PATC_OK) return st;
+    }
     /* the one nat left of each must be the segment's length */
     if (patc_kernel_num_nats(q->part) != 1 || strcmp(patc_kernel_nat_name(q->part, 0), "n") ||
         patc_kernel_num_nats(q->small) != 1 || strcmp(patc_kernel_nat_name(q->small, 0), "n")) {
@@ -456,6 +651,11 @@ static int gpu_alloc(Sorter *q, long long n)
         int r = q->mem_alloc(&q->base[b], (size_t)n * sizeof(float));
         if (r) return fprintf(stderr, "quicksort: cuMemAlloc of %lld keys failed (%d)\n", n, r), 1;
     }
+    for (int b = 0; b < SSB_N && sample_mode; b++) {
+        int r = q->mem_alloc(&q->ssb[b], ss_bytes(n, b));
+        if (r) return fprintf(stderr, "quicksort: cuMemAlloc of %zu bytes failed (%d)\n", ss_bytes(n, b), r), 1;
+    }
+    if (sample_mode && !(q->ss_offs = malloc(SS_KMAX * 4))) return fprintf(stderr, "quicksort: out of memory\n"), 1;
     if (level_alloc(q, n)) return 1;
     for (int b = 0; b < LV_N; b++) {
         int r = q->mem_alloc(&q->lv[b], lv_bytes(q, b));
@@ -473,11 +673,15 @@ static void release(Sorter *q)
             if (q->base[b]) q->mem_free(q->base[b]);
         for (int b = 0; b < LV_N; b++)
             if (q->lv[b]) q->mem_free(q->lv[b]);
+        for (int b = 0; b < SSB_N; b++)
+            if (q->ssb[b]) q->mem_free(q->ssb[b]);
     }
     if (q->interp) {
         for (int b = 0; b < 3; b++) free((void *)(uintptr_t)q->base[b]);
         for (int b = 0; b < LV_N; b++) free((void *)(uintptr_t)q->lv[b]);
+        for (int b = 0; b < SSB_N; b++) free((void *)(uintptr_t)q->ssb[b]);
     }
+    free(q->ss_offs);
     for (int b = 0; b < LV_N; b++) free(q->lvhost[b]);
     free(q->level);
     free(q->piv);
@@ -508,6 +712,11 @@ static int interp_case(Sorter *q, long long n, const char *kind)
         q->lv[b] = (uintptr_t)malloc(lv_bytes(q, b));
         if (!q->lv[b]) return fprintf(stderr, "quicksort: out of memory\n"), 1;
     }
+    for (int b = 0; b < SSB_N && sample_mode; b++) {
+        free((void *)(uintptr_t)q->ssb[b]);
+        q->ssb[b] = (uintptr_t)malloc(ss_bytes(n, b));
+        if (!q->ssb[b]) return fprintf(stderr, "quicksort: out of memory\n"), 1;
+    }
     float *want = malloc((size_t)n * sizeof *want);
     if (!want) return fprintf(stderr, "quicksort: out of memory\n"), 1;
     if (make_keys(host_keys(q, BUF_A, 0), n, kind)) {
@@ -517,11 +726,15 @@ static int interp_case(Sorter *q, long long n, const char *kind)
     memcpy(want, host_keys(q, BUF_A, 0), (size_t)n * sizeof *want);
     qsort(want, (size_t)n, sizeof *want, cmp_f32);
     q->partitions = q->smalls = q->copies = q->max_work = q->levels = 0;
-    patc_status st = quicksort(q, n);
+    patc_status st = sample_mode ? samplesort(q, n) : quicksort(q, n);
     char what[64];
     snprintf(what, sizeof what, "interp n=%lld %s", n, kind);
     int bad = st != PATC_OK ? fail(q, what, st) : check(host_keys(q, BUF_R, 0), want, n, what);
-    if (!bad)
+    char how[512];
+    if (!bad && sample_mode) {
+        ss_describe(q, how, sizeof how);
+        printf("PASS %s: %s\n", what, how);
+    } else if (!bad)
         printf("PASS %s: %lld levels, %lld partitions, %lld small sorts, %lld copies, level <= %lld segments\n", what,
                q->levels, q->partitions, q->smalls, q->copies, q->max_work);
     free(want);
@@ -543,6 +756,15 @@ static int run_interp(long long n, const char *kind, int suite)
         static const long long sizes[] = {1, 31, 1000, 5000, 20011};
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
             for (int k = 0; k < NKINDS; k++) bad |= interp_case(&q, sizes[i], KINDS[k]);
+        /* the sample sort again with buckets of more than 1024 keys sorted by partitions
+         * (small sorts, partitions and copies): at 5000 keys (two buckets) every kind, at
+         * 20011 (eight) two (the interpreter's small sorts take a second there) */
+        for (int k = 0; k < NKINDS && sample_mode; k++) {
+            ss_max = 1024;
+            bad |= interp_case(&q, 5000, KINDS[k]);
+            if (!strcmp(KINDS[k], "random") || !strcmp(KINDS[k], "inf")) bad |= interp_case(&q, 20011, KINDS[k]);
+            ss_max = SS_T;
+        }
     } else {
         bad = interp_case(&q, n, kind);
     }
@@ -557,15 +779,16 @@ static int run_compile(void)
     patc_status st = patc_create(&q.ctx, 0, PATC_NO_CACHE);
     if (st != PATC_OK) return fail(&q, "patc_create", st);
     patc_set_arch(q.ctx, 90);
+    sample_mode = 1; /* samplesort.rise too */
     st = load(&q, 0);
     int bad = st != PATC_OK ? fail(&q, "compile for sm_90", st) : 0;
     /* the 64-bit builds too (launches past 2^31 index values run them): the text as
      * emitted, with the PATC_INDEX32 the runtime puts ahead of it taken back */
-    patc_program *progs[3] = {q.part_prog, q.small_prog, q.pick_prog};
-    const char *paths[3] = {PATC_EXAMPLES_DIR "/partition.rise", PATC_QUICKSORT_DIR "/sort_small.rise",
-                            PATC_QUICKSORT_DIR "/pick.rise"};
+    patc_program *progs[4] = {q.part_prog, q.small_prog, q.pick_prog, q.ss_prog};
+    const char *paths[4] = {PATC_EXAMPLES_DIR "/partition.rise", PATC_QUICKSORT_DIR "/sort_small.rise",
+                            PATC_QUICKSORT_DIR "/pick.rise", PATC_QUICKSORT_DIR "/samplesort.rise"};
     patc_define defs[2] = {{"nt", PART_NT}, {"ipt", PART_IPT}};
-    for (int i = 0; i < 3 && !bad; i++) {
+    for (int i = 0; i < 4 && !bad; i++) {
         const char *cu = patc_program_cuda(progs[i]);
         char *text = malloc(strlen(cu) + 32);
         if (!text) return fprintf(stderr, "quicksort: out of memory\n"), 1;
@@ -579,8 +802,8 @@ static int run_compile(void)
         free(text);
     }
     if (!bad)
-        printf("ok: partition.rise, sort_small.rise and pick.rise compiled to sm_90 cubins (32- and 64-bit index "
-               "builds)\n");
+        printf("ok: partition.rise, sort_small.rise, pick.rise and samplesort.rise compiled to sm_90 cubins (32- and "
+               "64-bit index builds)\n");
     release(&q);
     return bad;
 }
@@ -632,13 +855,18 @@ static int run_gpu(long long n, const char *kind, int reps)
         }
         q.partitions = q.smalls = q.copies = q.max_work = q.levels = 0;
         double t0 = now_ms();
-        st = quicksort(&q, n);
+        st = sample_mode ? samplesort(&q, n) : quicksort(&q, n);
         if (st == PATC_OK) st = patc_buffer_download(r, got, (size_t)n * sizeof *got); /* waits */
         ms[i] = now_ms() - t0;
         if (st != PATC_OK) bad = fail(&q, what, st);
         else bad = check(got, want, n, what);
     }
-    if (!bad) {
+    if (!bad && sample_mode) {
+        char how[512];
+        qsort(ms + 1, (size_t)reps, sizeof *ms, cmp_double);
+        ss_describe(&q, how, sizeof how);
+        printf("%s: %.3f ms (median of %d; %s) ok\n", what, ms[1 + reps / 2], reps, how);
+    } else if (!bad) {
         qsort(ms + 1, (size_t)reps, sizeof *ms, cmp_double);
         printf("%s: %.3f ms (median of %d; %lld levels, %lld partitions, %lld small sorts, %lld copies, level <= %lld "
                "segments) ok\n", what, ms[1 + reps / 2], reps, q.levels, q.partitions, q.smalls, q.copies, q.max_work);
@@ -653,8 +881,24 @@ static int run_gpu(long long n, const char *kind, int reps)
 
 int main(int argc, char **argv)
 {
-    /* --streams K (1..32) and --small 1024|4096, in either order, before the mode */
-    while (argc >= 3 && (!strcmp(argv[1], "--streams") || !strcmp(argv[1], "--small"))) {
+    /* --sample, --streams K (1..32) and --small 1024|4096, in any order, before the mode */
+    while (argc >= 2) {
+        if (!strcmp(argv[1], "--sample")) {
+            sample_mode = 1;
+            argv[1] = argv[0];
+            argv++;
+            argc--;
+            continue;
+        }
+        if (argc >= 3 && !strcmp(argv[1], "--bucket-max")) {
+            ss_max = atoll(argv[2]);
+            if (ss_max < 1 || ss_max > SS_T) return fprintf(stderr, "quicksort: --bucket-max takes 1 to %d\n", SS_T), 2;
+            argv[2] = argv[0];
+            argv += 2;
+            argc -= 2;
+            continue;
+        }
+        if (argc < 3 || (strcmp(argv[1], "--streams") && strcmp(argv[1], "--small"))) break;
         const int streams = !strcmp(argv[1], "--streams");
         const long long v = atoll(argv[2]);
         if (streams ? v < 1 || v > MAX_STREAMS : v != 1024 && v != 4096) {
@@ -673,7 +917,7 @@ int main(int argc, char **argv)
     if (argc == 4 && !strcmp(argv[1], "--interp") && atoll(argv[2]) >= 1) return run_interp(atoll(argv[2]), argv[3], 0);
     if ((argc == 3 || (argc == 4 && atoi(argv[3]) >= 1)) && atoll(argv[1]) >= 1)
         return run_gpu(atoll(argv[1]), argv[2], argc == 4 ? atoi(argv[3]) : 3);
-    fprintf(stderr, "usage: quicksort [--streams K] [--small 1024|4096] (N KIND [REPS] | --interp N KIND | --interp-test | "
+    fprintf(stderr, "usage: quicksort [--sample [--bucket-max M]] [--streams K] [--small 1024|4096] (N KIND [REPS] | --interp N KIND | --interp-test | "
                     "--compile)\n"
                     "  KIND: random, dup, equal, sorted, reversed, inf\n");
     return 2;

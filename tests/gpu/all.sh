@@ -26,7 +26,7 @@
 # x. every device scan of every type at 2^28 against the interpreter (lookback: scan_device,
 #    scan_types); y. scanPipe, the row scan and Blelloch's at 2^28 (3 and 4 minutes);
 # c. filter and partition (the patterns and filterPipe/partitionPipe) against the
-#    interpreter, their sanitizers (and quicksort);
+#    interpreter, their sanitizers (and quicksort, with its sample sort);
 # d. filter and partition at 2^24+3 against the interpreter;
 # a. the ready-made algorithms (patc_reduce, patc_inclusive_scan, patc_exclusive_scan,
 #    patc_algo_* filter and partitions) of every type against CUB (tests/gpu/algo_check.cu),
@@ -816,6 +816,27 @@ for kind in random dup; do
   o=$(compute-sanitizer --tool memcheck --error-exitcode 1 build/examples/quicksort/quicksort 20011 $kind 1 2>&1); rc=$?
   echo "$o" >>"$OUT/sanitizer.log"
   record memcheck quicksort "$kind" 20011 $rc "$(echo "$o" | grep -m1 'ERROR SUMMARY')"
+done
+# issue 35 item 3 (samplesort): the sample sort (quicksort --sample, samplesort.rise: eight
+# launches and one download whatever n is) against qsort at the sizes above, every kind;
+# with --bucket-max 1024 (buckets of more than 1024 keys sorted by partitions, the
+# fallback's path with small sorts) at 2^20+7; above its limit (4096 x 4352 keys) the
+# partition sort, said so. Its kernels against the interpreter where random input is
+# valid (the sample, the tile sort), and the whole sort under each sanitizer.
+for n in 1 1000 1048583 16777216; do
+  for kind in random dup equal sorted reversed inf; do qsort_case "sample $kind" $n --sample $n $kind; done
+done
+for kind in random dup sorted; do qsort_case "sample bmax1024 $kind" 1048583 --sample --bucket-max 1024 1048583 $kind; done
+qsort_case "sample random (limit)" 20000003 --sample 20000003 random 1
+run_case gpu quicksort/samplesort.rise ssSample 1048583 1 -D n=1048583 -D s=16384
+for n in 1 16384 16385 1048583; do run_case gpu quicksort/samplesort.rise ssSortTiles $n 1 -D n=$n; done
+for tool in memcheck racecheck synccheck; do
+  san $tool quicksort/samplesort.rise ssSortTiles 1 -D n=40000
+  for kind in random dup; do
+    o=$(compute-sanitizer --tool $tool --error-exitcode 1 build/examples/quicksort/quicksort --sample 100003 $kind 1 2>&1); rc=$?
+    echo "$o" >>"$OUT/sanitizer.log"
+    record $tool "quicksort --sample" "$kind" 100003 $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
+  done
 done
 fi
 fi # sections c and d
