@@ -3,7 +3,7 @@
 # through tests/fakecuda's stand-in driver and libpatrt's real launch path) against the
 # interpreter, `patc run --check-against-cpu` at ragged sizes; with QUICKSORT (the
 # binary of examples/quicksort), its GPU mode too, each sort checked against qsort.
-# ctest emulated_kernels.
+# ctest emulated_kernels_1 and _2 (EMU_PART below).
 #
 # This is not the GPU: it runs blocks one after another (the pipe kernels' three at a
 # time) and the threads of a block as fibers that meet at barriers, warp collectives
@@ -19,7 +19,9 @@
 # too far, say), which the results alone would not show.
 #
 # Exit 0 when every check passes, 1 otherwise. EMU_ONLY=REGEX runs the cases whose line
-# matches.
+# matches. EMU_PART=I/N runs every N-th unit (a case line or a block below), from the
+# I-th: ctest runs the emulator as two such tests side by side (tests/CMakeLists.txt),
+# since it alone took 637 of a fresh clone's 1123 s of CI.
 set -u
 PATC=$(cd "$(dirname "${1:?usage: run.sh PATC FAKECUDA_DIR [QUICKSORT]}")" && pwd)/$(basename "$1")
 FAKE=$(cd "${2:?usage: run.sh PATC FAKECUDA_DIR [QUICKSORT]}" && pwd)
@@ -29,6 +31,16 @@ cd "$here/../.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0 passes=0
+part_i=1 part_n=1
+if [ -n "${EMU_PART:-}" ]; then
+    part_i=${EMU_PART%/*} part_n=${EMU_PART#*/}
+fi
+unit=0
+# part_ok: whether the next unit is this part's (counted in the shell that calls it)
+part_ok() {
+    unit=$((unit + 1))
+    [ $(((unit - 1) % part_n)) -eq $((part_i - 1)) ]
+}
 asan=$(${CXX:-c++} -print-file-name=libasan.so 2>/dev/null)
 if [ -n "$asan" ] && [ "${asan#/}" != "$asan" ] && [ -e "$asan" ]; then
     export CXX="${CXX:-c++} -fsanitize=address -fno-omit-frame-pointer"
@@ -315,6 +327,7 @@ for n in 4097 100003; do echo "multisplit.rise msWide --input random:0:65535 -D 
 echo "0 0" >"$TMP/counts"
 cases | while read -r file kernel rest; do
     [ -n "${EMU_ONLY:-}" ] && ! [[ "$file $kernel $rest" =~ $EMU_ONLY ]] && continue
+    part_ok || continue
     # the inputs are the --input words at the front of rest
     inputs=
     set -- $rest
@@ -326,7 +339,7 @@ read -r fails passes <"$TMP/counts"
 
 # the quicksort's GPU mode: its three programs' kernels, as examples/quicksort/quicksort.c
 # compiles them (partition.rise with nt=128, ipt=16; n is a run-time nat there)
-if [ -n "$QS" ] && { [ -z "${EMU_ONLY:-}" ] || [[ quicksort =~ $EMU_ONLY ]]; }; then
+if [ -n "$QS" ] && { [ -z "${EMU_ONLY:-}" ] || [[ quicksort =~ $EMU_ONLY ]]; } && part_ok; then
     q=examples/quicksort
     if bash tests/emu/build.sh "$PATC" "$TMP/qpart.so" examples/partition.rise --kernel partitionLtF32 -D nt=128 -D ipt=16 &&
         bash tests/emu/build.sh "$PATC" "$TMP/qsmall.so" $q/sort_small.rise &&
@@ -381,7 +394,7 @@ relaunch_check() {
 }
 # issue 33 item 2: the histogram's global bins are left zero for the next launch (three
 # launches on the same buffers)
-if [ -z "${EMU_ONLY:-}" ] || [[ "histogram relaunch" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "histogram relaunch" =~ $EMU_ONLY ]]; } && part_ok; then
     for ng in "1 1" "4097 3" "100003 7"; do
         set -- $ng
         relaunch_check "histogram.rise histU32 -D n=$1 -D g=$2" examples/histogram.rise "-D n=$1 -D g=$2" "histU32 $1 $2"
@@ -394,7 +407,7 @@ fi
 # (cuda_emu: a deadlock, a misused mbarrier, an invalid access) where the unedited
 # kernel passes. The edits go through the helpers' names only (patc_mb_*), whatever
 # the code around them.
-if [ -z "${EMU_ONLY:-}" ] || [[ "scan_pipe faults" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "scan_pipe faults" =~ $EMU_ONLY ]]; } && part_ok; then
     pf=(examples/scan_pipe.rise --kernel inclSumI32 -D w=2 -D ipt=4 -D s=2 -D n=4097)
     run_pipe() { # in a subshell whose stderr is dropped: no "Aborted" from bash for a stopped run
         (FAKECUDA_EMULATE=$1 LD_LIBRARY_PATH=$FAKE "${preload[@]}" "$PATC" run "${pf[@]}" --input random \
@@ -459,7 +472,7 @@ fi
 # issue 34 item 3: the pipe kernels leave their tile counter at the next epoch, and a
 # later launch on the same scratch takes the earlier launch's tile words for unset:
 # three scanPipe launches on the same buffers
-if [ -z "${EMU_ONLY:-}" ] || [[ "scan_pipe relaunch" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "scan_pipe relaunch" =~ $EMU_ONLY ]]; } && part_ok; then
     for kn in "exclMinU32 4097" "inclSumI32 100003"; do
         set -- $kn
         relaunch_check "scan_pipe.rise $1 -D n=$2 -D w=2 -D ipt=4 -D s=2" examples/scan_pipe.rise \
@@ -471,7 +484,7 @@ fi
 # output (m - the later tiles' counts wrapped, the offset clamped to n, the place m + the
 # elements before - n < 0), too large past its end. Under AddressSanitizer (the stand-in
 # driver's buffers exactly as large as asked) each run must stop on nothing.
-if [ -z "${EMU_ONLY:-}" ] || [[ "partition_given wrong count" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "partition_given wrong count" =~ $EMU_ONLY ]]; } && part_ok; then
     gk=(tests/programs/partition_given.rise --kernel givenPipeF32 -D n=100003)
     if bash tests/emu/build.sh "$PATC" "$TMP/given.so" "${gk[@]}" 2>"$TMP/build.err"; then
         for m in 0 1000 50000 100003 4000000000; do
@@ -495,7 +508,7 @@ fi
 # does not wait for the earlier tiles' words, ranks in a round reversed (not stable),
 # a prefix that stops at an aggregate, a tile scan of the bucket starts without its
 # first shuffle; each must fail the check where the unedited kernel passes.
-if [ -z "${EMU_ONLY:-}" ] || [[ "multisplit relaunch faults" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "multisplit relaunch faults" =~ $EMU_ONLY ]]; } && part_ok; then
     for n in 4097 100003; do
         relaunch_check "multisplit.rise msU32 -D n=$n -D g=3" examples/multisplit.rise "--kernel msU32 -D n=$n -D g=3" "msU32 $n 3"
     done
@@ -528,7 +541,7 @@ fi
 # the interpreter on random words; each pass (digit d = 0..3) on one set of keys with
 # digit d's offsets, which the interpreter computes from the same keys (a pass's
 # offsets depend only on the keys' digit counts, so the unsorted keys serve every d).
-if [ -z "${EMU_ONLY:-}" ] || [[ "radixsort.rise" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "radixsort.rise" =~ $EMU_ONLY ]]; } && part_ok; then
     for t in U32 I32 F32; do
         for n in 1 31 1000 4097 100003; do
             python3 -c "import os,sys; sys.stdout.buffer.write(os.urandom(4*$n))" >"$TMP/rs_keys.bin"
@@ -576,7 +589,7 @@ sort_check_emu() {
         fails=$((fails + 1))
     fi
 }
-if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; } && part_ok; then
     rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
     if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
         for t in u32 i32 f32; do
@@ -617,7 +630,7 @@ fi
 # offsets the interpreter's histogram and scan give (descending: of the complemented
 # order bits); then libpatrt's patc_sort_pairs and descending sorts through
 # tests/gpu/sort_check.c on the emulated kernels, as the block above.
-if [ -z "${EMU_ONLY:-}" ] || [[ "radixsort_pairs.rise" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "radixsort_pairs.rise" =~ $EMU_ONLY ]]; } && part_ok; then
     for n in 33 4097; do
         python3 -c "import os,sys; sys.stdout.buffer.write(os.urandom(4*$n))" >"$TMP/rp_keys.bin"
         python3 -c "import os,sys; sys.stdout.buffer.write(os.urandom(4*$n))" >"$TMP/rp_vals.bin"
@@ -649,7 +662,7 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "radixsort_pairs.rise" =~ $EMU_ONLY ]]; then
         done
     done
 fi
-if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check_pairs" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check_pairs" =~ $EMU_ONLY ]]; } && part_ok; then
     rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
     if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
         for f in "--pairs=u32 f32" "--pairs=f32 i32" "--desc f32" "--desc --pairs=i32 u32"; do
@@ -683,7 +696,7 @@ fi
 # (2048 keys take the 512 x 4 launch, 4097 the 1024 x 8 one, 8193 the six) through
 # sort_check. Kept small (about
 # 30 s here): every type and size runs in tests/gpu/all.sh's section r.
-if [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; then
+if { [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; } && part_ok; then
     check sorttiles.rise stF32 "$r1" -D n=1000
     check sorttiles.rise stF32Desc "$r1" -D n=4097
     check sorttiles.rise stPairsI32 "$r2" -D n=33
