@@ -251,6 +251,63 @@ def test_sort_special_keys_out_and_in_place():
     assert patc.sort(np.zeros(0, dtype="float32")).shape == (0,)
 
 
+def order_of(x):
+    """The sort's order bits of x as uint64, written here (floats: -0.0 as +0.0, a
+    negative key's bits complemented, a positive key's sign bit set)."""
+    w = x.dtype.itemsize * 8
+    top = np.uint64(1 << (w - 1))
+    b = bits_of(x).astype(np.uint64)
+    if x.dtype.kind == "u":
+        return b
+    if x.dtype.kind == "i":
+        return b ^ top
+    full = np.uint64((1 << w) - 1)
+    b = np.where(b == top, np.uint64(0), b)
+    return np.where(b & top, full ^ b, b | top)
+
+
+@pytest.mark.parametrize("kt,vt", [("float32", "uint32"), ("int64", "float64"), ("uint32", "int64"),
+                                   ("float64", "int32")])
+@pytest.mark.parametrize("n", [1, 33, 1000, 9001])
+@pytest.mark.parametrize("desc", [False, True])
+def test_sort_pairs_and_descending(kt, vt, n, desc):
+    rng = np.random.default_rng(n + len(kt))
+    if kt.startswith("float"):
+        k = np.round(rng.random(n) * 40 - 20).astype(kt)  # duplicates: the order among equals is checked
+        k[::7] = -0.0
+    else:
+        k = rng.integers(np.iinfo(kt).min, np.iinfo(kt).max, n, dtype=kt, endpoint=True) & kt_mask(kt)
+    v = np.arange(n).astype(vt)
+    o = order_of(k)
+    if desc:
+        o = ~o if k.dtype.itemsize == 8 else np.uint64(0xFFFFFFFF) ^ o
+    want = np.argsort(o, kind="stable")  # stable: equal keys in input order, either direction
+    gk, gv = patc.sort_pairs(k, v, descending=desc)
+    assert gk.dtype == k.dtype and gv.dtype == v.dtype
+    assert np.array_equal(bits_of(gk), bits_of(k[want]))
+    assert np.array_equal(gv, v[want])
+    assert np.array_equal(bits_of(patc.sort(k, descending=desc)), bits_of(k[want]))
+    # in place
+    k2, v2 = k.copy(), v.copy()
+    r = patc.sort_pairs(k2, v2, descending=desc, keys_out=k2, values_out=v2)
+    assert r[0] is k2 and r[1] is v2 and np.array_equal(v2, v[want])
+
+
+def kt_mask(kt):
+    """The low 16 bits of random words cleared: equal keys among 1000 and more."""
+    return np.iinfo(kt).max ^ 0xFFFF if kt.startswith("u") else -65536
+
+
+def test_sort_pairs_errors():
+    k = np.zeros(4, dtype="uint32")
+    with pytest.raises(patc.SizeError):
+        patc.sort_pairs(k, np.zeros(5, dtype="uint32"))
+    with pytest.raises(patc.DtypeError):
+        patc.sort_pairs(k, np.zeros(4, dtype="bool"))
+    with pytest.raises(patc.DtypeError):
+        patc.sort_pairs(k, np.zeros(4, dtype="uint32"), values_out=np.zeros(4, dtype="int32"))
+
+
 def test_sort_errors():
     with pytest.raises(patc.DtypeError, match="uint32, int32, float32, uint64, int64 and float64"):
         patc.sort(np.zeros(3, dtype="bool"))

@@ -120,6 +120,18 @@ def test_sort_enqueues():
         assert patc.sort(x, out=x) is x
     with pytest.raises(patc.DtypeError):
         patc.sort(Dev(10, "|b1", 1), out=Dev(10, "|b1", 1))
+    # descending, and pairs of 4- and 8-byte keys and values, out of place and in place
+    x, out = Dev(5000, "<f4"), Dev(5000, "<f4")
+    assert patc.sort(x, out=out, descending=True) is out
+    for kt, vt in (("<f4", "<u4"), ("<u8", "<f8"), ("<i4", "<i8")):
+        k, v = Dev(9001, kt, int(kt[2])), Dev(9001, vt, int(vt[2]))
+        ko, vo = Dev(9001, kt, int(kt[2])), Dev(9001, vt, int(vt[2]))
+        r = patc.sort_pairs(k, v, keys_out=ko, values_out=vo, descending=kt == "<u8")
+        assert r[0] is ko and r[1] is vo
+        r = patc.sort_pairs(k, v, keys_out=k, values_out=v)
+        assert r[0] is k and r[1] is v
+    with pytest.raises(patc.SizeError):
+        patc.sort_pairs(Dev(10, "<f4"), Dev(11, "<u4"), keys_out=Dev(10, "<f4"), values_out=Dev(11, "<u4"))
 
 
 def test_wraps_kept_for_the_launch(call_path):

@@ -316,6 +316,18 @@ def test_torch_and_cupy_sort():
                 assert torch.equal(y, torch.sort(x).values)
             z = x.clone()
             assert patc.sort(z, out=z) is z and torch.equal(z, y)
+    # pairs and descending against torch.sort(stable=True): the permutation itself (the
+    # indices carried as int64 values), so equal keys' order is checked too
+    for dt in (torch.float32, torch.int64, torch.float64):
+        for n in (1000, 4097, (1 << 20) + 7):
+            g = torch.Generator(device="cuda").manual_seed(n)
+            x = (torch.rand(n, device="cuda", generator=g) * 100).floor().to(dt)  # duplicates
+            idx = torch.arange(n, device="cuda")
+            for desc in (False, True):
+                k, v = patc.sort_pairs(x, idx, descending=desc)
+                ref = torch.sort(x, descending=desc, stable=True)
+                assert torch.equal(k, ref.values) and torch.equal(v, ref.indices)
+                assert torch.equal(patc.sort(x, descending=desc), ref.values)
     h = np.array([0.5, -0.0, float("nan"), -1.0, 0.0, float("inf"), -float("inf"), 2.0], dtype="float32")
     got = patc.sort(torch.from_numpy(h).cuda()).cpu().numpy()
     assert np.array_equal(got.view(np.uint32), patc.sort(h).view(np.uint32))  # the interpreter's

@@ -15,13 +15,13 @@ from ._lib import (PatcError, InvalidArgumentError, OutOfMemoryError, FileError,
                    InterpreterError, ArrayError, DtypeError, ContiguityError, DeviceMismatchError)
 from ._lib import patc_version as _version
 from ._core import (Program, Kernel, compile, emit_cuda, reduce, inclusive_scan, exclusive_scan, filter, partition,
-                    sort, describe_algorithm)
+                    sort, sort_pairs, describe_algorithm)
 
 __version__ = "0.1.0"
 library_version = _version().decode()
 
 __all__ = ["compile", "emit_cuda", "Program", "Kernel", "reduce", "inclusive_scan", "exclusive_scan", "filter",
-           "partition", "sort", "describe_algorithm", "PatcError", "InvalidArgumentError", "OutOfMemoryError", "FileError",
+           "partition", "sort", "sort_pairs", "describe_algorithm", "PatcError", "InvalidArgumentError", "OutOfMemoryError", "FileError",
            "CompileError", "NvrtcError", "DriverError", "NoDriverError", "NoDeviceError", "NotFoundError",
            "SizeError", "LaunchConfigError", "InterpreterError", "ArrayError", "DtypeError", "ContiguityError",
            "DeviceMismatchError"]

@@ -842,37 +842,45 @@ def _sorter(ctx, dev, t, s):
     return h
 
 
-def sort(x, *, out=None, stream=None, device=None):
-    """x's elements in ascending order (patc_sort_keys: a radix sort of uint32, int32,
-    float32, uint64, int64 or float64 keys, on the current stream, no wait: one launch up
-    to 8192 4-byte keys, else a histogram, a scan and a pass per 8 bits), a new 1-D array
-    of x's library on x's device, or written into out= (which may be x itself: an
-    in-place sort). Float keys in CUB's order: NaNs with the sign bit set first, -inf,
-    ..., -0.0 and +0.0 as equals (in their input order), ..., +inf, then the other NaNs.
-    NumPy arrays are sorted by the same kernels on the CPU interpreter."""
-    if _fast_sort is not None and device is None:
-        r = _fast_sort(x, out, stream)
-        if r is not NotImplemented:
-            return r
-    s = A.stream_handle(stream) if stream is not None else 0
+_sorters_spec = {}  # (device, key type, value type or None, descending, stream) -> patc_sorter
+
+
+def _sorter_spec(ctx, dev, t, vt, desc, s, what):
+    key = (dev, t, vt, desc, s)
+    h = _sorters_spec.get(key)
+    if h is None:
+        sp = L.SortSpec(key_type=t, values=int(vt is not None), value_type=0 if vt is None else vt,
+                        descending=int(desc))
+        hp = c_void_p()
+        with ctx.lock:
+            ctx.check(L.patc_sorter_create_spec(ctx.h, byref(sp), byref(hp)), what)
+        h = _sorters_spec[key] = hp.value  # freed with its context (patc_destroy)
+    return h
+
+
+def _sort_operand(x, out, s, what, role, like=None):
+    """(d, o, od, s): x described (one of the sort's six types, contiguous), and its
+    output, out= or a new array of x's library on x's device; s the stream, the
+    library's current one for a device input when none was given. like: the keys'
+    description, whose length and device a values operand must have."""
     h = A._handlers.get(type(x))
     d = h(x, s) if h is not None else A.describe(x, s)
     if d is None:
-        raise ArrayError("patc.sort: the input is %s, not an array" % type(x).__name__)
+        raise ArrayError("%s: the %s is %s, not an array" % (what, role, type(x).__name__))
     if not (d[3] and d[1] >= 0):
-        A.check(d, -1, -1, "patc.sort: the input")
+        A.check(d, -1, -1, "%s: the %s" % (what, role))
     t, n, dev, lib = d[1], d[2], d[4], d[5]
     if t not in _SORT_TYPES:
-        raise DtypeError("patc.sort: %s keys; the sort takes uint32, int32, float32, uint64, int64 and float64"
-                         % A.type_name(d))
+        raise DtypeError("%s: %s %s; the sort takes uint32, int32, float32, uint64, int64 and float64"
+                         % (what, A.type_name(d), role))
+    if like is not None:
+        if n != like[2]:
+            raise SizeError("%s: %d values for %d keys" % (what, n, like[2]))
+        if dev != like[4]:
+            raise DeviceMismatchError("%s: the values are on %s, the keys on %s" % (what, _dev_name(dev),
+                                                                                  _dev_name(like[4])))
     if n >= 2**32:
-        raise SizeError("patc.sort: at most 2^32-1 keys; %d given" % n)
-    if device is not None:
-        want = _as_device(device)
-        if want is not None and want != dev:
-            raise DeviceMismatchError("patc.sort: device=%r, but the input is on %s" % (device, _dev_name(dev)))
-    if dev >= 0 and stream is None:
-        s = A.current_stream(lib, dev)
+        raise SizeError("%s: at most 2^32-1 keys; %d given" % (what, n))
     if out is None:
         o = x.new_empty(n) if lib == A.TORCH else A.empty(lib, t, n, dev)
         od = A.describe(o, s)
@@ -880,26 +888,95 @@ def sort(x, *, out=None, stream=None, device=None):
         o = out
         od = A.describe(o, s)
         if od is None:
-            raise ArrayError("patc.sort: out= is %s, not an array" % type(o).__name__)
-        A.check(od, t, n, "patc.sort: out=")
+            raise ArrayError("%s: the %s's output is %s, not an array" % (what, role, type(o).__name__))
+        A.check(od, t, n, "%s: the %s's output" % (what, role))
         if od[4] != dev:
-            raise DeviceMismatchError("patc.sort: out= is on %s, the input on %s" % (_dev_name(od[4]), _dev_name(dev)))
+            raise DeviceMismatchError("%s: the %s's output is on %s, the %s on %s" % (what, role, _dev_name(od[4]),
+                                                                                       role, _dev_name(dev)))
+    return d, o, od
+
+
+def _sort_stream(x, stream, device, what):
+    """The stream handle of a sort of x and x's description (device= checked)."""
+    s = A.stream_handle(stream) if stream is not None else 0
+    h = A._handlers.get(type(x))
+    d = h(x, s) if h is not None else A.describe(x, s)
+    if d is None:
+        raise ArrayError("%s: the input is %s, not an array" % (what, type(x).__name__))
+    dev, lib = d[4], d[5]
+    if device is not None:
+        want = _as_device(device)
+        if want is not None and want != dev:
+            raise DeviceMismatchError("%s: device=%r, but the input is on %s" % (what, device, _dev_name(dev)))
+    if dev >= 0 and stream is None:
+        s = A.current_stream(lib, dev)
+    return s, dev, lib
+
+
+def _sort_run(ctx, dev, lib, launch):
+    """launch() under the context's lock (and the device's guard where the library sees
+    several GPUs); its status checked."""
+    if dev >= 0 and A.multi_gpu(lib):
+        with A.device_guard(lib, dev), ctx.lock:
+            rc = launch()
+    else:
+        with ctx.lock:
+            rc = launch()
+    return rc
+
+
+def sort(x, *, descending=False, out=None, stream=None, device=None):
+    """x's elements in ascending order, or descending with descending=True (patc_sort_keys:
+    a radix sort of uint32, int32, float32, uint64, int64 or float64 keys, on the current
+    stream, no wait: one launch up to 8192 keys, else a histogram, a scan and a pass per
+    8 bits), a new 1-D array of x's library on x's device, or written into out= (which
+    may be x itself: an in-place sort). Float keys in CUB's order: NaNs with the sign bit
+    set first, -inf, ..., -0.0 and +0.0 as equals (in their input order), ..., +inf, then
+    the other NaNs; descending is that order reversed but for equal keys, which keep their
+    input order. NumPy arrays are sorted by the same kernels on the CPU interpreter."""
+    if _fast_sort is not None and device is None and not descending:
+        r = _fast_sort(x, out, stream)
+        if r is not NotImplemented:
+            return r
+    s, dev, lib = _sort_stream(x, stream, device, "patc.sort")
+    d, o, od = _sort_operand(x, out, s, "patc.sort", "input")
+    t, n = d[1], d[2]
     if n == 0:
         return o
     ctx = _algo_ctx(dev)
-    so = _sorter(ctx, dev, t, s)
-    if dev >= 0 and A.multi_gpu(lib):
-        with A.device_guard(lib, dev), ctx.lock:
-            rc = L.patc_sort_keys_ptr(so, d[0], od[0], n, s)
-    elif dev >= 0:
-        with ctx.lock:
-            rc = L.patc_sort_keys_ptr(so, d[0], od[0], n, s)
+    so = _sorter_spec(ctx, dev, t, None, True, s, "patc.sort") if descending else _sorter(ctx, dev, t, s)
+    if dev >= 0:
+        rc = _sort_run(ctx, dev, lib, lambda: L.patc_sort_keys_ptr(so, d[0], od[0], n, s))
     else:
-        with ctx.lock:
-            rc = L.patc_sort_keys_cpu(so, d[0], od[0], n)
+        rc = _sort_run(ctx, dev, lib, lambda: L.patc_sort_keys_cpu(so, d[0], od[0], n))
     if rc:
         ctx.check(rc, "patc.sort")
     return o
+
+
+def sort_pairs(keys, values, *, descending=False, keys_out=None, values_out=None, stream=None, device=None):
+    """(sorted keys, their values): keys sorted as patc.sort sorts them (stable: equal keys
+    keep their input order), each value moved with its key (patc_sort_pairs). keys and
+    values are 1-D arrays of one length on one device, each of uint32, int32, float32,
+    uint64, int64 or float64; the outputs are new arrays of their libraries, or
+    keys_out=/values_out= (either may be its input: in place). On the current stream, no
+    wait. An argsort is sort_pairs(x, torch.arange(len(x), device=x.device))[1]."""
+    what = "patc.sort_pairs"
+    s, dev, lib = _sort_stream(keys, stream, device, what)
+    d, o, od = _sort_operand(keys, keys_out, s, what, "keys")
+    dv, vo, vod = _sort_operand(values, values_out, s, what, "values", like=d)
+    n = d[2]
+    if n == 0:
+        return o, vo
+    ctx = _algo_ctx(dev)
+    so = _sorter_spec(ctx, dev, d[1], dv[1], bool(descending), s, what)
+    if dev >= 0:
+        rc = _sort_run(ctx, dev, lib, lambda: L.patc_sort_pairs_ptr(so, d[0], od[0], dv[0], vod[0], n, s))
+    else:
+        rc = _sort_run(ctx, dev, lib, lambda: L.patc_sort_pairs_cpu(so, d[0], od[0], dv[0], vod[0], n))
+    if rc:
+        ctx.check(rc, what)
+    return o, vo
 
 
 def describe_algorithm(name, dtype="float32", n=1 << 20, op="add", pred=None, device=-1):

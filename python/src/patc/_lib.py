@@ -132,6 +132,11 @@ class CompileOptions(Structure):
                 ("check_only", c_int)]
 
 
+class SortSpec(Structure):
+    _fields_ = [("key_type", c_int), ("values", c_int), ("value_type", c_int), ("descending", c_int),
+                ("begin_bit", c_int), ("end_bit", c_int), ("digit_bits", c_int)]
+
+
 class Define(Structure):
     _fields_ = [("name", c_char_p), ("value", c_longlong)]
 
@@ -231,6 +236,10 @@ patc_sorter_free = _decl("patc_sorter_free", None, P)
 patc_sorter_temp_bytes = _decl("patc_sorter_temp_bytes", c_int, P, c_longlong, POINTER(c_size_t))
 patc_sort_keys_ptr = _decl("patc_sort_keys_ptr", c_int, P, c_ulonglong, c_ulonglong, c_longlong, c_void_p)
 patc_sort_keys_cpu = _decl("patc_sort_keys_cpu", c_int, P, c_void_p, c_void_p, c_longlong)
+patc_sorter_create_spec = _decl("patc_sorter_create_spec", c_int, P, POINTER(SortSpec), POINTER(P))
+patc_sort_pairs_ptr = _decl("patc_sort_pairs_ptr", c_int, P, c_ulonglong, c_ulonglong, c_ulonglong, c_ulonglong,
+                            c_longlong, c_void_p)
+patc_sort_pairs_cpu = _decl("patc_sort_pairs_cpu", c_int, P, c_void_p, c_void_p, c_void_p, c_void_p, c_longlong)
 
 
 def address_of(f):
