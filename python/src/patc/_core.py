@@ -645,6 +645,18 @@ class _Plan:
                               (alg, t, pop, plam, pinit, names, types))
 
 
+def _device_stream(dev, lib, device, stream, s, what):
+    """The stream of a call on an input on device dev: s, or the library's current stream
+    there when none was given; device= (if given) must name dev."""
+    if device is not None:
+        want = _as_device(device)
+        if want is not None and want != dev:
+            raise DeviceMismatchError("%s: device=%r, but the input is on %s" % (what, device, _dev_name(dev)))
+    if dev >= 0 and stream is None:
+        s = A.current_stream(lib, dev)
+    return s
+
+
 def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scalar_types, kw, fname):
     s = A.stream_handle(stream) if stream is not None else 0
     h = A._handlers.get(type(x))
@@ -657,12 +669,7 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
     if t == L.BOOL:
         raise DtypeError("patc.%s: bool elements; the algorithms take float32, float64, int32, uint32, int64 and "
                          "uint64" % fname)
-    if device is not None:
-        want = _as_device(device)
-        if want is not None and want != dev:
-            raise DeviceMismatchError("patc.%s: device=%r, but the input is on %s" % (fname, device, _dev_name(dev)))
-    if dev >= 0 and stream is None:
-        s = A.current_stream(lib, dev)
+    s = _device_stream(dev, lib, device, stream, s, "patc." + fname)
     if scalars or kw:
         names, types, vals = _scalars_of(t, scalars, scalar_types, kw)
     else:
@@ -904,13 +911,7 @@ def _sort_stream(x, stream, device, what):
     if d is None:
         raise ArrayError("%s: the input is %s, not an array" % (what, type(x).__name__))
     dev, lib = d[4], d[5]
-    if device is not None:
-        want = _as_device(device)
-        if want is not None and want != dev:
-            raise DeviceMismatchError("%s: device=%r, but the input is on %s" % (what, device, _dev_name(dev)))
-    if dev >= 0 and stream is None:
-        s = A.current_stream(lib, dev)
-    return s, dev, lib
+    return _device_stream(dev, lib, device, stream, s, what), dev, lib
 
 
 def _sort_run(ctx, dev, lib, launch):
