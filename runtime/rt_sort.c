@@ -65,7 +65,8 @@ struct patc_sorter {
     long long small_max;   /* the last tile's keys: up to this many, one launch */
     char *source;
     patc_program *prog[2]; /* [0] without a cubin (interpreter, queries), [1] with one */
-    patc_kernel *hist[2], *scan[2], *pass[2], *copy[2], *small[NSMALL][2];
+    patc_kernel *hist[2], *scan[2], *pass[2], *small[NSMALL][2];
+    patc_kernel *copy[2]; /* sortCopy: only for an odd number of passes (copy_back) */
     patc_buffer *tmp;      /* the second buffer of keys (then, for pairs, of values), tmp_bytes long */
     patc_buffer *counts;   /* the histogram (nd*r u32), then the scanned counts (nd*r u32) */
     size_t tmp_bytes;
@@ -160,15 +161,16 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
         sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(%d.u32)(offs => fun(n.%s)(ks => fun(n.%s)(vs => "
                       "zip(ks)(vs) |> rsPassPairsD(%d, %d, %d, sortDig, d, offs))))))\n", s->r, kt, words, PASS_NT,
                   PASS_IPT, s->r);
-        sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
-                      "unzip)))\n", kt, words);
+        if (s->nd % 2)
+            sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
+                          "unzip)))\n", kt, words);
         for (int i = 0; i < NSMALL; i++)
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> "
                           "rsSmallPairs(%d, %d, sortOrd))))\n", i, kt, words, s->tiles[i].nt, s->tiles[i].ipt);
     } else {
         sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(%d.u32)(offs => fun(n.%s)(xs => "
                       "xs |> rsPassD(%d, %d, %d, sortDig, d, offs)))))\n", s->r, kt, PASS_NT, PASS_IPT, s->r);
-        sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(xs => xs |> mapGlobal(id)))\n", kt);
+        if (s->nd % 2) sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(xs => xs |> mapGlobal(id)))\n", kt);
         for (int i = 0; i < NSMALL; i++)
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, sortOrd)))\n", i, kt,
                       s->tiles[i].nt, s->tiles[i].ipt);
@@ -221,7 +223,7 @@ static patc_status program(patc_sorter *s, int cubin)
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortHist", &s->hist[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortScan", &s->scan[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPass", &s->pass[cubin]);
-    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortCopy", &s->copy[cubin]);
+    if (st == PATC_OK && s->nd % 2) st = patc_get_kernel(s->prog[cubin], "sortCopy", &s->copy[cubin]);
     for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
         char name[16];
         snprintf(name, sizeof name, "sortSmall%d", i);
@@ -371,7 +373,8 @@ static patc_status check_bufs(patc_sorter *s, const char *fn, patc_buffer *const
  * the output, the others alternating back from it, so that a pass never reads what it
  * writes. Pass 0 reads the input, so for an in-place sort (in == out) it must not write
  * the output either: with an odd number of passes the chain then starts in the second
- * buffer and ends there, and sortCopy moves the result to the output (copy_back). */
+ * buffer and ends there, and sortCopy moves the result to the output (copy_back; the
+ * program has sortCopy only for an odd number of passes). */
 static int pass_dst(const patc_sorter *s, int d, bool in_place)
 {
     int to_out = (s->nd - 1 - d) % 2 == 0;

@@ -504,12 +504,12 @@ static patc_status samplesort(Sorter *q, long long n)
     if (!q->nwork) return PATC_OK;
     /* The partition sort's small sorts run on side streams, which do not wait for the
      * null stream: wait for the launches above (ssSplit writes B, ssBack R) first. */
-    if (!q->interp) {
-        patc_buffer *b = NULL;
-        unsigned first;
-        if ((st = patc_buffer_wrap(q->ctx, q->ssb[SSB_OFFS], 4, &b)) == PATC_OK) st = patc_buffer_download(b, &first, 4);
-        patc_buffer_free(b);
-        if (st) return st;
+    if (!q->interp && q->nstreams > 1) {
+        int r = q->stream_sync(NULL);
+        if (r) {
+            fprintf(stderr, "quicksort: cuStreamSynchronize failed (%d)\n", r);
+            return PATC_ERR_DRIVER;
+        }
     }
     return quicksort_work(q);
 }

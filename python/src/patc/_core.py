@@ -834,34 +834,24 @@ def partition(x, pred, *, stable=False, out=None, count=None, sync=True, stream=
     return _algo(alg, x, None, None, pred, out, count, sync, stream, device, scalars, scalar_types, kw, "partition")
 
 
-_sorters = {}  # (device, patc_type, stream) -> patc_sorter: one sorter per stream (patc.h's rule)
 _SORT_TYPES = (L.U32, L.I32, L.F32, L.U64, L.I64, L.F64)
 
+# One sorter per (device, key type, value type or None, descending, stream): patc.h's
+# one sorter per stream. An ascending sorter of keys alone is keyed (device, key type,
+# stream), the key patc._fast's sort looks up.
+_sorters = {}
 
-def _sorter(ctx, dev, t, s):
-    key = (dev, t, s)
+
+def _sorter(ctx, dev, t, vt, desc, s, what):
+    key = (dev, t, s) if vt is None and not desc else (dev, t, vt, desc, s)
     h = _sorters.get(key)
-    if h is None:
-        hp = c_void_p()
-        with ctx.lock:
-            ctx.check(L.patc_sorter_create(ctx.h, t, byref(hp)), "patc.sort")
-        h = _sorters[key] = hp.value  # freed with its context (patc_destroy)
-    return h
-
-
-_sorters_spec = {}  # (device, key type, value type or None, descending, stream) -> patc_sorter
-
-
-def _sorter_spec(ctx, dev, t, vt, desc, s, what):
-    key = (dev, t, vt, desc, s)
-    h = _sorters_spec.get(key)
     if h is None:
         sp = L.SortSpec(key_type=t, values=int(vt is not None), value_type=0 if vt is None else vt,
                         descending=int(desc))
         hp = c_void_p()
         with ctx.lock:
             ctx.check(L.patc_sorter_create_spec(ctx.h, byref(sp), byref(hp)), what)
-        h = _sorters_spec[key] = hp.value  # freed with its context (patc_destroy)
+        h = _sorters[key] = hp.value  # freed with its context (patc_destroy)
     return h
 
 
@@ -945,7 +935,7 @@ def sort(x, *, descending=False, out=None, stream=None, device=None):
     if n == 0:
         return o
     ctx = _algo_ctx(dev)
-    so = _sorter_spec(ctx, dev, t, None, True, s, "patc.sort") if descending else _sorter(ctx, dev, t, s)
+    so = _sorter(ctx, dev, t, None, bool(descending), s, "patc.sort")
     if dev >= 0:
         rc = _sort_run(ctx, dev, lib, lambda: L.patc_sort_keys_ptr(so, d[0], od[0], n, s))
     else:
@@ -970,7 +960,7 @@ def sort_pairs(keys, values, *, descending=False, keys_out=None, values_out=None
     if n == 0:
         return o, vo
     ctx = _algo_ctx(dev)
-    so = _sorter_spec(ctx, dev, d[1], dv[1], bool(descending), s, what)
+    so = _sorter(ctx, dev, d[1], dv[1], bool(descending), s, what)
     if dev >= 0:
         rc = _sort_run(ctx, dev, lib, lambda: L.patc_sort_pairs_ptr(so, d[0], od[0], dv[0], vod[0], n, s))
     else:

@@ -231,7 +231,6 @@ patc_algo_enqueue_ptr = _decl("patc_algo_enqueue_ptr", c_int, P, c_ulonglong, c_
 patc_algo_run_cpu = _decl("patc_algo_run_cpu", c_int, P, c_void_p, c_void_p, c_void_p, c_longlong, c_void_p)
 patc_algo_describe = _decl("patc_algo_describe", c_int, P, c_longlong, c_char_p, c_size_t)
 patc_algo_source = _decl("patc_algo_source", c_char_p, P)
-patc_sorter_create = _decl("patc_sorter_create", c_int, P, c_int, POINTER(P))
 patc_sorter_free = _decl("patc_sorter_free", None, P)
 patc_sorter_temp_bytes = _decl("patc_sorter_temp_bytes", c_int, P, c_longlong, POINTER(c_size_t))
 patc_sort_keys_ptr = _decl("patc_sort_keys_ptr", c_int, P, c_ulonglong, c_ulonglong, c_longlong, c_void_p)
