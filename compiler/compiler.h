@@ -127,6 +127,8 @@ typedef enum {
     X(P_ACCUMULATE,      "accumulate",      1, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_MEMORY) \
     /* the stable k-way partition (issue 35 item 1): multisplit(k, nt, ipt)(bucket)(offs)(xs) */ \
     X(P_MULTISPLIT,      "multisplit",      3, 3, 0, NOLVL,       NOSHFL,    (1, 0, 0), PF_SPLIT)  \
+    /* a part of a longer output: multisplitTo(k, nt, ipt, m)(bucket)(offs)(xs), issue 35 item 4 */ \
+    X(P_MULTISPLIT_TO,   "multisplitTo",    4, 3, 0, NOLVL,       NOSHFL,    (1, 0, 0), PF_SPLIT)  \
     /* the one-launch block sort (issue 35 item 2): sortTiles(nt, ipt)(ord)(xs) */              \
     X(P_SORTTILES,       "sortTiles",       2, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_SORT)   \
     SCALAR_FORMS(X)
@@ -286,7 +288,7 @@ struct Expr {
         struct {
             Prim p;
             int dim;      /* 0/1/2 for the map family; lookback: 1 in a mapSeq (a carried prefix) */
-            Nat *nats[3]; /* prim_info[p].nnats of them */
+            Nat *nats[4]; /* prim_info[p].nnats of them */
             Expr *args[3];/* prim_info[p].nargs of them; functions are E_LAM */
         } prim;
         struct { Binder *param; Expr *body; } lam;

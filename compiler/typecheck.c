@@ -223,8 +223,8 @@ Expr *tc_check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_expect
     f = float_lets(t, f);
     if (f->kind != A_LAM) {
         int n;
-        Ast *args[8];
-        Ast *h = spine(f, args, &n, 8);
+        Ast *args[10];
+        Ast *h = spine(f, args, &n, 10);
         if (h->kind == A_VAR && !strchr(h->var.name, '`') && prim_lookup(h->var.name) >= 0) {
             Ast *body = f;
             const char *names[4];
@@ -324,9 +324,9 @@ Expr *tc_prim_expr(Tc *t, Prim p, Type *ty, Span sp)
     return e;
 }
 
-/* The A_APP case keeps 8 arguments: a primitive's dimension, nats and arguments, and
+/* The A_APP case keeps 10 arguments: a primitive's dimension, nats and arguments, and
  * the first extra one, where "too many arguments" is reported. */
-#define X(e, n, nn, na, ...) _Static_assert(1 + (nn) + (na) < 8, n ": more arguments than infer_node keeps");
+#define X(e, n, nn, na, ...) _Static_assert(1 + (nn) + (na) < 10, n ": more arguments than infer_node keeps");
 PRIMITIVES(X)
 #undef X
 
@@ -492,10 +492,10 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
     }
     case A_APP: {
         /* one applied to more arguments than it takes: infer_prim says so at the first
-         * extra one (no primitive takes 8) */
-        Ast *args[8];
+         * extra one (no primitive takes 10) */
+        Ast *args[10];
         int n;
-        Ast *h = spine(e, args, &n, 8);
+        Ast *h = spine(e, args, &n, 10);
         if (h->kind == A_VAR) {
             Scope *s = lookup(sc, h->var.name);
             if (s) diag_error(t->d, h->sp, "'%s' is not a function", uname(t, h->var.name));

@@ -89,7 +89,7 @@ struct Code {
     const RType *ty;
     Span sp;
     Prim p;
-    int64_t k[3];   /* prim nats */
+    int64_t k[4];   /* prim nats */
     Code *args[3];  /* prim args; E_LAM/E_LET: args[0] is the body, args[1] a let's value */
     int slot;       /* E_VAR, E_LAM param, E_LET binder */
     Scalar lit;     /* E_LIT, E_NAT: the value */

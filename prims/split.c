@@ -6,21 +6,32 @@
  * another through a look-back over k counters. */
 #include "prims.h"
 
+#include <string.h>
+
 /* The most buckets: the kernel keeps a count per warp and bucket in shared memory
  * ((w + 1) * k words), and the tile words of the look-back are k per tile. */
 #define MS_KMAX 4096
 
 /* ---------------------------------------------------------------- the type rule */
 
-/* multisplit(k, nt, ipt)(bucket)(offs)(xs) : (t -> u32) -> k.u32 -> n.t -> n.t, t a
+/* multisplit(k, nt, ipt)(bucket)(offs)(xs) : (t -> u32) -> k.w -> n.t -> n.t, t a
  * scalar (f32 i32 u32 f64 i64 u64) or a pair of them (a key and the value it carries,
  * zip(keys)(values): the sort of pairs, issue 35 item 2; the bucket function of the
- * pair, the result an array of pairs, two outputs): element xs[i] goes to offs[b] + (the number of j < i
- * with bucket(xs[j]) = b), b = bucket(xs[i]) in 0..k-1; offs must be the exclusive scan
- * of the buckets' counts (an earlier launch's result: a histogram, then a scan). k (1 to
- * MS_KMAX buckets), nt (threads a block, a multiple of 32 up to 1024) and ipt (items a
- * thread, 1 to 32) are constants: the kernel's tiles are nt*ipt elements. It is a kernel
- * (the last launch) of its own: outside every map and function. */
+ * pair, the result an array of pairs, two outputs), w u32 or u64: element xs[i] goes to
+ * offs[b] + (the number of j < i with bucket(xs[j]) = b), b = bucket(xs[i]) in 0..k-1;
+ * offs must be the exclusive scan of the buckets' counts (an earlier launch's result: a
+ * histogram, then a scan). k (1 to MS_KMAX buckets), nt (threads a block, a multiple of
+ * 32 up to 1024) and ipt (items a thread, 1 to 32) are constants: the kernel's tiles
+ * are nt*ipt elements. It is a kernel (the last launch) of its own: outside every map
+ * and function.
+ *
+ * multisplitTo(k, nt, ipt, m) is the same placing into a result of m elements (m any
+ * nat), of which xs fills only the places it is sent to: a part of a longer sort, one
+ * launch per part of the input (issue 35 item 4: a pass over more than 2^32 keys in
+ * parts, each with its own offsets). Its offsets need only leave each bucket room:
+ * offs[b] + count(b) <= offs[b + 1] and offs[k - 1] + count(k - 1) <= m. The kernel
+ * leaves the other places of its output as they were; the interpreter, which has no
+ * output before the launch, gives 0 there: a program must not read them. */
 static bool ms_elem_ok(Type *ty)
 {
     ScalarKind sk = ty->kind == T_SCALAR ? tc_num_kind(ty) : SK_COUNT;
@@ -36,23 +47,25 @@ static Expr *infer_multisplit(Tc *t, const TcApp *ap)
                    "them): it must be the kernel's whole result, outside every map and function");
     static const char *const what[3] = {"number of buckets", "number of threads a block", "number of items a thread"};
     const int64_t lo[3] = {1, 32, 1}, hi[3] = {MS_KMAX, 1024, 32};
-    Nat *ns[3];
+    const char *name = prim_info[ap->p].name;
+    Nat *ns[4];
+    if (ap->p == P_MULTISPLIT_TO) ns[3] = tc_nat_of(t, ap->nat[3], ap->sc);
     for (int i = 0; i < 3; i++) {
         ns[i] = tc_nat_of(t, ap->nat[i], ap->sc);
         int64_t v;
         if (!nat_is_const(ns[i], &v) || v < lo[i] || v > hi[i] || (i == 1 && v % 32)) {
             hint_const(t->d, t->a, ns[i], lo[i], hi[i]);
-            diag_error(t->d, ap->nat[i]->sp, "multisplit: the %s must be a constant in %lld..%lld%s", what[i],
+            diag_error(t->d, ap->nat[i]->sp, "%s: the %s must be a constant in %lld..%lld%s", name, what[i],
                        (long long)lo[i], (long long)hi[i], i == 1 ? ", a multiple of 32 (whole warps)" : "");
         }
     }
     Type *u32 = ty_scalar(a, SK_U32);
     Expr *offs = tc_infer(t, arg[1], ap->sc, NULL);
-    Type *want = ty_array(a, ns[0], u32);
-    if (!ty_equal(offs->ty, want))
-        diag_error(t->d, offs->sp, "multisplit's second argument is where each of the %s buckets starts, of type %s "
-                   "(an exclusive scan of the buckets' counts, from an earlier launch), but this has type %s",
-                   nat_str(a, ns[0]), tc_tstr(t, want), tc_tstr(t, offs->ty));
+    Type *want = ty_array(a, ns[0], u32), *want64 = ty_array(a, ns[0], ty_scalar(a, SK_U64));
+    if (!ty_equal(offs->ty, want) && !ty_equal(offs->ty, want64))
+        diag_error(t->d, offs->sp, "%s's second argument is where each of the %s buckets starts, of type %s or %s "
+                   "(an exclusive scan of the buckets' counts, from an earlier launch), but this has type %s", name,
+                   nat_str(a, ns[0]), tc_tstr(t, want), tc_tstr(t, want64), tc_tstr(t, offs->ty));
     Expr *x = tc_infer(t, arg[2], ap->sc, NULL);
     Type *tx = tc_want_array(t, x, "multisplit");
     Type *ty = tx->arr.elem;
@@ -65,8 +78,8 @@ static Expr *infer_multisplit(Tc *t, const TcApp *ap)
     if (!ty_equal(rt, u32))
         diag_error(t->d, arg[0]->sp, "multisplit: the bucket function returns %s, not u32 (a bucket 0..%s; convert "
                    "with u32(...))", tc_tstr(t, rt), nat_str(a, nat_sub(a, ns[0], nat_cst(a, 1))));
-    Expr *e = tc_prim_expr(t, ap->p, tx, ap->sp);
-    for (int i = 0; i < 3; i++) e->prim.nats[i] = ns[i];
+    Expr *e = tc_prim_expr(t, ap->p, ap->p == P_MULTISPLIT_TO ? ty_array(a, ns[3], ty) : tx, ap->sp);
+    for (int i = 0; i < prim_info[ap->p].nnats; i++) e->prim.nats[i] = ns[i];
     e->prim.args[0] = f;
     e->prim.args[1] = offs;
     e->prim.args[2] = x;
@@ -90,7 +103,9 @@ static uint64_t ms_bucket(IpCtx *c, const Code *e, const IpVal *xs, int64_t i)
 }
 
 /* The buckets' counts first (each bucket checked to be below k), then offs checked to be
- * their exclusive scan, then each element placed at its bucket's next place, in order. */
+ * their exclusive scan (multisplitTo: to leave each bucket room in its m places), then
+ * each element placed at its bucket's next place, in order (multisplitTo: into m places
+ * that start as 0). */
 static void eval_multisplit(IpCtx *c, const Code *e, IpVal *res)
 {
     int64_t k = e->k[0];
@@ -104,17 +119,26 @@ static void eval_multisplit(IpCtx *c, const Code *e, IpVal *res)
         cnt[ms_bucket(c, e, &xs, i)]++;
         ip_pool_release(c, mk);
     }
-    int64_t sum = 0;
+    bool part = e->p == P_MULTISPLIT_TO;
+    int64_t m = e->ty->n; /* the places: n, or multisplitTo's m */
+    uint64_t sum = 0;
     for (int64_t b = 0; b < k; b++) {
         ip_val_sel(c, &ov, b, ov.ty->elem, &o);
-        if ((int64_t)o.s.u != sum)
+        if (!part && o.s.u != sum)
             ip_fail(c, e->sp, "multisplit: the offsets given are not the exclusive scan of the buckets' counts: "
                     "bucket %lld's is %llu, but the buckets before it hold %lld elements", (long long)b,
                     (unsigned long long)o.s.u, (long long)sum);
-        at[b] = sum;
-        sum += cnt[b];
+        if (part && (o.s.u < sum || o.s.u > (uint64_t)m || (uint64_t)cnt[b] > (uint64_t)m - o.s.u))
+            ip_fail(c, e->sp, "multisplitTo: bucket %lld starts at %llu, %s (its %lld elements, in %lld places)",
+                    (long long)b, (unsigned long long)o.s.u,
+                    o.s.u < sum ? "inside the bucket before it" : "and does not fit", (long long)cnt[b], (long long)m);
+        at[b] = (int64_t)o.s.u;
+        sum = o.s.u + (uint64_t)cnt[b];
     }
     Node *out = ip_store_new(c, e->ty, NULL);
+    if (part)
+        for (int i = 0; i < e->ty->nleaves; i++)
+            memset(out->store.leaves[i].data, 0, (size_t)out->store.leaves[i].count * scalar_info[out->store.leaves[i].sk].size);
     for (int64_t i = 0; i < n; i++) {
         Mark mk = ip_pool_mark(c);
         IpVal x;
@@ -148,6 +172,8 @@ typedef struct Ms {
     int64_t K, W, IPT, TILE, NT;
     int bits;      /* the bits of a bucket 0..K-1 the warp votes on */
     Nat *n, *tile, *tiles;
+    Nat *places;   /* the output's length: n, or multisplitTo's m */
+    ScalarKind osk;/* the offsets' (u32 or u64), and base's */
     Buffer *epoch;
     Buffer *hist, *base, *val, *info;
     Buffer *tstart;          /* per bucket: where the tile's part of it starts in the tile */
@@ -384,7 +410,7 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     w->cur = wl;
     ms_publish(m, state, mine, 2, mbin(m, OP_ADD, SK_U32, px, rx));
     w->cur = t0;
-    lw_store(w, m->base, b, mbin(m, OP_ADD, SK_U32, lw_xload(w, offs, b), px));
+    lw_store(w, m->base, b, mbin(m, OP_ADD, m->osk, lw_xload(w, offs, b), m->osk == SK_U32 ? px : mun(m, X_CAST, m->osk, px)));
     lw_store(w, m->tstart, b, rx);
     w->cur = is;
     lw_close_loop(w, sl, ss);
@@ -465,7 +491,7 @@ static void ms_order(Ms *m)
 /* 6. The tile out, coalesced: thread t writes the tile's places t, t + nt, ... (those
  * below n - tile*TILE: the tile's elements), place q of bucket b to base[b] + q -
  * tstart[b], so the threads of a warp write consecutive words of a bucket's part. A
- * place past n, which only wrong offsets give, is not written. */
+ * place past the output's end, which only wrong offsets give, is not written. */
 static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
 {
     Lw *w = m->w;
@@ -482,8 +508,8 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
     X *within = mbin(m, OP_SUB, SK_U32, lw_xnat(w, q), lw_xload(w, m->tstart, bi));
     X *dst = mbin(m, OP_ADD, SK_U64, mun(m, X_CAST, SK_U64, lw_xload(w, m->base, bi)), mun(m, X_CAST, SK_U64, within));
     X *d = lw_materialise(w, dst, "msdst");
-    lw_open_if(w, mbin(m, OP_LT, SK_BOOL, d, mun(m, X_CAST, SK_U64, lw_xnat(w, m->n))), &js);
-    Nat *di = lw_data_index(w, d, m->n);
+    lw_open_if(w, mbin(m, OP_LT, SK_BOOL, d, mun(m, X_CAST, SK_U64, lw_xnat(w, m->places))), &js);
+    Nat *di = lw_data_index(w, d, m->places);
     lw_store(w, out, di, v);
     if (m->pairs) lw_store(w, out2, di, v2);
     w->cur = is; /* out of both ifs */
@@ -535,7 +561,8 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
         if (g2) bufs[2] = g2->buf;
     }
     Ms m = {.w = w, .a = a, .f = arg[0], .sk = lw_sk_of(pairs ? et->pair.a : et), .n = arg[2]->ty->arr.n,
-            .pairs = pairs, .sk2 = pairs ? lw_sk_of(et->pair.b) : SK_U32};
+            .places = e->ty->arr.n, .osk = lw_sk_of(arg[1]->ty->arr.elem), .pairs = pairs,
+            .sk2 = pairs ? lw_sk_of(et->pair.b) : SK_U32};
     nat_is_const(e->prim.nats[0], &m.K);
     nat_is_const(e->prim.nats[1], &m.NT);
     nat_is_const(e->prim.nats[2], &m.IPT);
@@ -543,7 +570,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.TILE = m.NT * m.IPT;
     while ((int64_t)1 << m.bits < m.K) m.bits++;
     /* the shared buffers (below), each rounded up to 16 bytes by smem.c */
-    int64_t bytes = (m.W + 2) * m.K * 4 + m.TILE * scalar_info[m.sk].size + 8 * 16 +
+    int64_t bytes = (m.W + 1) * m.K * 4 + m.K * scalar_info[m.osk].size + m.TILE * scalar_info[m.sk].size + 8 * 16 +
                     (pairs ? m.TILE * scalar_info[m.sk2].size + 16 : 0);
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
         diag_error(w->d, e->sp, "multisplit(%lld, %lld, %lld): its counts (%lld a bucket: one per warp and two) and its "
@@ -578,7 +605,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.tile = nat_var(a, bv);
     lw_draw_tile(w, blk, ctr, e->sp, &m.epoch);
     m.hist = lw_shared_buffer(w, "mshist", SK_U32, nat_cst(a, m.W * m.K), e->sp);
-    m.base = lw_shared_buffer(w, "msbase", SK_U32, nat_cst(a, m.K), e->sp);
+    m.base = lw_shared_buffer(w, "msbase", m.osk, nat_cst(a, m.K), e->sp);
     m.val = mprivate(&m, "msval", m.sk);
     m.info = mprivate(&m, "msinfo", SK_U32);
     m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
@@ -599,4 +626,6 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
 const PrimOps prims_split[P_COUNT] = {
     [P_MULTISPLIT] = {.infer = infer_multisplit, .lower = lower_multisplit_read, .eval = eval_multisplit,
                       .write = write_multisplit},
+    [P_MULTISPLIT_TO] = {.infer = infer_multisplit, .lower = lower_multisplit_read, .eval = eval_multisplit,
+                         .write = write_multisplit},
 };

@@ -1567,6 +1567,20 @@ START_TEST(test_multisplit)
                        d3, 1, in, o3, err, sizeof err));
     ck_assert_msg(strstr(err, "multisplit: the bucket function gives 9 for element 2, but there are 4 buckets (0..3)"), "%s",
                   err);
+    /* multisplitTo (issue 35 item 4): xs = {5, 2, 7, 4, 1} by x % 2 into 9 places, bucket
+     * 0 (2, 4) from 1, bucket 1 (5, 7, 1) from 5 (u64 offsets); the places not sent to
+     * are 0 in the interpreter. Then offsets that overlap (bucket 1 from 2): an error. */
+    static const uint32_t px[5] = {5, 2, 7, 4, 1};
+    static const uint64_t po[2] = {1, 5}, bad_po[2] = {1, 2};
+    const Define d59[] = {{"n", 5}, {"m", 9}};
+    uint32_t o9[9], want9[9] = {0, 2, 4, 0, 0, 5, 7, 1, 0};
+    const char *to = "kernel k = nFun((n, m) => fun(2.u64)(offs => fun(n.u32)(xs => xs |> "
+                     "multisplitTo(2, 32, 1, m)(fun(x => x % 2u))(offs))))";
+    memset(o9, 0xff, sizeof o9);
+    ck_assert_msg(run_src(to, d59, 2, (const void *[]){po, px}, o9, err, sizeof err), "%s", err);
+    for (int i = 0; i < 9; i++) ck_assert_msg(o9[i] == want9[i], "multisplitTo: place %d is %u, want %u", i, o9[i], want9[i]);
+    ck_assert(!run_src(to, d59, 2, (const void *[]){bad_po, px}, o9, err, sizeof err));
+    ck_assert_msg(strstr(err, "multisplitTo: bucket 1 starts at 2, inside the bucket before it"), "%s", err);
 }
 END_TEST
 
