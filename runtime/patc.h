@@ -591,7 +591,8 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
  * ascending and descending alike (as CUB's). Descending order is the ascending order
  * reversed but for the order among equal keys (NaNs with the sign bit clear first,
  * then +inf, ..., -inf, then the other NaNs).
- * Not supported yet: n of 2^32 or more. */
+ * n may be 2^32 or more (up to 2^40): such a sort runs in portions of under 2^32 keys
+ * (patc_sort_spec.portion), each pass a launch a portion, with u64 offsets. */
 typedef struct patc_sorter patc_sorter;
 /* A sorter of keys alone, ascending. PATC_ERR_INVALID for a PATC_BOOL key. */
 patc_status patc_sorter_create(patc_ctx *ctx, patc_type type, patc_sorter **out);
@@ -609,6 +610,12 @@ typedef struct patc_sort_spec {
     /* The width of a pass's digit: 0 for 8 (CUB's), or 5 to 11; a sort takes
      * ceil((end_bit - begin_bit) / digit_bits) passes of 2^digit_bits buckets. */
     int digit_bits;
+    /* The most keys one launch of a pass takes (0: 2^32 - 1, the most): a sort of more
+     * keys runs each pass as one launch per portion of this many (the last one shorter),
+     * with a histogram of each portion before each pass (one more read of the keys a
+     * pass); the look-back words are those of one portion. 1 to 2^32 - 1; a smaller one
+     * bounds the kernels' scratch, or tests the portions at small n. */
+    long long portion;
 } patc_sort_spec;
 /* A sorter as spec says (PATC_ERR_INVALID for types other than those above). */
 patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, patc_sorter **out);
@@ -618,12 +625,13 @@ patc_status patc_sorter_create_pairs(patc_ctx *ctx, patc_type key_type, patc_typ
 void patc_sorter_free(patc_sorter *s);
 /* The temporary device memory a sort of n keys uses: none up to 8192 4-byte keys (one
  * launch); above, and for 8-byte keys or values, the sorter's second buffer of n keys
- * (rounded up to 256 bytes; for pairs, and another of n values) and 2 KiB of counts a
- * pass, which it allocates on the first call that needs more and keeps, plus the
- * kernels' scratch (multisplit's look-back, 8 bytes per 256 buckets per tile of 6144
- * keys: about n/3 bytes), which they keep. */
+ * (rounded up to 256 bytes; for pairs, and another of n values) and 12 bytes of counts
+ * per bucket per pass (a u32 count and a u64 offset: 12 KiB for four 8-bit digits; that
+ * times the portions past 2^32 - 1 keys), which it allocates on the first call that needs more
+ * and keeps, plus the kernels' scratch (multisplit's look-back, 8 bytes per 256 buckets
+ * per tile of 6144 keys of a portion: about n/3 bytes), which they keep. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
-/* Sort n keys (1 <= n < 2^32) of `in` into `out` on `stream` (NULL the default stream;
+/* Sort n keys (1 <= n <= 2^40) of `in` into `out` on `stream` (NULL the default stream;
  * it becomes the context's stream) and return without waiting. in == out sorts in
  * place; otherwise they must not overlap, and in is not changed. A call that needs more
  * temporary memory than the sorter holds allocates it first (cuMemAlloc), which may

@@ -6,13 +6,16 @@
  * then four multisplit passes, in -> tmp -> out -> tmp -> out. Its program is generated
  * for the key type (three kernels: sortHist, sortScan, sortPass) and compiled once per
  * use: with a cubin on the first enqueue, without one on the first CPU run or size
- * query. The sorter owns its temporary memory (the second buffer of keys and the 2 x
- * 1024 counts), allocated on the first enqueue that needs more and kept until it is
+ * query. The sorter owns its temporary memory (the second buffer of keys, the counts
+ * and the offsets), allocated on the first enqueue that needs more and kept until it is
  * freed; the kernels own their scratch (multisplit's look-back words), as every
  * kernel does. patc_sorter_temp_bytes states both. A sorter of pairs has a pass over
  * zip(keys)(values) (rsPassPairs) instead, its values moved as u32 words whatever their
  * type, and a second buffer of values; a descending sorter sorts by the complemented
  * order bits (rsOrd*Desc), which keeps equal keys in input order as the ascending one.
+ *
+ * Past 2^32 - 1 keys (or a smaller patc_sort_spec.portion) each pass is a launch a
+ * portion (multisplitTo, rsScanP's u64 offsets; offsets_dev).
  *
  * Up to small_max keys the sort is one launch instead (sortSmall0..2: rsSmall, the
  * sortTiles primitive, one block sorting the whole input in shared memory: 512 threads
@@ -54,6 +57,17 @@ static const Tile small_tiles[2][NSMALL] = {{{512, 4}, {1024, 4}, {1024, 8}}, {{
  * (64 bits of 5). */
 enum { DIGIT_MIN = 5, DIGIT_MAX = 11, DIGIT_DEFAULT = 8, MAX_PASSES = 13 };
 
+/* A pass over more keys than a portion is one launch a portion (multisplitTo, each with
+ * the offsets rsScanP gives it), as CUB's Onesweep runs portions of under 2^28 keys: a
+ * launch's look-back counts are u32 and its words are those of one portion (8 bytes per
+ * bucket per 6144-key tile). The histogram runs a launch a portion too, each into its
+ * own row of counts, and in portions once a pass (offsets_dev), a read of the keys
+ * more a pass: so the portion is 2^32 - 1 keys unless the sorter is given another, and
+ * only sorts of 2^32 keys or more take portions. MAX_KEYS bounds the portions (rsScanP
+ * is one block over np*nd*r counts). */
+#define PORTION_DEFAULT 4294967295LL
+#define MAX_KEYS (1LL << 40)
+
 struct patc_sorter {
     patc_ctx *ctx;
     patc_type type;
@@ -61,6 +75,7 @@ struct patc_sorter {
     patc_type vtype;       /* pairs: the values' type */
     int ks, vs;            /* the bytes of a key and of a value (0 for keys alone) */
     int nd, r;             /* the passes (digits) and the buckets of a pass (2^digit_bits) */
+    long long portion;     /* the most keys a launch of a pass (or of the histogram) takes */
     const Tile *tiles;     /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
     long long small_max;   /* the last tile's keys: up to this many, one launch */
     char *source;
@@ -68,10 +83,10 @@ struct patc_sorter {
     patc_kernel *hist[2], *scan[2], *pass[2], *small[NSMALL][2];
     patc_kernel *copy[2]; /* sortCopy: only for an odd number of passes (copy_back) */
     patc_buffer *tmp;      /* the second buffer of keys (then, for pairs, of values), tmp_bytes long */
-    patc_buffer *counts;   /* the histogram (nd*r u32), then the scanned counts (nd*r u32) */
-    size_t tmp_bytes;
-    /* views into counts and of patc_sort_keys_ptr's addresses, never on a list */
-    struct patc_buffer hist_view, offs_all, offs_view[MAX_PASSES], raw[4];
+    patc_buffer *counts;   /* the portions' histograms (np*nd*r u32), then their offsets (np*nd*r u64) */
+    size_t tmp_bytes, counts_bytes;
+    /* views of patc_sort_keys_ptr's addresses, never on a list */
+    struct patc_buffer raw[4];
     patc_sorter *prev, *next; /* the context's list of live sorters (patc_destroy frees them) */
 };
 
@@ -132,6 +147,9 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
         return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: the bit range [%d, %d) is not within the key's %d "
                        "bits, or empty (0 <= begin_bit < end_bit <= %d; both 0: all bits)", spec->begin_bit,
                        spec->end_bit, bits, bits);
+    if (spec->portion < 0 || spec->portion > 4294967295LL)
+        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: portion is %lld; it must be 1 to 2^32-1 (0: 2^32-1)",
+                       spec->portion);
     int w = spec->digit_bits ? spec->digit_bits : DIGIT_DEFAULT;
     if (w < DIGIT_MIN || w > DIGIT_MAX)
         return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: digit_bits is %d; it must be %d to %d (0: %d)",
@@ -147,6 +165,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     s->vs = vs;
     s->r = 1 << w;
     s->nd = (hi - lo + w - 1) / w;
+    s->portion = spec->portion ? spec->portion : PORTION_DEFAULT;
     s->tiles = small_tiles[ks + vs > 8];
     s->small_max = (long long)s->tiles[NSMALL - 1].nt * s->tiles[NSMALL - 1].ipt;
     const char *words = vs == 8 ? "u64" : "u32";
@@ -156,10 +175,11 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     sb_printf(&b, "def sortDig = %s(sortOrd, %d)\n", hi - lo > 32 ? "rsDigit64" : "rsDigit32", w);
     sb_printf(&b, "kernel sortHist = nFun((n, g) => fun(n.%s)(xs => xs |> rsHistogramD(n, g, %d, %d, sortDig)))\n", kt,
               s->nd, s->r);
-    sb_printf(&b, "kernel sortScan = fun(%d.u32)(h => h |> rsScanD(%d, %d))\n", s->nd * s->r, s->nd, s->r);
+    sb_printf(&b, "kernel sortScan = nFun(np => fun((np * %d).u32)(h => h |> rsScanP(np, %d, %d)))\n", s->nd * s->r,
+              s->nd, s->r);
     if (s->pairs) {
-        sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(%d.u32)(offs => fun(n.%s)(ks => fun(n.%s)(vs => "
-                      "zip(ks)(vs) |> rsPassPairsD(%d, %d, %d, sortDig, d, offs))))))\n", s->r, kt, words, PASS_NT,
+        sb_printf(&b, "kernel sortPass = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(ks => fun(n.%s)(vs => "
+                      "zip(ks)(vs) |> rsPassPairsToD(%d, %d, %d, sortDig, d, m, offs))))))\n", s->r, kt, words, PASS_NT,
                   PASS_IPT, s->r);
         if (s->nd % 2)
             sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
@@ -168,8 +188,8 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> "
                           "rsSmallPairs(%d, %d, sortOrd))))\n", i, kt, words, s->tiles[i].nt, s->tiles[i].ipt);
     } else {
-        sb_printf(&b, "kernel sortPass = nFun(n => fun(u32)(d => fun(%d.u32)(offs => fun(n.%s)(xs => "
-                      "xs |> rsPassD(%d, %d, %d, sortDig, d, offs)))))\n", s->r, kt, PASS_NT, PASS_IPT, s->r);
+        sb_printf(&b, "kernel sortPass = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(xs => "
+                      "xs |> rsPassToD(%d, %d, %d, sortDig, d, m, offs)))))\n", s->r, kt, PASS_NT, PASS_IPT, s->r);
         if (s->nd % 2) sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(xs => xs |> mapGlobal(id)))\n", kt);
         for (int i = 0; i < NSMALL; i++)
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, sortOrd)))\n", i, kt,
@@ -257,13 +277,20 @@ static long long hist_grid(patc_sorter *s, long long n)
     return g < 1 ? 1 : g > most ? most : g;
 }
 
-/* n in 1..2^32-1: the counts and offsets are u32. */
+/* n in 1..MAX_KEYS: past a portion, the pass is a launch a portion (u64 offsets). */
 static patc_status check_n(patc_sorter *s, const char *fn, long long n)
 {
     if (n < 1) return rt_fail(s->ctx, PATC_ERR_INVALID, "%s: n must be at least 1 (n = %lld)", fn, n);
-    if (n > 4294967295LL)
-        return rt_fail(s->ctx, PATC_ERR_SIZE, "%s: at most 2^32-1 keys (the counts are u32); n = %lld", fn, n);
+    if (n > MAX_KEYS) return rt_fail(s->ctx, PATC_ERR_SIZE, "%s: at most 2^40 keys; n = %lld", fn, n);
     return PATC_OK;
+}
+
+/* The portions of n keys (np of them, portion p from p*portion, the last one shorter). */
+static long long portions(const patc_sorter *s, long long n) { return (n + s->portion - 1) / s->portion; }
+static long long portion_len(const patc_sorter *s, long long n, long long p)
+{
+    long long rest = n - p * s->portion;
+    return rest < s->portion ? rest : s->portion;
 }
 
 /* The scratch bytes of kernel k at these nats (what rt_launch.c allocates). */
@@ -282,8 +309,10 @@ static patc_status scratch_bytes(patc_kernel *k, const long long *nats, size_t *
  * values after it for pairs (tmp_need(s, n) in all). */
 static size_t half_bytes(long long n, int sz) { return ((size_t)n * (size_t)sz + 255) / 256 * 256; }
 static size_t tmp_need(const patc_sorter *s, long long n) { return half_bytes(n, s->ks) + half_bytes(n, s->vs); }
-/* the histogram, then the scanned counts: nd*r u32 each */
-static size_t counts_bytes(const patc_sorter *s) { return 2 * (size_t)s->nd * (size_t)s->r * 4; }
+/* np portions' histograms (nd*r u32 each, rounded up to 256 bytes), then their offsets
+ * (nd*r u64 each) */
+static size_t hist_bytes(const patc_sorter *s, long long np) { return half_bytes(np * s->nd * s->r, 4); }
+static size_t counts_bytes(const patc_sorter *s, long long np) { return hist_bytes(s, np) + (size_t)np * s->nd * s->r * 8; }
 
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
 {
@@ -292,14 +321,16 @@ patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
     int p = s->prog[1] ? 1 : 0;
     if (st == PATC_OK) st = program(s, p);
     if (st != PATC_OK) return st;
-    long long hn[2] = {n, hist_grid(s, n)}, pn[1] = {n};
     if (small_sort(s, n)) { /* the one launch: no second buffer, no counts; its scratch (none) */
         size_t sum = 0;
+        long long pn[1] = {n};
         if ((st = scratch_bytes(small_for(s, n, p), pn, &sum)) != PATC_OK) return st;
         *bytes = sum;
         return PATC_OK;
     }
-    size_t sum = tmp_need(s, n) + counts_bytes(s);
+    /* the kernels' scratch is that of their longest launch: the first portion's */
+    long long n0 = portion_len(s, n, 0), hn[2] = {n0, hist_grid(s, n0)}, pn[2] = {n0, n};
+    size_t sum = tmp_need(s, n) + counts_bytes(s, portions(s, n));
     if ((st = scratch_bytes(s->hist[p], hn, &sum)) != PATC_OK || (st = scratch_bytes(s->pass[p], pn, &sum)) != PATC_OK)
         return st;
     *bytes = sum;
@@ -315,14 +346,13 @@ static bool overlap(const patc_buffer *a, size_t na, const patc_buffer *b, size_
 static patc_status temp_for(patc_sorter *s, long long n)
 {
     patc_status st;
-    size_t need = tmp_need(s, n), row = (size_t)s->r * 4, all = (size_t)s->nd * row;
-    if (!s->counts) {
-        if ((st = patc_buffer_alloc(s->ctx, counts_bytes(s), &s->counts)) != PATC_OK) return st;
-        s->hist_view = (struct patc_buffer){.ctx = s->ctx, .ptr = s->counts->ptr, .bytes = all, .wrapped = true};
-        s->offs_all = (struct patc_buffer){.ctx = s->ctx, .ptr = s->counts->ptr + all, .bytes = all, .wrapped = true};
-        for (int d = 0; d < s->nd; d++)
-            s->offs_view[d] = (struct patc_buffer){
-                .ctx = s->ctx, .ptr = s->counts->ptr + all + row * (RtDevPtr)d, .bytes = row, .wrapped = true};
+    size_t need = tmp_need(s, n), cb = counts_bytes(s, portions(s, n));
+    if (!s->counts || s->counts_bytes < cb) {
+        patc_buffer_free(s->counts);
+        s->counts = NULL;
+        s->counts_bytes = 0;
+        if ((st = patc_buffer_alloc(s->ctx, cb, &s->counts)) != PATC_OK) return st;
+        s->counts_bytes = cb;
     }
     if (s->tmp && s->tmp_bytes >= need) return PATC_OK;
     patc_buffer_free(s->tmp);
@@ -383,49 +413,83 @@ static int pass_dst(const patc_sorter *s, int d, bool in_place)
 }
 static bool copy_back(const patc_sorter *s, bool in_place) { return in_place && s->nd % 2; }
 
-/* The launches: histogram and scan of the keys, then the nd passes (pass_dst), the
- * input only read by pass 0, the values (vin, vout non-NULL for pairs) alongside
- * through the second half of tmp. For a small sort (small_sort), one launch of a
- * sortSmallK (small_for) in -> out instead, no temporary memory (one block reads all of
- * its tile into shared memory before it writes any of it, so in place is the same
- * launch). */
+/* A view of bytes bytes at byte off of buffer b (a portion of it), never on a list */
+static struct patc_buffer view(const patc_buffer *b, size_t off, size_t bytes)
+{
+    return (struct patc_buffer){.ctx = b->ctx, .ptr = b->ptr + off, .bytes = bytes, .wrapped = true};
+}
+
+/* The offsets of the keys as they are in src: the histogram of each portion (into its
+ * row of hall), then rsScanP over them all (oall: each portion's offsets of every
+ * digit). One portion's counts are those of the whole input, whatever its order, so a
+ * sort of one portion takes them once; in portions, the keys a portion holds change
+ * with every pass, so each pass takes its own. */
+static patc_status offsets_dev(patc_sorter *s, patc_buffer *src, long long n, patc_buffer *hall, patc_buffer *oall)
+{
+    patc_status st;
+    long long np = portions(s, n);
+    size_t ks = (size_t)s->ks, row = (size_t)s->nd * (size_t)s->r;
+    for (long long p = 0; p < np; p++) {
+        long long m = portion_len(s, n, p), hn[2] = {m, hist_grid(s, m)};
+        struct patc_buffer kin = view(src, (size_t)(p * s->portion) * ks, (size_t)m * ks),
+                           h = view(hall, (size_t)p * row * 4, row * 4);
+        patc_buffer *hout[1] = {&h};
+        if ((st = patc_launch_args_enqueue(s->hist[1], hn, (patc_arg[]){{&kin, NULL}}, hout, NULL)) != PATC_OK) return st;
+    }
+    long long sn[1] = {np};
+    patc_buffer *sout[1] = {oall};
+    return patc_launch_args_enqueue(s->scan[1], sn, (patc_arg[]){{hall, NULL}}, sout, NULL);
+}
+
+/* The launches: the offsets (offsets_dev: a histogram a portion and their scan), then
+ * the nd passes (pass_dst), each a launch a portion: portion p of the keys read, placed
+ * among all n (multisplitTo) by its own offsets; in portions, each pass after the first
+ * takes the offsets again. The input is only read by the first, the values (vin, vout
+ * non-NULL for pairs) go alongside through the second half of tmp. For a small sort
+ * (small_sort), one launch of a sortSmallK (small_for) in -> out instead, no temporary
+ * memory (one block reads all of its tile into shared memory before it writes any of
+ * it, so in place is the same launch). */
 static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, patc_buffer *vin, patc_buffer *vout,
                             long long n, void *stream)
 {
     patc_ctx *c = s->ctx;
     patc_status st;
     if ((st = rt_need_device(c)) != PATC_OK || (st = program(s, 1)) != PATC_OK) return st;
-    long long pn[1] = {n};
     if (small_sort(s, n)) {
+        long long pn[1] = {n};
         patc_set_stream(c, stream);
         patc_buffer *sout[2] = {out, vout};
         return patc_launch_args_enqueue(small_for(s, n, 1), pn, (patc_arg[]){{in, NULL}, {vin, NULL}}, sout, NULL);
     }
     if ((st = temp_for(s, n)) != PATC_OK) return st;
     patc_set_stream(c, stream);
-    struct patc_buffer tk = {.ctx = c, .ptr = s->tmp->ptr, .bytes = (size_t)n * (size_t)s->ks, .wrapped = true};
-    struct patc_buffer tv = {.ctx = c, .ptr = s->tmp->ptr + half_bytes(n, s->ks), .bytes = (size_t)n * (size_t)s->vs,
-                             .wrapped = true};
-    long long hn[2] = {n, hist_grid(s, n)};
-    patc_buffer *hout[1] = {&s->hist_view};
-    if ((st = patc_launch_args_enqueue(s->hist[1], hn, (patc_arg[]){{in, NULL}}, hout, NULL)) != PATC_OK) return st;
-    patc_buffer *sout[1] = {&s->offs_all};
-    if ((st = patc_launch_args_enqueue(s->scan[1], NULL, (patc_arg[]){{&s->hist_view, NULL}}, sout, NULL)) != PATC_OK)
-        return st;
+    long long np = portions(s, n), P = s->portion;
+    size_t ks = (size_t)s->ks, vs = (size_t)s->vs, row = (size_t)s->nd * (size_t)s->r;
+    struct patc_buffer tk = view(s->tmp, 0, (size_t)n * ks), tv = view(s->tmp, half_bytes(n, s->ks), (size_t)n * vs);
+    struct patc_buffer hall = view(s->counts, 0, (size_t)np * row * 4),
+                       oall = view(s->counts, hist_bytes(s, np), (size_t)np * row * 8);
     bool in_place = in->ptr == out->ptr;
     patc_buffer *kb[2] = {out, &tk}, *vb[2] = {vout, &tv}, *ksrc = in, *vsrc = vin;
     for (int d = 0; d < s->nd; d++) {
         int to = pass_dst(s, d, in_place);
         unsigned du = (unsigned)d;
-        patc_arg args[4] = {{NULL, &du}, {&s->offs_view[d], NULL}, {ksrc, NULL}, {vsrc, NULL}};
         patc_buffer *pout[2] = {kb[to], vin ? vb[to] : NULL};
-        if ((st = patc_launch_args_enqueue(s->pass[1], pn, args, pout, NULL)) != PATC_OK) return st;
+        if ((d == 0 || np > 1) && (st = offsets_dev(s, ksrc, n, &hall, &oall)) != PATC_OK) return st;
+        for (long long p = 0; p < np; p++) {
+            long long m = portion_len(s, n, p), pn[2] = {m, n};
+            struct patc_buffer o = view(&oall, ((size_t)p * row + (size_t)d * (size_t)s->r) * 8, (size_t)s->r * 8),
+                               kp = view(ksrc, (size_t)(p * P) * ks, (size_t)m * ks),
+                               vp = vin ? view(vsrc, (size_t)(p * P) * vs, (size_t)m * vs) : kp;
+            patc_arg args[4] = {{NULL, &du}, {&o, NULL}, {&kp, NULL}, {vin ? &vp : NULL, NULL}};
+            if ((st = patc_launch_args_enqueue(s->pass[1], pn, args, pout, NULL)) != PATC_OK) return st;
+        }
         ksrc = kb[to];
         vsrc = vb[to];
     }
     if (copy_back(s, in_place)) {
+        long long cn[1] = {n};
         patc_buffer *cout[2] = {out, vout};
-        st = patc_launch_args_enqueue(s->copy[1], pn, (patc_arg[]){{&tk, NULL}, {vin ? &tv : NULL, NULL}}, cout, NULL);
+        st = patc_launch_args_enqueue(s->copy[1], cn, (patc_arg[]){{&tk, NULL}, {vin ? &tv : NULL, NULL}}, cout, NULL);
     }
     return st;
 }
@@ -482,48 +546,67 @@ patc_status patc_sort_pairs_ptr(patc_sorter *s, unsigned long long keys_in, unsi
  * that an input and its output may be one array); vin, vout NULL for keys alone. The
  * passes ping-pong between two copies; the small sort and the copy back have nothing
  * to do here that the interpreter would show differently, so the result is taken from
- * whichever array holds it. */
+ * whichever array holds it. A portion's pass gives 0 at the places it does not fill
+ * (multisplitTo in the interpreter), and the portions fill disjoint places, so each
+ * portion's result (m[4], m[5]) is OR-ed into the pass's. */
 static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const void *vin, void *vout, long long n)
 {
     patc_status st;
     if ((st = program(s, 0)) != PATC_OK) return st;
-    size_t kb = (size_t)n * (size_t)s->ks, vb = (size_t)n * (size_t)s->vs;
-    unsigned char *m[4] = {NULL, NULL, NULL, NULL};
-    int w = vin ? 4 : 2;
-    for (int i = 0; i < w; i++)
-        if (!(m[i] = lang_malloc(i < 2 ? kb : vb))) {
-            for (int j = 0; j < i; j++) free(m[j]);
+    long long np = small_sort(s, n) ? 1 : portions(s, n), P = s->portion;
+    size_t ks = (size_t)s->ks, vs = (size_t)s->vs, kb = (size_t)n * ks, vb = (size_t)n * vs;
+    size_t row = (size_t)s->nd * (size_t)s->r;
+    unsigned char *m[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    for (int i = 0; i < 6; i++) {
+        bool key = i < 2 || i == 4;
+        if (!key && !vin) continue;
+        if (!(m[i] = lang_malloc(key ? kb : vb))) {
+            for (int j = 0; j < 6; j++) free(m[j]);
             return rt_fail(s->ctx, PATC_ERR_NO_MEMORY, "out of memory");
         }
-    /* m[0], m[1]: the keys from and to; m[2], m[3]: the values */
+    }
+    /* m[0], m[1]: the keys from and to; m[2], m[3]: the values; m[4], m[5]: a portion's */
     memcpy(m[0], in, kb);
     if (vin) memcpy(m[2], vin, vb);
-    long long pn[1] = {n};
     if (small_sort(s, n)) {
+        long long pn[1] = {n};
         st = patc_interp_run_outputs(small_for(s, n, 0), pn, (const void *[]){m[0], m[2]}, (void *[]){m[1], m[3]});
         if (st == PATC_OK) {
             memcpy(out, m[1], kb);
             if (vin) memcpy(vout, m[3], vb);
         }
-        for (int i = 0; i < w; i++) free(m[i]);
+        for (int i = 0; i < 6; i++) free(m[i]);
         return st;
     }
-    uint32_t *cnt = lang_malloc(counts_bytes(s));
-    if (!cnt) {
-        for (int i = 0; i < w; i++) free(m[i]);
+    uint32_t *hist = lang_malloc((size_t)np * row * 4);
+    uint64_t *offs = lang_malloc((size_t)np * row * 8);
+    if (!hist || !offs) {
+        free(hist);
+        free(offs);
+        for (int i = 0; i < 6; i++) free(m[i]);
         return rt_fail(s->ctx, PATC_ERR_NO_MEMORY, "out of memory");
     }
-    uint32_t *hist = cnt, *offs = cnt + (size_t)s->nd * (size_t)s->r;
-    long long hn[2] = {n, hist_grid(s, n)};
-    if ((st = patc_interp_run(s->hist[0], hn, (const void *[]){in}, hist)) == PATC_OK)
-        st = patc_interp_run(s->scan[0], NULL, (const void *[]){hist}, offs);
+    long long sn[1] = {np};
     for (unsigned d = 0; d < (unsigned)s->nd && st == PATC_OK; d++) {
-        const uint32_t *od = offs + (size_t)s->r * d;
-        if (vin)
-            st = patc_interp_run_outputs(s->pass[0], pn, (const void *[]){&d, od, m[0], m[2]}, (void *[]){m[1], m[3]});
-        else
-            st = patc_interp_run(s->pass[0], pn, (const void *[]){&d, od, m[0]}, m[1]);
-        for (int i = 0; i < w; i += 2) {
+        for (long long p = 0; (d == 0 || np > 1) && p < np && st == PATC_OK; p++) {
+            long long len = portion_len(s, n, p), hn[2] = {len, hist_grid(s, len)};
+            st = patc_interp_run(s->hist[0], hn, (const void *[]){m[0] + (size_t)(p * P) * ks}, hist + (size_t)p * row);
+        }
+        if ((d == 0 || np > 1) && st == PATC_OK) st = patc_interp_run(s->scan[0], sn, (const void *[]){hist}, offs);
+        memset(m[1], 0, kb);
+        if (vin) memset(m[3], 0, vb);
+        for (long long p = 0; p < np && st == PATC_OK; p++) {
+            long long len = portion_len(s, n, p), pn[2] = {len, n};
+            const uint64_t *od = offs + (size_t)p * row + (size_t)s->r * d;
+            const unsigned char *kp = m[0] + (size_t)(p * P) * ks, *vp = vin ? m[2] + (size_t)(p * P) * vs : NULL;
+            if (vin)
+                st = patc_interp_run_outputs(s->pass[0], pn, (const void *[]){&d, od, kp, vp}, (void *[]){m[4], m[5]});
+            else
+                st = patc_interp_run(s->pass[0], pn, (const void *[]){&d, od, kp}, m[4]);
+            for (size_t i = 0; i < kb && st == PATC_OK; i++) m[1][i] |= m[4][i];
+            for (size_t i = 0; vin && i < vb && st == PATC_OK; i++) m[3][i] |= m[5][i];
+        }
+        for (int i = 0; i < 4; i += 2) {
             unsigned char *t = m[i];
             m[i] = m[i + 1];
             m[i + 1] = t;
@@ -533,8 +616,9 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
         memcpy(out, m[0], kb);
         if (vin) memcpy(vout, m[2], vb);
     }
-    free(cnt);
-    for (int i = 0; i < w; i++) free(m[i]);
+    free(hist);
+    free(offs);
+    for (int i = 0; i < 6; i++) free(m[i]);
     return st;
 }
 

@@ -876,8 +876,8 @@ def _sort_operand(x, out, s, what, role, like=None):
         if dev != like[4]:
             raise DeviceMismatchError("%s: the values are on %s, the keys on %s" % (what, _dev_name(dev),
                                                                                   _dev_name(like[4])))
-    if n >= 2**32:
-        raise SizeError("%s: at most 2^32-1 keys; %d given" % (what, n))
+    if n > 2**40:
+        raise SizeError("%s: at most 2^40 keys; %d given" % (what, n))
     if out is None:
         o = x.new_empty(n) if lib == A.TORCH else A.empty(lib, t, n, dev)
         od = A.describe(o, s)
