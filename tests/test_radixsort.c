@@ -256,8 +256,8 @@ START_TEST(sorter_arguments)
     uint32_t k[4] = {3, 1, 2, 0};
     ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, 0), PATC_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "at least 1"));
-    ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, 4294967296LL), PATC_ERR_SIZE);
-    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "2^32-1"));
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, (1LL << 40) + 1), PATC_ERR_SIZE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "2^40"));
     ck_assert_int_eq(patc_sort_keys_cpu(so, NULL, k, 4), PATC_ERR_INVALID);
     ck_assert_int_eq(patc_sort_keys_cpu(so, k, NULL, 4), PATC_ERR_INVALID);
     ck_assert_int_eq(patc_sort_keys_cpu(NULL, k, k, 4), PATC_ERR_INVALID);
@@ -276,10 +276,12 @@ END_TEST
 
 /* The temporary memory: none up to 8192 keys (one launch of the small sort, whose
  * kernel has no scratch); above, the second buffer of keys (n * 4 rounded up to 256),
- * the 8 KiB of counts, and the kernels' scratch, which for the multisplit pass is 8
- * bytes per bucket per tile of 6144 keys (256 * ceil(n / 6144) words: rt_sort.c's 384
- * threads of 16 keys) and a little more (tile counter, the histogram's 1024 global
- * bins): so between n*4 + 8192 + 2048 * tiles and that plus 64 KiB, for every key type. */
+ * 12 KiB of counts a portion of up to 2^32 - 1 keys (1024 u32 counts, 1024 u64
+ * offsets), and the kernels' scratch, which for the multisplit pass is 8 bytes per
+ * bucket per tile of 6144 keys of one portion (256 * ceil(min(n, 2^32 - 1) / 6144)
+ * words: rt_sort.c's 384 threads of 16 keys) and a little more (tile counter, the
+ * histogram's 1024 global bins): so between n*4 + 12288 * portions + 2048 * tiles and
+ * that plus 64 KiB, for every key type. */
 START_TEST(sorter_temp_bytes)
 {
     static const long long small[] = {1, 31, 2048, 2049, 4095, 4096, 4097, 8192};
@@ -293,19 +295,20 @@ START_TEST(sorter_temp_bytes)
         }
         patc_sorter_free(so);
     }
-    static const long long ns[] = {8193, 12288, 12289, 1000000, 1LL << 28, 4294967295LL};
+    static const long long ns[] = {8193, 12288, 12289, 1000000, 1LL << 28, 4294967295LL, 4294967296LL, 10000000000LL};
     for (int kind = 0; kind < 3; kind++) {
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-            size_t b = 0, n = (size_t)ns[i], tiles = (n + 6143) / 6144;
+            size_t P = 4294967295u, b = 0, n = (size_t)ns[i], n0 = n < P ? n : P, tiles = (n0 + 6143) / 6144;
+            size_t np = (n + P - 1) / P;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
-            size_t lo = (n * 4 + 255) / 256 * 256 + 8192 + 2048 * tiles;
+            size_t lo = (n * 4 + 255) / 256 * 256 + 12288 * np + 2048 * tiles;
             ck_assert_msg(b >= lo && b <= lo + 65536, "n = %zu: %zu bytes, expected %zu to %zu", n, b, lo, lo + 65536);
         }
         size_t b;
         ck_assert_int_eq(patc_sorter_temp_bytes(so, 0, &b), PATC_ERR_INVALID);
-        ck_assert_int_eq(patc_sorter_temp_bytes(so, 4294967296LL, &b), PATC_ERR_SIZE);
+        ck_assert_int_eq(patc_sorter_temp_bytes(so, (1LL << 40) + 1, &b), PATC_ERR_SIZE);
         ck_assert_int_eq(patc_sorter_temp_bytes(so, 5, NULL), PATC_ERR_INVALID);
         patc_sorter_free(so);
     }
@@ -706,6 +709,7 @@ static uint64_t wget(const unsigned char *src, long long i, int sz)
 /* One sort by patc_sort_*_cpu (in place when n is odd) of n keys of type k (values of
  * type vk, or keys alone for vk < 0), bits lo..hi (both 0: all), digits of w bits (0:
  * the default), against the stable sort of cmp_wkv: keys and values bit for bit. */
+static long long portion_now; /* check_wide's sorter's portion (0: the default) */
 static void check_wide(int k, int vk, int input, long long n, int desc, int lo, int hi, int w)
 {
     int ks = wbytes(k), vs = vk < 0 ? 4 : wbytes(vk);
@@ -720,7 +724,8 @@ static void check_wide(int k, int vk, int input, long long n, int desc, int lo, 
     wpack(iv, vals, n, vs);
     patc_sorter *so;
     patc_sort_spec sp = {.key_type = wtype[k], .values = vk >= 0, .value_type = wtype[vk < 0 ? 0 : vk],
-                         .descending = desc, .begin_bit = lo, .end_bit = hi, .digit_bits = w};
+                         .descending = desc, .begin_bit = lo, .end_bit = hi, .digit_bits = w,
+                         .portion = portion_now};
     ck_assert_msg(patc_sorter_create_spec(ctx, &sp, &so) == PATC_OK, "%s", patc_last_error(ctx));
     bool in_place = n % 2;
     if (in_place) {
@@ -783,6 +788,22 @@ START_TEST(wide_values_of_4byte_keys)
 }
 END_TEST
 
+/* A sort in portions (issue 35 item 4): the passes a launch a portion of 3001 keys
+ * (multisplitTo with its own offsets, rsScanP's), the histogram too, as the sorter does
+ * past 2^28 keys; every key type, keys alone and pairs, odd and even passes, in place
+ * (odd n) and not, at 2 (8193), 4 (9001) and 7 portions (20000), one with 5-bit digits
+ * (13 passes of an 8-byte key: the last portion's and the others' offsets in u64). */
+START_TEST(portions_every_type)
+{
+    static const int pk[] = {WU32, WI32, WF32, WU64, WI64, WF64};
+    static const long long pn[] = {8193, 9001, 20000};
+    int k = pk[_i % 6], vk = _i / 6 ? (int)((_i + 1) % NW) : -1;
+    portion_now = 3001;
+    for (size_t s = 0; s < 3; s++) check_wide(k, vk, s ? UNIFORM : FEW, pn[s], (int)s % 2, 0, 0, s == 2 && _i == 3 ? 5 : 0);
+    portion_now = 0;
+}
+END_TEST
+
 /* Bit ranges and digit widths: the passes are ceil((hi - lo) / w), odd and even counts,
  * one pass, 13 passes; 4-byte keys up to 8192 take the small sort with the range's
  * order. */
@@ -815,6 +836,11 @@ START_TEST(wide_sorter_arguments)
         int lo, hi, w;
     } bad[] = {{PATC_U32, 0, 33, 0}, {PATC_U64, 0, 65, 0}, {PATC_U32, 5, 5, 0}, {PATC_U32, 9, 4, 0},
                {PATC_U32, -1, 8, 0}, {PATC_U32, 0, 0, 4}, {PATC_U32, 0, 0, 12}, {PATC_F64, 0, 0, -1}};
+    patc_sort_spec pspec = {.key_type = PATC_U32, .portion = -1};
+    ck_assert_int_eq(patc_sorter_create_spec(ctx, &pspec, &so), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "portion"));
+    pspec.portion = 1LL << 32;
+    ck_assert_int_eq(patc_sorter_create_spec(ctx, &pspec, &so), PATC_ERR_INVALID);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         patc_sort_spec sp = {.key_type = bad[i].t, .begin_bit = bad[i].lo, .end_bit = bad[i].hi, .digit_bits = bad[i].w};
         ck_assert_int_eq(patc_sorter_create_spec(ctx, &sp, &so), PATC_ERR_INVALID);
@@ -832,9 +858,9 @@ START_TEST(wide_sorter_arguments)
         ck_assert_msg(patc_sorter_temp_bytes(so, n, out[i]) == PATC_OK, "%s", patc_last_error(ctx));
         patc_sorter_free(so);
     }
-    /* u64 keys: 4000000 more key bytes, 8 x 256 x 2 x 4 - 8192 more counts than u32's,
+    /* u64 keys: 4000000 more key bytes, 8 x 256 x 12 - 12288 more counts than u32's,
      * and the histogram's global bins (its scratch) 2048 words instead of 1024 */
-    ck_assert_msg(b64 == b32 + 4000000 + 8192 + 4096, "f64: %zu bytes, u32: %zu", b64, b32);
+    ck_assert_msg(b64 == b32 + 4000000 + 12288 + 4096, "f64: %zu bytes, u32: %zu", b64, b32);
     ck_assert_msg(bp == b64 + 8000000, "i64+u64: %zu bytes, f64 keys: %zu", bp, b64);
     /* the one launch, no temporary memory: up to 8192 keys of 8 bytes, 5120 pairs of an
      * 8-byte key or value (rt_sort.c's second table of tiles) */
@@ -880,6 +906,7 @@ static Suite *suite(void)
     tcase_add_test(tc, wide_values_of_4byte_keys);
     tcase_add_loop_test(tc, bit_ranges_and_digit_widths, 0, (int)(sizeof ranges / sizeof ranges[0]));
     tcase_add_test(tc, wide_sorter_arguments);
+    tcase_add_loop_test(tc, portions_every_type, 0, 12);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -606,6 +606,8 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; } && part_ok; th
                 # shellcheck disable=SC2086
                 sort_check_emu "$TMP/sort_$t.so" $t $r
             done
+            # a sort in portions (issue 35 item 4): seven launches a pass, offsets each pass
+            [ $t = f32 ] && sort_check_emu "$TMP/sort_$t.so" --portion=3001 $t 20000 special
         done
         # 8-byte keys and values, a bit range of five passes (odd: the in-place sort ends
         # in the second buffer and copies back with sortCopy)
@@ -618,6 +620,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; } && part_ok; th
         else
             sort_check_emu "$TMP/sort_w.so" "${w[@]}" 9001 uniform
             sort_check_emu "$TMP/sort_w.so" "${w[@]}" 33 special
+            sort_check_emu "$TMP/sort_w.so" --portion=2500 "${w[@]}" 9001 few
         fi
     else
         echo "FAIL: building tests/gpu/sort_check.c"

@@ -468,11 +468,11 @@ record index64 test_runtime gpu - $rc "$(echo "$o" | tail -1)"
 o=$(PATC_FORCE_INDEX64=1 compute-sanitizer --tool memcheck --error-exitcode 1 build/runtime/test_runtime gpu 2>&1); rc=$?
 echo "$o" >>"$OUT/sanitizer.log"
 record memcheck test_runtime "gpu, 64-bit builds" - $rc "$(echo "$o" | grep -m1 'ERROR SUMMARY')"
-# sizes past 2^31: scale and the single-launch reductions at n = 2^32 + 7 (about 35 GB
-# of device and host memory; tests/gpu/big.c)
+# sizes past 2^31: scale, the single-launch reductions and the sort in portions at
+# n = 2^32 + 7 (about 52 GB of device and 35 GB of host memory; tests/gpu/big.c)
 o=$(build/runtime/big_test 2>&1); rc=$?
 echo "$o" | tee -a "$log"
-record big big_test "scale, reduceSum" "2^32+7" $rc "$(echo "$o" | tail -1)"
+record big big_test "scale, reduceSum, sort" "2^32+7" $rc "$(echo "$o" | tail -1)"
 
 fi # section 3
 if sec 4; then
@@ -1122,10 +1122,25 @@ if [ $rc = 0 ]; then
   [ $quick = 1 ] || for f in "--pairs=u64 f64" "--digit=11 u32" "--bits=0:40 --pairs=u64 i64"; do
     bg_check sort sort_check.c "$f uniform" 16777219 "$rre" "$rdir/sort_check" $f 16777219 uniform
   done
+  # issue 35 item 4: a sort in portions (each pass a launch a portion, multisplitTo, the
+  # offsets taken again before each pass), as past 2^32 keys (tests/gpu/big.c sorts
+  # 2^32 + 7), here with small portions: two to a few hundred of them
+  for f in "--portion=100003 u32" "--portion=65536 --pairs=u32 f32" "--portion=1000000 --desc f64" \
+           "--portion=12289 --digit=11 --pairs=u64 i32" "--portion=300007 --bits=0:40 i64"; do
+    for n in 9001 100003 1048583; do
+      for k in uniform few; do
+        bg_check sort sort_check.c "$f $k" "$n" "$rre" "$rdir/sort_check" $f $n $k
+      done
+    done
+    bg_check sort sort_check.c "$f 100 back-to-back" "1..300000" "$rre" "$rdir/sort_check" $f many 100 300000
+  done
+  [ $quick = 1 ] || bg_check sort sort_check.c "--portion=4000037 f32 uniform" 16777219 "$rre" "$rdir/sort_check" \
+    --portion=4000037 f32 16777219 uniform
   for tool in memcheck racecheck synccheck; do
     bg_check $tool sort_check.c "u64+f64 pairs special" 4097 '^== .*' sort_san $tool --pairs=f64 u64 4097 special
     bg_check $tool sort_check.c "i64+u64 bits 0:40 few" 100003 '^== .*' sort_san $tool --bits=0:40 --pairs=u64 i64 100003 few
     bg_check $tool sort_check.c "u32 digit 11 uniform" 100003 '^== .*' sort_san $tool --digit=11 u32 100003 uniform
+    bg_check $tool sort_check.c "u32+u64 portions of 30011 few" 100003 '^== .*' sort_san $tool --portion=30011 --pairs=u64 u32 100003 few
   done
   # issue 35 item 2 (sorttile): the one-launch small sort. The sortTiles primitive
   # (examples/sorttiles.rise: tiles of 1024 x 4 of every element type, pairs and

@@ -7,7 +7,11 @@
  *   2. the same kernel with n fixed by -D: 64-bit at compile time; checked the same way;
  *   3. the single-launch reduction (examples/reduce_fast.rise, patc_reducer) of i32
  *      values: exact against the host's sum (two's-complement wrap-around, as i32 adds);
- *   4. the same of f32 values against a double-precision host sum (relative 1e-4).
+ *   4. the same of f32 values against a double-precision host sum (relative 1e-4);
+ *   5. the radix sort (patc_sort_keys) of u32 keys, in portions (issue 35 item 4): once
+ *      with the default portion (2^32 - 1 keys and 8), once in place with portions of
+ *      2^30 keys (five); each result checked to be in order and, by the sums of the
+ *      keys, their squares and a hash of them, to hold the input's keys.
  * Exit 0 when all pass, 1 on a failure, 77 without a GPU.
  */
 #include "patc.h"
@@ -139,6 +143,43 @@ int main(void)
     CHECK(rel < 1e-4, "f32 sum of %lld: got %.9g, want %.9g (relative error %.3g)", n, got_f, want_f, rel);
     printf("reduceSumF32: n = %lld, sum %.9g (host %.9g, relative error %.3g)\n", n, got_f, want_f, rel);
     patc_reducer_free(r);
+
+    /* 5. the sort in portions; the keys mix(i) >> s for a few in 16 with s in 0..7, so
+     * that small keys are more common and later buckets start past 2^32 */
+    uint32_t *keys = (uint32_t *)host_in, *got = (uint32_t *)host_out;
+    uint64_t want[3] = {0, 0, 0};
+    for (long long i = 0; i < n; i++) {
+        uint32_t m = mix((uint64_t)i);
+        keys[i] = (m & 15u) == 0 ? m >> (m >> 29) : m;
+        want[0] += keys[i];
+        want[1] += (uint64_t)keys[i] * keys[i];
+        want[2] += mix(keys[i]);
+    }
+    for (int run = 0; run < 2; run++) {
+        patc_sort_spec sp = {.key_type = PATC_U32, .portion = run ? 1LL << 30 : 0};
+        patc_sorter *so;
+        OK(patc_buffer_upload(in, keys, bytes));
+        OK(patc_sorter_create_spec(ctx, &sp, &so));
+        size_t temp = 0;
+        OK(patc_sorter_temp_bytes(so, n, &temp));
+        OK(patc_sort_keys(so, in, run ? in : out, n, NULL));
+        OK(patc_buffer_download(run ? in : out, got, bytes));
+        patc_sorter_free(so);
+        long long unordered = 0, first = -1;
+        uint64_t sum[3] = {0, 0, 0};
+        for (long long i = 0; i < n; i++) {
+            if (i && got[i - 1] > got[i] && unordered++ == 0) first = i;
+            sum[0] += got[i];
+            sum[1] += (uint64_t)got[i] * got[i];
+            sum[2] += mix(got[i]);
+        }
+        const char *what = run ? "sort u32, in place, portions of 2^30" : "sort u32, portions of 2^32-1";
+        CHECK(unordered == 0, "%s: %lld keys below the one before, the first at %lld", what, unordered, first);
+        CHECK(sum[0] == want[0] && sum[1] == want[1] && sum[2] == want[2], "%s: not the input's keys (sums differ)",
+              what);
+        printf("%s: n = %lld, %zu bytes of temporary memory, %lld out of order, sums %s\n", what, n, temp, unordered,
+               sum[0] == want[0] && sum[1] == want[1] && sum[2] == want[2] ? "equal" : "differ");
+    }
 
     patc_destroy(ctx);
     free(host_in);

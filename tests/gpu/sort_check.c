@@ -13,10 +13,12 @@
  *                                  then every one checked
  *   sort_check --source TYPE       print the sorter's generated program
  *   --desc, --pairs=VTYPE,         (before TYPE, in any of the above) a descending
- *   --bits=B:E, --digit=W          sorter; a sorter of pairs with values of VTYPE (any
- *                                  key type), value i of the input a distinct word; a
+ *   --bits=B:E, --digit=W,         sorter; a sorter of pairs with values of VTYPE (any
+ *   --portion=P                    key type), value i of the input a distinct word; a
  *                                  sort by bits B..E-1 of the order bits; digits of W
- *                                  bits (patc_sort_spec's begin_bit, end_bit, digit_bits)
+ *                                  bits; passes a launch a portion of P keys
+ *                                  (patc_sort_spec's begin_bit, end_bit, digit_bits,
+ *                                  portion)
  *
  * Each result is compared bit for bit with a stable LSD radix sort written here on the
  * type's order bits (so -0.0 and +0.0 keep their input order, as CUB's sort keeps
@@ -42,6 +44,7 @@ enum { KU32, KI32, KF32, KU64, KI64, KF64, NKINDS };
 static const patc_type types[NKINDS] = {PATC_U32, PATC_I32, PATC_F32, PATC_U64, PATC_I64, PATC_F64};
 static const char *const names[NKINDS] = {"u32", "i32", "f32", "u64", "i64", "f64"};
 static int kind, desc, pairs, vkind, lo, hi, digit;
+static long long portion;
 static size_t ks, vs; /* the bytes of a key and of a value */
 static int passed, failed;
 
@@ -276,6 +279,7 @@ int main(int argc, char **argv)
         } else if (strncmp(argv[a0], "--bits=", 7) == 0) {
             if (sscanf(argv[a0] + 7, "%d:%d", &lo, &hi) != 2) bad = 1;
         } else if (strncmp(argv[a0], "--digit=", 8) == 0) digit = atoi(argv[a0] + 8);
+        else if (strncmp(argv[a0], "--portion=", 10) == 0) portion = atoll(argv[a0] + 10);
         else bad = 1;
     }
     const char *tn = argc > a0 ? argv[a0] : "";
@@ -283,14 +287,14 @@ int main(int argc, char **argv)
     argv += a0 - 1; /* argv[1] is the type from here on */
     argc -= a0 - 1;
     if (bad || kind < 0 || vkind < 0 || (!src && argc < 4)) {
-        fprintf(stderr, "usage: sort_check [--desc] [--pairs=VTYPE] [--bits=B:E] [--digit=W] TYPE N INPUT | ... TYPE "
+        fprintf(stderr, "usage: sort_check [--desc] [--pairs=VTYPE] [--bits=B:E] [--digit=W] [--portion=P] TYPE N INPUT | ... TYPE "
                         "many COUNT MAX | --source [options] TYPE (TYPE, VTYPE: u32 i32 f32 u64 i64 f64)\n");
         return 2;
     }
     ks = wide(kind) ? 8 : 4;
     vs = pairs ? (wide(vkind) ? 8 : 4) : 0;
     patc_sort_spec spec = {.key_type = types[kind], .values = pairs, .value_type = types[vkind], .descending = desc,
-                           .digit_bits = digit};
+                           .digit_bits = digit, .portion = portion};
     if (lo >= 0) {
         spec.begin_bit = lo;
         spec.end_bit = hi;
