@@ -134,7 +134,7 @@ class CompileOptions(Structure):
 
 class SortSpec(Structure):
     _fields_ = [("key_type", c_int), ("values", c_int), ("value_type", c_int), ("descending", c_int),
-                ("begin_bit", c_int), ("end_bit", c_int), ("digit_bits", c_int)]
+                ("begin_bit", c_int), ("end_bit", c_int), ("digit_bits", c_int), ("portion", c_longlong)]
 
 
 class Define(Structure):
