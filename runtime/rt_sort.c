@@ -32,7 +32,12 @@
 
 /* The pass's tile: 384 threads of 16 keys (multisplit's shape in examples/radixsort.rise):
  * on an H100, one pass over 2^24 keys took 161 us at 384x16, 170 at 256x16, 165 at 512x16
- * and 185 at 256x24; pairs 220 us at 384x16, 249 at 256x16 (bench/results/2026-11-26-nvidia-h100-msvar). */
+ * and 185 at 256x24; pairs 220 us at 384x16, 249 at 256x16 (bench/results/2026-11-26-nvidia-h100-msvar).
+ * Whole sorts of keys alone with 8-bit digits chose two more (pass_tile; bench/results/
+ * 2026-11-26-nvidia-h100-sort-tiles, one H100, each shape a run of its own): u32 keys
+ * 512x18, 7230 us at 2^28 and 75.5 at 2^20 against 7353-7370 and 87-88 at 384x16;
+ * f32 keys 384x24, 8010 and 79.1 against 8875-8907 and 90. 512x18 took f32 keys 10973 us
+ * and 384x24 u32 keys 7734 at 2^28, so each type has its own. */
 enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
 
 /* The small sort's tiles: up to small_max keys one launch of one block (sortSmallK, the
@@ -76,11 +81,12 @@ struct patc_sorter {
     int ks, vs;            /* the bytes of a key and of a value (0 for keys alone) */
     int nd, r;             /* the passes (digits) and the buckets of a pass (2^digit_bits) */
     long long portion;     /* the most keys a launch of a pass (or of the histogram) takes */
+    Tile big;              /* the pass's tile from BIG_MIN keys (pass_tile); {0, 0}: 384x16 always */
     const Tile *tiles;     /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
     long long small_max;   /* the last tile's keys: up to this many, one launch */
     char *source;
     patc_program *prog[2]; /* [0] without a cubin (interpreter, queries), [1] with one */
-    patc_kernel *hist[2], *scan[2], *pass[2], *small[NSMALL][2];
+    patc_kernel *hist[2], *scan[2], *pass[2], *pass_big[2], *small[NSMALL][2];
     patc_kernel *copy[2]; /* sortCopy: only for an odd number of passes (copy_back) */
     patc_buffer *tmp;      /* the second buffer of keys (then, for pairs, of values), tmp_bytes long */
     patc_buffer *counts;   /* the portions' histograms (np*nd*r u32), then their offsets (np*nd*r u64) */
@@ -104,6 +110,21 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
     case PATC_BOOL: break;
     }
     return PATC_ERR_INVALID;
+}
+
+/* The pass's tile from BIG_MIN keys (see PASS_NT; sortPassBig): 512x18 for u32 keys
+ * alone, 384x24 for f32 keys alone, with 8-bit digits; {0, 0} otherwise, 384x16 at every
+ * n (the other types, pairs and other widths were not timed in other shapes). Below
+ * 2^20 keys the larger tiles were slower: at 8193 to 2^16 u32 keys took 56-61 us with
+ * 512x18 against 47-51 with 384x16, f32 keys 66-73 us with 384x24 (bench/results/
+ * 2026-11-26-nvidia-h100-sort-stop44c against -stop44 and -small3: a pass over so few
+ * keys is a few blocks, and a larger tile is a longer block); at 2^18 they were even. */
+enum { BIG_MIN = 1 << 20 };
+static Tile pass_tile(patc_type t, bool pairs, int w)
+{
+    if (!pairs && w == 8 && t == PATC_U32) return (Tile){512, 18};
+    if (!pairs && w == 8 && t == PATC_F32) return (Tile){384, 24};
+    return (Tile){0, 0};
 }
 
 /* The order function of the sorter as .rise text: the key's order bits (ord), or for a
@@ -166,6 +187,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     s->r = 1 << w;
     s->nd = (hi - lo + w - 1) / w;
     s->portion = spec->portion ? spec->portion : PORTION_DEFAULT;
+    s->big = pass_tile(type, s->pairs, w);
     s->tiles = small_tiles[ks + vs > 8];
     s->small_max = (long long)s->tiles[NSMALL - 1].nt * s->tiles[NSMALL - 1].ipt;
     const char *words = vs == 8 ? "u64" : "u32";
@@ -190,6 +212,10 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     } else {
         sb_printf(&b, "kernel sortPass = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(xs => "
                       "xs |> rsPassToD(%d, %d, %d, sortDig, d, m, offs)))))\n", s->r, kt, PASS_NT, PASS_IPT, s->r);
+        if (s->big.nt)
+            sb_printf(&b, "kernel sortPassBig = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(xs => "
+                          "xs |> rsPassToD(%d, %d, %d, sortDig, d, m, offs)))))\n", s->r, kt, s->big.nt, s->big.ipt,
+                      s->r);
         if (s->nd % 2) sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(xs => xs |> mapGlobal(id)))\n", kt);
         for (int i = 0; i < NSMALL; i++)
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, sortOrd)))\n", i, kt,
@@ -243,6 +269,7 @@ static patc_status program(patc_sorter *s, int cubin)
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortHist", &s->hist[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortScan", &s->scan[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPass", &s->pass[cubin]);
+    if (st == PATC_OK && s->big.nt) st = patc_get_kernel(s->prog[cubin], "sortPassBig", &s->pass_big[cubin]);
     if (st == PATC_OK && s->nd % 2) st = patc_get_kernel(s->prog[cubin], "sortCopy", &s->copy[cubin]);
     for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
         char name[16];
@@ -254,6 +281,13 @@ static patc_status program(patc_sorter *s, int cubin)
         s->prog[cubin] = NULL;
     }
     return st;
+}
+
+/* The pass kernel of a sort of n keys: sortPassBig from BIG_MIN keys where the sorter
+ * has one, else sortPass. */
+static patc_kernel *pass_for(const patc_sorter *s, long long n, int cubin)
+{
+    return n >= BIG_MIN && s->big.nt ? s->pass_big[cubin] : s->pass[cubin];
 }
 
 /* Whether n keys take the one launch of a sortSmallK. */
@@ -331,7 +365,7 @@ patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
     /* the kernels' scratch is that of their longest launch: the first portion's */
     long long n0 = portion_len(s, n, 0), hn[2] = {n0, hist_grid(s, n0)}, pn[2] = {n0, n};
     size_t sum = tmp_need(s, n) + counts_bytes(s, portions(s, n));
-    if ((st = scratch_bytes(s->hist[p], hn, &sum)) != PATC_OK || (st = scratch_bytes(s->pass[p], pn, &sum)) != PATC_OK)
+    if ((st = scratch_bytes(s->hist[p], hn, &sum)) != PATC_OK || (st = scratch_bytes(pass_for(s, n, p), pn, &sum)) != PATC_OK)
         return st;
     *bytes = sum;
     return PATC_OK;
@@ -481,7 +515,7 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
                                kp = view(ksrc, (size_t)(p * P) * ks, (size_t)m * ks),
                                vp = vin ? view(vsrc, (size_t)(p * P) * vs, (size_t)m * vs) : kp;
             patc_arg args[4] = {{NULL, &du}, {&o, NULL}, {&kp, NULL}, {vin ? &vp : NULL, NULL}};
-            if ((st = patc_launch_args_enqueue(s->pass[1], pn, args, pout, NULL)) != PATC_OK) return st;
+            if ((st = patc_launch_args_enqueue(pass_for(s, n, 1), pn, args, pout, NULL)) != PATC_OK) return st;
         }
         ksrc = kb[to];
         vsrc = vb[to];
@@ -600,9 +634,9 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
             const uint64_t *od = offs + (size_t)p * row + (size_t)s->r * d;
             const unsigned char *kp = m[0] + (size_t)(p * P) * ks, *vp = vin ? m[2] + (size_t)(p * P) * vs : NULL;
             if (vin)
-                st = patc_interp_run_outputs(s->pass[0], pn, (const void *[]){&d, od, kp, vp}, (void *[]){m[4], m[5]});
+                st = patc_interp_run_outputs(pass_for(s, n, 0), pn, (const void *[]){&d, od, kp, vp}, (void *[]){m[4], m[5]});
             else
-                st = patc_interp_run(s->pass[0], pn, (const void *[]){&d, od, kp}, m[4]);
+                st = patc_interp_run(pass_for(s, n, 0), pn, (const void *[]){&d, od, kp}, m[4]);
             for (size_t i = 0; i < kb && st == PATC_OK; i++) m[1][i] |= m[4][i];
             for (size_t i = 0; vin && i < vb && st == PATC_OK; i++) m[3][i] |= m[5][i];
         }

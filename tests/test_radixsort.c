@@ -278,8 +278,9 @@ END_TEST
  * kernel has no scratch); above, the second buffer of keys (n * 4 rounded up to 256),
  * 12 KiB of counts a portion of up to 2^32 - 1 keys (1024 u32 counts, 1024 u64
  * offsets), and the kernels' scratch, which for the multisplit pass is 8 bytes per
- * bucket per tile of 6144 keys of one portion (256 * ceil(min(n, 2^32 - 1) / 6144)
- * words: rt_sort.c's 384 threads of 16 keys) and a little more (tile counter, the
+ * bucket per tile of one portion (256 * ceil(min(n, 2^32 - 1) / T) words, T the tile:
+ * from 2^20 keys 9216 for u32 and f32, rt_sort.c's 512 x 18 and 384 x 24; else 6144,
+ * 384 x 16) and a little more (tile counter, the
  * histogram's 1024 global bins): so between n*4 + 12288 * portions + 2048 * tiles and
  * that plus 64 KiB, for every key type. */
 START_TEST(sorter_temp_bytes)
@@ -300,7 +301,9 @@ START_TEST(sorter_temp_bytes)
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-            size_t P = 4294967295u, b = 0, n = (size_t)ns[i], n0 = n < P ? n : P, tiles = (n0 + 6143) / 6144;
+            /* rt_sort.c's pass_tile from 2^20 keys: u32 512x18, f32 384x24 */
+            size_t T = kind != 1 && ns[i] >= (1 << 20) ? 9216 : 6144;
+            size_t P = 4294967295u, b = 0, n = (size_t)ns[i], n0 = n < P ? n : P, tiles = (n0 + T - 1) / T;
             size_t np = (n + P - 1) / P;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
             size_t lo = (n * 4 + 255) / 256 * 256 + 12288 * np + 2048 * tiles;
@@ -859,7 +862,8 @@ START_TEST(wide_sorter_arguments)
         patc_sorter_free(so);
     }
     /* u64 keys: 4000000 more key bytes, 8 x 256 x 12 - 12288 more counts than u32's,
-     * and the histogram's global bins (its scratch) 2048 words instead of 1024 */
+     * and the histogram's global bins (its scratch) 2048 words instead of 1024 (at n
+     * below 2^20 both passes' tiles are 6144 keys) */
     ck_assert_msg(b64 == b32 + 4000000 + 12288 + 4096, "f64: %zu bytes, u32: %zu", b64, b32);
     ck_assert_msg(bp == b64 + 8000000, "i64+u64: %zu bytes, f64 keys: %zu", bp, b64);
     /* the one launch, no temporary memory: up to 8192 keys of 8 bytes, 5120 pairs of an

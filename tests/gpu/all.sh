@@ -1141,6 +1141,9 @@ if [ $rc = 0 ]; then
     bg_check $tool sort_check.c "i64+u64 bits 0:40 few" 100003 '^== .*' sort_san $tool --bits=0:40 --pairs=u64 i64 100003 few
     bg_check $tool sort_check.c "u32 digit 11 uniform" 100003 '^== .*' sort_san $tool --digit=11 u32 100003 uniform
     bg_check $tool sort_check.c "u32+u64 portions of 30011 few" 100003 '^== .*' sort_san $tool --portion=30011 --pairs=u64 u32 100003 few
+    # the passes' larger tiles from 2^20 keys (rt_sort.c's sortPassBig: u32 512x18, f32 384x24)
+    bg_check $tool sort_check.c "u32 uniform (512x18 tiles)" 1048583 '^== .*' sort_san $tool u32 1048583 uniform
+    bg_check $tool sort_check.c "f32 special (384x24 tiles)" 1048583 '^== .*' sort_san $tool f32 1048583 special
   done
   # issue 35 item 2 (sorttile): the one-launch small sort. The sortTiles primitive
   # (examples/sorttiles.rise: tiles of 1024 x 4 of every element type, pairs and
