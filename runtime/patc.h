@@ -629,8 +629,9 @@ void patc_sorter_free(patc_sorter *s);
  * per bucket per pass (a u32 count and a u64 offset: 12 KiB for four 8-bit digits; that
  * times the portions past 2^32 - 1 keys), which it allocates on the first call that needs more
  * and keeps, plus the kernels' scratch (multisplit's look-back, 8 bytes per 256 buckets
- * per tile of 6144 keys of a portion, 9216 for u32 and f32 keys alone from 2^20 keys:
- * about n/3 or n/4.5 bytes), which they keep. */
+ * per tile of a portion: 6144 keys, or more from 2^20 keys for some types (rt_sort.c's
+ * big_tiles: 9216 for u32 and f32 keys alone, n/4.5 bytes), about n/3 bytes), which
+ * they keep. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
 /* Sort n keys (1 <= n <= 2^40) of `in` into `out` on `stream` (NULL the default stream;
  * it becomes the context's stream) and return without waiting. in == out sorts in

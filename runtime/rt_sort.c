@@ -81,7 +81,8 @@ struct patc_sorter {
     int ks, vs;            /* the bytes of a key and of a value (0 for keys alone) */
     int nd, r;             /* the passes (digits) and the buckets of a pass (2^digit_bits) */
     long long portion;     /* the most keys a launch of a pass (or of the histogram) takes */
-    Tile big;              /* the pass's tile from BIG_MIN keys (pass_tile); {0, 0}: 384x16 always */
+    Tile big;              /* the pass's tile from big_from keys (pass_tile); {0, 0}: 384x16 always */
+    long long big_from;
     const Tile *tiles;     /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
     long long small_max;   /* the last tile's keys: up to this many, one launch */
     char *source;
@@ -112,18 +113,37 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
     return PATC_ERR_INVALID;
 }
 
-/* The pass's tile from BIG_MIN keys (see PASS_NT; sortPassBig): 512x18 for u32 keys
- * alone, 384x24 for f32 keys alone, with 8-bit digits; {0, 0} otherwise, 384x16 at every
- * n (the other types, pairs and other widths were not timed in other shapes). Below
- * 2^20 keys the larger tiles were slower: at 8193 to 2^16 u32 keys took 56-61 us with
- * 512x18 against 47-51 with 384x16, f32 keys 66-73 us with 384x24 (bench/results/
- * 2026-11-26-nvidia-h100-sort-stop44c against -stop44 and -small3: a pass over so few
- * keys is a few blocks, and a larger tile is a longer block); at 2^18 they were even. */
-enum { BIG_MIN = 1 << 20 };
-static Tile pass_tile(patc_type t, bool pairs, int w)
+/* The pass's tile from a size on (see PASS_NT; sortPassBig), by key type and value
+ * bytes (0: keys alone), with 8-bit digits; 384x16 below that size and for the cases
+ * not here (other types and widths were not timed in other shapes). All on one H100
+ * (bench/results/2026-11-26-nvidia-h100-sort-tiles, each shape a run of its own):
+ *  - u32 keys: 512x18 from 2^20 keys; f32 keys: 384x24 from 2^20. Below 2^20 these
+ *    were slower: at 8193 to 2^16 u32 keys took 56-61 us with 512x18 against 47-51
+ *    with 384x16, f32 keys 66-73 us with 384x24 (-sort-stop44c against -sort-stop44 and
+ *    -small3: a pass over so few keys is a few blocks, and a larger tile is a longer
+ *    block); at 2^18 they were even.
+ *  - f32 keys with 4-byte values, and u64 keys: 384x20 from 2^24, 9848-10147 us against
+ *    10431-10770 at 2^28 for the pairs, 19389-19464 against 20130-20191 for u64 keys;
+ *    at 2^20 it was 2-4 % slower. 384x24 and 512x16 were 7-16 % faster at 2^20 but
+ *    30-60 % slower from 2^24. */
+static const struct {
+    patc_type key;
+    int vbytes;
+    long long from;
+    Tile t;
+} big_tiles[] = {
+    {PATC_U32, 0, 1LL << 20, {512, 18}},
+    {PATC_F32, 0, 1LL << 20, {384, 24}},
+    {PATC_F32, 4, 1LL << 24, {384, 20}},
+    {PATC_U64, 0, 1LL << 24, {384, 20}},
+};
+static Tile pass_tile(patc_type t, int vbytes, int w, long long *from)
 {
-    if (!pairs && w == 8 && t == PATC_U32) return (Tile){512, 18};
-    if (!pairs && w == 8 && t == PATC_F32) return (Tile){384, 24};
+    for (size_t i = 0; w == 8 && i < sizeof big_tiles / sizeof big_tiles[0]; i++)
+        if (big_tiles[i].key == t && big_tiles[i].vbytes == vbytes) {
+            *from = big_tiles[i].from;
+            return big_tiles[i].t;
+        }
     return (Tile){0, 0};
 }
 
@@ -187,7 +207,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     s->r = 1 << w;
     s->nd = (hi - lo + w - 1) / w;
     s->portion = spec->portion ? spec->portion : PORTION_DEFAULT;
-    s->big = pass_tile(type, s->pairs, w);
+    s->big = pass_tile(type, vs, w, &s->big_from);
     s->tiles = small_tiles[ks + vs > 8];
     s->small_max = (long long)s->tiles[NSMALL - 1].nt * s->tiles[NSMALL - 1].ipt;
     const char *words = vs == 8 ? "u64" : "u32";
@@ -203,6 +223,10 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
         sb_printf(&b, "kernel sortPass = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(ks => fun(n.%s)(vs => "
                       "zip(ks)(vs) |> rsPassPairsToD(%d, %d, %d, sortDig, d, m, offs))))))\n", s->r, kt, words, PASS_NT,
                   PASS_IPT, s->r);
+        if (s->big.nt)
+            sb_printf(&b, "kernel sortPassBig = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(ks => "
+                          "fun(n.%s)(vs => zip(ks)(vs) |> rsPassPairsToD(%d, %d, %d, sortDig, d, m, offs))))))\n", s->r,
+                      kt, words, s->big.nt, s->big.ipt, s->r);
         if (s->nd % 2)
             sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
                           "unzip)))\n", kt, words);
@@ -283,11 +307,11 @@ static patc_status program(patc_sorter *s, int cubin)
     return st;
 }
 
-/* The pass kernel of a sort of n keys: sortPassBig from BIG_MIN keys where the sorter
+/* The pass kernel of a sort of n keys: sortPassBig from big_from keys where the sorter
  * has one, else sortPass. */
 static patc_kernel *pass_for(const patc_sorter *s, long long n, int cubin)
 {
-    return n >= BIG_MIN && s->big.nt ? s->pass_big[cubin] : s->pass[cubin];
+    return s->big.nt && n >= s->big_from ? s->pass_big[cubin] : s->pass[cubin];
 }
 
 /* Whether n keys take the one launch of a sortSmallK. */

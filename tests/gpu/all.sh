@@ -1136,6 +1136,13 @@ if [ $rc = 0 ]; then
   done
   [ $quick = 1 ] || bg_check sort sort_check.c "--portion=4000037 f32 uniform" 16777219 "$rre" "$rdir/sort_check" \
     --portion=4000037 f32 16777219 uniform
+  # the passes' larger tiles from 2^24 (rt_sort.c's big_tiles: f32 keys with 4-byte
+  # values, u64 keys, 384x20), also in quick runs (the sizes above stop at 2^20 there)
+  for f in "--pairs=u32 f32" "--pairs=i32 f32" "u64"; do
+    for k in uniform few special; do
+      bg_check sort sort_check.c "$f $k (384x20 tiles)" 16777219 "$rre" "$rdir/sort_check" $f 16777219 $k
+    done
+  done
   for tool in memcheck racecheck synccheck; do
     bg_check $tool sort_check.c "u64+f64 pairs special" 4097 '^== .*' sort_san $tool --pairs=f64 u64 4097 special
     bg_check $tool sort_check.c "i64+u64 bits 0:40 few" 100003 '^== .*' sort_san $tool --bits=0:40 --pairs=u64 i64 100003 few
