@@ -67,17 +67,17 @@ static Expr *infer_multisplit(Tc *t, const TcApp *ap)
                    "(an exclusive scan of the buckets' counts, from an earlier launch), but this has type %s", name,
                    nat_str(a, ns[0]), tc_tstr(t, want), tc_tstr(t, want64), tc_tstr(t, offs->ty));
     Expr *x = tc_infer(t, arg[2], ap->sc, NULL);
-    Type *tx = tc_want_array(t, x, "multisplit");
+    Type *tx = tc_want_array(t, x, name);
     Type *ty = tx->arr.elem;
     if (!ms_elem_ok(ty) && !(ty->kind == T_PAIR && ms_elem_ok(ty->pair.a) && ms_elem_ok(ty->pair.b)))
-        diag_error(t->d, x->sp, "multisplit of %s: the elements must be scalars (f32, i32, u32, f64, i64 or u64) or "
-                   "pairs of them (a key and its value, zip(keys)(values))", tc_tstr(t, tx));
+        diag_error(t->d, x->sp, "%s of %s: the elements must be scalars (f32, i32, u32, f64, i64 or u64) or "
+                   "pairs of them (a key and its value, zip(keys)(values))", name, tc_tstr(t, tx));
     Type *ps[1] = {ty};
     Expr *f = tc_check_fun(t, arg[0], ps, 1, ap->sc, u32, ap->sp);
     Type *rt = tc_fun_result(f, 1);
     if (!ty_equal(rt, u32))
-        diag_error(t->d, arg[0]->sp, "multisplit: the bucket function returns %s, not u32 (a bucket 0..%s; convert "
-                   "with u32(...))", tc_tstr(t, rt), nat_str(a, nat_sub(a, ns[0], nat_cst(a, 1))));
+        diag_error(t->d, arg[0]->sp, "%s: the bucket function returns %s, not u32 (a bucket 0..%s; convert "
+                   "with u32(...))", name, tc_tstr(t, rt), nat_str(a, nat_sub(a, ns[0], nat_cst(a, 1))));
     Expr *e = tc_prim_expr(t, ap->p, ap->p == P_MULTISPLIT_TO ? ty_array(a, ns[3], ty) : tx, ap->sp);
     for (int i = 0; i < prim_info[ap->p].nnats; i++) e->prim.nats[i] = ns[i];
     e->prim.args[0] = f;

@@ -33,11 +33,7 @@
 /* The pass's tile: 384 threads of 16 keys (multisplit's shape in examples/radixsort.rise):
  * on an H100, one pass over 2^24 keys took 161 us at 384x16, 170 at 256x16, 165 at 512x16
  * and 185 at 256x24; pairs 220 us at 384x16, 249 at 256x16 (bench/results/2026-11-26-nvidia-h100-msvar).
- * Whole sorts of keys alone with 8-bit digits chose two more (pass_tile; bench/results/
- * 2026-11-26-nvidia-h100-sort-tiles, one H100, each shape a run of its own): u32 keys
- * 512x18, 7230 us at 2^28 and 75.5 at 2^20 against 7353-7370 and 87-88 at 384x16;
- * f32 keys 384x24, 8010 and 79.1 against 8875-8907 and 90. 512x18 took f32 keys 10973 us
- * and 384x24 u32 keys 7734 at 2^28, so each type has its own. */
+ * Larger tiles for some types and sizes: big_tiles. */
 enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
 
 /* The small sort's tiles: up to small_max keys one launch of one block (sortSmallK, the
@@ -57,10 +53,10 @@ typedef struct {
 enum { NSMALL = 3 };
 static const Tile small_tiles[2][NSMALL] = {{{512, 4}, {1024, 4}, {1024, 8}}, {{512, 4}, {1024, 4}, {1024, 5}}};
 
-/* The digit width: 8 bits by default (CUB's); 5 to 11 (rsScanD gives a lane r/32 >= 1
+/* The digit width: 8 bits by default (CUB's); 5 to 11 (rsScanP gives a lane r/32 >= 1
  * counts; 11 bits is 2048 buckets, a third pass fewer for u32 keys). At most 13 passes
  * (64 bits of 5). */
-enum { DIGIT_MIN = 5, DIGIT_MAX = 11, DIGIT_DEFAULT = 8, MAX_PASSES = 13 };
+enum { DIGIT_MIN = 5, DIGIT_MAX = 11, DIGIT_DEFAULT = 8 };
 
 /* A pass over more keys than a portion is one launch a portion (multisplitTo, each with
  * the offsets rsScanP gives it), as CUB's Onesweep runs portions of under 2^28 keys: a
@@ -70,7 +66,7 @@ enum { DIGIT_MIN = 5, DIGIT_MAX = 11, DIGIT_DEFAULT = 8, MAX_PASSES = 13 };
  * more a pass: so the portion is 2^32 - 1 keys unless the sorter is given another, and
  * only sorts of 2^32 keys or more take portions. MAX_KEYS bounds the portions (rsScanP
  * is one block over np*nd*r counts). */
-#define PORTION_DEFAULT 4294967295LL
+#define PORTION_MAX 4294967295LL
 #define MAX_KEYS (1LL << 40)
 
 struct patc_sorter {
@@ -117,11 +113,13 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  * bytes (0: keys alone), with 8-bit digits; 384x16 below that size and for the cases
  * not here (other types and widths were not timed in other shapes). All on one H100
  * (bench/results/2026-11-26-nvidia-h100-sort-tiles, each shape a run of its own):
- *  - u32 keys: 512x18 from 2^20 keys; f32 keys: 384x24 from 2^20. Below 2^20 these
- *    were slower: at 8193 to 2^16 u32 keys took 56-61 us with 512x18 against 47-51
- *    with 384x16, f32 keys 66-73 us with 384x24 (-sort-stop44c against -sort-stop44 and
- *    -small3: a pass over so few keys is a few blocks, and a larger tile is a longer
- *    block); at 2^18 they were even.
+ *  - u32 keys: 512x18 from 2^20 keys, 7230 us at 2^28 and 75.5 at 2^20 against
+ *    7353-7370 and 87-88 at 384x16; f32 keys: 384x24 from 2^20, 8010 and 79.1 against
+ *    8875-8907 and 90. 512x18 took f32 keys 10973 us and 384x24 u32 keys 7734 at 2^28,
+ *    so each type has its own. Below 2^20 both were slower (-sort-stop44c against
+ *    -sort-stop44d, separate runs): from 8193 to 2^16 keys u32 55-61 us against 46-55,
+ *    f32 66-73 against 48-57; at 2^18 u32 65-67 against 57-60, f32 71-73 against 60-61
+ *    (a pass over so few keys is a few blocks, and a larger tile is a longer block).
  *  - f32 keys with 4-byte values, and u64 keys: 384x20 from 2^24, 9848-10147 us against
  *    10431-10770 at 2^28 for the pairs, 19389-19464 against 20130-20191 for u64 keys;
  *    at 2^20 it was 2-4 % slower. 384x24 and 512x16 were 7-16 % faster at 2^20 but
@@ -145,6 +143,19 @@ static Tile pass_tile(patc_type t, int vbytes, int w, long long *from)
             return big_tiles[i].t;
         }
     return (Tile){0, 0};
+}
+
+/* A pass kernel's text (sortPass, sortPassBig): one portion of the keys (n of them, of
+ * m in all; for pairs zip(keys)(values)) placed by digit d with the portion's offsets,
+ * in tiles of t. kt, vt: the kernel's key and value types. */
+static void pass_text(StrBuf *b, const patc_sorter *s, const char *name, Tile t, const char *kt, const char *vt)
+{
+    sb_printf(b, "kernel %s = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(", name, s->r, kt);
+    if (s->pairs)
+        sb_printf(b, "ks => fun(n.%s)(vs => zip(ks)(vs) |> rsPassPairsToD(%d, %d, %d, sortDig, d, m, offs))))))\n", vt,
+                  t.nt, t.ipt, s->r);
+    else
+        sb_printf(b, "xs => xs |> rsPassToD(%d, %d, %d, sortDig, d, m, offs)))))\n", t.nt, t.ipt, s->r);
 }
 
 /* The order function of the sorter as .rise text: the key's order bits (ord), or for a
@@ -188,7 +199,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
         return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: the bit range [%d, %d) is not within the key's %d "
                        "bits, or empty (0 <= begin_bit < end_bit <= %d; both 0: all bits)", spec->begin_bit,
                        spec->end_bit, bits, bits);
-    if (spec->portion < 0 || spec->portion > 4294967295LL)
+    if (spec->portion < 0 || spec->portion > PORTION_MAX)
         return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: portion is %lld; it must be 1 to 2^32-1 (0: 2^32-1)",
                        spec->portion);
     int w = spec->digit_bits ? spec->digit_bits : DIGIT_DEFAULT;
@@ -206,7 +217,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     s->vs = vs;
     s->r = 1 << w;
     s->nd = (hi - lo + w - 1) / w;
-    s->portion = spec->portion ? spec->portion : PORTION_DEFAULT;
+    s->portion = spec->portion ? spec->portion : PORTION_MAX;
     s->big = pass_tile(type, vs, w, &s->big_from);
     s->tiles = small_tiles[ks + vs > 8];
     s->small_max = (long long)s->tiles[NSMALL - 1].nt * s->tiles[NSMALL - 1].ipt;
@@ -219,14 +230,9 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
               s->nd, s->r);
     sb_printf(&b, "kernel sortScan = nFun(np => fun((np * %d).u32)(h => h |> rsScanP(np, %d, %d)))\n", s->nd * s->r,
               s->nd, s->r);
+    pass_text(&b, s, "sortPass", (Tile){PASS_NT, PASS_IPT}, kt, words);
+    if (s->big.nt) pass_text(&b, s, "sortPassBig", s->big, kt, words);
     if (s->pairs) {
-        sb_printf(&b, "kernel sortPass = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(ks => fun(n.%s)(vs => "
-                      "zip(ks)(vs) |> rsPassPairsToD(%d, %d, %d, sortDig, d, m, offs))))))\n", s->r, kt, words, PASS_NT,
-                  PASS_IPT, s->r);
-        if (s->big.nt)
-            sb_printf(&b, "kernel sortPassBig = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(ks => "
-                          "fun(n.%s)(vs => zip(ks)(vs) |> rsPassPairsToD(%d, %d, %d, sortDig, d, m, offs))))))\n", s->r,
-                      kt, words, s->big.nt, s->big.ipt, s->r);
         if (s->nd % 2)
             sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
                           "unzip)))\n", kt, words);
@@ -234,12 +240,6 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> "
                           "rsSmallPairs(%d, %d, sortOrd))))\n", i, kt, words, s->tiles[i].nt, s->tiles[i].ipt);
     } else {
-        sb_printf(&b, "kernel sortPass = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(xs => "
-                      "xs |> rsPassToD(%d, %d, %d, sortDig, d, m, offs)))))\n", s->r, kt, PASS_NT, PASS_IPT, s->r);
-        if (s->big.nt)
-            sb_printf(&b, "kernel sortPassBig = nFun((n, m) => fun(u32)(d => fun(%d.u64)(offs => fun(n.%s)(xs => "
-                          "xs |> rsPassToD(%d, %d, %d, sortDig, d, m, offs)))))\n", s->r, kt, s->big.nt, s->big.ipt,
-                      s->r);
         if (s->nd % 2) sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(xs => xs |> mapGlobal(id)))\n", kt);
         for (int i = 0; i < NSMALL; i++)
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, sortOrd)))\n", i, kt,
