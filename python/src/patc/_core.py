@@ -856,10 +856,11 @@ def _sorter(ctx, dev, t, vt, desc, s, what):
 
 
 def _sort_operand(x, out, s, what, role, like=None):
-    """(d, o, od, s): x described (one of the sort's six types, contiguous), and its
-    output, out= or a new array of x's library on x's device; s the stream, the
-    library's current one for a device input when none was given. like: the keys'
-    description, whose length and device a values operand must have."""
+    """(d, o, od): x described on stream s (one of the sort's six types, contiguous), and
+    its output, out= or a new array of x's library on x's device. s is the stream the
+    sort runs on (_sort_stream's), so that a DLPack producer orders its work before it:
+    the keys are described a second time here for that. like: the keys' description,
+    whose length and device a values operand must have."""
     h = A._handlers.get(type(x))
     d = h(x, s) if h is not None else A.describe(x, s)
     if d is None:
@@ -906,7 +907,7 @@ def _sort_stream(x, stream, device, what):
 
 def _sort_run(ctx, dev, lib, launch):
     """launch() under the context's lock (and the device's guard where the library sees
-    several GPUs); its status checked."""
+    several GPUs); its status returned."""
     if dev >= 0 and A.multi_gpu(lib):
         with A.device_guard(lib, dev), ctx.lock:
             rc = launch()
