@@ -89,6 +89,7 @@ static const char *order_helper(MemOrder mo, ScalarKind sk, bool store)
     if (mo == MO_RELAXED && sk == SK_U64) return store ? "patc_poke" : "patc_peek";
     if (mo == MO_RELAXED && sk == SK_U32 && !store) return "patc_peek32";
     if (mo == MO_RELEASE && sk == SK_U32 && store) return "patc_poke32";
+    if (mo == MO_RELAXED && sk == SK_U32 && store) return "patc_set32";
     return NULL;
 }
 

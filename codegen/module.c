@@ -46,12 +46,18 @@ static const char prelude_wait[] =
     "while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }\n";
 
 static const char prelude_flags32[] =
-    "/* lookback's flags of values wider than 32 bits: relaxed 32-bit words */\n"
+    "/* lookback's flags of values wider than 32 bits, and multisplit's tile words: relaxed 32-bit words */\n";
+static const char prelude_peek32[] =
     "static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; "
-    "asm volatile(\"ld.relaxed.gpu.global.u32 %0, [%1];\" : \"=r\"(w) : \"l\"(p) : \"memory\"); return w; }\n"
+    "asm volatile(\"ld.relaxed.gpu.global.u32 %0, [%1];\" : \"=r\"(w) : \"l\"(p) : \"memory\"); return w; }\n";
+static const char prelude_poke32[] =
     "/* the release orders the value stored before it ahead of the flag */\n"
     "static __device__ __forceinline__ void patc_poke32(unsigned int *p, unsigned int w) { "
-    "asm volatile(\"st.release.gpu.global.u32 [%0], %1;\" :: \"l\"(p), \"r\"(w) : \"memory\"); }\n\n";
+    "asm volatile(\"st.release.gpu.global.u32 [%0], %1;\" :: \"l\"(p), \"r\"(w) : \"memory\"); }\n";
+
+static const char prelude_set32[] =
+    "static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { "
+    "asm volatile(\"st.relaxed.gpu.global.u32 [%0], %1;\" :: \"l\"(p), \"r\"(w) : \"memory\"); }\n";
 
 /* an atomic add of acq_rel order at gpu scope (X_ATOMIC of MO_ACQ_REL): lastBlock's ticket */
 static const char prelude_acq_rel[] =
@@ -98,7 +104,8 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     bool fdiv = strstr(body, "patc_fdiv(") || strstr(body, "patc_fmod(");
     bool wait = strstr(body, "patc_wait("), poke = strstr(body, "patc_poke("), peek = wait || strstr(body, "patc_peek(");
     bool flags = wait || poke || peek;
-    bool flags32 = strstr(body, "patc_poke32(") || strstr(body, "patc_peek32(");
+    bool peek32 = strstr(body, "patc_peek32("), poke32 = strstr(body, "patc_poke32("), set32 = strstr(body, "patc_set32(");
+    bool flags32 = peek32 || poke32 || set32;
     bool acq_rel = strstr(body, "patc_atom_add_acq_rel(");
     bool pipe = strstr(body, "patc_mb_");
     bool launch = false, wide = false;
@@ -119,7 +126,13 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
         if (wait) sb_puts(&h, prelude_wait);
         sb_putc(&h, '\n');
     }
-    if (flags32) sb_puts(&h, prelude_flags32);
+    if (flags32) {
+        sb_puts(&h, prelude_flags32);
+        if (peek32) sb_puts(&h, prelude_peek32);
+        if (poke32) sb_puts(&h, prelude_poke32);
+        if (set32) sb_puts(&h, prelude_set32);
+        sb_putc(&h, '\n');
+    }
     if (acq_rel) sb_puts(&h, prelude_acq_rel);
     if (pipe) sb_puts(&h, prelude_pipe);
     if (!fdiv && !flags && !flags32 && !acq_rel && !pipe) sb_putc(&h, '\n');

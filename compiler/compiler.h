@@ -561,6 +561,8 @@ typedef struct Kernel {
     bool block_fixed;            /* code assumes exactly `block` threads (straight-line maps) */
     int min_blocks;              /* CompileOptions.min_blocks: __launch_bounds__'s second
                                     argument when the block is fixed (0: none) */
+    int own_min_blocks;          /* the lowering's choice of min_blocks, where the options
+                                    give none (multisplit: 2, prims/split.c) */
     bool evict_first;            /* CompileOptions.evict_first (codegen applies it to
                                     look-back kernels only) */
     Nat *shared_bytes;           /* total shared memory, bytes */

@@ -5,9 +5,9 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
-/* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */
-static __device__ __forceinline__ unsigned long long patc_peek(const unsigned long long *p) { unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w; }
-static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(w) : "memory"); }
+/* lookback's flags of values wider than 32 bits, and multisplit's tile words: relaxed 32-bit words */
+static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
+static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
 
 /* kernel msU32_launch0
  *   launch 1 of 3:   msU32_launch0, then msU32_launch1, then msU32, on one stream, with the same arguments
@@ -15,7 +15,7 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -23,7 +23,7 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msU32_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msU32_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -61,7 +61,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch0(unsigned int *__
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -69,7 +69,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch0(unsigned int *__
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, max(768, 256 * g + 256)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -101,22 +101,22 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
  *   shared memory:   18448 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(10256, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(134217984, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 8208);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 9232);
-    unsigned int *mssval34 = (unsigned int *)(patc_smem + 10256);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 9232);
+    unsigned int *mssval35 = (unsigned int *)(patc_smem + 10256);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -131,13 +131,14 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
-        unsigned int msval31[8];
-        unsigned int msinfo32[8];
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        unsigned int msval32[8];
+        unsigned int msinfo33[8];
         {
-            const patc_int t35 = threadIdx.x;
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                if (((t35 + 256 * i36) < 2048)) {
-                    mshist29[(t35 + 256 * i36)] = 0u;
+            const patc_int t36 = threadIdx.x;
+            for (patc_int i37 = 0; i37 < 8; i37 += 1) {
+                if (((t36 + 256 * i37) < 2048)) {
+                    mshist30[(t36 + 256 * i37)] = 0u;
                 }
             }
         }
@@ -145,157 +146,157 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                    bool msok39 = true;
-                    unsigned int msx40 = 0u;
-                    if (msok39) {
-                        msx40 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    bool msok40 = true;
+                    unsigned int msx41 = 0u;
+                    if (msok40) {
+                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min((msx40 & 255u), 255u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msrk51 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct52 = __popc(mspm42);
-                    long long ix53 = ((long long)msb41);
-                    unsigned int msh54 = 0u;
-                    if (msok39) {
-                        msh54 = mshist29[(256 * warp + ix53)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk51 + 1u) == msct52))) {
-                        mshist29[(256 * warp + ix53)] = (msh54 + msct52);
+                    unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msrk52 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm43);
+                    long long ix54 = ((long long)msb42);
+                    unsigned int msh55 = 0u;
+                    if (msok40) {
+                        msh55 = mshist30[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh54 + msrk51)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk52 + 1u) == msct53))) {
+                        mshist30[(256 * warp + ix54)] = (msh55 + msct53);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh55 + msrk52)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                    bool msok39 = ((lane + 256 * warp + 2048 * b24 + 32 * i38) < n);
-                    unsigned int msx40 = 0u;
-                    if (msok39) {
-                        msx40 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    bool msok40 = ((lane + 256 * warp + 2048 * b24 + 32 * i39) < n);
+                    unsigned int msx41 = 0u;
+                    if (msok40) {
+                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min((msx40 & 255u), 255u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msrk51 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct52 = __popc(mspm42);
-                    long long ix53 = ((long long)msb41);
-                    unsigned int msh54 = 0u;
-                    if (msok39) {
-                        msh54 = mshist29[(256 * warp + ix53)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk51 + 1u) == msct52))) {
-                        mshist29[(256 * warp + ix53)] = (msh54 + msct52);
+                    unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msrk52 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm43);
+                    long long ix54 = ((long long)msb42);
+                    unsigned int msh55 = 0u;
+                    if (msok40) {
+                        msh55 = mshist30[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh54 + msrk51)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk52 + 1u) == msct53))) {
+                        mshist30[(256 * warp + ix54)] = (msh55 + msct53);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh55 + msrk52)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t55 = threadIdx.x;
+            const patc_int t56 = threadIdx.x;
             {
-                const patc_int i56 = 0;
-                if (((t55 + 256 * i56) < 256)) {
-                    unsigned int msrun57 = 0u;
-                    for (patc_int i58 = 0; i58 < 8; i58 += 1) {
-                        unsigned int msc59 = mshist29[(t55 + 256 * i56 + 256 * i58)];
-                        mshist29[(t55 + 256 * i56 + 256 * i58)] = msrun57;
-                        msrun57 = (msrun57 + msc59);
+                const patc_int i57 = 0;
+                if (((t56 + 256 * i57) < 256)) {
+                    unsigned int msrun58 = 0u;
+                    for (patc_int i59 = 0; i59 < 8; i59 += 1) {
+                        unsigned int msc60 = mshist30[(t56 + 256 * i57 + 256 * i59)];
+                        mshist30[(t56 + 256 * i57 + 256 * i59)] = msrun58;
+                        msrun58 = (msrun58 + msc60);
                     }
-                    unsigned int mspre60 = 0u;
+                    unsigned int mspre61 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(256 * b24 + t55 + 256 * i56)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun57)));
+                        patc_set32(&msstate22[(256 * b24 + t56 + 256 * i57)], (((2u | mspar29) << 30u) | msrun58));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(256 * b24 + t55 + 256 * i56)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun57)));
-                        for (patc_int msd61 = 0; ; msd61 += 1) {
-                            unsigned long long msw62;
-                            unsigned int mshi63;
+                        patc_set32(&msstate22[(256 * b24 + t56 + 256 * i57)], (((2u | mspar29) << 29u) | msrun58));
+                        for (patc_int msd62 = 0; ; msd62 += 1) {
+                            unsigned int msw63;
+                            bool msfull64;
                             for (;;) {
-                                msw62 = patc_peek(&msstate22[(256 * b24 + t55 + 256 * i56 - 256 * msd61 - 256)]);
-                                mshi63 = ((unsigned int)(msw62 >> 32u));
-                                if ((((mshi63 >> 2u) == lbepoch28) && ((mshi63 & 3u) != 0u))) {
+                                msw63 = patc_peek32(&msstate22[(256 * b24 + t56 + 256 * i57 - 256 * msd62 - 256)]);
+                                msfull64 = ((msw63 >> 30u) == (2u | mspar29));
+                                if ((msfull64 || ((msw63 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre60 = (mspre60 + ((unsigned int)msw62));
-                            if (((mshi63 & 3u) == 2u)) {
+                            mspre61 = (mspre61 + (msw63 & (msfull64 ? 1073741823u : 536870911u)));
+                            if (msfull64) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(256 * b24 + t55 + 256 * i56)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre60 + msrun57))));
+                        patc_set32(&msstate22[(256 * b24 + t56 + 256 * i57)], (((2u | mspar29) << 30u) | (mspre61 + msrun58)));
                     }
-                    msbase30[(t55 + 256 * i56)] = (glob12[(t55 + 256 * i56)] + mspre60);
-                    mststart33[(t55 + 256 * i56)] = msrun57;
+                    msbase31[(t56 + 256 * i57)] = (glob12[(t56 + 256 * i57)] + mspre61);
+                    mststart34[(t56 + 256 * i57)] = msrun58;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum65 = 0u;
-                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
-                    if (((8 * lane + i66) < 256)) {
-                        mssum65 = (mssum65 + mststart33[(8 * lane + i66)]);
+                unsigned int mssum66 = 0u;
+                for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                    if (((8 * lane + i67) < 256)) {
+                        mssum66 = (mssum66 + mststart34[(8 * lane + i67)]);
                     }
                 }
-                unsigned int msinc67 = mssum65;
-                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc67, 1);
-                msinc67 = ((lane >= 1) ? (msinc67 + msup68) : msinc67);
-                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc67, 2);
-                msinc67 = ((lane >= 2) ? (msinc67 + msup69) : msinc67);
-                unsigned int msup70 = __shfl_up_sync(0xffffffffu, msinc67, 4);
-                msinc67 = ((lane >= 4) ? (msinc67 + msup70) : msinc67);
-                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc67, 8);
-                msinc67 = ((lane >= 8) ? (msinc67 + msup71) : msinc67);
-                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc67, 16);
-                msinc67 = ((lane >= 16) ? (msinc67 + msup72) : msinc67);
-                unsigned int msat73 = (msinc67 - mssum65);
-                for (patc_int i74 = 0; i74 < 8; i74 += 1) {
-                    if (((8 * lane + i74) < 256)) {
-                        unsigned int mscb75 = mststart33[(8 * lane + i74)];
-                        mststart33[(8 * lane + i74)] = msat73;
-                        msat73 = (msat73 + mscb75);
+                unsigned int msinc68 = mssum66;
+                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc68, 1);
+                msinc68 = ((lane >= 1) ? (msinc68 + msup69) : msinc68);
+                unsigned int msup70 = __shfl_up_sync(0xffffffffu, msinc68, 2);
+                msinc68 = ((lane >= 2) ? (msinc68 + msup70) : msinc68);
+                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc68, 4);
+                msinc68 = ((lane >= 4) ? (msinc68 + msup71) : msinc68);
+                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc68, 8);
+                msinc68 = ((lane >= 8) ? (msinc68 + msup72) : msinc68);
+                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc68, 16);
+                msinc68 = ((lane >= 16) ? (msinc68 + msup73) : msinc68);
+                unsigned int msat74 = (msinc68 - mssum66);
+                for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                    if (((8 * lane + i75) < 256)) {
+                        unsigned int mscb76 = mststart34[(8 * lane + i75)];
+                        mststart34[(8 * lane + i75)] = msat74;
+                        msat74 = (msat74 + mscb76);
                     }
                 }
             }
@@ -303,48 +304,65 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i77 = 0; i77 < 8; i77 += 1) {
-                unsigned int msi78 = msinfo32[i77];
-                unsigned int msbk79 = (msi78 >> 16u);
-                if ((msbk79 < 256u)) {
-                    long long ix80 = ((long long)msbk79);
-                    long long ix81 = ((long long)(mststart33[ix80] + (mshist29[(256 * warp + ix80)] + (msi78 & 65535u))));
-                    mssval34[ix81] = msval31[i77];
+            for (patc_int i78 = 0; i78 < 8; i78 += 1) {
+                unsigned int msi79 = msinfo33[i78];
+                unsigned int msbk80 = (msi79 >> 16u);
+                if ((msbk80 < 256u)) {
+                    long long ix81 = ((long long)msbk80);
+                    long long ix82 = ((long long)(mststart34[ix81] + (mshist30[(256 * warp + ix81)] + (msi79 & 65535u))));
+                    mssval35[ix82] = msval32[i78];
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t82 = threadIdx.x;
-                for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
                     {
-                        unsigned int msv84 = mssval34[(t82 + 256 * i83)];
-                        unsigned int msbk85 = min((msv84 & 255u), 255u);
-                        long long ix86 = ((long long)msbk85);
-                        unsigned long long msdst87 = (((unsigned long long)msbase30[ix86]) + ((unsigned long long)((t82 + 256 * i83) - mststart33[ix86])));
-                        if ((msdst87 < ((unsigned long long)n))) {
-                            long long ix88 = ((long long)msdst87);
-                            out[ix88] = msv84;
+                        unsigned int msv85 = mssval35[(t83 + 256 * i84)];
+                        unsigned int msbk86 = min((msv85 & 255u), 255u);
+                        long long ix87 = ((long long)msbk86);
+                        unsigned long long msdst88 = (((unsigned long long)msbase31[ix87]) + ((unsigned long long)((t83 + 256 * i84) - mststart34[ix87])));
+                        if ((msdst88 < ((unsigned long long)n))) {
+                            long long ix89 = ((long long)msdst88);
+                            out[ix89] = msv85;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t82 = threadIdx.x;
-                for (patc_int i83 = 0; i83 < 8; i83 += 1) {
-                    if (((2048 * b24 + t82 + 256 * i83) < n)) {
-                        unsigned int msv84 = mssval34[(t82 + 256 * i83)];
-                        unsigned int msbk85 = min((msv84 & 255u), 255u);
-                        long long ix86 = ((long long)msbk85);
-                        unsigned long long msdst87 = (((unsigned long long)msbase30[ix86]) + ((unsigned long long)((t82 + 256 * i83) - mststart33[ix86])));
-                        if ((msdst87 < ((unsigned long long)n))) {
-                            long long ix88 = ((long long)msdst87);
-                            out[ix88] = msv84;
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                    if (((2048 * b24 + t83 + 256 * i84) < n)) {
+                        unsigned int msv85 = mssval35[(t83 + 256 * i84)];
+                        unsigned int msbk86 = min((msv85 & 255u), 255u);
+                        long long ix87 = ((long long)msbk86);
+                        unsigned long long msdst88 = (((unsigned long long)msbase31[ix87]) + ((unsigned long long)((t83 + 256 * i84) - mststart34[ix87])));
+                        if ((msdst88 < ((unsigned long long)n))) {
+                            long long ix89 = ((long long)msdst88);
+                            out[ix89] = msv85;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar90 = mspar29;
+        const patc_int msh91 = ((unsigned int)msctr23[(-mspar90 + 2)]);
+        {
+            const patc_int t92 = threadIdx.x;
+            if (((b24 < 1) && (t92 < 1))) {
+                msctr23[(mspar90 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            }
+            unsigned int mszi93 = ((unsigned int)(256 * b24 + t92 + 256 * ((n + 2047) / 2048)));
+            for (;;) {
+                if ((mszi93 >= ((unsigned int)(256 * msh91)))) {
+                    break;
+                }
+                const patc_int msz94 = mszi93;
+                msstate22[msz94] = 0u;
+                mszi93 = (mszi93 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }
@@ -356,7 +374,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
  *   data parameters: xs: n.i32
  *   nat parameters:  n, g
  *   output:          out: n.i32 (n x int)
- *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -364,7 +382,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msI32_launch0(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msI32_launch0(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -402,7 +420,7 @@ extern "C" __global__ void __launch_bounds__(256) msI32_launch0(int *__restrict_
  *   data parameters: xs: n.i32
  *   nat parameters:  n, g
  *   output:          out: n.i32 (n x int)
- *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (7, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -410,7 +428,7 @@ extern "C" __global__ void __launch_bounds__(256) msI32_launch0(int *__restrict_
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, max(21, 7 * g + 7)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -442,22 +460,22 @@ extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ 
  *   data parameters: xs: n.i32
  *   nat parameters:  n, g
  *   output:          out: n.i32 (n x int)
- *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 991) / 992, 1, 1) blocks
  *   shared memory:   4080 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
+ *                    for a launch where max(g, max(7576821, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 48);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 80);
-    int *mssval34 = (int *)(patc_smem + 112);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 48);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 80);
+    int *mssval35 = (int *)(patc_smem + 112);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -472,14 +490,15 @@ extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, co
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
-        int msval31[31];
-        unsigned int msinfo32[31];
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        int msval32[31];
+        unsigned int msinfo33[31];
         {
-            const patc_int t35 = threadIdx.x;
+            const patc_int t36 = threadIdx.x;
             {
-                const patc_int i36 = 0;
-                if (((t35 + 32 * i36) < 7)) {
-                    mshist29[(t35 + 32 * i36)] = 0u;
+                const patc_int i37 = 0;
+                if (((t36 + 32 * i37) < 7)) {
+                    mshist30[(t36 + 32 * i37)] = 0u;
                 }
             }
         }
@@ -487,140 +506,140 @@ extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, co
         if (((992 * b24 + 991) < n)) {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 31; i38 += 1) {
-                    bool msok39 = true;
-                    int msx40 = 0;
-                    if (msok39) {
-                        msx40 = xs[(lane + 992 * warp + 992 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 31; i39 += 1) {
+                    bool msok40 = true;
+                    int msx41 = 0;
+                    if (msok40) {
+                        msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 % 7)), 6u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msrk46 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct47 = __popc(mspm42);
-                    long long ix48 = ((long long)msb41);
-                    unsigned int msh49 = 0u;
-                    if (msok39) {
-                        msh49 = mshist29[(7 * warp + ix48)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk46 + 1u) == msct47))) {
-                        mshist29[(7 * warp + ix48)] = (msh49 + msct47);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm43);
+                    long long ix49 = ((long long)msb42);
+                    unsigned int msh50 = 0u;
+                    if (msok40) {
+                        msh50 = mshist30[(7 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh49 + msrk46)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
+                        mshist30[(7 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 31; i38 += 1) {
-                    bool msok39 = ((lane + 992 * warp + 992 * b24 + 32 * i38) < n);
-                    int msx40 = 0;
-                    if (msok39) {
-                        msx40 = xs[(lane + 992 * warp + 992 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 31; i39 += 1) {
+                    bool msok40 = ((lane + 992 * warp + 992 * b24 + 32 * i39) < n);
+                    int msx41 = 0;
+                    if (msok40) {
+                        msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 % 7)), 6u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msrk46 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct47 = __popc(mspm42);
-                    long long ix48 = ((long long)msb41);
-                    unsigned int msh49 = 0u;
-                    if (msok39) {
-                        msh49 = mshist29[(7 * warp + ix48)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk46 + 1u) == msct47))) {
-                        mshist29[(7 * warp + ix48)] = (msh49 + msct47);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm43);
+                    long long ix49 = ((long long)msb42);
+                    unsigned int msh50 = 0u;
+                    if (msok40) {
+                        msh50 = mshist30[(7 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh49 + msrk46)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
+                        mshist30[(7 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t50 = threadIdx.x;
+            const patc_int t51 = threadIdx.x;
             {
-                const patc_int i51 = 0;
-                if (((t50 + 32 * i51) < 7)) {
-                    unsigned int msrun52 = 0u;
+                const patc_int i52 = 0;
+                if (((t51 + 32 * i52) < 7)) {
+                    unsigned int msrun53 = 0u;
                     {
-                        const patc_int i53 = 0;
-                        unsigned int msc54 = mshist29[(t50 + 32 * i51 + 7 * i53)];
-                        mshist29[(t50 + 32 * i51 + 7 * i53)] = msrun52;
-                        msrun52 = (msrun52 + msc54);
+                        const patc_int i54 = 0;
+                        unsigned int msc55 = mshist30[(t51 + 32 * i52 + 7 * i54)];
+                        mshist30[(t51 + 32 * i52 + 7 * i54)] = msrun53;
+                        msrun53 = (msrun53 + msc55);
                     }
-                    unsigned int mspre55 = 0u;
+                    unsigned int mspre56 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(7 * b24 + t50 + 32 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun52)));
+                        patc_set32(&msstate22[(7 * b24 + t51 + 32 * i52)], (((2u | mspar29) << 30u) | msrun53));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(7 * b24 + t50 + 32 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun52)));
-                        for (patc_int msd56 = 0; ; msd56 += 1) {
-                            unsigned long long msw57;
-                            unsigned int mshi58;
+                        patc_set32(&msstate22[(7 * b24 + t51 + 32 * i52)], (((2u | mspar29) << 29u) | msrun53));
+                        for (patc_int msd57 = 0; ; msd57 += 1) {
+                            unsigned int msw58;
+                            bool msfull59;
                             for (;;) {
-                                msw57 = patc_peek(&msstate22[(7 * b24 + t50 + 32 * i51 - 7 * msd56 - 7)]);
-                                mshi58 = ((unsigned int)(msw57 >> 32u));
-                                if ((((mshi58 >> 2u) == lbepoch28) && ((mshi58 & 3u) != 0u))) {
+                                msw58 = patc_peek32(&msstate22[(7 * b24 + t51 + 32 * i52 - 7 * msd57 - 7)]);
+                                msfull59 = ((msw58 >> 30u) == (2u | mspar29));
+                                if ((msfull59 || ((msw58 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre55 = (mspre55 + ((unsigned int)msw57));
-                            if (((mshi58 & 3u) == 2u)) {
+                            mspre56 = (mspre56 + (msw58 & (msfull59 ? 1073741823u : 536870911u)));
+                            if (msfull59) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(7 * b24 + t50 + 32 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre55 + msrun52))));
+                        patc_set32(&msstate22[(7 * b24 + t51 + 32 * i52)], (((2u | mspar29) << 30u) | (mspre56 + msrun53)));
                     }
-                    msbase30[(t50 + 32 * i51)] = (glob12[(t50 + 32 * i51)] + mspre55);
-                    mststart33[(t50 + 32 * i51)] = msrun52;
+                    msbase31[(t51 + 32 * i52)] = (glob12[(t51 + 32 * i52)] + mspre56);
+                    mststart34[(t51 + 32 * i52)] = msrun53;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum60 = 0u;
+                unsigned int mssum61 = 0u;
                 {
-                    const patc_int i61 = 0;
-                    if (((lane + i61) < 7)) {
-                        mssum60 = (mssum60 + mststart33[(lane + i61)]);
+                    const patc_int i62 = 0;
+                    if (((lane + i62) < 7)) {
+                        mssum61 = (mssum61 + mststart34[(lane + i62)]);
                     }
                 }
-                unsigned int msinc62 = mssum60;
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc62, 1);
-                msinc62 = ((lane >= 1) ? (msinc62 + msup63) : msinc62);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc62, 2);
-                msinc62 = ((lane >= 2) ? (msinc62 + msup64) : msinc62);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc62, 4);
-                msinc62 = ((lane >= 4) ? (msinc62 + msup65) : msinc62);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc62, 8);
-                msinc62 = ((lane >= 8) ? (msinc62 + msup66) : msinc62);
-                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc62, 16);
-                msinc62 = ((lane >= 16) ? (msinc62 + msup67) : msinc62);
-                unsigned int msat68 = (msinc62 - mssum60);
+                unsigned int msinc63 = mssum61;
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
+                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
+                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
+                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
+                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
+                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
+                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
+                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
+                unsigned int msat69 = (msinc63 - mssum61);
                 {
-                    const patc_int i69 = 0;
-                    if (((lane + i69) < 7)) {
-                        unsigned int mscb70 = mststart33[(lane + i69)];
-                        mststart33[(lane + i69)] = msat68;
-                        msat68 = (msat68 + mscb70);
+                    const patc_int i70 = 0;
+                    if (((lane + i70) < 7)) {
+                        unsigned int mscb71 = mststart34[(lane + i70)];
+                        mststart34[(lane + i70)] = msat69;
+                        msat69 = (msat69 + mscb71);
                     }
                 }
             }
@@ -628,48 +647,65 @@ extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, co
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i72 = 0; i72 < 31; i72 += 1) {
-                unsigned int msi73 = msinfo32[i72];
-                unsigned int msbk74 = (msi73 >> 16u);
-                if ((msbk74 < 7u)) {
-                    long long ix75 = ((long long)msbk74);
-                    long long ix76 = ((long long)(mststart33[ix75] + (mshist29[(7 * warp + ix75)] + (msi73 & 65535u))));
-                    mssval34[ix76] = msval31[i72];
+            for (patc_int i73 = 0; i73 < 31; i73 += 1) {
+                unsigned int msi74 = msinfo33[i73];
+                unsigned int msbk75 = (msi74 >> 16u);
+                if ((msbk75 < 7u)) {
+                    long long ix76 = ((long long)msbk75);
+                    long long ix77 = ((long long)(mststart34[ix76] + (mshist30[(7 * warp + ix76)] + (msi74 & 65535u))));
+                    mssval35[ix77] = msval32[i73];
                 }
             }
         }
         __syncthreads();
         if (((992 * b24 + 991) < n)) {
             {
-                const patc_int t77 = threadIdx.x;
-                for (patc_int i78 = 0; i78 < 31; i78 += 1) {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 31; i79 += 1) {
                     {
-                        int msv79 = mssval34[(t77 + 32 * i78)];
-                        unsigned int msbk80 = min(((unsigned int)(msv79 % 7)), 6u);
-                        long long ix81 = ((long long)msbk80);
-                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t77 + 32 * i78) - mststart33[ix81])));
-                        if ((msdst82 < ((unsigned long long)n))) {
-                            long long ix83 = ((long long)msdst82);
-                            out[ix83] = msv79;
+                        int msv80 = mssval35[(t78 + 32 * i79)];
+                        unsigned int msbk81 = min(((unsigned int)(msv80 % 7)), 6u);
+                        long long ix82 = ((long long)msbk81);
+                        unsigned long long msdst83 = (((unsigned long long)msbase31[ix82]) + ((unsigned long long)((t78 + 32 * i79) - mststart34[ix82])));
+                        if ((msdst83 < ((unsigned long long)n))) {
+                            long long ix84 = ((long long)msdst83);
+                            out[ix84] = msv80;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t77 = threadIdx.x;
-                for (patc_int i78 = 0; i78 < 31; i78 += 1) {
-                    if (((992 * b24 + t77 + 32 * i78) < n)) {
-                        int msv79 = mssval34[(t77 + 32 * i78)];
-                        unsigned int msbk80 = min(((unsigned int)(msv79 % 7)), 6u);
-                        long long ix81 = ((long long)msbk80);
-                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t77 + 32 * i78) - mststart33[ix81])));
-                        if ((msdst82 < ((unsigned long long)n))) {
-                            long long ix83 = ((long long)msdst82);
-                            out[ix83] = msv79;
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 31; i79 += 1) {
+                    if (((992 * b24 + t78 + 32 * i79) < n)) {
+                        int msv80 = mssval35[(t78 + 32 * i79)];
+                        unsigned int msbk81 = min(((unsigned int)(msv80 % 7)), 6u);
+                        long long ix82 = ((long long)msbk81);
+                        unsigned long long msdst83 = (((unsigned long long)msbase31[ix82]) + ((unsigned long long)((t78 + 32 * i79) - mststart34[ix82])));
+                        if ((msdst83 < ((unsigned long long)n))) {
+                            long long ix84 = ((long long)msdst83);
+                            out[ix84] = msv80;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar85 = mspar29;
+        const patc_int msh86 = ((unsigned int)msctr23[(-mspar85 + 2)]);
+        {
+            const patc_int t87 = threadIdx.x;
+            if (((b24 < 1) && (t87 < 1))) {
+                msctr23[(mspar85 + 1)] = ((unsigned long long)((n + 991) / 992));
+            }
+            unsigned int mszi88 = ((unsigned int)(32 * b24 + t87 + 7 * ((n + 991) / 992)));
+            for (;;) {
+                if ((mszi88 >= ((unsigned int)(7 * msh86)))) {
+                    break;
+                }
+                const patc_int msz89 = mszi88;
+                msstate22[msz89] = 0u;
+                mszi88 = (mszi88 + ((unsigned int)(32 * ((n + 991) / 992))));
             }
         }
     }
@@ -681,7 +717,7 @@ extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, co
  *   data parameters: xs: n.f32
  *   nat parameters:  n, g
  *   output:          out: n.f32 (n x float)
- *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -689,7 +725,7 @@ extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, co
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msF32_launch0(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msF32_launch0(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -727,7 +763,7 @@ extern "C" __global__ void __launch_bounds__(256) msF32_launch0(float *__restric
  *   data parameters: xs: n.f32
  *   nat parameters:  n, g
  *   output:          out: n.f32 (n x float)
- *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (16, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -735,7 +771,7 @@ extern "C" __global__ void __launch_bounds__(256) msF32_launch0(float *__restric
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, max(48, 16 * g + 16)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -767,22 +803,22 @@ extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict
  *   data parameters: xs: n.f32
  *   nat parameters:  n, g
  *   output:          out: n.f32 (n x float)
- *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 639) / 640, 1, 1) blocks
  *   shared memory:   2960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(640 * ((n + 638) / 640) + 1408, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(26843568, max(640 * ((n + 638) / 640) + 1408, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 272);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 336);
-    float *mssval34 = (float *)(patc_smem + 400);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 272);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 336);
+    float *mssval35 = (float *)(patc_smem + 400);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -797,14 +833,15 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
-        float msval31[5];
-        unsigned int msinfo32[5];
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        float msval32[5];
+        unsigned int msinfo33[5];
         {
-            const patc_int t35 = threadIdx.x;
+            const patc_int t36 = threadIdx.x;
             {
-                const patc_int i36 = 0;
-                if (((t35 + 128 * i36) < 64)) {
-                    mshist29[(t35 + 128 * i36)] = 0u;
+                const patc_int i37 = 0;
+                if (((t36 + 128 * i37) < 64)) {
+                    mshist30[(t36 + 128 * i37)] = 0u;
                 }
             }
         }
@@ -812,143 +849,143 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
         if (((640 * b24 + 639) < n)) {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 5; i38 += 1) {
-                    bool msok39 = true;
-                    float msx40 = 0.0f;
-                    if (msok39) {
-                        msx40 = xs[(lane + 160 * warp + 640 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 5; i39 += 1) {
+                    bool msok40 = true;
+                    float msx41 = 0.0f;
+                    if (msok40) {
+                        msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm42);
-                    long long ix49 = ((long long)msb41);
-                    unsigned int msh50 = 0u;
-                    if (msok39) {
-                        msh50 = mshist29[(16 * warp + ix49)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk47 + 1u) == msct48))) {
-                        mshist29[(16 * warp + ix49)] = (msh50 + msct48);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msrk48 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm43);
+                    long long ix50 = ((long long)msb42);
+                    unsigned int msh51 = 0u;
+                    if (msok40) {
+                        msh51 = mshist30[(16 * warp + ix50)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh50 + msrk47)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk48 + 1u) == msct49))) {
+                        mshist30[(16 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh51 + msrk48)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 5; i38 += 1) {
-                    bool msok39 = ((lane + 160 * warp + 640 * b24 + 32 * i38) < n);
-                    float msx40 = 0.0f;
-                    if (msok39) {
-                        msx40 = xs[(lane + 160 * warp + 640 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 5; i39 += 1) {
+                    bool msok40 = ((lane + 160 * warp + 640 * b24 + 32 * i39) < n);
+                    float msx41 = 0.0f;
+                    if (msok40) {
+                        msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm42);
-                    long long ix49 = ((long long)msb41);
-                    unsigned int msh50 = 0u;
-                    if (msok39) {
-                        msh50 = mshist29[(16 * warp + ix49)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk47 + 1u) == msct48))) {
-                        mshist29[(16 * warp + ix49)] = (msh50 + msct48);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msrk48 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm43);
+                    long long ix50 = ((long long)msb42);
+                    unsigned int msh51 = 0u;
+                    if (msok40) {
+                        msh51 = mshist30[(16 * warp + ix50)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh50 + msrk47)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk48 + 1u) == msct49))) {
+                        mshist30[(16 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh51 + msrk48)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t51 = threadIdx.x;
+            const patc_int t52 = threadIdx.x;
             {
-                const patc_int i52 = 0;
-                if (((t51 + 128 * i52) < 16)) {
-                    unsigned int msrun53 = 0u;
-                    for (patc_int i54 = 0; i54 < 4; i54 += 1) {
-                        unsigned int msc55 = mshist29[(t51 + 128 * i52 + 16 * i54)];
-                        mshist29[(t51 + 128 * i52 + 16 * i54)] = msrun53;
-                        msrun53 = (msrun53 + msc55);
+                const patc_int i53 = 0;
+                if (((t52 + 128 * i53) < 16)) {
+                    unsigned int msrun54 = 0u;
+                    for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                        unsigned int msc56 = mshist30[(t52 + 128 * i53 + 16 * i55)];
+                        mshist30[(t52 + 128 * i53 + 16 * i55)] = msrun54;
+                        msrun54 = (msrun54 + msc56);
                     }
-                    unsigned int mspre56 = 0u;
+                    unsigned int mspre57 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(16 * b24 + t51 + 128 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun53)));
+                        patc_set32(&msstate22[(16 * b24 + t52 + 128 * i53)], (((2u | mspar29) << 30u) | msrun54));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(16 * b24 + t51 + 128 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun53)));
-                        for (patc_int msd57 = 0; ; msd57 += 1) {
-                            unsigned long long msw58;
-                            unsigned int mshi59;
+                        patc_set32(&msstate22[(16 * b24 + t52 + 128 * i53)], (((2u | mspar29) << 29u) | msrun54));
+                        for (patc_int msd58 = 0; ; msd58 += 1) {
+                            unsigned int msw59;
+                            bool msfull60;
                             for (;;) {
-                                msw58 = patc_peek(&msstate22[(16 * b24 + t51 + 128 * i52 - 16 * msd57 - 16)]);
-                                mshi59 = ((unsigned int)(msw58 >> 32u));
-                                if ((((mshi59 >> 2u) == lbepoch28) && ((mshi59 & 3u) != 0u))) {
+                                msw59 = patc_peek32(&msstate22[(16 * b24 + t52 + 128 * i53 - 16 * msd58 - 16)]);
+                                msfull60 = ((msw59 >> 30u) == (2u | mspar29));
+                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre56 = (mspre56 + ((unsigned int)msw58));
-                            if (((mshi59 & 3u) == 2u)) {
+                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
+                            if (msfull60) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(16 * b24 + t51 + 128 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre56 + msrun53))));
+                        patc_set32(&msstate22[(16 * b24 + t52 + 128 * i53)], (((2u | mspar29) << 30u) | (mspre57 + msrun54)));
                     }
-                    msbase30[(t51 + 128 * i52)] = (glob12[(t51 + 128 * i52)] + mspre56);
-                    mststart33[(t51 + 128 * i52)] = msrun53;
+                    msbase31[(t52 + 128 * i53)] = (glob12[(t52 + 128 * i53)] + mspre57);
+                    mststart34[(t52 + 128 * i53)] = msrun54;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum61 = 0u;
+                unsigned int mssum62 = 0u;
                 {
-                    const patc_int i62 = 0;
-                    if (((lane + i62) < 16)) {
-                        mssum61 = (mssum61 + mststart33[(lane + i62)]);
+                    const patc_int i63 = 0;
+                    if (((lane + i63) < 16)) {
+                        mssum62 = (mssum62 + mststart34[(lane + i63)]);
                     }
                 }
-                unsigned int msinc63 = mssum61;
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
-                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
-                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
-                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
-                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
-                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
-                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
-                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
-                unsigned int msat69 = (msinc63 - mssum61);
+                unsigned int msinc64 = mssum62;
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc64, 1);
+                msinc64 = ((lane >= 1) ? (msinc64 + msup65) : msinc64);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc64, 2);
+                msinc64 = ((lane >= 2) ? (msinc64 + msup66) : msinc64);
+                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc64, 4);
+                msinc64 = ((lane >= 4) ? (msinc64 + msup67) : msinc64);
+                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc64, 8);
+                msinc64 = ((lane >= 8) ? (msinc64 + msup68) : msinc64);
+                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc64, 16);
+                msinc64 = ((lane >= 16) ? (msinc64 + msup69) : msinc64);
+                unsigned int msat70 = (msinc64 - mssum62);
                 {
-                    const patc_int i70 = 0;
-                    if (((lane + i70) < 16)) {
-                        unsigned int mscb71 = mststart33[(lane + i70)];
-                        mststart33[(lane + i70)] = msat69;
-                        msat69 = (msat69 + mscb71);
+                    const patc_int i71 = 0;
+                    if (((lane + i71) < 16)) {
+                        unsigned int mscb72 = mststart34[(lane + i71)];
+                        mststart34[(lane + i71)] = msat70;
+                        msat70 = (msat70 + mscb72);
                     }
                 }
             }
@@ -956,48 +993,65 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i73 = 0; i73 < 5; i73 += 1) {
-                unsigned int msi74 = msinfo32[i73];
-                unsigned int msbk75 = (msi74 >> 16u);
-                if ((msbk75 < 16u)) {
-                    long long ix76 = ((long long)msbk75);
-                    long long ix77 = ((long long)(mststart33[ix76] + (mshist29[(16 * warp + ix76)] + (msi74 & 65535u))));
-                    mssval34[ix77] = msval31[i73];
+            for (patc_int i74 = 0; i74 < 5; i74 += 1) {
+                unsigned int msi75 = msinfo33[i74];
+                unsigned int msbk76 = (msi75 >> 16u);
+                if ((msbk76 < 16u)) {
+                    long long ix77 = ((long long)msbk76);
+                    long long ix78 = ((long long)(mststart34[ix77] + (mshist30[(16 * warp + ix77)] + (msi75 & 65535u))));
+                    mssval35[ix78] = msval32[i74];
                 }
             }
         }
         __syncthreads();
         if (((640 * b24 + 639) < n)) {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 5; i79 += 1) {
+                const patc_int t79 = threadIdx.x;
+                for (patc_int i80 = 0; i80 < 5; i80 += 1) {
                     {
-                        float msv80 = mssval34[(t78 + 128 * i79)];
-                        unsigned int msbk81 = min(((unsigned int)(msv80 * 16.0f)), 15u);
-                        long long ix82 = ((long long)msbk81);
-                        unsigned long long msdst83 = (((unsigned long long)msbase30[ix82]) + ((unsigned long long)((t78 + 128 * i79) - mststart33[ix82])));
-                        if ((msdst83 < ((unsigned long long)n))) {
-                            long long ix84 = ((long long)msdst83);
-                            out[ix84] = msv80;
+                        float msv81 = mssval35[(t79 + 128 * i80)];
+                        unsigned int msbk82 = min(((unsigned int)(msv81 * 16.0f)), 15u);
+                        long long ix83 = ((long long)msbk82);
+                        unsigned long long msdst84 = (((unsigned long long)msbase31[ix83]) + ((unsigned long long)((t79 + 128 * i80) - mststart34[ix83])));
+                        if ((msdst84 < ((unsigned long long)n))) {
+                            long long ix85 = ((long long)msdst84);
+                            out[ix85] = msv81;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 5; i79 += 1) {
-                    if (((640 * b24 + t78 + 128 * i79) < n)) {
-                        float msv80 = mssval34[(t78 + 128 * i79)];
-                        unsigned int msbk81 = min(((unsigned int)(msv80 * 16.0f)), 15u);
-                        long long ix82 = ((long long)msbk81);
-                        unsigned long long msdst83 = (((unsigned long long)msbase30[ix82]) + ((unsigned long long)((t78 + 128 * i79) - mststart33[ix82])));
-                        if ((msdst83 < ((unsigned long long)n))) {
-                            long long ix84 = ((long long)msdst83);
-                            out[ix84] = msv80;
+                const patc_int t79 = threadIdx.x;
+                for (patc_int i80 = 0; i80 < 5; i80 += 1) {
+                    if (((640 * b24 + t79 + 128 * i80) < n)) {
+                        float msv81 = mssval35[(t79 + 128 * i80)];
+                        unsigned int msbk82 = min(((unsigned int)(msv81 * 16.0f)), 15u);
+                        long long ix83 = ((long long)msbk82);
+                        unsigned long long msdst84 = (((unsigned long long)msbase31[ix83]) + ((unsigned long long)((t79 + 128 * i80) - mststart34[ix83])));
+                        if ((msdst84 < ((unsigned long long)n))) {
+                            long long ix85 = ((long long)msdst84);
+                            out[ix85] = msv81;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar86 = mspar29;
+        const patc_int msh87 = ((unsigned int)msctr23[(-mspar86 + 2)]);
+        {
+            const patc_int t88 = threadIdx.x;
+            if (((b24 < 1) && (t88 < 1))) {
+                msctr23[(mspar86 + 1)] = ((unsigned long long)((n + 639) / 640));
+            }
+            unsigned int mszi89 = ((unsigned int)(128 * b24 + t88 + 16 * ((n + 639) / 640)));
+            for (;;) {
+                if ((mszi89 >= ((unsigned int)(16 * msh87)))) {
+                    break;
+                }
+                const patc_int msz90 = mszi89;
+                msstate22[msz90] = 0u;
+                mszi89 = (mszi89 + ((unsigned int)(128 * ((n + 639) / 640))));
             }
         }
     }
@@ -1009,7 +1063,7 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
  *   data parameters: xs: n.u64
  *   nat parameters:  n, g
  *   output:          out: n.u64 (n x unsigned long long)
- *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1000, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -1017,7 +1071,7 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n / (256 * g) + 3, max(768 * g + 256 * g * (n / (256 * g)) + 256, 1000 * g + 1000)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(1000) msU64_launch0(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(1000) msU64_launch0(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -1055,7 +1109,7 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch0(unsigned long l
  *   data parameters: xs: n.u64
  *   nat parameters:  n, g
  *   output:          out: n.u64 (n x unsigned long long)
- *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1000, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -1063,7 +1117,7 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch0(unsigned long l
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, max(3000, 1000 * g + 1000)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -1095,22 +1149,22 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long l
  *   data parameters: xs: n.u64
  *   nat parameters:  n, g
  *   output:          out: n.u64 (n x unsigned long long)
- *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
  *   shared memory:   48208 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(40016, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
+ *                    for a launch where max(g, max(1048577000, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 32016);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 36016);
-    unsigned long long *mssval34 = (unsigned long long *)(patc_smem + 40016);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 32016);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 36016);
+    unsigned long long *mssval35 = (unsigned long long *)(patc_smem + 40016);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1125,13 +1179,14 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
-        unsigned long long msval31[4];
-        unsigned int msinfo32[4];
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        unsigned long long msval32[4];
+        unsigned int msinfo33[4];
         {
-            const patc_int t35 = threadIdx.x;
-            for (patc_int i36 = 0; i36 < 32; i36 += 1) {
-                if (((t35 + 256 * i36) < 8000)) {
-                    mshist29[(t35 + 256 * i36)] = 0u;
+            const patc_int t36 = threadIdx.x;
+            for (patc_int i37 = 0; i37 < 32; i37 += 1) {
+                if (((t36 + 256 * i37) < 8000)) {
+                    mshist30[(t36 + 256 * i37)] = 0u;
                 }
             }
         }
@@ -1139,164 +1194,164 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
         if (((1024 * b24 + 1023) < n)) {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    bool msok39 = true;
-                    unsigned long long msx40 = 0ull;
-                    if (msok39) {
-                        msx40 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                    bool msok40 = true;
+                    unsigned long long msx41 = 0ull;
+                    if (msok40) {
+                        msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min((((unsigned int)((msx40 * ((unsigned long long)10)) + (msx40 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb41 >> 8u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 8u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb41 >> 9u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 9u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msrk53 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct54 = __popc(mspm42);
-                    long long ix55 = ((long long)msb41);
-                    unsigned int msh56 = 0u;
-                    if (msok39) {
-                        msh56 = mshist29[(1000 * warp + ix55)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk53 + 1u) == msct54))) {
-                        mshist29[(1000 * warp + ix55)] = (msh56 + msct54);
+                    unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msrk54 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct55 = __popc(mspm43);
+                    long long ix56 = ((long long)msb42);
+                    unsigned int msh57 = 0u;
+                    if (msok40) {
+                        msh57 = mshist30[(1000 * warp + ix56)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh56 + msrk53)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk54 + 1u) == msct55))) {
+                        mshist30[(1000 * warp + ix56)] = (msh57 + msct55);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh57 + msrk54)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    bool msok39 = ((lane + 128 * warp + 1024 * b24 + 32 * i38) < n);
-                    unsigned long long msx40 = 0ull;
-                    if (msok39) {
-                        msx40 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                    bool msok40 = ((lane + 128 * warp + 1024 * b24 + 32 * i39) < n);
+                    unsigned long long msx41 = 0ull;
+                    if (msok40) {
+                        msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min((((unsigned int)((msx40 * ((unsigned long long)10)) + (msx40 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb41 >> 8u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 8u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb41 >> 9u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 9u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msrk53 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct54 = __popc(mspm42);
-                    long long ix55 = ((long long)msb41);
-                    unsigned int msh56 = 0u;
-                    if (msok39) {
-                        msh56 = mshist29[(1000 * warp + ix55)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk53 + 1u) == msct54))) {
-                        mshist29[(1000 * warp + ix55)] = (msh56 + msct54);
+                    unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msrk54 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct55 = __popc(mspm43);
+                    long long ix56 = ((long long)msb42);
+                    unsigned int msh57 = 0u;
+                    if (msok40) {
+                        msh57 = mshist30[(1000 * warp + ix56)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh56 + msrk53)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk54 + 1u) == msct55))) {
+                        mshist30[(1000 * warp + ix56)] = (msh57 + msct55);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh57 + msrk54)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t57 = threadIdx.x;
-            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                if (((t57 + 256 * i58) < 1000)) {
-                    unsigned int msrun59 = 0u;
-                    for (patc_int i60 = 0; i60 < 8; i60 += 1) {
-                        unsigned int msc61 = mshist29[(t57 + 256 * i58 + 1000 * i60)];
-                        mshist29[(t57 + 256 * i58 + 1000 * i60)] = msrun59;
-                        msrun59 = (msrun59 + msc61);
+            const patc_int t58 = threadIdx.x;
+            for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                if (((t58 + 256 * i59) < 1000)) {
+                    unsigned int msrun60 = 0u;
+                    for (patc_int i61 = 0; i61 < 8; i61 += 1) {
+                        unsigned int msc62 = mshist30[(t58 + 256 * i59 + 1000 * i61)];
+                        mshist30[(t58 + 256 * i59 + 1000 * i61)] = msrun60;
+                        msrun60 = (msrun60 + msc62);
                     }
-                    unsigned int mspre62 = 0u;
+                    unsigned int mspre63 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(1000 * b24 + t57 + 256 * i58)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun59)));
+                        patc_set32(&msstate22[(1000 * b24 + t58 + 256 * i59)], (((2u | mspar29) << 30u) | msrun60));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(1000 * b24 + t57 + 256 * i58)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun59)));
-                        for (patc_int msd63 = 0; ; msd63 += 1) {
-                            unsigned long long msw64;
-                            unsigned int mshi65;
+                        patc_set32(&msstate22[(1000 * b24 + t58 + 256 * i59)], (((2u | mspar29) << 29u) | msrun60));
+                        for (patc_int msd64 = 0; ; msd64 += 1) {
+                            unsigned int msw65;
+                            bool msfull66;
                             for (;;) {
-                                msw64 = patc_peek(&msstate22[(1000 * b24 + t57 + 256 * i58 - 1000 * msd63 - 1000)]);
-                                mshi65 = ((unsigned int)(msw64 >> 32u));
-                                if ((((mshi65 >> 2u) == lbepoch28) && ((mshi65 & 3u) != 0u))) {
+                                msw65 = patc_peek32(&msstate22[(1000 * b24 + t58 + 256 * i59 - 1000 * msd64 - 1000)]);
+                                msfull66 = ((msw65 >> 30u) == (2u | mspar29));
+                                if ((msfull66 || ((msw65 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre62 = (mspre62 + ((unsigned int)msw64));
-                            if (((mshi65 & 3u) == 2u)) {
+                            mspre63 = (mspre63 + (msw65 & (msfull66 ? 1073741823u : 536870911u)));
+                            if (msfull66) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(1000 * b24 + t57 + 256 * i58)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre62 + msrun59))));
+                        patc_set32(&msstate22[(1000 * b24 + t58 + 256 * i59)], (((2u | mspar29) << 30u) | (mspre63 + msrun60)));
                     }
-                    msbase30[(t57 + 256 * i58)] = (glob12[(t57 + 256 * i58)] + mspre62);
-                    mststart33[(t57 + 256 * i58)] = msrun59;
+                    msbase31[(t58 + 256 * i59)] = (glob12[(t58 + 256 * i59)] + mspre63);
+                    mststart34[(t58 + 256 * i59)] = msrun60;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum67 = 0u;
-                for (patc_int i68 = 0; i68 < 32; i68 += 1) {
-                    if (((32 * lane + i68) < 1000)) {
-                        mssum67 = (mssum67 + mststart33[(32 * lane + i68)]);
+                unsigned int mssum68 = 0u;
+                for (patc_int i69 = 0; i69 < 32; i69 += 1) {
+                    if (((32 * lane + i69) < 1000)) {
+                        mssum68 = (mssum68 + mststart34[(32 * lane + i69)]);
                     }
                 }
-                unsigned int msinc69 = mssum67;
-                unsigned int msup70 = __shfl_up_sync(0xffffffffu, msinc69, 1);
-                msinc69 = ((lane >= 1) ? (msinc69 + msup70) : msinc69);
-                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc69, 2);
-                msinc69 = ((lane >= 2) ? (msinc69 + msup71) : msinc69);
-                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc69, 4);
-                msinc69 = ((lane >= 4) ? (msinc69 + msup72) : msinc69);
-                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc69, 8);
-                msinc69 = ((lane >= 8) ? (msinc69 + msup73) : msinc69);
-                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc69, 16);
-                msinc69 = ((lane >= 16) ? (msinc69 + msup74) : msinc69);
-                unsigned int msat75 = (msinc69 - mssum67);
-                for (patc_int i76 = 0; i76 < 32; i76 += 1) {
-                    if (((32 * lane + i76) < 1000)) {
-                        unsigned int mscb77 = mststart33[(32 * lane + i76)];
-                        mststart33[(32 * lane + i76)] = msat75;
-                        msat75 = (msat75 + mscb77);
+                unsigned int msinc70 = mssum68;
+                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc70, 1);
+                msinc70 = ((lane >= 1) ? (msinc70 + msup71) : msinc70);
+                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc70, 2);
+                msinc70 = ((lane >= 2) ? (msinc70 + msup72) : msinc70);
+                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc70, 4);
+                msinc70 = ((lane >= 4) ? (msinc70 + msup73) : msinc70);
+                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc70, 8);
+                msinc70 = ((lane >= 8) ? (msinc70 + msup74) : msinc70);
+                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc70, 16);
+                msinc70 = ((lane >= 16) ? (msinc70 + msup75) : msinc70);
+                unsigned int msat76 = (msinc70 - mssum68);
+                for (patc_int i77 = 0; i77 < 32; i77 += 1) {
+                    if (((32 * lane + i77) < 1000)) {
+                        unsigned int mscb78 = mststart34[(32 * lane + i77)];
+                        mststart34[(32 * lane + i77)] = msat76;
+                        msat76 = (msat76 + mscb78);
                     }
                 }
             }
@@ -1304,48 +1359,65 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i79 = 0; i79 < 4; i79 += 1) {
-                unsigned int msi80 = msinfo32[i79];
-                unsigned int msbk81 = (msi80 >> 16u);
-                if ((msbk81 < 1000u)) {
-                    long long ix82 = ((long long)msbk81);
-                    long long ix83 = ((long long)(mststart33[ix82] + (mshist29[(1000 * warp + ix82)] + (msi80 & 65535u))));
-                    mssval34[ix83] = msval31[i79];
+            for (patc_int i80 = 0; i80 < 4; i80 += 1) {
+                unsigned int msi81 = msinfo33[i80];
+                unsigned int msbk82 = (msi81 >> 16u);
+                if ((msbk82 < 1000u)) {
+                    long long ix83 = ((long long)msbk82);
+                    long long ix84 = ((long long)(mststart34[ix83] + (mshist30[(1000 * warp + ix83)] + (msi81 & 65535u))));
+                    mssval35[ix84] = msval32[i80];
                 }
             }
         }
         __syncthreads();
         if (((1024 * b24 + 1023) < n)) {
             {
-                const patc_int t84 = threadIdx.x;
-                for (patc_int i85 = 0; i85 < 4; i85 += 1) {
+                const patc_int t85 = threadIdx.x;
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
                     {
-                        unsigned long long msv86 = mssval34[(t84 + 256 * i85)];
-                        unsigned int msbk87 = min((((unsigned int)((msv86 * ((unsigned long long)10)) + (msv86 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix88 = ((long long)msbk87);
-                        unsigned long long msdst89 = (((unsigned long long)msbase30[ix88]) + ((unsigned long long)((t84 + 256 * i85) - mststart33[ix88])));
-                        if ((msdst89 < ((unsigned long long)n))) {
-                            long long ix90 = ((long long)msdst89);
-                            out[ix90] = msv86;
+                        unsigned long long msv87 = mssval35[(t85 + 256 * i86)];
+                        unsigned int msbk88 = min((((unsigned int)((msv87 * ((unsigned long long)10)) + (msv87 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix89 = ((long long)msbk88);
+                        unsigned long long msdst90 = (((unsigned long long)msbase31[ix89]) + ((unsigned long long)((t85 + 256 * i86) - mststart34[ix89])));
+                        if ((msdst90 < ((unsigned long long)n))) {
+                            long long ix91 = ((long long)msdst90);
+                            out[ix91] = msv87;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t84 = threadIdx.x;
-                for (patc_int i85 = 0; i85 < 4; i85 += 1) {
-                    if (((1024 * b24 + t84 + 256 * i85) < n)) {
-                        unsigned long long msv86 = mssval34[(t84 + 256 * i85)];
-                        unsigned int msbk87 = min((((unsigned int)((msv86 * ((unsigned long long)10)) + (msv86 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix88 = ((long long)msbk87);
-                        unsigned long long msdst89 = (((unsigned long long)msbase30[ix88]) + ((unsigned long long)((t84 + 256 * i85) - mststart33[ix88])));
-                        if ((msdst89 < ((unsigned long long)n))) {
-                            long long ix90 = ((long long)msdst89);
-                            out[ix90] = msv86;
+                const patc_int t85 = threadIdx.x;
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
+                    if (((1024 * b24 + t85 + 256 * i86) < n)) {
+                        unsigned long long msv87 = mssval35[(t85 + 256 * i86)];
+                        unsigned int msbk88 = min((((unsigned int)((msv87 * ((unsigned long long)10)) + (msv87 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix89 = ((long long)msbk88);
+                        unsigned long long msdst90 = (((unsigned long long)msbase31[ix89]) + ((unsigned long long)((t85 + 256 * i86) - mststart34[ix89])));
+                        if ((msdst90 < ((unsigned long long)n))) {
+                            long long ix91 = ((long long)msdst90);
+                            out[ix91] = msv87;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar92 = mspar29;
+        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
+        {
+            const patc_int t94 = threadIdx.x;
+            if (((b24 < 1) && (t94 < 1))) {
+                msctr23[(mspar92 + 1)] = ((unsigned long long)((n + 1023) / 1024));
+            }
+            unsigned int mszi95 = ((unsigned int)(256 * b24 + t94 + 1000 * ((n + 1023) / 1024)));
+            for (;;) {
+                if ((mszi95 >= ((unsigned int)(1000 * msh93)))) {
+                    break;
+                }
+                const patc_int msz96 = mszi95;
+                msstate22[msz96] = 0u;
+                mszi95 = (mszi95 + ((unsigned int)(256 * ((n + 1023) / 1024))));
             }
         }
     }
@@ -1357,7 +1429,7 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
  *   data parameters: xs: n.i64
  *   nat parameters:  n, g
  *   output:          out: n.i64 (n x long long)
- *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -1365,7 +1437,7 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msI64_launch0(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msI64_launch0(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -1403,7 +1475,7 @@ extern "C" __global__ void __launch_bounds__(256) msI64_launch0(long long *__res
  *   data parameters: xs: n.i64
  *   nat parameters:  n, g
  *   output:          out: n.i64 (n x long long)
- *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (2, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -1411,7 +1483,7 @@ extern "C" __global__ void __launch_bounds__(256) msI64_launch0(long long *__res
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, max(6, 2 * g + 2)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -1443,22 +1515,22 @@ extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restr
  *   data parameters: xs: n.i64
  *   nat parameters:  n, g
  *   output:          out: n.i64 (n x long long)
- *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (64, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
  *   shared memory:   1600 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(192 * ((n + 190) / 192) + 448, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(11184814, max(192 * ((n + 190) / 192) + 448, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 32);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 48);
-    long long *mssval34 = (long long *)(patc_smem + 64);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 32);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 48);
+    long long *mssval35 = (long long *)(patc_smem + 64);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1473,14 +1545,15 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
-        long long msval31[3];
-        unsigned int msinfo32[3];
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        long long msval32[3];
+        unsigned int msinfo33[3];
         {
-            const patc_int t35 = threadIdx.x;
+            const patc_int t36 = threadIdx.x;
             {
-                const patc_int i36 = 0;
-                if (((t35 + 64 * i36) < 4)) {
-                    mshist29[(t35 + 64 * i36)] = 0u;
+                const patc_int i37 = 0;
+                if (((t36 + 64 * i37) < 4)) {
+                    mshist30[(t36 + 64 * i37)] = 0u;
                 }
             }
         }
@@ -1488,131 +1561,131 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 3; i38 += 1) {
-                    bool msok39 = true;
-                    long long msx40 = 0ll;
-                    if (msok39) {
-                        msx40 = xs[(lane + 96 * warp + 192 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 3; i39 += 1) {
+                    bool msok40 = true;
+                    long long msx41 = 0ll;
+                    if (msok40) {
+                        msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msrk44 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm42);
-                    long long ix46 = ((long long)msb41);
-                    unsigned int msh47 = 0u;
-                    if (msok39) {
-                        msh47 = mshist29[(2 * warp + ix46)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk44 + 1u) == msct45))) {
-                        mshist29[(2 * warp + ix46)] = (msh47 + msct45);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msrk45 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct46 = __popc(mspm43);
+                    long long ix47 = ((long long)msb42);
+                    unsigned int msh48 = 0u;
+                    if (msok40) {
+                        msh48 = mshist30[(2 * warp + ix47)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh47 + msrk44)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk45 + 1u) == msct46))) {
+                        mshist30[(2 * warp + ix47)] = (msh48 + msct46);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh48 + msrk45)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 3; i38 += 1) {
-                    bool msok39 = ((lane + 96 * warp + 192 * b24 + 32 * i38) < n);
-                    long long msx40 = 0ll;
-                    if (msok39) {
-                        msx40 = xs[(lane + 96 * warp + 192 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 3; i39 += 1) {
+                    bool msok40 = ((lane + 96 * warp + 192 * b24 + 32 * i39) < n);
+                    long long msx41 = 0ll;
+                    if (msok40) {
+                        msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msrk44 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm42);
-                    long long ix46 = ((long long)msb41);
-                    unsigned int msh47 = 0u;
-                    if (msok39) {
-                        msh47 = mshist29[(2 * warp + ix46)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk44 + 1u) == msct45))) {
-                        mshist29[(2 * warp + ix46)] = (msh47 + msct45);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msrk45 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct46 = __popc(mspm43);
+                    long long ix47 = ((long long)msb42);
+                    unsigned int msh48 = 0u;
+                    if (msok40) {
+                        msh48 = mshist30[(2 * warp + ix47)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh47 + msrk44)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk45 + 1u) == msct46))) {
+                        mshist30[(2 * warp + ix47)] = (msh48 + msct46);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh48 + msrk45)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
+            const patc_int t49 = threadIdx.x;
             {
-                const patc_int i49 = 0;
-                if (((t48 + 64 * i49) < 2)) {
-                    unsigned int msrun50 = 0u;
-                    for (patc_int i51 = 0; i51 < 2; i51 += 1) {
-                        unsigned int msc52 = mshist29[(t48 + 64 * i49 + 2 * i51)];
-                        mshist29[(t48 + 64 * i49 + 2 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+                const patc_int i50 = 0;
+                if (((t49 + 64 * i50) < 2)) {
+                    unsigned int msrun51 = 0u;
+                    for (patc_int i52 = 0; i52 < 2; i52 += 1) {
+                        unsigned int msc53 = mshist30[(t49 + 64 * i50 + 2 * i52)];
+                        mshist30[(t49 + 64 * i50 + 2 * i52)] = msrun51;
+                        msrun51 = (msrun51 + msc53);
                     }
-                    unsigned int mspre53 = 0u;
+                    unsigned int mspre54 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(2 * b24 + t48 + 64 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun50)));
+                        patc_set32(&msstate22[(2 * b24 + t49 + 64 * i50)], (((2u | mspar29) << 30u) | msrun51));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(2 * b24 + t48 + 64 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun50)));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned long long msw55;
-                            unsigned int mshi56;
+                        patc_set32(&msstate22[(2 * b24 + t49 + 64 * i50)], (((2u | mspar29) << 29u) | msrun51));
+                        for (patc_int msd55 = 0; ; msd55 += 1) {
+                            unsigned int msw56;
+                            bool msfull57;
                             for (;;) {
-                                msw55 = patc_peek(&msstate22[(2 * b24 + t48 + 64 * i49 - 2 * msd54 - 2)]);
-                                mshi56 = ((unsigned int)(msw55 >> 32u));
-                                if ((((mshi56 >> 2u) == lbepoch28) && ((mshi56 & 3u) != 0u))) {
+                                msw56 = patc_peek32(&msstate22[(2 * b24 + t49 + 64 * i50 - 2 * msd55 - 2)]);
+                                msfull57 = ((msw56 >> 30u) == (2u | mspar29));
+                                if ((msfull57 || ((msw56 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre53 = (mspre53 + ((unsigned int)msw55));
-                            if (((mshi56 & 3u) == 2u)) {
+                            mspre54 = (mspre54 + (msw56 & (msfull57 ? 1073741823u : 536870911u)));
+                            if (msfull57) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(2 * b24 + t48 + 64 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre53 + msrun50))));
+                        patc_set32(&msstate22[(2 * b24 + t49 + 64 * i50)], (((2u | mspar29) << 30u) | (mspre54 + msrun51)));
                     }
-                    msbase30[(t48 + 64 * i49)] = (glob12[(t48 + 64 * i49)] + mspre53);
-                    mststart33[(t48 + 64 * i49)] = msrun50;
+                    msbase31[(t49 + 64 * i50)] = (glob12[(t49 + 64 * i50)] + mspre54);
+                    mststart34[(t49 + 64 * i50)] = msrun51;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum58 = 0u;
+                unsigned int mssum59 = 0u;
                 {
-                    const patc_int i59 = 0;
-                    if (((lane + i59) < 2)) {
-                        mssum58 = (mssum58 + mststart33[(lane + i59)]);
+                    const patc_int i60 = 0;
+                    if (((lane + i60) < 2)) {
+                        mssum59 = (mssum59 + mststart34[(lane + i60)]);
                     }
                 }
-                unsigned int msinc60 = mssum58;
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
-                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
-                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
-                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
-                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
-                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
-                unsigned int msat66 = (msinc60 - mssum58);
+                unsigned int msinc61 = mssum59;
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc61, 1);
+                msinc61 = ((lane >= 1) ? (msinc61 + msup62) : msinc61);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc61, 2);
+                msinc61 = ((lane >= 2) ? (msinc61 + msup63) : msinc61);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc61, 4);
+                msinc61 = ((lane >= 4) ? (msinc61 + msup64) : msinc61);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc61, 8);
+                msinc61 = ((lane >= 8) ? (msinc61 + msup65) : msinc61);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc61, 16);
+                msinc61 = ((lane >= 16) ? (msinc61 + msup66) : msinc61);
+                unsigned int msat67 = (msinc61 - mssum59);
                 {
-                    const patc_int i67 = 0;
-                    if (((lane + i67) < 2)) {
-                        unsigned int mscb68 = mststart33[(lane + i67)];
-                        mststart33[(lane + i67)] = msat66;
-                        msat66 = (msat66 + mscb68);
+                    const patc_int i68 = 0;
+                    if (((lane + i68) < 2)) {
+                        unsigned int mscb69 = mststart34[(lane + i68)];
+                        mststart34[(lane + i68)] = msat67;
+                        msat67 = (msat67 + mscb69);
                     }
                 }
             }
@@ -1620,48 +1693,65 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i70 = 0; i70 < 3; i70 += 1) {
-                unsigned int msi71 = msinfo32[i70];
-                unsigned int msbk72 = (msi71 >> 16u);
-                if ((msbk72 < 2u)) {
-                    long long ix73 = ((long long)msbk72);
-                    long long ix74 = ((long long)(mststart33[ix73] + (mshist29[(2 * warp + ix73)] + (msi71 & 65535u))));
-                    mssval34[ix74] = msval31[i70];
+            for (patc_int i71 = 0; i71 < 3; i71 += 1) {
+                unsigned int msi72 = msinfo33[i71];
+                unsigned int msbk73 = (msi72 >> 16u);
+                if ((msbk73 < 2u)) {
+                    long long ix74 = ((long long)msbk73);
+                    long long ix75 = ((long long)(mststart34[ix74] + (mshist30[(2 * warp + ix74)] + (msi72 & 65535u))));
+                    mssval35[ix75] = msval32[i71];
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 3; i76 += 1) {
+                const patc_int t76 = threadIdx.x;
+                for (patc_int i77 = 0; i77 < 3; i77 += 1) {
                     {
-                        long long msv77 = mssval34[(t75 + 64 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
-                        long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = (((unsigned long long)msbase30[ix79]) + ((unsigned long long)((t75 + 64 * i76) - mststart33[ix79])));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        long long msv78 = mssval35[(t76 + 64 * i77)];
+                        unsigned int msbk79 = min(((unsigned int)(msv78 & ((long long)1))), 1u);
+                        long long ix80 = ((long long)msbk79);
+                        unsigned long long msdst81 = (((unsigned long long)msbase31[ix80]) + ((unsigned long long)((t76 + 64 * i77) - mststart34[ix80])));
+                        if ((msdst81 < ((unsigned long long)n))) {
+                            long long ix82 = ((long long)msdst81);
+                            out[ix82] = msv78;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 3; i76 += 1) {
-                    if (((192 * b24 + t75 + 64 * i76) < n)) {
-                        long long msv77 = mssval34[(t75 + 64 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
-                        long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = (((unsigned long long)msbase30[ix79]) + ((unsigned long long)((t75 + 64 * i76) - mststart33[ix79])));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                const patc_int t76 = threadIdx.x;
+                for (patc_int i77 = 0; i77 < 3; i77 += 1) {
+                    if (((192 * b24 + t76 + 64 * i77) < n)) {
+                        long long msv78 = mssval35[(t76 + 64 * i77)];
+                        unsigned int msbk79 = min(((unsigned int)(msv78 & ((long long)1))), 1u);
+                        long long ix80 = ((long long)msbk79);
+                        unsigned long long msdst81 = (((unsigned long long)msbase31[ix80]) + ((unsigned long long)((t76 + 64 * i77) - mststart34[ix80])));
+                        if ((msdst81 < ((unsigned long long)n))) {
+                            long long ix82 = ((long long)msdst81);
+                            out[ix82] = msv78;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar83 = mspar29;
+        const patc_int msh84 = ((unsigned int)msctr23[(-mspar83 + 2)]);
+        {
+            const patc_int t85 = threadIdx.x;
+            if (((b24 < 1) && (t85 < 1))) {
+                msctr23[(mspar83 + 1)] = ((unsigned long long)((n + 191) / 192));
+            }
+            unsigned int mszi86 = ((unsigned int)(64 * b24 + t85 + 2 * ((n + 191) / 192)));
+            for (;;) {
+                if ((mszi86 >= ((unsigned int)(2 * msh84)))) {
+                    break;
+                }
+                const patc_int msz87 = mszi86;
+                msstate22[msz87] = 0u;
+                mszi86 = (mszi86 + ((unsigned int)(64 * ((n + 191) / 192))));
             }
         }
     }
@@ -1673,7 +1763,7 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
  *   data parameters: xs: n.f64
  *   nat parameters:  n, g
  *   output:          out: n.f64 (n x double)
- *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -1681,7 +1771,7 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msF64_launch0(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msF64_launch0(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -1719,7 +1809,7 @@ extern "C" __global__ void __launch_bounds__(256) msF64_launch0(double *__restri
  *   data parameters: xs: n.f64
  *   nat parameters:  n, g
  *   output:          out: n.f64 (n x double)
- *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (5, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -1727,7 +1817,7 @@ extern "C" __global__ void __launch_bounds__(256) msF64_launch0(double *__restri
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, max(15, 5 * g + 5)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -1759,22 +1849,22 @@ extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict
  *   data parameters: xs: n.f64
  *   nat parameters:  n, g
  *   output:          out: n.f64 (n x double)
- *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (96, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
  *   shared memory:   1680 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(192 * ((n + 190) / 192) + 480, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(27962035, max(192 * ((n + 190) / 192) + 480, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 80);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 112);
-    double *mssval34 = (double *)(patc_smem + 144);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 80);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 112);
+    double *mssval35 = (double *)(patc_smem + 144);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1789,14 +1879,15 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
-        double msval31[2];
-        unsigned int msinfo32[2];
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        double msval32[2];
+        unsigned int msinfo33[2];
         {
-            const patc_int t35 = threadIdx.x;
+            const patc_int t36 = threadIdx.x;
             {
-                const patc_int i36 = 0;
-                if (((t35 + 96 * i36) < 15)) {
-                    mshist29[(t35 + 96 * i36)] = 0u;
+                const patc_int i37 = 0;
+                if (((t36 + 96 * i37) < 15)) {
+                    mshist30[(t36 + 96 * i37)] = 0u;
                 }
             }
         }
@@ -1804,139 +1895,139 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 2; i38 += 1) {
-                    bool msok39 = true;
-                    double msx40 = 0.0;
-                    if (msok39) {
-                        msx40 = xs[(lane + 64 * warp + 192 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 2; i39 += 1) {
+                    bool msok40 = true;
+                    double msx41 = 0.0;
+                    if (msok40) {
+                        msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 * 5.0)), 4u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msrk46 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct47 = __popc(mspm42);
-                    long long ix48 = ((long long)msb41);
-                    unsigned int msh49 = 0u;
-                    if (msok39) {
-                        msh49 = mshist29[(5 * warp + ix48)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk46 + 1u) == msct47))) {
-                        mshist29[(5 * warp + ix48)] = (msh49 + msct47);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm43);
+                    long long ix49 = ((long long)msb42);
+                    unsigned int msh50 = 0u;
+                    if (msok40) {
+                        msh50 = mshist30[(5 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh49 + msrk46)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
+                        mshist30[(5 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 2; i38 += 1) {
-                    bool msok39 = ((lane + 64 * warp + 192 * b24 + 32 * i38) < n);
-                    double msx40 = 0.0;
-                    if (msok39) {
-                        msx40 = xs[(lane + 64 * warp + 192 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 2; i39 += 1) {
+                    bool msok40 = ((lane + 64 * warp + 192 * b24 + 32 * i39) < n);
+                    double msx41 = 0.0;
+                    if (msok40) {
+                        msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 * 5.0)), 4u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msrk46 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct47 = __popc(mspm42);
-                    long long ix48 = ((long long)msb41);
-                    unsigned int msh49 = 0u;
-                    if (msok39) {
-                        msh49 = mshist29[(5 * warp + ix48)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk46 + 1u) == msct47))) {
-                        mshist29[(5 * warp + ix48)] = (msh49 + msct47);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm43);
+                    long long ix49 = ((long long)msb42);
+                    unsigned int msh50 = 0u;
+                    if (msok40) {
+                        msh50 = mshist30[(5 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh49 + msrk46)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
+                        mshist30[(5 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t50 = threadIdx.x;
+            const patc_int t51 = threadIdx.x;
             {
-                const patc_int i51 = 0;
-                if (((t50 + 96 * i51) < 5)) {
-                    unsigned int msrun52 = 0u;
-                    for (patc_int i53 = 0; i53 < 3; i53 += 1) {
-                        unsigned int msc54 = mshist29[(t50 + 96 * i51 + 5 * i53)];
-                        mshist29[(t50 + 96 * i51 + 5 * i53)] = msrun52;
-                        msrun52 = (msrun52 + msc54);
+                const patc_int i52 = 0;
+                if (((t51 + 96 * i52) < 5)) {
+                    unsigned int msrun53 = 0u;
+                    for (patc_int i54 = 0; i54 < 3; i54 += 1) {
+                        unsigned int msc55 = mshist30[(t51 + 96 * i52 + 5 * i54)];
+                        mshist30[(t51 + 96 * i52 + 5 * i54)] = msrun53;
+                        msrun53 = (msrun53 + msc55);
                     }
-                    unsigned int mspre55 = 0u;
+                    unsigned int mspre56 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(5 * b24 + t50 + 96 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun52)));
+                        patc_set32(&msstate22[(5 * b24 + t51 + 96 * i52)], (((2u | mspar29) << 30u) | msrun53));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(5 * b24 + t50 + 96 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun52)));
-                        for (patc_int msd56 = 0; ; msd56 += 1) {
-                            unsigned long long msw57;
-                            unsigned int mshi58;
+                        patc_set32(&msstate22[(5 * b24 + t51 + 96 * i52)], (((2u | mspar29) << 29u) | msrun53));
+                        for (patc_int msd57 = 0; ; msd57 += 1) {
+                            unsigned int msw58;
+                            bool msfull59;
                             for (;;) {
-                                msw57 = patc_peek(&msstate22[(5 * b24 + t50 + 96 * i51 - 5 * msd56 - 5)]);
-                                mshi58 = ((unsigned int)(msw57 >> 32u));
-                                if ((((mshi58 >> 2u) == lbepoch28) && ((mshi58 & 3u) != 0u))) {
+                                msw58 = patc_peek32(&msstate22[(5 * b24 + t51 + 96 * i52 - 5 * msd57 - 5)]);
+                                msfull59 = ((msw58 >> 30u) == (2u | mspar29));
+                                if ((msfull59 || ((msw58 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre55 = (mspre55 + ((unsigned int)msw57));
-                            if (((mshi58 & 3u) == 2u)) {
+                            mspre56 = (mspre56 + (msw58 & (msfull59 ? 1073741823u : 536870911u)));
+                            if (msfull59) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(5 * b24 + t50 + 96 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre55 + msrun52))));
+                        patc_set32(&msstate22[(5 * b24 + t51 + 96 * i52)], (((2u | mspar29) << 30u) | (mspre56 + msrun53)));
                     }
-                    msbase30[(t50 + 96 * i51)] = (glob12[(t50 + 96 * i51)] + mspre55);
-                    mststart33[(t50 + 96 * i51)] = msrun52;
+                    msbase31[(t51 + 96 * i52)] = (glob12[(t51 + 96 * i52)] + mspre56);
+                    mststart34[(t51 + 96 * i52)] = msrun53;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum60 = 0u;
+                unsigned int mssum61 = 0u;
                 {
-                    const patc_int i61 = 0;
-                    if (((lane + i61) < 5)) {
-                        mssum60 = (mssum60 + mststart33[(lane + i61)]);
+                    const patc_int i62 = 0;
+                    if (((lane + i62) < 5)) {
+                        mssum61 = (mssum61 + mststart34[(lane + i62)]);
                     }
                 }
-                unsigned int msinc62 = mssum60;
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc62, 1);
-                msinc62 = ((lane >= 1) ? (msinc62 + msup63) : msinc62);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc62, 2);
-                msinc62 = ((lane >= 2) ? (msinc62 + msup64) : msinc62);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc62, 4);
-                msinc62 = ((lane >= 4) ? (msinc62 + msup65) : msinc62);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc62, 8);
-                msinc62 = ((lane >= 8) ? (msinc62 + msup66) : msinc62);
-                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc62, 16);
-                msinc62 = ((lane >= 16) ? (msinc62 + msup67) : msinc62);
-                unsigned int msat68 = (msinc62 - mssum60);
+                unsigned int msinc63 = mssum61;
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
+                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
+                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
+                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
+                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
+                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
+                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
+                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
+                unsigned int msat69 = (msinc63 - mssum61);
                 {
-                    const patc_int i69 = 0;
-                    if (((lane + i69) < 5)) {
-                        unsigned int mscb70 = mststart33[(lane + i69)];
-                        mststart33[(lane + i69)] = msat68;
-                        msat68 = (msat68 + mscb70);
+                    const patc_int i70 = 0;
+                    if (((lane + i70) < 5)) {
+                        unsigned int mscb71 = mststart34[(lane + i70)];
+                        mststart34[(lane + i70)] = msat69;
+                        msat69 = (msat69 + mscb71);
                     }
                 }
             }
@@ -1944,48 +2035,65 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i72 = 0; i72 < 2; i72 += 1) {
-                unsigned int msi73 = msinfo32[i72];
-                unsigned int msbk74 = (msi73 >> 16u);
-                if ((msbk74 < 5u)) {
-                    long long ix75 = ((long long)msbk74);
-                    long long ix76 = ((long long)(mststart33[ix75] + (mshist29[(5 * warp + ix75)] + (msi73 & 65535u))));
-                    mssval34[ix76] = msval31[i72];
+            for (patc_int i73 = 0; i73 < 2; i73 += 1) {
+                unsigned int msi74 = msinfo33[i73];
+                unsigned int msbk75 = (msi74 >> 16u);
+                if ((msbk75 < 5u)) {
+                    long long ix76 = ((long long)msbk75);
+                    long long ix77 = ((long long)(mststart34[ix76] + (mshist30[(5 * warp + ix76)] + (msi74 & 65535u))));
+                    mssval35[ix77] = msval32[i73];
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t77 = threadIdx.x;
-                for (patc_int i78 = 0; i78 < 2; i78 += 1) {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 2; i79 += 1) {
                     {
-                        double msv79 = mssval34[(t77 + 96 * i78)];
-                        unsigned int msbk80 = min(((unsigned int)(msv79 * 5.0)), 4u);
-                        long long ix81 = ((long long)msbk80);
-                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t77 + 96 * i78) - mststart33[ix81])));
-                        if ((msdst82 < ((unsigned long long)n))) {
-                            long long ix83 = ((long long)msdst82);
-                            out[ix83] = msv79;
+                        double msv80 = mssval35[(t78 + 96 * i79)];
+                        unsigned int msbk81 = min(((unsigned int)(msv80 * 5.0)), 4u);
+                        long long ix82 = ((long long)msbk81);
+                        unsigned long long msdst83 = (((unsigned long long)msbase31[ix82]) + ((unsigned long long)((t78 + 96 * i79) - mststart34[ix82])));
+                        if ((msdst83 < ((unsigned long long)n))) {
+                            long long ix84 = ((long long)msdst83);
+                            out[ix84] = msv80;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t77 = threadIdx.x;
-                for (patc_int i78 = 0; i78 < 2; i78 += 1) {
-                    if (((192 * b24 + t77 + 96 * i78) < n)) {
-                        double msv79 = mssval34[(t77 + 96 * i78)];
-                        unsigned int msbk80 = min(((unsigned int)(msv79 * 5.0)), 4u);
-                        long long ix81 = ((long long)msbk80);
-                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t77 + 96 * i78) - mststart33[ix81])));
-                        if ((msdst82 < ((unsigned long long)n))) {
-                            long long ix83 = ((long long)msdst82);
-                            out[ix83] = msv79;
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                    if (((192 * b24 + t78 + 96 * i79) < n)) {
+                        double msv80 = mssval35[(t78 + 96 * i79)];
+                        unsigned int msbk81 = min(((unsigned int)(msv80 * 5.0)), 4u);
+                        long long ix82 = ((long long)msbk81);
+                        unsigned long long msdst83 = (((unsigned long long)msbase31[ix82]) + ((unsigned long long)((t78 + 96 * i79) - mststart34[ix82])));
+                        if ((msdst83 < ((unsigned long long)n))) {
+                            long long ix84 = ((long long)msdst83);
+                            out[ix84] = msv80;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar85 = mspar29;
+        const patc_int msh86 = ((unsigned int)msctr23[(-mspar85 + 2)]);
+        {
+            const patc_int t87 = threadIdx.x;
+            if (((b24 < 1) && (t87 < 1))) {
+                msctr23[(mspar85 + 1)] = ((unsigned long long)((n + 191) / 192));
+            }
+            unsigned int mszi88 = ((unsigned int)(96 * b24 + t87 + 5 * ((n + 191) / 192)));
+            for (;;) {
+                if ((mszi88 >= ((unsigned int)(5 * msh86)))) {
+                    break;
+                }
+                const patc_int msz89 = mszi88;
+                msstate22[msz89] = 0u;
+                mszi88 = (mszi88 + ((unsigned int)(96 * ((n + 191) / 192))));
             }
         }
     }
@@ -1997,7 +2105,7 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned long long, msctr21: 1 x unsigned long long
+ *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned int, msctr21: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -2005,7 +2113,7 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msOne_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msOne_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned int *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -2041,7 +2149,7 @@ extern "C" __global__ void __launch_bounds__(256) msOne_launch0(unsigned int *__
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned long long, msctr21: 1 x unsigned long long
+ *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned int, msctr21: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -2049,7 +2157,7 @@ extern "C" __global__ void __launch_bounds__(256) msOne_launch0(unsigned int *__
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, max(3, g + 1)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned int *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s12 = (unsigned int *)(patc_smem + 0);
@@ -2082,22 +2190,22 @@ extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__re
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned long long, msctr21: 1 x unsigned long long
+ *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned int, msctr21: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 31) / 32, 1, 1) blocks
  *   shared memory:   192 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(32 * nwarps + 32 * ((n + 30) / 32) + 96, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
+ *                    for a launch where max(g, max(33554433, max(33 * ((n + 30) / 32) + 65, max(32 * nwarps + 32 * ((n + 30) / 32) + 96, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned int *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw23 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist27 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase28 = (unsigned int *)(patc_smem + 32);
-    unsigned int *mststart31 = (unsigned int *)(patc_smem + 48);
-    unsigned int *mssval32 = (unsigned int *)(patc_smem + 64);
+    unsigned int *mshist28 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase29 = (unsigned int *)(patc_smem + 32);
+    unsigned int *mststart32 = (unsigned int *)(patc_smem + 48);
+    unsigned int *mssval33 = (unsigned int *)(patc_smem + 64);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -2112,14 +2220,15 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
     unsigned int lbepoch26 = (((unsigned int)(lbdraw23[0] >> 32u)) & 1073741823u);
     {
         const patc_int b22 = lbtile25;
-        unsigned int msval29;
-        unsigned int msinfo30;
+        unsigned int mspar27 = (lbepoch26 & 1u);
+        unsigned int msval30;
+        unsigned int msinfo31;
         {
-            const patc_int t33 = threadIdx.x;
+            const patc_int t34 = threadIdx.x;
             {
-                const patc_int i34 = 0;
-                if (((t33 + 32 * i34) < 1)) {
-                    mshist27[(t33 + 32 * i34)] = 0u;
+                const patc_int i35 = 0;
+                if (((t34 + 32 * i35) < 1)) {
+                    mshist28[(t34 + 32 * i35)] = 0u;
                 }
             }
         }
@@ -2127,128 +2236,128 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         if (((32 * b22 + 31) < n)) {
             {
                 {
-                    const patc_int i36 = 0;
-                    bool msok37 = true;
-                    unsigned int msx38 = 0u;
-                    if (msok37) {
-                        msx38 = xs[(lane + 32 * warp + 32 * b22 + 32 * i36)];
+                    const patc_int i37 = 0;
+                    bool msok38 = true;
+                    unsigned int msx39 = 0u;
+                    if (msok38) {
+                        msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
                     }
-                    unsigned int msb39 = (msok37 ? min(0u, 0u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msrk41 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct42 = __popc(mspm40);
-                    long long ix43 = ((long long)msb39);
-                    unsigned int msh44 = 0u;
-                    if (msok37) {
-                        msh44 = mshist27[(warp + ix43)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk41 + 1u) == msct42))) {
-                        mshist27[(warp + ix43)] = (msh44 + msct42);
+                    unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
+                    unsigned int mspm41 = __ballot_sync(0xffffffffu, msok38);
+                    unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
+                    unsigned int msct43 = __popc(mspm41);
+                    long long ix44 = ((long long)msb40);
+                    unsigned int msh45 = 0u;
+                    if (msok38) {
+                        msh45 = mshist28[(warp + ix44)];
                     }
                     __syncwarp();
-                    msinfo30 = (msok37 ? ((msb39 << 16u) | (msh44 + msrk41)) : 4294901760u);
-                    msval29 = msx38;
+                    if ((msok38 && ((msrk42 + 1u) == msct43))) {
+                        mshist28[(warp + ix44)] = (msh45 + msct43);
+                    }
+                    __syncwarp();
+                    msinfo31 = (msok38 ? ((msb40 << 16u) | (msh45 + msrk42)) : 4294901760u);
+                    msval30 = msx39;
                 }
             }
         } else {
             {
                 {
-                    const patc_int i36 = 0;
-                    bool msok37 = ((lane + 32 * warp + 32 * b22 + 32 * i36) < n);
-                    unsigned int msx38 = 0u;
-                    if (msok37) {
-                        msx38 = xs[(lane + 32 * warp + 32 * b22 + 32 * i36)];
+                    const patc_int i37 = 0;
+                    bool msok38 = ((lane + 32 * warp + 32 * b22 + 32 * i37) < n);
+                    unsigned int msx39 = 0u;
+                    if (msok38) {
+                        msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
                     }
-                    unsigned int msb39 = (msok37 ? min(0u, 0u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msrk41 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct42 = __popc(mspm40);
-                    long long ix43 = ((long long)msb39);
-                    unsigned int msh44 = 0u;
-                    if (msok37) {
-                        msh44 = mshist27[(warp + ix43)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk41 + 1u) == msct42))) {
-                        mshist27[(warp + ix43)] = (msh44 + msct42);
+                    unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
+                    unsigned int mspm41 = __ballot_sync(0xffffffffu, msok38);
+                    unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
+                    unsigned int msct43 = __popc(mspm41);
+                    long long ix44 = ((long long)msb40);
+                    unsigned int msh45 = 0u;
+                    if (msok38) {
+                        msh45 = mshist28[(warp + ix44)];
                     }
                     __syncwarp();
-                    msinfo30 = (msok37 ? ((msb39 << 16u) | (msh44 + msrk41)) : 4294901760u);
-                    msval29 = msx38;
+                    if ((msok38 && ((msrk42 + 1u) == msct43))) {
+                        mshist28[(warp + ix44)] = (msh45 + msct43);
+                    }
+                    __syncwarp();
+                    msinfo31 = (msok38 ? ((msb40 << 16u) | (msh45 + msrk42)) : 4294901760u);
+                    msval30 = msx39;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
+            const patc_int t46 = threadIdx.x;
             {
-                const patc_int i46 = 0;
-                if (((t45 + 32 * i46) < 1)) {
-                    unsigned int msrun47 = 0u;
+                const patc_int i47 = 0;
+                if (((t46 + 32 * i47) < 1)) {
+                    unsigned int msrun48 = 0u;
                     {
-                        const patc_int i48 = 0;
-                        unsigned int msc49 = mshist27[(t45 + 32 * i46 + i48)];
-                        mshist27[(t45 + 32 * i46 + i48)] = msrun47;
-                        msrun47 = (msrun47 + msc49);
+                        const patc_int i49 = 0;
+                        unsigned int msc50 = mshist28[(t46 + 32 * i47 + i49)];
+                        mshist28[(t46 + 32 * i47 + i49)] = msrun48;
+                        msrun48 = (msrun48 + msc50);
                     }
-                    unsigned int mspre50 = 0u;
+                    unsigned int mspre51 = 0u;
                     if ((b22 < 1)) {
-                        patc_poke(&msstate20[(b22 + t45 + 32 * i46)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun47)));
+                        patc_set32(&msstate20[(b22 + t46 + 32 * i47)], (((2u | mspar27) << 30u) | msrun48));
                     }
                     if ((!(b22 < 1))) {
-                        patc_poke(&msstate20[(b22 + t45 + 32 * i46)], ((((unsigned long long)((lbepoch26 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun47)));
-                        for (patc_int msd51 = 0; ; msd51 += 1) {
-                            unsigned long long msw52;
-                            unsigned int mshi53;
+                        patc_set32(&msstate20[(b22 + t46 + 32 * i47)], (((2u | mspar27) << 29u) | msrun48));
+                        for (patc_int msd52 = 0; ; msd52 += 1) {
+                            unsigned int msw53;
+                            bool msfull54;
                             for (;;) {
-                                msw52 = patc_peek(&msstate20[(b22 + t45 + 32 * i46 - msd51 - 1)]);
-                                mshi53 = ((unsigned int)(msw52 >> 32u));
-                                if ((((mshi53 >> 2u) == lbepoch26) && ((mshi53 & 3u) != 0u))) {
+                                msw53 = patc_peek32(&msstate20[(b22 + t46 + 32 * i47 - msd52 - 1)]);
+                                msfull54 = ((msw53 >> 30u) == (2u | mspar27));
+                                if ((msfull54 || ((msw53 >> 29u) == (2u | mspar27)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre50 = (mspre50 + ((unsigned int)msw52));
-                            if (((mshi53 & 3u) == 2u)) {
+                            mspre51 = (mspre51 + (msw53 & (msfull54 ? 1073741823u : 536870911u)));
+                            if (msfull54) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate20[(b22 + t45 + 32 * i46)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre50 + msrun47))));
+                        patc_set32(&msstate20[(b22 + t46 + 32 * i47)], (((2u | mspar27) << 30u) | (mspre51 + msrun48)));
                     }
-                    msbase28[(t45 + 32 * i46)] = (glob10[(t45 + 32 * i46)] + mspre50);
-                    mststart31[(t45 + 32 * i46)] = msrun47;
+                    msbase29[(t46 + 32 * i47)] = (glob10[(t46 + 32 * i47)] + mspre51);
+                    mststart32[(t46 + 32 * i47)] = msrun48;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum55 = 0u;
+                unsigned int mssum56 = 0u;
                 {
-                    const patc_int i56 = 0;
-                    if (((lane + i56) < 1)) {
-                        mssum55 = (mssum55 + mststart31[(lane + i56)]);
+                    const patc_int i57 = 0;
+                    if (((lane + i57) < 1)) {
+                        mssum56 = (mssum56 + mststart32[(lane + i57)]);
                     }
                 }
-                unsigned int msinc57 = mssum55;
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc57, 1);
-                msinc57 = ((lane >= 1) ? (msinc57 + msup58) : msinc57);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc57, 2);
-                msinc57 = ((lane >= 2) ? (msinc57 + msup59) : msinc57);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc57, 4);
-                msinc57 = ((lane >= 4) ? (msinc57 + msup60) : msinc57);
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc57, 8);
-                msinc57 = ((lane >= 8) ? (msinc57 + msup61) : msinc57);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc57, 16);
-                msinc57 = ((lane >= 16) ? (msinc57 + msup62) : msinc57);
-                unsigned int msat63 = (msinc57 - mssum55);
+                unsigned int msinc58 = mssum56;
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc58, 1);
+                msinc58 = ((lane >= 1) ? (msinc58 + msup59) : msinc58);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc58, 2);
+                msinc58 = ((lane >= 2) ? (msinc58 + msup60) : msinc58);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc58, 4);
+                msinc58 = ((lane >= 4) ? (msinc58 + msup61) : msinc58);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc58, 8);
+                msinc58 = ((lane >= 8) ? (msinc58 + msup62) : msinc58);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc58, 16);
+                msinc58 = ((lane >= 16) ? (msinc58 + msup63) : msinc58);
+                unsigned int msat64 = (msinc58 - mssum56);
                 {
-                    const patc_int i64 = 0;
-                    if (((lane + i64) < 1)) {
-                        unsigned int mscb65 = mststart31[(lane + i64)];
-                        mststart31[(lane + i64)] = msat63;
-                        msat63 = (msat63 + mscb65);
+                    const patc_int i65 = 0;
+                    if (((lane + i65) < 1)) {
+                        unsigned int mscb66 = mststart32[(lane + i65)];
+                        mststart32[(lane + i65)] = msat64;
+                        msat64 = (msat64 + mscb66);
                     }
                 }
             }
@@ -2256,48 +2365,65 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         __syncthreads();
         {
             {
-                unsigned int msbk68 = (msinfo30 >> 16u);
-                if ((msbk68 < 1u)) {
-                    long long ix69 = ((long long)msbk68);
-                    long long ix70 = ((long long)(mststart31[ix69] + (mshist27[(warp + ix69)] + (msinfo30 & 65535u))));
-                    mssval32[ix70] = msval29;
+                unsigned int msbk69 = (msinfo31 >> 16u);
+                if ((msbk69 < 1u)) {
+                    long long ix70 = ((long long)msbk69);
+                    long long ix71 = ((long long)(mststart32[ix70] + (mshist28[(warp + ix70)] + (msinfo31 & 65535u))));
+                    mssval33[ix71] = msval30;
                 }
             }
         }
         __syncthreads();
         if (((32 * b22 + 31) < n)) {
             {
-                const patc_int t71 = threadIdx.x;
+                const patc_int t72 = threadIdx.x;
                 {
-                    const patc_int i72 = 0;
+                    const patc_int i73 = 0;
                     {
-                        unsigned int msv73 = mssval32[(t71 + 32 * i72)];
-                        unsigned int msbk74 = min(0u, 0u);
-                        long long ix75 = ((long long)msbk74);
-                        unsigned long long msdst76 = (((unsigned long long)msbase28[ix75]) + ((unsigned long long)((t71 + 32 * i72) - mststart31[ix75])));
-                        if ((msdst76 < ((unsigned long long)n))) {
-                            long long ix77 = ((long long)msdst76);
-                            out[ix77] = msv73;
+                        unsigned int msv74 = mssval33[(t72 + 32 * i73)];
+                        unsigned int msbk75 = min(0u, 0u);
+                        long long ix76 = ((long long)msbk75);
+                        unsigned long long msdst77 = (((unsigned long long)msbase29[ix76]) + ((unsigned long long)((t72 + 32 * i73) - mststart32[ix76])));
+                        if ((msdst77 < ((unsigned long long)n))) {
+                            long long ix78 = ((long long)msdst77);
+                            out[ix78] = msv74;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t71 = threadIdx.x;
+                const patc_int t72 = threadIdx.x;
                 {
-                    const patc_int i72 = 0;
-                    if (((32 * b22 + t71 + 32 * i72) < n)) {
-                        unsigned int msv73 = mssval32[(t71 + 32 * i72)];
-                        unsigned int msbk74 = min(0u, 0u);
-                        long long ix75 = ((long long)msbk74);
-                        unsigned long long msdst76 = (((unsigned long long)msbase28[ix75]) + ((unsigned long long)((t71 + 32 * i72) - mststart31[ix75])));
-                        if ((msdst76 < ((unsigned long long)n))) {
-                            long long ix77 = ((long long)msdst76);
-                            out[ix77] = msv73;
+                    const patc_int i73 = 0;
+                    if (((32 * b22 + t72 + 32 * i73) < n)) {
+                        unsigned int msv74 = mssval33[(t72 + 32 * i73)];
+                        unsigned int msbk75 = min(0u, 0u);
+                        long long ix76 = ((long long)msbk75);
+                        unsigned long long msdst77 = (((unsigned long long)msbase29[ix76]) + ((unsigned long long)((t72 + 32 * i73) - mststart32[ix76])));
+                        if ((msdst77 < ((unsigned long long)n))) {
+                            long long ix78 = ((long long)msdst77);
+                            out[ix78] = msv74;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar79 = mspar27;
+        const patc_int msh80 = ((unsigned int)msctr21[(-mspar79 + 2)]);
+        {
+            const patc_int t81 = threadIdx.x;
+            if (((b22 < 1) && (t81 < 1))) {
+                msctr21[(mspar79 + 1)] = ((unsigned long long)((n + 31) / 32));
+            }
+            unsigned int mszi82 = ((unsigned int)(32 * b22 + t81 + ((n + 31) / 32)));
+            for (;;) {
+                if ((mszi82 >= ((unsigned int)msh80))) {
+                    break;
+                }
+                const patc_int msz83 = mszi82;
+                msstate20[msz83] = 0u;
+                mszi82 = (mszi82 + ((unsigned int)(32 * ((n + 31) / 32))));
             }
         }
     }
@@ -2309,7 +2435,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -2317,7 +2443,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n / (256 * g) + 3, max(blockDim.x + 4096, max(768 * g + 256 * g * (n / (256 * g)) + 256, 4096 * g + 4096))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(1024) msWide_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(1024) msWide_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -2353,7 +2479,7 @@ extern "C" __global__ void __launch_bounds__(1024) msWide_launch0(unsigned int *
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -2361,7 +2487,7 @@ extern "C" __global__ void __launch_bounds__(1024) msWide_launch0(unsigned int *
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, max(blockDim.x + 4096, max(12288, 4096 * g + 4096))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(1024) msWide_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(1024) msWide_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -2392,22 +2518,22 @@ extern "C" __global__ void __launch_bounds__(1024) msWide_launch1(unsigned int *
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
  *   shared memory:   172048 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(163856, max(8192 * ((n + 2046) / 2048) + 16640, max(4096 * nwarps + 4096, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
+ *                    for a launch where max(g, max(2147487744, max(8192 * ((n + 2046) / 2048) + 16640, max(4096 * nwarps + 4096, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 131088);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 147472);
-    unsigned int *mssval34 = (unsigned int *)(patc_smem + 163856);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 131088);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 147472);
+    unsigned int *mssval35 = (unsigned int *)(patc_smem + 163856);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -2422,13 +2548,14 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
-        unsigned int msval31[8];
-        unsigned int msinfo32[8];
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        unsigned int msval32[8];
+        unsigned int msinfo33[8];
         {
-            const patc_int t35 = threadIdx.x;
-            for (patc_int i36 = 0; i36 < 128; i36 += 1) {
-                if (((t35 + 256 * i36) < 32768)) {
-                    mshist29[(t35 + 256 * i36)] = 0u;
+            const patc_int t36 = threadIdx.x;
+            for (patc_int i37 = 0; i37 < 128; i37 += 1) {
+                if (((t36 + 256 * i37) < 32768)) {
+                    mshist30[(t36 + 256 * i37)] = 0u;
                 }
             }
         }
@@ -2436,172 +2563,172 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                    bool msok39 = true;
-                    unsigned int msx40 = 0u;
-                    if (msok39) {
-                        msx40 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    bool msok40 = true;
+                    unsigned int msx41 = 0u;
+                    if (msok40) {
+                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min((msx40 & 4095u), 4095u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb41 >> 8u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 8u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb41 >> 9u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 9u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb41 >> 10u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 10u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb41 >> 11u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 11u) & 1u) == 1u) ? msv54 : (~msv54)));
-                    unsigned int msrk55 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct56 = __popc(mspm42);
-                    long long ix57 = ((long long)msb41);
-                    unsigned int msh58 = 0u;
-                    if (msok39) {
-                        msh58 = mshist29[(4096 * warp + ix57)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk55 + 1u) == msct56))) {
-                        mshist29[(4096 * warp + ix57)] = (msh58 + msct56);
+                    unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb42 >> 10u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 10u) & 1u) == 1u) ? msv54 : (~msv54)));
+                    unsigned int msv55 = __ballot_sync(0xffffffffu, (((msb42 >> 11u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 11u) & 1u) == 1u) ? msv55 : (~msv55)));
+                    unsigned int msrk56 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct57 = __popc(mspm43);
+                    long long ix58 = ((long long)msb42);
+                    unsigned int msh59 = 0u;
+                    if (msok40) {
+                        msh59 = mshist30[(4096 * warp + ix58)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh58 + msrk55)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk56 + 1u) == msct57))) {
+                        mshist30[(4096 * warp + ix58)] = (msh59 + msct57);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh59 + msrk56)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                    bool msok39 = ((lane + 256 * warp + 2048 * b24 + 32 * i38) < n);
-                    unsigned int msx40 = 0u;
-                    if (msok39) {
-                        msx40 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i38)];
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    bool msok40 = ((lane + 256 * warp + 2048 * b24 + 32 * i39) < n);
+                    unsigned int msx41 = 0u;
+                    if (msok40) {
+                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
-                    unsigned int msb41 = (msok39 ? min((msx40 & 4095u), 4095u) : 0u);
-                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb41 >> 8u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 8u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb41 >> 9u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 9u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb41 >> 10u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 10u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb41 >> 11u) & 1u) == 1u));
-                    mspm42 = (mspm42 & ((((msb41 >> 11u) & 1u) == 1u) ? msv54 : (~msv54)));
-                    unsigned int msrk55 = __popc((mspm42 & ((1u << lane) - 1u)));
-                    unsigned int msct56 = __popc(mspm42);
-                    long long ix57 = ((long long)msb41);
-                    unsigned int msh58 = 0u;
-                    if (msok39) {
-                        msh58 = mshist29[(4096 * warp + ix57)];
-                    }
-                    __syncwarp();
-                    if ((msok39 && ((msrk55 + 1u) == msct56))) {
-                        mshist29[(4096 * warp + ix57)] = (msh58 + msct56);
+                    unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb42 >> 10u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 10u) & 1u) == 1u) ? msv54 : (~msv54)));
+                    unsigned int msv55 = __ballot_sync(0xffffffffu, (((msb42 >> 11u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 11u) & 1u) == 1u) ? msv55 : (~msv55)));
+                    unsigned int msrk56 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct57 = __popc(mspm43);
+                    long long ix58 = ((long long)msb42);
+                    unsigned int msh59 = 0u;
+                    if (msok40) {
+                        msh59 = mshist30[(4096 * warp + ix58)];
                     }
                     __syncwarp();
-                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh58 + msrk55)) : 4294901760u);
-                    msval31[i38] = msx40;
+                    if ((msok40 && ((msrk56 + 1u) == msct57))) {
+                        mshist30[(4096 * warp + ix58)] = (msh59 + msct57);
+                    }
+                    __syncwarp();
+                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh59 + msrk56)) : 4294901760u);
+                    msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t59 = threadIdx.x;
-            for (patc_int i60 = 0; i60 < 16; i60 += 1) {
-                if (((t59 + 256 * i60) < 4096)) {
-                    unsigned int msrun61 = 0u;
-                    for (patc_int i62 = 0; i62 < 8; i62 += 1) {
-                        unsigned int msc63 = mshist29[(t59 + 256 * i60 + 4096 * i62)];
-                        mshist29[(t59 + 256 * i60 + 4096 * i62)] = msrun61;
-                        msrun61 = (msrun61 + msc63);
+            const patc_int t60 = threadIdx.x;
+            for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                if (((t60 + 256 * i61) < 4096)) {
+                    unsigned int msrun62 = 0u;
+                    for (patc_int i63 = 0; i63 < 8; i63 += 1) {
+                        unsigned int msc64 = mshist30[(t60 + 256 * i61 + 4096 * i63)];
+                        mshist30[(t60 + 256 * i61 + 4096 * i63)] = msrun62;
+                        msrun62 = (msrun62 + msc64);
                     }
-                    unsigned int mspre64 = 0u;
+                    unsigned int mspre65 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(4096 * b24 + t59 + 256 * i60)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun61)));
+                        patc_set32(&msstate22[(4096 * b24 + t60 + 256 * i61)], (((2u | mspar29) << 30u) | msrun62));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(4096 * b24 + t59 + 256 * i60)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun61)));
-                        for (patc_int msd65 = 0; ; msd65 += 1) {
-                            unsigned long long msw66;
-                            unsigned int mshi67;
+                        patc_set32(&msstate22[(4096 * b24 + t60 + 256 * i61)], (((2u | mspar29) << 29u) | msrun62));
+                        for (patc_int msd66 = 0; ; msd66 += 1) {
+                            unsigned int msw67;
+                            bool msfull68;
                             for (;;) {
-                                msw66 = patc_peek(&msstate22[(4096 * b24 + t59 + 256 * i60 - 4096 * msd65 - 4096)]);
-                                mshi67 = ((unsigned int)(msw66 >> 32u));
-                                if ((((mshi67 >> 2u) == lbepoch28) && ((mshi67 & 3u) != 0u))) {
+                                msw67 = patc_peek32(&msstate22[(4096 * b24 + t60 + 256 * i61 - 4096 * msd66 - 4096)]);
+                                msfull68 = ((msw67 >> 30u) == (2u | mspar29));
+                                if ((msfull68 || ((msw67 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre64 = (mspre64 + ((unsigned int)msw66));
-                            if (((mshi67 & 3u) == 2u)) {
+                            mspre65 = (mspre65 + (msw67 & (msfull68 ? 1073741823u : 536870911u)));
+                            if (msfull68) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(4096 * b24 + t59 + 256 * i60)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre64 + msrun61))));
+                        patc_set32(&msstate22[(4096 * b24 + t60 + 256 * i61)], (((2u | mspar29) << 30u) | (mspre65 + msrun62)));
                     }
-                    msbase30[(t59 + 256 * i60)] = (glob12[(t59 + 256 * i60)] + mspre64);
-                    mststart33[(t59 + 256 * i60)] = msrun61;
+                    msbase31[(t60 + 256 * i61)] = (glob12[(t60 + 256 * i61)] + mspre65);
+                    mststart34[(t60 + 256 * i61)] = msrun62;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum69 = 0u;
-                for (patc_int i70 = 0; i70 < 128; i70 += 1) {
-                    if (((128 * lane + i70) < 4096)) {
-                        mssum69 = (mssum69 + mststart33[(128 * lane + i70)]);
+                unsigned int mssum70 = 0u;
+                for (patc_int i71 = 0; i71 < 128; i71 += 1) {
+                    if (((128 * lane + i71) < 4096)) {
+                        mssum70 = (mssum70 + mststart34[(128 * lane + i71)]);
                     }
                 }
-                unsigned int msinc71 = mssum69;
-                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc71, 1);
-                msinc71 = ((lane >= 1) ? (msinc71 + msup72) : msinc71);
-                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc71, 2);
-                msinc71 = ((lane >= 2) ? (msinc71 + msup73) : msinc71);
-                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc71, 4);
-                msinc71 = ((lane >= 4) ? (msinc71 + msup74) : msinc71);
-                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc71, 8);
-                msinc71 = ((lane >= 8) ? (msinc71 + msup75) : msinc71);
-                unsigned int msup76 = __shfl_up_sync(0xffffffffu, msinc71, 16);
-                msinc71 = ((lane >= 16) ? (msinc71 + msup76) : msinc71);
-                unsigned int msat77 = (msinc71 - mssum69);
-                for (patc_int i78 = 0; i78 < 128; i78 += 1) {
-                    if (((128 * lane + i78) < 4096)) {
-                        unsigned int mscb79 = mststart33[(128 * lane + i78)];
-                        mststart33[(128 * lane + i78)] = msat77;
-                        msat77 = (msat77 + mscb79);
+                unsigned int msinc72 = mssum70;
+                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc72, 1);
+                msinc72 = ((lane >= 1) ? (msinc72 + msup73) : msinc72);
+                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc72, 2);
+                msinc72 = ((lane >= 2) ? (msinc72 + msup74) : msinc72);
+                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc72, 4);
+                msinc72 = ((lane >= 4) ? (msinc72 + msup75) : msinc72);
+                unsigned int msup76 = __shfl_up_sync(0xffffffffu, msinc72, 8);
+                msinc72 = ((lane >= 8) ? (msinc72 + msup76) : msinc72);
+                unsigned int msup77 = __shfl_up_sync(0xffffffffu, msinc72, 16);
+                msinc72 = ((lane >= 16) ? (msinc72 + msup77) : msinc72);
+                unsigned int msat78 = (msinc72 - mssum70);
+                for (patc_int i79 = 0; i79 < 128; i79 += 1) {
+                    if (((128 * lane + i79) < 4096)) {
+                        unsigned int mscb80 = mststart34[(128 * lane + i79)];
+                        mststart34[(128 * lane + i79)] = msat78;
+                        msat78 = (msat78 + mscb80);
                     }
                 }
             }
@@ -2609,48 +2736,65 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i81 = 0; i81 < 8; i81 += 1) {
-                unsigned int msi82 = msinfo32[i81];
-                unsigned int msbk83 = (msi82 >> 16u);
-                if ((msbk83 < 4096u)) {
-                    long long ix84 = ((long long)msbk83);
-                    long long ix85 = ((long long)(mststart33[ix84] + (mshist29[(4096 * warp + ix84)] + (msi82 & 65535u))));
-                    mssval34[ix85] = msval31[i81];
+            for (patc_int i82 = 0; i82 < 8; i82 += 1) {
+                unsigned int msi83 = msinfo33[i82];
+                unsigned int msbk84 = (msi83 >> 16u);
+                if ((msbk84 < 4096u)) {
+                    long long ix85 = ((long long)msbk84);
+                    long long ix86 = ((long long)(mststart34[ix85] + (mshist30[(4096 * warp + ix85)] + (msi83 & 65535u))));
+                    mssval35[ix86] = msval32[i82];
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 8; i87 += 1) {
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
                     {
-                        unsigned int msv88 = mssval34[(t86 + 256 * i87)];
-                        unsigned int msbk89 = min((msv88 & 4095u), 4095u);
-                        long long ix90 = ((long long)msbk89);
-                        unsigned long long msdst91 = (((unsigned long long)msbase30[ix90]) + ((unsigned long long)((t86 + 256 * i87) - mststart33[ix90])));
-                        if ((msdst91 < ((unsigned long long)n))) {
-                            long long ix92 = ((long long)msdst91);
-                            out[ix92] = msv88;
+                        unsigned int msv89 = mssval35[(t87 + 256 * i88)];
+                        unsigned int msbk90 = min((msv89 & 4095u), 4095u);
+                        long long ix91 = ((long long)msbk90);
+                        unsigned long long msdst92 = (((unsigned long long)msbase31[ix91]) + ((unsigned long long)((t87 + 256 * i88) - mststart34[ix91])));
+                        if ((msdst92 < ((unsigned long long)n))) {
+                            long long ix93 = ((long long)msdst92);
+                            out[ix93] = msv89;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 8; i87 += 1) {
-                    if (((2048 * b24 + t86 + 256 * i87) < n)) {
-                        unsigned int msv88 = mssval34[(t86 + 256 * i87)];
-                        unsigned int msbk89 = min((msv88 & 4095u), 4095u);
-                        long long ix90 = ((long long)msbk89);
-                        unsigned long long msdst91 = (((unsigned long long)msbase30[ix90]) + ((unsigned long long)((t86 + 256 * i87) - mststart33[ix90])));
-                        if ((msdst91 < ((unsigned long long)n))) {
-                            long long ix92 = ((long long)msdst91);
-                            out[ix92] = msv88;
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                    if (((2048 * b24 + t87 + 256 * i88) < n)) {
+                        unsigned int msv89 = mssval35[(t87 + 256 * i88)];
+                        unsigned int msbk90 = min((msv89 & 4095u), 4095u);
+                        long long ix91 = ((long long)msbk90);
+                        unsigned long long msdst92 = (((unsigned long long)msbase31[ix91]) + ((unsigned long long)((t87 + 256 * i88) - mststart34[ix91])));
+                        if ((msdst92 < ((unsigned long long)n))) {
+                            long long ix93 = ((long long)msdst92);
+                            out[ix93] = msv89;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar94 = mspar29;
+        const patc_int msh95 = ((unsigned int)msctr23[(-mspar94 + 2)]);
+        {
+            const patc_int t96 = threadIdx.x;
+            if (((b24 < 1) && (t96 < 1))) {
+                msctr23[(mspar94 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            }
+            unsigned int mszi97 = ((unsigned int)(256 * b24 + t96 + 4096 * ((n + 2047) / 2048)));
+            for (;;) {
+                if ((mszi97 >= ((unsigned int)(4096 * msh95)))) {
+                    break;
+                }
+                const patc_int msz98 = mszi97;
+                msstate22[msz98] = 0u;
+                mszi97 = (mszi97 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }

@@ -5,9 +5,9 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
-/* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */
-static __device__ __forceinline__ unsigned long long patc_peek(const unsigned long long *p) { unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w; }
-static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(w) : "memory"); }
+/* lookback's flags of values wider than 32 bits, and multisplit's tile words: relaxed 32-bit words */
+static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
+static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
 
 static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
@@ -289,22 +289,22 @@ extern "C" __global__ void __launch_bounds__(128) rsScanAll(unsigned int *__rest
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.u32
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate1: 256 * ((n + 6143) / 6144) x unsigned long long, msctr2: 1 x unsigned long long
+ *   scratch:         msstate1: 256 * ((n + 6143) / 6144) x unsigned int, msctr2: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   38928 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(14352, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ msstate1, unsigned long long *__restrict__ msctr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate1, unsigned long long *__restrict__ msctr2, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw4 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist8 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase9 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart12 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval13 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mshist9 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase10 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart13 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval14 = (unsigned int *)(patc_smem + 14352);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -319,13 +319,14 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
     unsigned int lbepoch7 = (((unsigned int)(lbdraw4[0] >> 32u)) & 1073741823u);
     {
         const patc_int b3 = lbtile6;
-        unsigned int msval10[16];
-        unsigned int msinfo11[16];
+        unsigned int mspar8 = (lbepoch7 & 1u);
+        unsigned int msval11[16];
+        unsigned int msinfo12[16];
         {
-            const patc_int t14 = threadIdx.x;
-            for (patc_int i15 = 0; i15 < 8; i15 += 1) {
-                if (((t14 + 384 * i15) < 3072)) {
-                    mshist8[(t14 + 384 * i15)] = 0u;
+            const patc_int t15 = threadIdx.x;
+            for (patc_int i16 = 0; i16 < 8; i16 += 1) {
+                if (((t15 + 384 * i16) < 3072)) {
+                    mshist9[(t15 + 384 * i16)] = 0u;
                 }
             }
         }
@@ -333,157 +334,157 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i17 = 0; i17 < 16; i17 += 1) {
-                    bool msok18 = true;
-                    unsigned int msx19 = 0u;
-                    if (msok18) {
-                        msx19 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i17)];
+                for (patc_int i18 = 0; i18 < 16; i18 += 1) {
+                    bool msok19 = true;
+                    unsigned int msx20 = 0u;
+                    if (msok19) {
+                        msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
                     }
-                    unsigned int msb20 = (msok18 ? min(((msx19 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm21 = __ballot_sync(0xffffffffu, msok18);
-                    unsigned int msv22 = __ballot_sync(0xffffffffu, (((msb20 >> 0u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 0u) & 1u) == 1u) ? msv22 : (~msv22)));
-                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb20 >> 1u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 1u) & 1u) == 1u) ? msv23 : (~msv23)));
-                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb20 >> 2u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 2u) & 1u) == 1u) ? msv24 : (~msv24)));
-                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb20 >> 3u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 3u) & 1u) == 1u) ? msv25 : (~msv25)));
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb20 >> 4u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 4u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb20 >> 5u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 5u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb20 >> 6u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 6u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb20 >> 7u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 7u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msrk30 = __popc((mspm21 & ((1u << lane) - 1u)));
-                    unsigned int msct31 = __popc(mspm21);
-                    long long ix32 = ((long long)msb20);
-                    unsigned int msh33 = 0u;
-                    if (msok18) {
-                        msh33 = mshist8[(256 * warp + ix32)];
-                    }
-                    __syncwarp();
-                    if ((msok18 && ((msrk30 + 1u) == msct31))) {
-                        mshist8[(256 * warp + ix32)] = (msh33 + msct31);
+                    unsigned int msb21 = (msok19 ? min(((msx20 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm22 = __ballot_sync(0xffffffffu, msok19);
+                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb21 >> 0u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 0u) & 1u) == 1u) ? msv23 : (~msv23)));
+                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb21 >> 1u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 1u) & 1u) == 1u) ? msv24 : (~msv24)));
+                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb21 >> 2u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 2u) & 1u) == 1u) ? msv25 : (~msv25)));
+                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb21 >> 3u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 3u) & 1u) == 1u) ? msv26 : (~msv26)));
+                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb21 >> 4u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 4u) & 1u) == 1u) ? msv27 : (~msv27)));
+                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb21 >> 5u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 5u) & 1u) == 1u) ? msv28 : (~msv28)));
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb21 >> 6u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 6u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb21 >> 7u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 7u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msrk31 = __popc((mspm22 & ((1u << lane) - 1u)));
+                    unsigned int msct32 = __popc(mspm22);
+                    long long ix33 = ((long long)msb21);
+                    unsigned int msh34 = 0u;
+                    if (msok19) {
+                        msh34 = mshist9[(256 * warp + ix33)];
                     }
                     __syncwarp();
-                    msinfo11[i17] = (msok18 ? ((msb20 << 16u) | (msh33 + msrk30)) : 4294901760u);
-                    msval10[i17] = msx19;
+                    if ((msok19 && ((msrk31 + 1u) == msct32))) {
+                        mshist9[(256 * warp + ix33)] = (msh34 + msct32);
+                    }
+                    __syncwarp();
+                    msinfo12[i18] = (msok19 ? ((msb21 << 16u) | (msh34 + msrk31)) : 4294901760u);
+                    msval11[i18] = msx20;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i17 = 0; i17 < 16; i17 += 1) {
-                    bool msok18 = ((lane + 512 * warp + 6144 * b3 + 32 * i17) < n);
-                    unsigned int msx19 = 0u;
-                    if (msok18) {
-                        msx19 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i17)];
+                for (patc_int i18 = 0; i18 < 16; i18 += 1) {
+                    bool msok19 = ((lane + 512 * warp + 6144 * b3 + 32 * i18) < n);
+                    unsigned int msx20 = 0u;
+                    if (msok19) {
+                        msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
                     }
-                    unsigned int msb20 = (msok18 ? min(((msx19 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm21 = __ballot_sync(0xffffffffu, msok18);
-                    unsigned int msv22 = __ballot_sync(0xffffffffu, (((msb20 >> 0u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 0u) & 1u) == 1u) ? msv22 : (~msv22)));
-                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb20 >> 1u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 1u) & 1u) == 1u) ? msv23 : (~msv23)));
-                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb20 >> 2u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 2u) & 1u) == 1u) ? msv24 : (~msv24)));
-                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb20 >> 3u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 3u) & 1u) == 1u) ? msv25 : (~msv25)));
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb20 >> 4u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 4u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb20 >> 5u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 5u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb20 >> 6u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 6u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb20 >> 7u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 7u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msrk30 = __popc((mspm21 & ((1u << lane) - 1u)));
-                    unsigned int msct31 = __popc(mspm21);
-                    long long ix32 = ((long long)msb20);
-                    unsigned int msh33 = 0u;
-                    if (msok18) {
-                        msh33 = mshist8[(256 * warp + ix32)];
-                    }
-                    __syncwarp();
-                    if ((msok18 && ((msrk30 + 1u) == msct31))) {
-                        mshist8[(256 * warp + ix32)] = (msh33 + msct31);
+                    unsigned int msb21 = (msok19 ? min(((msx20 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm22 = __ballot_sync(0xffffffffu, msok19);
+                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb21 >> 0u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 0u) & 1u) == 1u) ? msv23 : (~msv23)));
+                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb21 >> 1u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 1u) & 1u) == 1u) ? msv24 : (~msv24)));
+                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb21 >> 2u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 2u) & 1u) == 1u) ? msv25 : (~msv25)));
+                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb21 >> 3u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 3u) & 1u) == 1u) ? msv26 : (~msv26)));
+                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb21 >> 4u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 4u) & 1u) == 1u) ? msv27 : (~msv27)));
+                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb21 >> 5u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 5u) & 1u) == 1u) ? msv28 : (~msv28)));
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb21 >> 6u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 6u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb21 >> 7u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 7u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msrk31 = __popc((mspm22 & ((1u << lane) - 1u)));
+                    unsigned int msct32 = __popc(mspm22);
+                    long long ix33 = ((long long)msb21);
+                    unsigned int msh34 = 0u;
+                    if (msok19) {
+                        msh34 = mshist9[(256 * warp + ix33)];
                     }
                     __syncwarp();
-                    msinfo11[i17] = (msok18 ? ((msb20 << 16u) | (msh33 + msrk30)) : 4294901760u);
-                    msval10[i17] = msx19;
+                    if ((msok19 && ((msrk31 + 1u) == msct32))) {
+                        mshist9[(256 * warp + ix33)] = (msh34 + msct32);
+                    }
+                    __syncwarp();
+                    msinfo12[i18] = (msok19 ? ((msb21 << 16u) | (msh34 + msrk31)) : 4294901760u);
+                    msval11[i18] = msx20;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t34 = threadIdx.x;
+            const patc_int t35 = threadIdx.x;
             {
-                const patc_int i35 = 0;
-                if (((t34 + 384 * i35) < 256)) {
-                    unsigned int msrun36 = 0u;
-                    for (patc_int i37 = 0; i37 < 12; i37 += 1) {
-                        unsigned int msc38 = mshist8[(t34 + 384 * i35 + 256 * i37)];
-                        mshist8[(t34 + 384 * i35 + 256 * i37)] = msrun36;
-                        msrun36 = (msrun36 + msc38);
+                const patc_int i36 = 0;
+                if (((t35 + 384 * i36) < 256)) {
+                    unsigned int msrun37 = 0u;
+                    for (patc_int i38 = 0; i38 < 12; i38 += 1) {
+                        unsigned int msc39 = mshist9[(t35 + 384 * i36 + 256 * i38)];
+                        mshist9[(t35 + 384 * i36 + 256 * i38)] = msrun37;
+                        msrun37 = (msrun37 + msc39);
                     }
-                    unsigned int mspre39 = 0u;
+                    unsigned int mspre40 = 0u;
                     if ((b3 < 1)) {
-                        patc_poke(&msstate1[(256 * b3 + t34 + 384 * i35)], ((((unsigned long long)((lbepoch7 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun36)));
+                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 30u) | msrun37));
                     }
                     if ((!(b3 < 1))) {
-                        patc_poke(&msstate1[(256 * b3 + t34 + 384 * i35)], ((((unsigned long long)((lbepoch7 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun36)));
-                        for (patc_int msd40 = 0; ; msd40 += 1) {
-                            unsigned long long msw41;
-                            unsigned int mshi42;
+                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 29u) | msrun37));
+                        for (patc_int msd41 = 0; ; msd41 += 1) {
+                            unsigned int msw42;
+                            bool msfull43;
                             for (;;) {
-                                msw41 = patc_peek(&msstate1[(256 * b3 + t34 + 384 * i35 - 256 * msd40 - 256)]);
-                                mshi42 = ((unsigned int)(msw41 >> 32u));
-                                if ((((mshi42 >> 2u) == lbepoch7) && ((mshi42 & 3u) != 0u))) {
+                                msw42 = patc_peek32(&msstate1[(256 * b3 + t35 + 384 * i36 - 256 * msd41 - 256)]);
+                                msfull43 = ((msw42 >> 30u) == (2u | mspar8));
+                                if ((msfull43 || ((msw42 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre39 = (mspre39 + ((unsigned int)msw41));
-                            if (((mshi42 & 3u) == 2u)) {
+                            mspre40 = (mspre40 + (msw42 & (msfull43 ? 1073741823u : 536870911u)));
+                            if (msfull43) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate1[(256 * b3 + t34 + 384 * i35)], ((((unsigned long long)((lbepoch7 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre39 + msrun36))));
+                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 30u) | (mspre40 + msrun37)));
                     }
-                    msbase9[(t34 + 384 * i35)] = (offs[(t34 + 384 * i35)] + mspre39);
-                    mststart12[(t34 + 384 * i35)] = msrun36;
+                    msbase10[(t35 + 384 * i36)] = (offs[(t35 + 384 * i36)] + mspre40);
+                    mststart13[(t35 + 384 * i36)] = msrun37;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum44 = 0u;
-                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
-                    if (((8 * lane + i45) < 256)) {
-                        mssum44 = (mssum44 + mststart12[(8 * lane + i45)]);
+                unsigned int mssum45 = 0u;
+                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
+                    if (((8 * lane + i46) < 256)) {
+                        mssum45 = (mssum45 + mststart13[(8 * lane + i46)]);
                     }
                 }
-                unsigned int msinc46 = mssum44;
-                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc46, 1);
-                msinc46 = ((lane >= 1) ? (msinc46 + msup47) : msinc46);
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc46, 2);
-                msinc46 = ((lane >= 2) ? (msinc46 + msup48) : msinc46);
-                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc46, 4);
-                msinc46 = ((lane >= 4) ? (msinc46 + msup49) : msinc46);
-                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc46, 8);
-                msinc46 = ((lane >= 8) ? (msinc46 + msup50) : msinc46);
-                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc46, 16);
-                msinc46 = ((lane >= 16) ? (msinc46 + msup51) : msinc46);
-                unsigned int msat52 = (msinc46 - mssum44);
-                for (patc_int i53 = 0; i53 < 8; i53 += 1) {
-                    if (((8 * lane + i53) < 256)) {
-                        unsigned int mscb54 = mststart12[(8 * lane + i53)];
-                        mststart12[(8 * lane + i53)] = msat52;
-                        msat52 = (msat52 + mscb54);
+                unsigned int msinc47 = mssum45;
+                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc47, 1);
+                msinc47 = ((lane >= 1) ? (msinc47 + msup48) : msinc47);
+                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc47, 2);
+                msinc47 = ((lane >= 2) ? (msinc47 + msup49) : msinc47);
+                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc47, 4);
+                msinc47 = ((lane >= 4) ? (msinc47 + msup50) : msinc47);
+                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc47, 8);
+                msinc47 = ((lane >= 8) ? (msinc47 + msup51) : msinc47);
+                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc47, 16);
+                msinc47 = ((lane >= 16) ? (msinc47 + msup52) : msinc47);
+                unsigned int msat53 = (msinc47 - mssum45);
+                for (patc_int i54 = 0; i54 < 8; i54 += 1) {
+                    if (((8 * lane + i54) < 256)) {
+                        unsigned int mscb55 = mststart13[(8 * lane + i54)];
+                        mststart13[(8 * lane + i54)] = msat53;
+                        msat53 = (msat53 + mscb55);
                     }
                 }
             }
@@ -491,48 +492,65 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i56 = 0; i56 < 16; i56 += 1) {
-                unsigned int msi57 = msinfo11[i56];
-                unsigned int msbk58 = (msi57 >> 16u);
-                if ((msbk58 < 256u)) {
-                    long long ix59 = ((long long)msbk58);
-                    long long ix60 = ((long long)(mststart12[ix59] + (mshist8[(256 * warp + ix59)] + (msi57 & 65535u))));
-                    mssval13[ix60] = msval10[i56];
+            for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                unsigned int msi58 = msinfo12[i57];
+                unsigned int msbk59 = (msi58 >> 16u);
+                if ((msbk59 < 256u)) {
+                    long long ix60 = ((long long)msbk59);
+                    long long ix61 = ((long long)(mststart13[ix60] + (mshist9[(256 * warp + ix60)] + (msi58 & 65535u))));
+                    mssval14[ix61] = msval11[i57];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t61 = threadIdx.x;
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
                     {
-                        unsigned int msv63 = mssval13[(t61 + 384 * i62)];
-                        unsigned int msbk64 = min(((msv63 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix65 = ((long long)msbk64);
-                        unsigned long long msdst66 = (((unsigned long long)msbase9[ix65]) + ((unsigned long long)((t61 + 384 * i62) - mststart12[ix65])));
-                        if ((msdst66 < ((unsigned long long)n))) {
-                            long long ix67 = ((long long)msdst66);
-                            out[ix67] = msv63;
+                        unsigned int msv64 = mssval14[(t62 + 384 * i63)];
+                        unsigned int msbk65 = min(((msv64 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        unsigned long long msdst67 = (((unsigned long long)msbase10[ix66]) + ((unsigned long long)((t62 + 384 * i63) - mststart13[ix66])));
+                        if ((msdst67 < ((unsigned long long)n))) {
+                            long long ix68 = ((long long)msdst67);
+                            out[ix68] = msv64;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t61 = threadIdx.x;
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
-                    if (((6144 * b3 + t61 + 384 * i62) < n)) {
-                        unsigned int msv63 = mssval13[(t61 + 384 * i62)];
-                        unsigned int msbk64 = min(((msv63 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix65 = ((long long)msbk64);
-                        unsigned long long msdst66 = (((unsigned long long)msbase9[ix65]) + ((unsigned long long)((t61 + 384 * i62) - mststart12[ix65])));
-                        if ((msdst66 < ((unsigned long long)n))) {
-                            long long ix67 = ((long long)msdst66);
-                            out[ix67] = msv63;
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    if (((6144 * b3 + t62 + 384 * i63) < n)) {
+                        unsigned int msv64 = mssval14[(t62 + 384 * i63)];
+                        unsigned int msbk65 = min(((msv64 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        unsigned long long msdst67 = (((unsigned long long)msbase10[ix66]) + ((unsigned long long)((t62 + 384 * i63) - mststart13[ix66])));
+                        if ((msdst67 < ((unsigned long long)n))) {
+                            long long ix68 = ((long long)msdst67);
+                            out[ix68] = msv64;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar69 = mspar8;
+        const patc_int msh70 = ((unsigned int)msctr2[(-mspar69 + 2)]);
+        {
+            const patc_int t71 = threadIdx.x;
+            if (((b3 < 1) && (t71 < 1))) {
+                msctr2[(mspar69 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi72 = ((unsigned int)(384 * b3 + t71 + 256 * ((n + 6143) / 6144)));
+            for (;;) {
+                if ((mszi72 >= ((unsigned int)(256 * msh70)))) {
+                    break;
+                }
+                const patc_int msz73 = mszi72;
+                msstate1[msz73] = 0u;
+                mszi72 = (mszi72 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -542,22 +560,22 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.i32
  *   nat parameters:  n
  *   output:          out: n.i32 (n x int)
- *   scratch:         msstate1: 256 * ((n + 6143) / 6144) x unsigned long long, msctr2: 1 x unsigned long long
+ *   scratch:         msstate1: 256 * ((n + 6143) / 6144) x unsigned int, msctr2: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   38928 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(14352, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const int *__restrict__ xs, unsigned long long *__restrict__ msstate1, unsigned long long *__restrict__ msctr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const int *__restrict__ xs, unsigned int *__restrict__ msstate1, unsigned long long *__restrict__ msctr2, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw4 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist8 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase9 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart12 = (unsigned int *)(patc_smem + 13328);
-    int *mssval13 = (int *)(patc_smem + 14352);
+    unsigned int *mshist9 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase10 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart13 = (unsigned int *)(patc_smem + 13328);
+    int *mssval14 = (int *)(patc_smem + 14352);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -572,13 +590,14 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
     unsigned int lbepoch7 = (((unsigned int)(lbdraw4[0] >> 32u)) & 1073741823u);
     {
         const patc_int b3 = lbtile6;
-        int msval10[16];
-        unsigned int msinfo11[16];
+        unsigned int mspar8 = (lbepoch7 & 1u);
+        int msval11[16];
+        unsigned int msinfo12[16];
         {
-            const patc_int t14 = threadIdx.x;
-            for (patc_int i15 = 0; i15 < 8; i15 += 1) {
-                if (((t14 + 384 * i15) < 3072)) {
-                    mshist8[(t14 + 384 * i15)] = 0u;
+            const patc_int t15 = threadIdx.x;
+            for (patc_int i16 = 0; i16 < 8; i16 += 1) {
+                if (((t15 + 384 * i16) < 3072)) {
+                    mshist9[(t15 + 384 * i16)] = 0u;
                 }
             }
         }
@@ -586,157 +605,157 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i17 = 0; i17 < 16; i17 += 1) {
-                    bool msok18 = true;
-                    int msx19 = 0;
-                    if (msok18) {
-                        msx19 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i17)];
+                for (patc_int i18 = 0; i18 < 16; i18 += 1) {
+                    bool msok19 = true;
+                    int msx20 = 0;
+                    if (msok19) {
+                        msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
                     }
-                    unsigned int msb20 = (msok18 ? min((((((unsigned int)msx19) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm21 = __ballot_sync(0xffffffffu, msok18);
-                    unsigned int msv22 = __ballot_sync(0xffffffffu, (((msb20 >> 0u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 0u) & 1u) == 1u) ? msv22 : (~msv22)));
-                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb20 >> 1u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 1u) & 1u) == 1u) ? msv23 : (~msv23)));
-                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb20 >> 2u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 2u) & 1u) == 1u) ? msv24 : (~msv24)));
-                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb20 >> 3u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 3u) & 1u) == 1u) ? msv25 : (~msv25)));
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb20 >> 4u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 4u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb20 >> 5u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 5u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb20 >> 6u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 6u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb20 >> 7u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 7u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msrk30 = __popc((mspm21 & ((1u << lane) - 1u)));
-                    unsigned int msct31 = __popc(mspm21);
-                    long long ix32 = ((long long)msb20);
-                    unsigned int msh33 = 0u;
-                    if (msok18) {
-                        msh33 = mshist8[(256 * warp + ix32)];
-                    }
-                    __syncwarp();
-                    if ((msok18 && ((msrk30 + 1u) == msct31))) {
-                        mshist8[(256 * warp + ix32)] = (msh33 + msct31);
+                    unsigned int msb21 = (msok19 ? min((((((unsigned int)msx20) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm22 = __ballot_sync(0xffffffffu, msok19);
+                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb21 >> 0u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 0u) & 1u) == 1u) ? msv23 : (~msv23)));
+                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb21 >> 1u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 1u) & 1u) == 1u) ? msv24 : (~msv24)));
+                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb21 >> 2u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 2u) & 1u) == 1u) ? msv25 : (~msv25)));
+                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb21 >> 3u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 3u) & 1u) == 1u) ? msv26 : (~msv26)));
+                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb21 >> 4u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 4u) & 1u) == 1u) ? msv27 : (~msv27)));
+                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb21 >> 5u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 5u) & 1u) == 1u) ? msv28 : (~msv28)));
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb21 >> 6u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 6u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb21 >> 7u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 7u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msrk31 = __popc((mspm22 & ((1u << lane) - 1u)));
+                    unsigned int msct32 = __popc(mspm22);
+                    long long ix33 = ((long long)msb21);
+                    unsigned int msh34 = 0u;
+                    if (msok19) {
+                        msh34 = mshist9[(256 * warp + ix33)];
                     }
                     __syncwarp();
-                    msinfo11[i17] = (msok18 ? ((msb20 << 16u) | (msh33 + msrk30)) : 4294901760u);
-                    msval10[i17] = msx19;
+                    if ((msok19 && ((msrk31 + 1u) == msct32))) {
+                        mshist9[(256 * warp + ix33)] = (msh34 + msct32);
+                    }
+                    __syncwarp();
+                    msinfo12[i18] = (msok19 ? ((msb21 << 16u) | (msh34 + msrk31)) : 4294901760u);
+                    msval11[i18] = msx20;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i17 = 0; i17 < 16; i17 += 1) {
-                    bool msok18 = ((lane + 512 * warp + 6144 * b3 + 32 * i17) < n);
-                    int msx19 = 0;
-                    if (msok18) {
-                        msx19 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i17)];
+                for (patc_int i18 = 0; i18 < 16; i18 += 1) {
+                    bool msok19 = ((lane + 512 * warp + 6144 * b3 + 32 * i18) < n);
+                    int msx20 = 0;
+                    if (msok19) {
+                        msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
                     }
-                    unsigned int msb20 = (msok18 ? min((((((unsigned int)msx19) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm21 = __ballot_sync(0xffffffffu, msok18);
-                    unsigned int msv22 = __ballot_sync(0xffffffffu, (((msb20 >> 0u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 0u) & 1u) == 1u) ? msv22 : (~msv22)));
-                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb20 >> 1u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 1u) & 1u) == 1u) ? msv23 : (~msv23)));
-                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb20 >> 2u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 2u) & 1u) == 1u) ? msv24 : (~msv24)));
-                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb20 >> 3u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 3u) & 1u) == 1u) ? msv25 : (~msv25)));
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb20 >> 4u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 4u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb20 >> 5u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 5u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb20 >> 6u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 6u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb20 >> 7u) & 1u) == 1u));
-                    mspm21 = (mspm21 & ((((msb20 >> 7u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msrk30 = __popc((mspm21 & ((1u << lane) - 1u)));
-                    unsigned int msct31 = __popc(mspm21);
-                    long long ix32 = ((long long)msb20);
-                    unsigned int msh33 = 0u;
-                    if (msok18) {
-                        msh33 = mshist8[(256 * warp + ix32)];
-                    }
-                    __syncwarp();
-                    if ((msok18 && ((msrk30 + 1u) == msct31))) {
-                        mshist8[(256 * warp + ix32)] = (msh33 + msct31);
+                    unsigned int msb21 = (msok19 ? min((((((unsigned int)msx20) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm22 = __ballot_sync(0xffffffffu, msok19);
+                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb21 >> 0u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 0u) & 1u) == 1u) ? msv23 : (~msv23)));
+                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb21 >> 1u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 1u) & 1u) == 1u) ? msv24 : (~msv24)));
+                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb21 >> 2u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 2u) & 1u) == 1u) ? msv25 : (~msv25)));
+                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb21 >> 3u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 3u) & 1u) == 1u) ? msv26 : (~msv26)));
+                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb21 >> 4u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 4u) & 1u) == 1u) ? msv27 : (~msv27)));
+                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb21 >> 5u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 5u) & 1u) == 1u) ? msv28 : (~msv28)));
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb21 >> 6u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 6u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb21 >> 7u) & 1u) == 1u));
+                    mspm22 = (mspm22 & ((((msb21 >> 7u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msrk31 = __popc((mspm22 & ((1u << lane) - 1u)));
+                    unsigned int msct32 = __popc(mspm22);
+                    long long ix33 = ((long long)msb21);
+                    unsigned int msh34 = 0u;
+                    if (msok19) {
+                        msh34 = mshist9[(256 * warp + ix33)];
                     }
                     __syncwarp();
-                    msinfo11[i17] = (msok18 ? ((msb20 << 16u) | (msh33 + msrk30)) : 4294901760u);
-                    msval10[i17] = msx19;
+                    if ((msok19 && ((msrk31 + 1u) == msct32))) {
+                        mshist9[(256 * warp + ix33)] = (msh34 + msct32);
+                    }
+                    __syncwarp();
+                    msinfo12[i18] = (msok19 ? ((msb21 << 16u) | (msh34 + msrk31)) : 4294901760u);
+                    msval11[i18] = msx20;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t34 = threadIdx.x;
+            const patc_int t35 = threadIdx.x;
             {
-                const patc_int i35 = 0;
-                if (((t34 + 384 * i35) < 256)) {
-                    unsigned int msrun36 = 0u;
-                    for (patc_int i37 = 0; i37 < 12; i37 += 1) {
-                        unsigned int msc38 = mshist8[(t34 + 384 * i35 + 256 * i37)];
-                        mshist8[(t34 + 384 * i35 + 256 * i37)] = msrun36;
-                        msrun36 = (msrun36 + msc38);
+                const patc_int i36 = 0;
+                if (((t35 + 384 * i36) < 256)) {
+                    unsigned int msrun37 = 0u;
+                    for (patc_int i38 = 0; i38 < 12; i38 += 1) {
+                        unsigned int msc39 = mshist9[(t35 + 384 * i36 + 256 * i38)];
+                        mshist9[(t35 + 384 * i36 + 256 * i38)] = msrun37;
+                        msrun37 = (msrun37 + msc39);
                     }
-                    unsigned int mspre39 = 0u;
+                    unsigned int mspre40 = 0u;
                     if ((b3 < 1)) {
-                        patc_poke(&msstate1[(256 * b3 + t34 + 384 * i35)], ((((unsigned long long)((lbepoch7 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun36)));
+                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 30u) | msrun37));
                     }
                     if ((!(b3 < 1))) {
-                        patc_poke(&msstate1[(256 * b3 + t34 + 384 * i35)], ((((unsigned long long)((lbepoch7 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun36)));
-                        for (patc_int msd40 = 0; ; msd40 += 1) {
-                            unsigned long long msw41;
-                            unsigned int mshi42;
+                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 29u) | msrun37));
+                        for (patc_int msd41 = 0; ; msd41 += 1) {
+                            unsigned int msw42;
+                            bool msfull43;
                             for (;;) {
-                                msw41 = patc_peek(&msstate1[(256 * b3 + t34 + 384 * i35 - 256 * msd40 - 256)]);
-                                mshi42 = ((unsigned int)(msw41 >> 32u));
-                                if ((((mshi42 >> 2u) == lbepoch7) && ((mshi42 & 3u) != 0u))) {
+                                msw42 = patc_peek32(&msstate1[(256 * b3 + t35 + 384 * i36 - 256 * msd41 - 256)]);
+                                msfull43 = ((msw42 >> 30u) == (2u | mspar8));
+                                if ((msfull43 || ((msw42 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre39 = (mspre39 + ((unsigned int)msw41));
-                            if (((mshi42 & 3u) == 2u)) {
+                            mspre40 = (mspre40 + (msw42 & (msfull43 ? 1073741823u : 536870911u)));
+                            if (msfull43) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate1[(256 * b3 + t34 + 384 * i35)], ((((unsigned long long)((lbepoch7 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre39 + msrun36))));
+                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 30u) | (mspre40 + msrun37)));
                     }
-                    msbase9[(t34 + 384 * i35)] = (offs[(t34 + 384 * i35)] + mspre39);
-                    mststart12[(t34 + 384 * i35)] = msrun36;
+                    msbase10[(t35 + 384 * i36)] = (offs[(t35 + 384 * i36)] + mspre40);
+                    mststart13[(t35 + 384 * i36)] = msrun37;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum44 = 0u;
-                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
-                    if (((8 * lane + i45) < 256)) {
-                        mssum44 = (mssum44 + mststart12[(8 * lane + i45)]);
+                unsigned int mssum45 = 0u;
+                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
+                    if (((8 * lane + i46) < 256)) {
+                        mssum45 = (mssum45 + mststart13[(8 * lane + i46)]);
                     }
                 }
-                unsigned int msinc46 = mssum44;
-                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc46, 1);
-                msinc46 = ((lane >= 1) ? (msinc46 + msup47) : msinc46);
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc46, 2);
-                msinc46 = ((lane >= 2) ? (msinc46 + msup48) : msinc46);
-                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc46, 4);
-                msinc46 = ((lane >= 4) ? (msinc46 + msup49) : msinc46);
-                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc46, 8);
-                msinc46 = ((lane >= 8) ? (msinc46 + msup50) : msinc46);
-                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc46, 16);
-                msinc46 = ((lane >= 16) ? (msinc46 + msup51) : msinc46);
-                unsigned int msat52 = (msinc46 - mssum44);
-                for (patc_int i53 = 0; i53 < 8; i53 += 1) {
-                    if (((8 * lane + i53) < 256)) {
-                        unsigned int mscb54 = mststart12[(8 * lane + i53)];
-                        mststart12[(8 * lane + i53)] = msat52;
-                        msat52 = (msat52 + mscb54);
+                unsigned int msinc47 = mssum45;
+                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc47, 1);
+                msinc47 = ((lane >= 1) ? (msinc47 + msup48) : msinc47);
+                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc47, 2);
+                msinc47 = ((lane >= 2) ? (msinc47 + msup49) : msinc47);
+                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc47, 4);
+                msinc47 = ((lane >= 4) ? (msinc47 + msup50) : msinc47);
+                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc47, 8);
+                msinc47 = ((lane >= 8) ? (msinc47 + msup51) : msinc47);
+                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc47, 16);
+                msinc47 = ((lane >= 16) ? (msinc47 + msup52) : msinc47);
+                unsigned int msat53 = (msinc47 - mssum45);
+                for (patc_int i54 = 0; i54 < 8; i54 += 1) {
+                    if (((8 * lane + i54) < 256)) {
+                        unsigned int mscb55 = mststart13[(8 * lane + i54)];
+                        mststart13[(8 * lane + i54)] = msat53;
+                        msat53 = (msat53 + mscb55);
                     }
                 }
             }
@@ -744,48 +763,65 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i56 = 0; i56 < 16; i56 += 1) {
-                unsigned int msi57 = msinfo11[i56];
-                unsigned int msbk58 = (msi57 >> 16u);
-                if ((msbk58 < 256u)) {
-                    long long ix59 = ((long long)msbk58);
-                    long long ix60 = ((long long)(mststart12[ix59] + (mshist8[(256 * warp + ix59)] + (msi57 & 65535u))));
-                    mssval13[ix60] = msval10[i56];
+            for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                unsigned int msi58 = msinfo12[i57];
+                unsigned int msbk59 = (msi58 >> 16u);
+                if ((msbk59 < 256u)) {
+                    long long ix60 = ((long long)msbk59);
+                    long long ix61 = ((long long)(mststart13[ix60] + (mshist9[(256 * warp + ix60)] + (msi58 & 65535u))));
+                    mssval14[ix61] = msval11[i57];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t61 = threadIdx.x;
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
                     {
-                        int msv63 = mssval13[(t61 + 384 * i62)];
-                        unsigned int msbk64 = min((((((unsigned int)msv63) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix65 = ((long long)msbk64);
-                        unsigned long long msdst66 = (((unsigned long long)msbase9[ix65]) + ((unsigned long long)((t61 + 384 * i62) - mststart12[ix65])));
-                        if ((msdst66 < ((unsigned long long)n))) {
-                            long long ix67 = ((long long)msdst66);
-                            out[ix67] = msv63;
+                        int msv64 = mssval14[(t62 + 384 * i63)];
+                        unsigned int msbk65 = min((((((unsigned int)msv64) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        unsigned long long msdst67 = (((unsigned long long)msbase10[ix66]) + ((unsigned long long)((t62 + 384 * i63) - mststart13[ix66])));
+                        if ((msdst67 < ((unsigned long long)n))) {
+                            long long ix68 = ((long long)msdst67);
+                            out[ix68] = msv64;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t61 = threadIdx.x;
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
-                    if (((6144 * b3 + t61 + 384 * i62) < n)) {
-                        int msv63 = mssval13[(t61 + 384 * i62)];
-                        unsigned int msbk64 = min((((((unsigned int)msv63) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix65 = ((long long)msbk64);
-                        unsigned long long msdst66 = (((unsigned long long)msbase9[ix65]) + ((unsigned long long)((t61 + 384 * i62) - mststart12[ix65])));
-                        if ((msdst66 < ((unsigned long long)n))) {
-                            long long ix67 = ((long long)msdst66);
-                            out[ix67] = msv63;
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    if (((6144 * b3 + t62 + 384 * i63) < n)) {
+                        int msv64 = mssval14[(t62 + 384 * i63)];
+                        unsigned int msbk65 = min((((((unsigned int)msv64) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        unsigned long long msdst67 = (((unsigned long long)msbase10[ix66]) + ((unsigned long long)((t62 + 384 * i63) - mststart13[ix66])));
+                        if ((msdst67 < ((unsigned long long)n))) {
+                            long long ix68 = ((long long)msdst67);
+                            out[ix68] = msv64;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar69 = mspar8;
+        const patc_int msh70 = ((unsigned int)msctr2[(-mspar69 + 2)]);
+        {
+            const patc_int t71 = threadIdx.x;
+            if (((b3 < 1) && (t71 < 1))) {
+                msctr2[(mspar69 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi72 = ((unsigned int)(384 * b3 + t71 + 256 * ((n + 6143) / 6144)));
+            for (;;) {
+                if ((mszi72 >= ((unsigned int)(256 * msh70)))) {
+                    break;
+                }
+                const patc_int msz73 = mszi72;
+                msstate1[msz73] = 0u;
+                mszi72 = (mszi72 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -795,22 +831,22 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.u32
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate4: 256 * ((n + 6143) / 6144) x unsigned long long, msctr5: 1 x unsigned long long
+ *   scratch:         msstate4: 256 * ((n + 6143) / 6144) x unsigned int, msctr5: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   38928 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(14352, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ msstate4, unsigned long long *__restrict__ msctr5, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate4, unsigned long long *__restrict__ msctr5, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw7 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist11 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase12 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart15 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval16 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mshist12 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase13 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart16 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval17 = (unsigned int *)(patc_smem + 14352);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -825,13 +861,14 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
     unsigned int lbepoch10 = (((unsigned int)(lbdraw7[0] >> 32u)) & 1073741823u);
     {
         const patc_int b6 = lbtile9;
-        unsigned int msval13[16];
-        unsigned int msinfo14[16];
+        unsigned int mspar11 = (lbepoch10 & 1u);
+        unsigned int msval14[16];
+        unsigned int msinfo15[16];
         {
-            const patc_int t17 = threadIdx.x;
-            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
-                if (((t17 + 384 * i18) < 3072)) {
-                    mshist11[(t17 + 384 * i18)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist12[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
@@ -839,163 +876,163 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
         if (((6144 * b6 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = true;
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i21)];
                     }
-                    unsigned int s23 = (~msx22);
-                    unsigned int s24 = (msx22 ^ 2147483648u);
-                    unsigned int s25 = (((msx22 & 2147483648u) != 0u) ? s23 : s24);
-                    unsigned int msb26 = (msok21 ? min(((((msx22 == 2147483648u) ? 2147483648u : s25) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm27 = __ballot_sync(0xffffffffu, msok21);
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb26 >> 0u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 0u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb26 >> 1u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 1u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb26 >> 2u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 2u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb26 >> 3u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 3u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb26 >> 4u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 4u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb26 >> 5u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 5u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb26 >> 6u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 6u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb26 >> 7u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 7u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msrk36 = __popc((mspm27 & ((1u << lane) - 1u)));
-                    unsigned int msct37 = __popc(mspm27);
-                    long long ix38 = ((long long)msb26);
-                    unsigned int msh39 = 0u;
-                    if (msok21) {
-                        msh39 = mshist11[(256 * warp + ix38)];
-                    }
-                    __syncwarp();
-                    if ((msok21 && ((msrk36 + 1u) == msct37))) {
-                        mshist11[(256 * warp + ix38)] = (msh39 + msct37);
+                    unsigned int s24 = (~msx23);
+                    unsigned int s25 = (msx23 ^ 2147483648u);
+                    unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
+                    unsigned int msb27 = (msok22 ? min(((((msx23 == 2147483648u) ? 2147483648u : s26) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm28 = __ballot_sync(0xffffffffu, msok22);
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb27 >> 0u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 0u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb27 >> 1u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 1u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb27 >> 2u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 2u) & 1u) == 1u) ? msv31 : (~msv31)));
+                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb27 >> 3u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 3u) & 1u) == 1u) ? msv32 : (~msv32)));
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb27 >> 4u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 4u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb27 >> 5u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 5u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb27 >> 6u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 6u) & 1u) == 1u) ? msv35 : (~msv35)));
+                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb27 >> 7u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 7u) & 1u) == 1u) ? msv36 : (~msv36)));
+                    unsigned int msrk37 = __popc((mspm28 & ((1u << lane) - 1u)));
+                    unsigned int msct38 = __popc(mspm28);
+                    long long ix39 = ((long long)msb27);
+                    unsigned int msh40 = 0u;
+                    if (msok22) {
+                        msh40 = mshist12[(256 * warp + ix39)];
                     }
                     __syncwarp();
-                    msinfo14[i20] = (msok21 ? ((msb26 << 16u) | (msh39 + msrk36)) : 4294901760u);
-                    msval13[i20] = msx22;
+                    if ((msok22 && ((msrk37 + 1u) == msct38))) {
+                        mshist12[(256 * warp + ix39)] = (msh40 + msct38);
+                    }
+                    __syncwarp();
+                    msinfo15[i21] = (msok22 ? ((msb27 << 16u) | (msh40 + msrk37)) : 4294901760u);
+                    msval14[i21] = msx23;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = ((lane + 512 * warp + 6144 * b6 + 32 * i20) < n);
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b6 + 32 * i21) < n);
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i21)];
                     }
-                    unsigned int s23 = (~msx22);
-                    unsigned int s24 = (msx22 ^ 2147483648u);
-                    unsigned int s25 = (((msx22 & 2147483648u) != 0u) ? s23 : s24);
-                    unsigned int msb26 = (msok21 ? min(((((msx22 == 2147483648u) ? 2147483648u : s25) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm27 = __ballot_sync(0xffffffffu, msok21);
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb26 >> 0u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 0u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb26 >> 1u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 1u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb26 >> 2u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 2u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb26 >> 3u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 3u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb26 >> 4u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 4u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb26 >> 5u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 5u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb26 >> 6u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 6u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb26 >> 7u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 7u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msrk36 = __popc((mspm27 & ((1u << lane) - 1u)));
-                    unsigned int msct37 = __popc(mspm27);
-                    long long ix38 = ((long long)msb26);
-                    unsigned int msh39 = 0u;
-                    if (msok21) {
-                        msh39 = mshist11[(256 * warp + ix38)];
-                    }
-                    __syncwarp();
-                    if ((msok21 && ((msrk36 + 1u) == msct37))) {
-                        mshist11[(256 * warp + ix38)] = (msh39 + msct37);
+                    unsigned int s24 = (~msx23);
+                    unsigned int s25 = (msx23 ^ 2147483648u);
+                    unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
+                    unsigned int msb27 = (msok22 ? min(((((msx23 == 2147483648u) ? 2147483648u : s26) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm28 = __ballot_sync(0xffffffffu, msok22);
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb27 >> 0u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 0u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb27 >> 1u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 1u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb27 >> 2u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 2u) & 1u) == 1u) ? msv31 : (~msv31)));
+                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb27 >> 3u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 3u) & 1u) == 1u) ? msv32 : (~msv32)));
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb27 >> 4u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 4u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb27 >> 5u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 5u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb27 >> 6u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 6u) & 1u) == 1u) ? msv35 : (~msv35)));
+                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb27 >> 7u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 7u) & 1u) == 1u) ? msv36 : (~msv36)));
+                    unsigned int msrk37 = __popc((mspm28 & ((1u << lane) - 1u)));
+                    unsigned int msct38 = __popc(mspm28);
+                    long long ix39 = ((long long)msb27);
+                    unsigned int msh40 = 0u;
+                    if (msok22) {
+                        msh40 = mshist12[(256 * warp + ix39)];
                     }
                     __syncwarp();
-                    msinfo14[i20] = (msok21 ? ((msb26 << 16u) | (msh39 + msrk36)) : 4294901760u);
-                    msval13[i20] = msx22;
+                    if ((msok22 && ((msrk37 + 1u) == msct38))) {
+                        mshist12[(256 * warp + ix39)] = (msh40 + msct38);
+                    }
+                    __syncwarp();
+                    msinfo15[i21] = (msok22 ? ((msb27 << 16u) | (msh40 + msrk37)) : 4294901760u);
+                    msval14[i21] = msx23;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t40 = threadIdx.x;
+            const patc_int t41 = threadIdx.x;
             {
-                const patc_int i41 = 0;
-                if (((t40 + 384 * i41) < 256)) {
-                    unsigned int msrun42 = 0u;
-                    for (patc_int i43 = 0; i43 < 12; i43 += 1) {
-                        unsigned int msc44 = mshist11[(t40 + 384 * i41 + 256 * i43)];
-                        mshist11[(t40 + 384 * i41 + 256 * i43)] = msrun42;
-                        msrun42 = (msrun42 + msc44);
+                const patc_int i42 = 0;
+                if (((t41 + 384 * i42) < 256)) {
+                    unsigned int msrun43 = 0u;
+                    for (patc_int i44 = 0; i44 < 12; i44 += 1) {
+                        unsigned int msc45 = mshist12[(t41 + 384 * i42 + 256 * i44)];
+                        mshist12[(t41 + 384 * i42 + 256 * i44)] = msrun43;
+                        msrun43 = (msrun43 + msc45);
                     }
-                    unsigned int mspre45 = 0u;
+                    unsigned int mspre46 = 0u;
                     if ((b6 < 1)) {
-                        patc_poke(&msstate4[(256 * b6 + t40 + 384 * i41)], ((((unsigned long long)((lbepoch10 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun42)));
+                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 30u) | msrun43));
                     }
                     if ((!(b6 < 1))) {
-                        patc_poke(&msstate4[(256 * b6 + t40 + 384 * i41)], ((((unsigned long long)((lbepoch10 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun42)));
-                        for (patc_int msd46 = 0; ; msd46 += 1) {
-                            unsigned long long msw47;
-                            unsigned int mshi48;
+                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 29u) | msrun43));
+                        for (patc_int msd47 = 0; ; msd47 += 1) {
+                            unsigned int msw48;
+                            bool msfull49;
                             for (;;) {
-                                msw47 = patc_peek(&msstate4[(256 * b6 + t40 + 384 * i41 - 256 * msd46 - 256)]);
-                                mshi48 = ((unsigned int)(msw47 >> 32u));
-                                if ((((mshi48 >> 2u) == lbepoch10) && ((mshi48 & 3u) != 0u))) {
+                                msw48 = patc_peek32(&msstate4[(256 * b6 + t41 + 384 * i42 - 256 * msd47 - 256)]);
+                                msfull49 = ((msw48 >> 30u) == (2u | mspar11));
+                                if ((msfull49 || ((msw48 >> 29u) == (2u | mspar11)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre45 = (mspre45 + ((unsigned int)msw47));
-                            if (((mshi48 & 3u) == 2u)) {
+                            mspre46 = (mspre46 + (msw48 & (msfull49 ? 1073741823u : 536870911u)));
+                            if (msfull49) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate4[(256 * b6 + t40 + 384 * i41)], ((((unsigned long long)((lbepoch10 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre45 + msrun42))));
+                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 30u) | (mspre46 + msrun43)));
                     }
-                    msbase12[(t40 + 384 * i41)] = (offs[(t40 + 384 * i41)] + mspre45);
-                    mststart15[(t40 + 384 * i41)] = msrun42;
+                    msbase13[(t41 + 384 * i42)] = (offs[(t41 + 384 * i42)] + mspre46);
+                    mststart16[(t41 + 384 * i42)] = msrun43;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum50 = 0u;
-                for (patc_int i51 = 0; i51 < 8; i51 += 1) {
-                    if (((8 * lane + i51) < 256)) {
-                        mssum50 = (mssum50 + mststart15[(8 * lane + i51)]);
+                unsigned int mssum51 = 0u;
+                for (patc_int i52 = 0; i52 < 8; i52 += 1) {
+                    if (((8 * lane + i52) < 256)) {
+                        mssum51 = (mssum51 + mststart16[(8 * lane + i52)]);
                     }
                 }
-                unsigned int msinc52 = mssum50;
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
-                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
-                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
-                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
-                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
-                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
-                unsigned int msat58 = (msinc52 - mssum50);
-                for (patc_int i59 = 0; i59 < 8; i59 += 1) {
-                    if (((8 * lane + i59) < 256)) {
-                        unsigned int mscb60 = mststart15[(8 * lane + i59)];
-                        mststart15[(8 * lane + i59)] = msat58;
-                        msat58 = (msat58 + mscb60);
+                unsigned int msinc53 = mssum51;
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc53, 1);
+                msinc53 = ((lane >= 1) ? (msinc53 + msup54) : msinc53);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc53, 2);
+                msinc53 = ((lane >= 2) ? (msinc53 + msup55) : msinc53);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc53, 4);
+                msinc53 = ((lane >= 4) ? (msinc53 + msup56) : msinc53);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc53, 8);
+                msinc53 = ((lane >= 8) ? (msinc53 + msup57) : msinc53);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc53, 16);
+                msinc53 = ((lane >= 16) ? (msinc53 + msup58) : msinc53);
+                unsigned int msat59 = (msinc53 - mssum51);
+                for (patc_int i60 = 0; i60 < 8; i60 += 1) {
+                    if (((8 * lane + i60) < 256)) {
+                        unsigned int mscb61 = mststart16[(8 * lane + i60)];
+                        mststart16[(8 * lane + i60)] = msat59;
+                        msat59 = (msat59 + mscb61);
                     }
                 }
             }
@@ -1003,54 +1040,71 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i62 = 0; i62 < 16; i62 += 1) {
-                unsigned int msi63 = msinfo14[i62];
-                unsigned int msbk64 = (msi63 >> 16u);
-                if ((msbk64 < 256u)) {
-                    long long ix65 = ((long long)msbk64);
-                    long long ix66 = ((long long)(mststart15[ix65] + (mshist11[(256 * warp + ix65)] + (msi63 & 65535u))));
-                    mssval16[ix66] = msval13[i62];
+            for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                unsigned int msi64 = msinfo15[i63];
+                unsigned int msbk65 = (msi64 >> 16u);
+                if ((msbk65 < 256u)) {
+                    long long ix66 = ((long long)msbk65);
+                    long long ix67 = ((long long)(mststart16[ix66] + (mshist12[(256 * warp + ix66)] + (msi64 & 65535u))));
+                    mssval17[ix67] = msval14[i63];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b6 + 6143) < n)) {
             {
-                const patc_int t67 = threadIdx.x;
-                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
+                const patc_int t68 = threadIdx.x;
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
                     {
-                        unsigned int msv69 = mssval16[(t67 + 384 * i68)];
-                        unsigned int s70 = (~msv69);
-                        unsigned int s71 = (msv69 ^ 2147483648u);
-                        unsigned int s72 = (((msv69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int msbk73 = min(((((msv69 == 2147483648u) ? 2147483648u : s72) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix74 = ((long long)msbk73);
-                        unsigned long long msdst75 = (((unsigned long long)msbase12[ix74]) + ((unsigned long long)((t67 + 384 * i68) - mststart15[ix74])));
-                        if ((msdst75 < ((unsigned long long)n))) {
-                            long long ix76 = ((long long)msdst75);
-                            out[ix76] = msv69;
+                        unsigned int msv70 = mssval17[(t68 + 384 * i69)];
+                        unsigned int s71 = (~msv70);
+                        unsigned int s72 = (msv70 ^ 2147483648u);
+                        unsigned int s73 = (((msv70 & 2147483648u) != 0u) ? s71 : s72);
+                        unsigned int msbk74 = min(((((msv70 == 2147483648u) ? 2147483648u : s73) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix75 = ((long long)msbk74);
+                        unsigned long long msdst76 = (((unsigned long long)msbase13[ix75]) + ((unsigned long long)((t68 + 384 * i69) - mststart16[ix75])));
+                        if ((msdst76 < ((unsigned long long)n))) {
+                            long long ix77 = ((long long)msdst76);
+                            out[ix77] = msv70;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t67 = threadIdx.x;
-                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
-                    if (((6144 * b6 + t67 + 384 * i68) < n)) {
-                        unsigned int msv69 = mssval16[(t67 + 384 * i68)];
-                        unsigned int s70 = (~msv69);
-                        unsigned int s71 = (msv69 ^ 2147483648u);
-                        unsigned int s72 = (((msv69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int msbk73 = min(((((msv69 == 2147483648u) ? 2147483648u : s72) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix74 = ((long long)msbk73);
-                        unsigned long long msdst75 = (((unsigned long long)msbase12[ix74]) + ((unsigned long long)((t67 + 384 * i68) - mststart15[ix74])));
-                        if ((msdst75 < ((unsigned long long)n))) {
-                            long long ix76 = ((long long)msdst75);
-                            out[ix76] = msv69;
+                const patc_int t68 = threadIdx.x;
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                    if (((6144 * b6 + t68 + 384 * i69) < n)) {
+                        unsigned int msv70 = mssval17[(t68 + 384 * i69)];
+                        unsigned int s71 = (~msv70);
+                        unsigned int s72 = (msv70 ^ 2147483648u);
+                        unsigned int s73 = (((msv70 & 2147483648u) != 0u) ? s71 : s72);
+                        unsigned int msbk74 = min(((((msv70 == 2147483648u) ? 2147483648u : s73) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix75 = ((long long)msbk74);
+                        unsigned long long msdst76 = (((unsigned long long)msbase13[ix75]) + ((unsigned long long)((t68 + 384 * i69) - mststart16[ix75])));
+                        if ((msdst76 < ((unsigned long long)n))) {
+                            long long ix77 = ((long long)msdst76);
+                            out[ix77] = msv70;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar78 = mspar11;
+        const patc_int msh79 = ((unsigned int)msctr5[(-mspar78 + 2)]);
+        {
+            const patc_int t80 = threadIdx.x;
+            if (((b6 < 1) && (t80 < 1))) {
+                msctr5[(mspar78 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi81 = ((unsigned int)(384 * b6 + t80 + 256 * ((n + 6143) / 6144)));
+            for (;;) {
+                if ((mszi81 >= ((unsigned int)(256 * msh79)))) {
+                    break;
+                }
+                const patc_int msz82 = mszi81;
+                msstate4[msz82] = 0u;
+                mszi81 = (mszi81 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

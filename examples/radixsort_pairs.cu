@@ -5,9 +5,9 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
-/* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */
-static __device__ __forceinline__ unsigned long long patc_peek(const unsigned long long *p) { unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w; }
-static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(w) : "memory"); }
+/* lookback's flags of values wider than 32 bits, and multisplit's tile words: relaxed 32-bit words */
+static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
+static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
 
 static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
@@ -16,23 +16,23 @@ static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned in
  *   nat parameters:  n
  *   outputs:         out0: n.u32 (n x unsigned int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned long long, msctr3: 1 x unsigned long long
+ *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned int, msctr3: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   63504 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(38928, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned long long *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw5 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist9 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase10 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart13 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval14 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval216 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mshist10 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval15 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -47,14 +47,15 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
     unsigned int lbepoch8 = (((unsigned int)(lbdraw5[0] >> 32u)) & 1073741823u);
     {
         const patc_int b4 = lbtile7;
-        unsigned int msval11[16];
-        unsigned int msinfo12[16];
-        unsigned int msval215[16];
+        unsigned int mspar9 = (lbepoch8 & 1u);
+        unsigned int msval12[16];
+        unsigned int msinfo13[16];
+        unsigned int msval216[16];
         {
-            const patc_int t17 = threadIdx.x;
-            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
-                if (((t17 + 384 * i18) < 3072)) {
-                    mshist9[(t17 + 384 * i18)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist10[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
@@ -62,163 +63,163 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = true;
-                    unsigned int msx22 = 0u;
-                    unsigned int msy23 = 0u;
-                    if (msok21) {
-                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
-                        msy23 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    unsigned int msx23 = 0u;
+                    unsigned int msy24 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                        msy24 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb24 = (msok21 ? min(((msx22 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm25 = __ballot_sync(0xffffffffu, msok21);
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb24 >> 0u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 0u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb24 >> 1u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 1u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb24 >> 2u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 2u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb24 >> 3u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 3u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb24 >> 4u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 4u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb24 >> 5u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 5u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb24 >> 6u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 6u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb24 >> 7u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 7u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msrk34 = __popc((mspm25 & ((1u << lane) - 1u)));
-                    unsigned int msct35 = __popc(mspm25);
-                    long long ix36 = ((long long)msb24);
-                    unsigned int msh37 = 0u;
-                    if (msok21) {
-                        msh37 = mshist9[(256 * warp + ix36)];
-                    }
-                    __syncwarp();
-                    if ((msok21 && ((msrk34 + 1u) == msct35))) {
-                        mshist9[(256 * warp + ix36)] = (msh37 + msct35);
+                    unsigned int msb25 = (msok22 ? min(((msx23 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm26 = __ballot_sync(0xffffffffu, msok22);
+                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb25 >> 0u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 0u) & 1u) == 1u) ? msv27 : (~msv27)));
+                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb25 >> 1u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 1u) & 1u) == 1u) ? msv28 : (~msv28)));
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb25 >> 2u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 2u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb25 >> 3u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 3u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb25 >> 4u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 4u) & 1u) == 1u) ? msv31 : (~msv31)));
+                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb25 >> 5u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 5u) & 1u) == 1u) ? msv32 : (~msv32)));
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb25 >> 6u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 6u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb25 >> 7u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 7u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msrk35 = __popc((mspm26 & ((1u << lane) - 1u)));
+                    unsigned int msct36 = __popc(mspm26);
+                    long long ix37 = ((long long)msb25);
+                    unsigned int msh38 = 0u;
+                    if (msok22) {
+                        msh38 = mshist10[(256 * warp + ix37)];
                     }
                     __syncwarp();
-                    msinfo12[i20] = (msok21 ? ((msb24 << 16u) | (msh37 + msrk34)) : 4294901760u);
-                    msval11[i20] = msx22;
-                    msval215[i20] = msy23;
+                    if ((msok22 && ((msrk35 + 1u) == msct36))) {
+                        mshist10[(256 * warp + ix37)] = (msh38 + msct36);
+                    }
+                    __syncwarp();
+                    msinfo13[i21] = (msok22 ? ((msb25 << 16u) | (msh38 + msrk35)) : 4294901760u);
+                    msval12[i21] = msx23;
+                    msval216[i21] = msy24;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
-                    unsigned int msx22 = 0u;
-                    unsigned int msy23 = 0u;
-                    if (msok21) {
-                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
-                        msy23 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
+                    unsigned int msx23 = 0u;
+                    unsigned int msy24 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                        msy24 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb24 = (msok21 ? min(((msx22 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm25 = __ballot_sync(0xffffffffu, msok21);
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb24 >> 0u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 0u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb24 >> 1u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 1u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb24 >> 2u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 2u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb24 >> 3u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 3u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb24 >> 4u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 4u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb24 >> 5u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 5u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb24 >> 6u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 6u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb24 >> 7u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 7u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msrk34 = __popc((mspm25 & ((1u << lane) - 1u)));
-                    unsigned int msct35 = __popc(mspm25);
-                    long long ix36 = ((long long)msb24);
-                    unsigned int msh37 = 0u;
-                    if (msok21) {
-                        msh37 = mshist9[(256 * warp + ix36)];
-                    }
-                    __syncwarp();
-                    if ((msok21 && ((msrk34 + 1u) == msct35))) {
-                        mshist9[(256 * warp + ix36)] = (msh37 + msct35);
+                    unsigned int msb25 = (msok22 ? min(((msx23 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm26 = __ballot_sync(0xffffffffu, msok22);
+                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb25 >> 0u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 0u) & 1u) == 1u) ? msv27 : (~msv27)));
+                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb25 >> 1u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 1u) & 1u) == 1u) ? msv28 : (~msv28)));
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb25 >> 2u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 2u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb25 >> 3u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 3u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb25 >> 4u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 4u) & 1u) == 1u) ? msv31 : (~msv31)));
+                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb25 >> 5u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 5u) & 1u) == 1u) ? msv32 : (~msv32)));
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb25 >> 6u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 6u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb25 >> 7u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 7u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msrk35 = __popc((mspm26 & ((1u << lane) - 1u)));
+                    unsigned int msct36 = __popc(mspm26);
+                    long long ix37 = ((long long)msb25);
+                    unsigned int msh38 = 0u;
+                    if (msok22) {
+                        msh38 = mshist10[(256 * warp + ix37)];
                     }
                     __syncwarp();
-                    msinfo12[i20] = (msok21 ? ((msb24 << 16u) | (msh37 + msrk34)) : 4294901760u);
-                    msval11[i20] = msx22;
-                    msval215[i20] = msy23;
+                    if ((msok22 && ((msrk35 + 1u) == msct36))) {
+                        mshist10[(256 * warp + ix37)] = (msh38 + msct36);
+                    }
+                    __syncwarp();
+                    msinfo13[i21] = (msok22 ? ((msb25 << 16u) | (msh38 + msrk35)) : 4294901760u);
+                    msval12[i21] = msx23;
+                    msval216[i21] = msy24;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t38 = threadIdx.x;
+            const patc_int t39 = threadIdx.x;
             {
-                const patc_int i39 = 0;
-                if (((t38 + 384 * i39) < 256)) {
-                    unsigned int msrun40 = 0u;
-                    for (patc_int i41 = 0; i41 < 12; i41 += 1) {
-                        unsigned int msc42 = mshist9[(t38 + 384 * i39 + 256 * i41)];
-                        mshist9[(t38 + 384 * i39 + 256 * i41)] = msrun40;
-                        msrun40 = (msrun40 + msc42);
+                const patc_int i40 = 0;
+                if (((t39 + 384 * i40) < 256)) {
+                    unsigned int msrun41 = 0u;
+                    for (patc_int i42 = 0; i42 < 12; i42 += 1) {
+                        unsigned int msc43 = mshist10[(t39 + 384 * i40 + 256 * i42)];
+                        mshist10[(t39 + 384 * i40 + 256 * i42)] = msrun41;
+                        msrun41 = (msrun41 + msc43);
                     }
-                    unsigned int mspre43 = 0u;
+                    unsigned int mspre44 = 0u;
                     if ((b4 < 1)) {
-                        patc_poke(&msstate2[(256 * b4 + t38 + 384 * i39)], ((((unsigned long long)((lbepoch8 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun40)));
+                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 30u) | msrun41));
                     }
                     if ((!(b4 < 1))) {
-                        patc_poke(&msstate2[(256 * b4 + t38 + 384 * i39)], ((((unsigned long long)((lbepoch8 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun40)));
-                        for (patc_int msd44 = 0; ; msd44 += 1) {
-                            unsigned long long msw45;
-                            unsigned int mshi46;
+                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 29u) | msrun41));
+                        for (patc_int msd45 = 0; ; msd45 += 1) {
+                            unsigned int msw46;
+                            bool msfull47;
                             for (;;) {
-                                msw45 = patc_peek(&msstate2[(256 * b4 + t38 + 384 * i39 - 256 * msd44 - 256)]);
-                                mshi46 = ((unsigned int)(msw45 >> 32u));
-                                if ((((mshi46 >> 2u) == lbepoch8) && ((mshi46 & 3u) != 0u))) {
+                                msw46 = patc_peek32(&msstate2[(256 * b4 + t39 + 384 * i40 - 256 * msd45 - 256)]);
+                                msfull47 = ((msw46 >> 30u) == (2u | mspar9));
+                                if ((msfull47 || ((msw46 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre43 = (mspre43 + ((unsigned int)msw45));
-                            if (((mshi46 & 3u) == 2u)) {
+                            mspre44 = (mspre44 + (msw46 & (msfull47 ? 1073741823u : 536870911u)));
+                            if (msfull47) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate2[(256 * b4 + t38 + 384 * i39)], ((((unsigned long long)((lbepoch8 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre43 + msrun40))));
+                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 30u) | (mspre44 + msrun41)));
                     }
-                    msbase10[(t38 + 384 * i39)] = (offs[(t38 + 384 * i39)] + mspre43);
-                    mststart13[(t38 + 384 * i39)] = msrun40;
+                    msbase11[(t39 + 384 * i40)] = (offs[(t39 + 384 * i40)] + mspre44);
+                    mststart14[(t39 + 384 * i40)] = msrun41;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum48 = 0u;
-                for (patc_int i49 = 0; i49 < 8; i49 += 1) {
-                    if (((8 * lane + i49) < 256)) {
-                        mssum48 = (mssum48 + mststart13[(8 * lane + i49)]);
+                unsigned int mssum49 = 0u;
+                for (patc_int i50 = 0; i50 < 8; i50 += 1) {
+                    if (((8 * lane + i50) < 256)) {
+                        mssum49 = (mssum49 + mststart14[(8 * lane + i50)]);
                     }
                 }
-                unsigned int msinc50 = mssum48;
-                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc50, 1);
-                msinc50 = ((lane >= 1) ? (msinc50 + msup51) : msinc50);
-                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc50, 2);
-                msinc50 = ((lane >= 2) ? (msinc50 + msup52) : msinc50);
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc50, 4);
-                msinc50 = ((lane >= 4) ? (msinc50 + msup53) : msinc50);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc50, 8);
-                msinc50 = ((lane >= 8) ? (msinc50 + msup54) : msinc50);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc50, 16);
-                msinc50 = ((lane >= 16) ? (msinc50 + msup55) : msinc50);
-                unsigned int msat56 = (msinc50 - mssum48);
-                for (patc_int i57 = 0; i57 < 8; i57 += 1) {
-                    if (((8 * lane + i57) < 256)) {
-                        unsigned int mscb58 = mststart13[(8 * lane + i57)];
-                        mststart13[(8 * lane + i57)] = msat56;
-                        msat56 = (msat56 + mscb58);
+                unsigned int msinc51 = mssum49;
+                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc51, 1);
+                msinc51 = ((lane >= 1) ? (msinc51 + msup52) : msinc51);
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc51, 2);
+                msinc51 = ((lane >= 2) ? (msinc51 + msup53) : msinc51);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc51, 4);
+                msinc51 = ((lane >= 4) ? (msinc51 + msup54) : msinc51);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc51, 8);
+                msinc51 = ((lane >= 8) ? (msinc51 + msup55) : msinc51);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc51, 16);
+                msinc51 = ((lane >= 16) ? (msinc51 + msup56) : msinc51);
+                unsigned int msat57 = (msinc51 - mssum49);
+                for (patc_int i58 = 0; i58 < 8; i58 += 1) {
+                    if (((8 * lane + i58) < 256)) {
+                        unsigned int mscb59 = mststart14[(8 * lane + i58)];
+                        mststart14[(8 * lane + i58)] = msat57;
+                        msat57 = (msat57 + mscb59);
                     }
                 }
             }
@@ -226,53 +227,70 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i60 = 0; i60 < 16; i60 += 1) {
-                unsigned int msi61 = msinfo12[i60];
-                unsigned int msbk62 = (msi61 >> 16u);
-                if ((msbk62 < 256u)) {
-                    long long ix63 = ((long long)msbk62);
-                    long long ix64 = ((long long)(mststart13[ix63] + (mshist9[(256 * warp + ix63)] + (msi61 & 65535u))));
-                    mssval14[ix64] = msval11[i60];
-                    mssval216[ix64] = msval215[i60];
+            for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                unsigned int msi62 = msinfo13[i61];
+                unsigned int msbk63 = (msi62 >> 16u);
+                if ((msbk63 < 256u)) {
+                    long long ix64 = ((long long)msbk63);
+                    long long ix65 = ((long long)(mststart14[ix64] + (mshist10[(256 * warp + ix64)] + (msi62 & 65535u))));
+                    mssval15[ix65] = msval12[i61];
+                    mssval217[ix65] = msval216[i61];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t65 = threadIdx.x;
-                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
                     {
-                        unsigned int msv67 = mssval14[(t65 + 384 * i66)];
-                        unsigned int msv68 = mssval216[(t65 + 384 * i66)];
-                        unsigned int msbk69 = min(((msv67 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix70 = ((long long)msbk69);
-                        unsigned long long msdst71 = (((unsigned long long)msbase10[ix70]) + ((unsigned long long)((t65 + 384 * i66) - mststart13[ix70])));
-                        if ((msdst71 < ((unsigned long long)n))) {
-                            long long ix72 = ((long long)msdst71);
-                            out0[ix72] = msv67;
-                            out1[ix72] = msv68;
+                        unsigned int msv68 = mssval15[(t66 + 384 * i67)];
+                        unsigned int msv69 = mssval217[(t66 + 384 * i67)];
+                        unsigned int msbk70 = min(((msv68 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix71 = ((long long)msbk70);
+                        unsigned long long msdst72 = (((unsigned long long)msbase11[ix71]) + ((unsigned long long)((t66 + 384 * i67) - mststart14[ix71])));
+                        if ((msdst72 < ((unsigned long long)n))) {
+                            long long ix73 = ((long long)msdst72);
+                            out0[ix73] = msv68;
+                            out1[ix73] = msv69;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t65 = threadIdx.x;
-                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
-                    if (((6144 * b4 + t65 + 384 * i66) < n)) {
-                        unsigned int msv67 = mssval14[(t65 + 384 * i66)];
-                        unsigned int msv68 = mssval216[(t65 + 384 * i66)];
-                        unsigned int msbk69 = min(((msv67 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix70 = ((long long)msbk69);
-                        unsigned long long msdst71 = (((unsigned long long)msbase10[ix70]) + ((unsigned long long)((t65 + 384 * i66) - mststart13[ix70])));
-                        if ((msdst71 < ((unsigned long long)n))) {
-                            long long ix72 = ((long long)msdst71);
-                            out0[ix72] = msv67;
-                            out1[ix72] = msv68;
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                    if (((6144 * b4 + t66 + 384 * i67) < n)) {
+                        unsigned int msv68 = mssval15[(t66 + 384 * i67)];
+                        unsigned int msv69 = mssval217[(t66 + 384 * i67)];
+                        unsigned int msbk70 = min(((msv68 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix71 = ((long long)msbk70);
+                        unsigned long long msdst72 = (((unsigned long long)msbase11[ix71]) + ((unsigned long long)((t66 + 384 * i67) - mststart14[ix71])));
+                        if ((msdst72 < ((unsigned long long)n))) {
+                            long long ix73 = ((long long)msdst72);
+                            out0[ix73] = msv68;
+                            out1[ix73] = msv69;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar74 = mspar9;
+        const patc_int msh75 = ((unsigned int)msctr3[(-mspar74 + 2)]);
+        {
+            const patc_int t76 = threadIdx.x;
+            if (((b4 < 1) && (t76 < 1))) {
+                msctr3[(mspar74 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi77 = ((unsigned int)(384 * b4 + t76 + 256 * ((n + 6143) / 6144)));
+            for (;;) {
+                if ((mszi77 >= ((unsigned int)(256 * msh75)))) {
+                    break;
+                }
+                const patc_int msz78 = mszi77;
+                msstate2[msz78] = 0u;
+                mszi77 = (mszi77 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -283,23 +301,23 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
  *   nat parameters:  n
  *   outputs:         out0: n.i32 (n x int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned long long, msctr3: 1 x unsigned long long
+ *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned int, msctr3: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   63504 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(38928, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned long long *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw5 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist9 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase10 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart13 = (unsigned int *)(patc_smem + 13328);
-    int *mssval14 = (int *)(patc_smem + 14352);
-    unsigned int *mssval216 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mshist10 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
+    int *mssval15 = (int *)(patc_smem + 14352);
+    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -314,14 +332,15 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
     unsigned int lbepoch8 = (((unsigned int)(lbdraw5[0] >> 32u)) & 1073741823u);
     {
         const patc_int b4 = lbtile7;
-        int msval11[16];
-        unsigned int msinfo12[16];
-        unsigned int msval215[16];
+        unsigned int mspar9 = (lbepoch8 & 1u);
+        int msval12[16];
+        unsigned int msinfo13[16];
+        unsigned int msval216[16];
         {
-            const patc_int t17 = threadIdx.x;
-            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
-                if (((t17 + 384 * i18) < 3072)) {
-                    mshist9[(t17 + 384 * i18)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist10[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
@@ -329,163 +348,163 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = true;
-                    int msx22 = 0;
-                    unsigned int msy23 = 0u;
-                    if (msok21) {
-                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
-                        msy23 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    int msx23 = 0;
+                    unsigned int msy24 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                        msy24 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb24 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm25 = __ballot_sync(0xffffffffu, msok21);
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb24 >> 0u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 0u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb24 >> 1u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 1u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb24 >> 2u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 2u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb24 >> 3u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 3u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb24 >> 4u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 4u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb24 >> 5u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 5u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb24 >> 6u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 6u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb24 >> 7u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 7u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msrk34 = __popc((mspm25 & ((1u << lane) - 1u)));
-                    unsigned int msct35 = __popc(mspm25);
-                    long long ix36 = ((long long)msb24);
-                    unsigned int msh37 = 0u;
-                    if (msok21) {
-                        msh37 = mshist9[(256 * warp + ix36)];
-                    }
-                    __syncwarp();
-                    if ((msok21 && ((msrk34 + 1u) == msct35))) {
-                        mshist9[(256 * warp + ix36)] = (msh37 + msct35);
+                    unsigned int msb25 = (msok22 ? min((((((unsigned int)msx23) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm26 = __ballot_sync(0xffffffffu, msok22);
+                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb25 >> 0u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 0u) & 1u) == 1u) ? msv27 : (~msv27)));
+                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb25 >> 1u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 1u) & 1u) == 1u) ? msv28 : (~msv28)));
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb25 >> 2u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 2u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb25 >> 3u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 3u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb25 >> 4u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 4u) & 1u) == 1u) ? msv31 : (~msv31)));
+                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb25 >> 5u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 5u) & 1u) == 1u) ? msv32 : (~msv32)));
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb25 >> 6u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 6u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb25 >> 7u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 7u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msrk35 = __popc((mspm26 & ((1u << lane) - 1u)));
+                    unsigned int msct36 = __popc(mspm26);
+                    long long ix37 = ((long long)msb25);
+                    unsigned int msh38 = 0u;
+                    if (msok22) {
+                        msh38 = mshist10[(256 * warp + ix37)];
                     }
                     __syncwarp();
-                    msinfo12[i20] = (msok21 ? ((msb24 << 16u) | (msh37 + msrk34)) : 4294901760u);
-                    msval11[i20] = msx22;
-                    msval215[i20] = msy23;
+                    if ((msok22 && ((msrk35 + 1u) == msct36))) {
+                        mshist10[(256 * warp + ix37)] = (msh38 + msct36);
+                    }
+                    __syncwarp();
+                    msinfo13[i21] = (msok22 ? ((msb25 << 16u) | (msh38 + msrk35)) : 4294901760u);
+                    msval12[i21] = msx23;
+                    msval216[i21] = msy24;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
-                    int msx22 = 0;
-                    unsigned int msy23 = 0u;
-                    if (msok21) {
-                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
-                        msy23 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
+                    int msx23 = 0;
+                    unsigned int msy24 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                        msy24 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb24 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm25 = __ballot_sync(0xffffffffu, msok21);
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb24 >> 0u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 0u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb24 >> 1u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 1u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb24 >> 2u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 2u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb24 >> 3u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 3u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb24 >> 4u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 4u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb24 >> 5u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 5u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb24 >> 6u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 6u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb24 >> 7u) & 1u) == 1u));
-                    mspm25 = (mspm25 & ((((msb24 >> 7u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msrk34 = __popc((mspm25 & ((1u << lane) - 1u)));
-                    unsigned int msct35 = __popc(mspm25);
-                    long long ix36 = ((long long)msb24);
-                    unsigned int msh37 = 0u;
-                    if (msok21) {
-                        msh37 = mshist9[(256 * warp + ix36)];
-                    }
-                    __syncwarp();
-                    if ((msok21 && ((msrk34 + 1u) == msct35))) {
-                        mshist9[(256 * warp + ix36)] = (msh37 + msct35);
+                    unsigned int msb25 = (msok22 ? min((((((unsigned int)msx23) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm26 = __ballot_sync(0xffffffffu, msok22);
+                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb25 >> 0u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 0u) & 1u) == 1u) ? msv27 : (~msv27)));
+                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb25 >> 1u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 1u) & 1u) == 1u) ? msv28 : (~msv28)));
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb25 >> 2u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 2u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb25 >> 3u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 3u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb25 >> 4u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 4u) & 1u) == 1u) ? msv31 : (~msv31)));
+                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb25 >> 5u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 5u) & 1u) == 1u) ? msv32 : (~msv32)));
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb25 >> 6u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 6u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb25 >> 7u) & 1u) == 1u));
+                    mspm26 = (mspm26 & ((((msb25 >> 7u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msrk35 = __popc((mspm26 & ((1u << lane) - 1u)));
+                    unsigned int msct36 = __popc(mspm26);
+                    long long ix37 = ((long long)msb25);
+                    unsigned int msh38 = 0u;
+                    if (msok22) {
+                        msh38 = mshist10[(256 * warp + ix37)];
                     }
                     __syncwarp();
-                    msinfo12[i20] = (msok21 ? ((msb24 << 16u) | (msh37 + msrk34)) : 4294901760u);
-                    msval11[i20] = msx22;
-                    msval215[i20] = msy23;
+                    if ((msok22 && ((msrk35 + 1u) == msct36))) {
+                        mshist10[(256 * warp + ix37)] = (msh38 + msct36);
+                    }
+                    __syncwarp();
+                    msinfo13[i21] = (msok22 ? ((msb25 << 16u) | (msh38 + msrk35)) : 4294901760u);
+                    msval12[i21] = msx23;
+                    msval216[i21] = msy24;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t38 = threadIdx.x;
+            const patc_int t39 = threadIdx.x;
             {
-                const patc_int i39 = 0;
-                if (((t38 + 384 * i39) < 256)) {
-                    unsigned int msrun40 = 0u;
-                    for (patc_int i41 = 0; i41 < 12; i41 += 1) {
-                        unsigned int msc42 = mshist9[(t38 + 384 * i39 + 256 * i41)];
-                        mshist9[(t38 + 384 * i39 + 256 * i41)] = msrun40;
-                        msrun40 = (msrun40 + msc42);
+                const patc_int i40 = 0;
+                if (((t39 + 384 * i40) < 256)) {
+                    unsigned int msrun41 = 0u;
+                    for (patc_int i42 = 0; i42 < 12; i42 += 1) {
+                        unsigned int msc43 = mshist10[(t39 + 384 * i40 + 256 * i42)];
+                        mshist10[(t39 + 384 * i40 + 256 * i42)] = msrun41;
+                        msrun41 = (msrun41 + msc43);
                     }
-                    unsigned int mspre43 = 0u;
+                    unsigned int mspre44 = 0u;
                     if ((b4 < 1)) {
-                        patc_poke(&msstate2[(256 * b4 + t38 + 384 * i39)], ((((unsigned long long)((lbepoch8 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun40)));
+                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 30u) | msrun41));
                     }
                     if ((!(b4 < 1))) {
-                        patc_poke(&msstate2[(256 * b4 + t38 + 384 * i39)], ((((unsigned long long)((lbepoch8 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun40)));
-                        for (patc_int msd44 = 0; ; msd44 += 1) {
-                            unsigned long long msw45;
-                            unsigned int mshi46;
+                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 29u) | msrun41));
+                        for (patc_int msd45 = 0; ; msd45 += 1) {
+                            unsigned int msw46;
+                            bool msfull47;
                             for (;;) {
-                                msw45 = patc_peek(&msstate2[(256 * b4 + t38 + 384 * i39 - 256 * msd44 - 256)]);
-                                mshi46 = ((unsigned int)(msw45 >> 32u));
-                                if ((((mshi46 >> 2u) == lbepoch8) && ((mshi46 & 3u) != 0u))) {
+                                msw46 = patc_peek32(&msstate2[(256 * b4 + t39 + 384 * i40 - 256 * msd45 - 256)]);
+                                msfull47 = ((msw46 >> 30u) == (2u | mspar9));
+                                if ((msfull47 || ((msw46 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre43 = (mspre43 + ((unsigned int)msw45));
-                            if (((mshi46 & 3u) == 2u)) {
+                            mspre44 = (mspre44 + (msw46 & (msfull47 ? 1073741823u : 536870911u)));
+                            if (msfull47) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate2[(256 * b4 + t38 + 384 * i39)], ((((unsigned long long)((lbepoch8 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre43 + msrun40))));
+                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 30u) | (mspre44 + msrun41)));
                     }
-                    msbase10[(t38 + 384 * i39)] = (offs[(t38 + 384 * i39)] + mspre43);
-                    mststart13[(t38 + 384 * i39)] = msrun40;
+                    msbase11[(t39 + 384 * i40)] = (offs[(t39 + 384 * i40)] + mspre44);
+                    mststart14[(t39 + 384 * i40)] = msrun41;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum48 = 0u;
-                for (patc_int i49 = 0; i49 < 8; i49 += 1) {
-                    if (((8 * lane + i49) < 256)) {
-                        mssum48 = (mssum48 + mststart13[(8 * lane + i49)]);
+                unsigned int mssum49 = 0u;
+                for (patc_int i50 = 0; i50 < 8; i50 += 1) {
+                    if (((8 * lane + i50) < 256)) {
+                        mssum49 = (mssum49 + mststart14[(8 * lane + i50)]);
                     }
                 }
-                unsigned int msinc50 = mssum48;
-                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc50, 1);
-                msinc50 = ((lane >= 1) ? (msinc50 + msup51) : msinc50);
-                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc50, 2);
-                msinc50 = ((lane >= 2) ? (msinc50 + msup52) : msinc50);
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc50, 4);
-                msinc50 = ((lane >= 4) ? (msinc50 + msup53) : msinc50);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc50, 8);
-                msinc50 = ((lane >= 8) ? (msinc50 + msup54) : msinc50);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc50, 16);
-                msinc50 = ((lane >= 16) ? (msinc50 + msup55) : msinc50);
-                unsigned int msat56 = (msinc50 - mssum48);
-                for (patc_int i57 = 0; i57 < 8; i57 += 1) {
-                    if (((8 * lane + i57) < 256)) {
-                        unsigned int mscb58 = mststart13[(8 * lane + i57)];
-                        mststart13[(8 * lane + i57)] = msat56;
-                        msat56 = (msat56 + mscb58);
+                unsigned int msinc51 = mssum49;
+                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc51, 1);
+                msinc51 = ((lane >= 1) ? (msinc51 + msup52) : msinc51);
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc51, 2);
+                msinc51 = ((lane >= 2) ? (msinc51 + msup53) : msinc51);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc51, 4);
+                msinc51 = ((lane >= 4) ? (msinc51 + msup54) : msinc51);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc51, 8);
+                msinc51 = ((lane >= 8) ? (msinc51 + msup55) : msinc51);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc51, 16);
+                msinc51 = ((lane >= 16) ? (msinc51 + msup56) : msinc51);
+                unsigned int msat57 = (msinc51 - mssum49);
+                for (patc_int i58 = 0; i58 < 8; i58 += 1) {
+                    if (((8 * lane + i58) < 256)) {
+                        unsigned int mscb59 = mststart14[(8 * lane + i58)];
+                        mststart14[(8 * lane + i58)] = msat57;
+                        msat57 = (msat57 + mscb59);
                     }
                 }
             }
@@ -493,53 +512,70 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i60 = 0; i60 < 16; i60 += 1) {
-                unsigned int msi61 = msinfo12[i60];
-                unsigned int msbk62 = (msi61 >> 16u);
-                if ((msbk62 < 256u)) {
-                    long long ix63 = ((long long)msbk62);
-                    long long ix64 = ((long long)(mststart13[ix63] + (mshist9[(256 * warp + ix63)] + (msi61 & 65535u))));
-                    mssval14[ix64] = msval11[i60];
-                    mssval216[ix64] = msval215[i60];
+            for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                unsigned int msi62 = msinfo13[i61];
+                unsigned int msbk63 = (msi62 >> 16u);
+                if ((msbk63 < 256u)) {
+                    long long ix64 = ((long long)msbk63);
+                    long long ix65 = ((long long)(mststart14[ix64] + (mshist10[(256 * warp + ix64)] + (msi62 & 65535u))));
+                    mssval15[ix65] = msval12[i61];
+                    mssval217[ix65] = msval216[i61];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t65 = threadIdx.x;
-                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
                     {
-                        int msv67 = mssval14[(t65 + 384 * i66)];
-                        unsigned int msv68 = mssval216[(t65 + 384 * i66)];
-                        unsigned int msbk69 = min((((((unsigned int)msv67) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix70 = ((long long)msbk69);
-                        unsigned long long msdst71 = (((unsigned long long)msbase10[ix70]) + ((unsigned long long)((t65 + 384 * i66) - mststart13[ix70])));
-                        if ((msdst71 < ((unsigned long long)n))) {
-                            long long ix72 = ((long long)msdst71);
-                            out0[ix72] = msv67;
-                            out1[ix72] = msv68;
+                        int msv68 = mssval15[(t66 + 384 * i67)];
+                        unsigned int msv69 = mssval217[(t66 + 384 * i67)];
+                        unsigned int msbk70 = min((((((unsigned int)msv68) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix71 = ((long long)msbk70);
+                        unsigned long long msdst72 = (((unsigned long long)msbase11[ix71]) + ((unsigned long long)((t66 + 384 * i67) - mststart14[ix71])));
+                        if ((msdst72 < ((unsigned long long)n))) {
+                            long long ix73 = ((long long)msdst72);
+                            out0[ix73] = msv68;
+                            out1[ix73] = msv69;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t65 = threadIdx.x;
-                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
-                    if (((6144 * b4 + t65 + 384 * i66) < n)) {
-                        int msv67 = mssval14[(t65 + 384 * i66)];
-                        unsigned int msv68 = mssval216[(t65 + 384 * i66)];
-                        unsigned int msbk69 = min((((((unsigned int)msv67) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix70 = ((long long)msbk69);
-                        unsigned long long msdst71 = (((unsigned long long)msbase10[ix70]) + ((unsigned long long)((t65 + 384 * i66) - mststart13[ix70])));
-                        if ((msdst71 < ((unsigned long long)n))) {
-                            long long ix72 = ((long long)msdst71);
-                            out0[ix72] = msv67;
-                            out1[ix72] = msv68;
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                    if (((6144 * b4 + t66 + 384 * i67) < n)) {
+                        int msv68 = mssval15[(t66 + 384 * i67)];
+                        unsigned int msv69 = mssval217[(t66 + 384 * i67)];
+                        unsigned int msbk70 = min((((((unsigned int)msv68) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix71 = ((long long)msbk70);
+                        unsigned long long msdst72 = (((unsigned long long)msbase11[ix71]) + ((unsigned long long)((t66 + 384 * i67) - mststart14[ix71])));
+                        if ((msdst72 < ((unsigned long long)n))) {
+                            long long ix73 = ((long long)msdst72);
+                            out0[ix73] = msv68;
+                            out1[ix73] = msv69;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar74 = mspar9;
+        const patc_int msh75 = ((unsigned int)msctr3[(-mspar74 + 2)]);
+        {
+            const patc_int t76 = threadIdx.x;
+            if (((b4 < 1) && (t76 < 1))) {
+                msctr3[(mspar74 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi77 = ((unsigned int)(384 * b4 + t76 + 256 * ((n + 6143) / 6144)));
+            for (;;) {
+                if ((mszi77 >= ((unsigned int)(256 * msh75)))) {
+                    break;
+                }
+                const patc_int msz78 = mszi77;
+                msstate2[msz78] = 0u;
+                mszi77 = (mszi77 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -550,23 +586,23 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
  *   nat parameters:  n
  *   outputs:         out0: n.u32 (n x unsigned int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate5: 256 * ((n + 6143) / 6144) x unsigned long long, msctr6: 1 x unsigned long long
+ *   scratch:         msstate5: 256 * ((n + 6143) / 6144) x unsigned int, msctr6: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   63504 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(38928, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned long long *__restrict__ msstate5, unsigned long long *__restrict__ msctr6, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate5, unsigned long long *__restrict__ msctr6, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw8 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist12 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase13 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart16 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval17 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval219 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mshist13 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase14 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart17 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval18 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval220 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -581,14 +617,15 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
     unsigned int lbepoch11 = (((unsigned int)(lbdraw8[0] >> 32u)) & 1073741823u);
     {
         const patc_int b7 = lbtile10;
-        unsigned int msval14[16];
-        unsigned int msinfo15[16];
-        unsigned int msval218[16];
+        unsigned int mspar12 = (lbepoch11 & 1u);
+        unsigned int msval15[16];
+        unsigned int msinfo16[16];
+        unsigned int msval219[16];
         {
-            const patc_int t20 = threadIdx.x;
-            for (patc_int i21 = 0; i21 < 8; i21 += 1) {
-                if (((t20 + 384 * i21) < 3072)) {
-                    mshist12[(t20 + 384 * i21)] = 0u;
+            const patc_int t21 = threadIdx.x;
+            for (patc_int i22 = 0; i22 < 8; i22 += 1) {
+                if (((t21 + 384 * i22) < 3072)) {
+                    mshist13[(t21 + 384 * i22)] = 0u;
                 }
             }
         }
@@ -596,169 +633,169 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         if (((6144 * b7 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = true;
-                    unsigned int msx25 = 0u;
-                    unsigned int msy26 = 0u;
-                    if (msok24) {
-                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
-                        msy26 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = true;
+                    unsigned int msx26 = 0u;
+                    unsigned int msy27 = 0u;
+                    if (msok25) {
+                        msx26 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
+                        msy27 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
                     }
-                    unsigned int s27 = (~msx25);
-                    unsigned int s28 = (msx25 ^ 2147483648u);
-                    unsigned int s29 = (((msx25 & 2147483648u) != 0u) ? s27 : s28);
-                    unsigned int msb30 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s29) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm31 = __ballot_sync(0xffffffffu, msok24);
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb30 >> 0u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 0u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb30 >> 1u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 1u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb30 >> 2u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 2u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb30 >> 3u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 3u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb30 >> 4u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 4u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb30 >> 5u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 5u) & 1u) == 1u) ? msv37 : (~msv37)));
-                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb30 >> 6u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 6u) & 1u) == 1u) ? msv38 : (~msv38)));
-                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb30 >> 7u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 7u) & 1u) == 1u) ? msv39 : (~msv39)));
-                    unsigned int msrk40 = __popc((mspm31 & ((1u << lane) - 1u)));
-                    unsigned int msct41 = __popc(mspm31);
-                    long long ix42 = ((long long)msb30);
-                    unsigned int msh43 = 0u;
-                    if (msok24) {
-                        msh43 = mshist12[(256 * warp + ix42)];
-                    }
-                    __syncwarp();
-                    if ((msok24 && ((msrk40 + 1u) == msct41))) {
-                        mshist12[(256 * warp + ix42)] = (msh43 + msct41);
+                    unsigned int s28 = (~msx26);
+                    unsigned int s29 = (msx26 ^ 2147483648u);
+                    unsigned int s30 = (((msx26 & 2147483648u) != 0u) ? s28 : s29);
+                    unsigned int msb31 = (msok25 ? min(((((msx26 == 2147483648u) ? 2147483648u : s30) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm32 = __ballot_sync(0xffffffffu, msok25);
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb31 >> 0u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 0u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb31 >> 1u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 1u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb31 >> 2u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 2u) & 1u) == 1u) ? msv35 : (~msv35)));
+                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb31 >> 3u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 3u) & 1u) == 1u) ? msv36 : (~msv36)));
+                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb31 >> 4u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 4u) & 1u) == 1u) ? msv37 : (~msv37)));
+                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb31 >> 5u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 5u) & 1u) == 1u) ? msv38 : (~msv38)));
+                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb31 >> 6u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 6u) & 1u) == 1u) ? msv39 : (~msv39)));
+                    unsigned int msv40 = __ballot_sync(0xffffffffu, (((msb31 >> 7u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 7u) & 1u) == 1u) ? msv40 : (~msv40)));
+                    unsigned int msrk41 = __popc((mspm32 & ((1u << lane) - 1u)));
+                    unsigned int msct42 = __popc(mspm32);
+                    long long ix43 = ((long long)msb31);
+                    unsigned int msh44 = 0u;
+                    if (msok25) {
+                        msh44 = mshist13[(256 * warp + ix43)];
                     }
                     __syncwarp();
-                    msinfo15[i23] = (msok24 ? ((msb30 << 16u) | (msh43 + msrk40)) : 4294901760u);
-                    msval14[i23] = msx25;
-                    msval218[i23] = msy26;
+                    if ((msok25 && ((msrk41 + 1u) == msct42))) {
+                        mshist13[(256 * warp + ix43)] = (msh44 + msct42);
+                    }
+                    __syncwarp();
+                    msinfo16[i24] = (msok25 ? ((msb31 << 16u) | (msh44 + msrk41)) : 4294901760u);
+                    msval15[i24] = msx26;
+                    msval219[i24] = msy27;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = ((lane + 512 * warp + 6144 * b7 + 32 * i23) < n);
-                    unsigned int msx25 = 0u;
-                    unsigned int msy26 = 0u;
-                    if (msok24) {
-                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
-                        msy26 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = ((lane + 512 * warp + 6144 * b7 + 32 * i24) < n);
+                    unsigned int msx26 = 0u;
+                    unsigned int msy27 = 0u;
+                    if (msok25) {
+                        msx26 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
+                        msy27 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
                     }
-                    unsigned int s27 = (~msx25);
-                    unsigned int s28 = (msx25 ^ 2147483648u);
-                    unsigned int s29 = (((msx25 & 2147483648u) != 0u) ? s27 : s28);
-                    unsigned int msb30 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s29) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm31 = __ballot_sync(0xffffffffu, msok24);
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb30 >> 0u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 0u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb30 >> 1u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 1u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb30 >> 2u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 2u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb30 >> 3u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 3u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb30 >> 4u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 4u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb30 >> 5u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 5u) & 1u) == 1u) ? msv37 : (~msv37)));
-                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb30 >> 6u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 6u) & 1u) == 1u) ? msv38 : (~msv38)));
-                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb30 >> 7u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 7u) & 1u) == 1u) ? msv39 : (~msv39)));
-                    unsigned int msrk40 = __popc((mspm31 & ((1u << lane) - 1u)));
-                    unsigned int msct41 = __popc(mspm31);
-                    long long ix42 = ((long long)msb30);
-                    unsigned int msh43 = 0u;
-                    if (msok24) {
-                        msh43 = mshist12[(256 * warp + ix42)];
-                    }
-                    __syncwarp();
-                    if ((msok24 && ((msrk40 + 1u) == msct41))) {
-                        mshist12[(256 * warp + ix42)] = (msh43 + msct41);
+                    unsigned int s28 = (~msx26);
+                    unsigned int s29 = (msx26 ^ 2147483648u);
+                    unsigned int s30 = (((msx26 & 2147483648u) != 0u) ? s28 : s29);
+                    unsigned int msb31 = (msok25 ? min(((((msx26 == 2147483648u) ? 2147483648u : s30) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm32 = __ballot_sync(0xffffffffu, msok25);
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb31 >> 0u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 0u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb31 >> 1u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 1u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb31 >> 2u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 2u) & 1u) == 1u) ? msv35 : (~msv35)));
+                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb31 >> 3u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 3u) & 1u) == 1u) ? msv36 : (~msv36)));
+                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb31 >> 4u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 4u) & 1u) == 1u) ? msv37 : (~msv37)));
+                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb31 >> 5u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 5u) & 1u) == 1u) ? msv38 : (~msv38)));
+                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb31 >> 6u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 6u) & 1u) == 1u) ? msv39 : (~msv39)));
+                    unsigned int msv40 = __ballot_sync(0xffffffffu, (((msb31 >> 7u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 7u) & 1u) == 1u) ? msv40 : (~msv40)));
+                    unsigned int msrk41 = __popc((mspm32 & ((1u << lane) - 1u)));
+                    unsigned int msct42 = __popc(mspm32);
+                    long long ix43 = ((long long)msb31);
+                    unsigned int msh44 = 0u;
+                    if (msok25) {
+                        msh44 = mshist13[(256 * warp + ix43)];
                     }
                     __syncwarp();
-                    msinfo15[i23] = (msok24 ? ((msb30 << 16u) | (msh43 + msrk40)) : 4294901760u);
-                    msval14[i23] = msx25;
-                    msval218[i23] = msy26;
+                    if ((msok25 && ((msrk41 + 1u) == msct42))) {
+                        mshist13[(256 * warp + ix43)] = (msh44 + msct42);
+                    }
+                    __syncwarp();
+                    msinfo16[i24] = (msok25 ? ((msb31 << 16u) | (msh44 + msrk41)) : 4294901760u);
+                    msval15[i24] = msx26;
+                    msval219[i24] = msy27;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t44 = threadIdx.x;
+            const patc_int t45 = threadIdx.x;
             {
-                const patc_int i45 = 0;
-                if (((t44 + 384 * i45) < 256)) {
-                    unsigned int msrun46 = 0u;
-                    for (patc_int i47 = 0; i47 < 12; i47 += 1) {
-                        unsigned int msc48 = mshist12[(t44 + 384 * i45 + 256 * i47)];
-                        mshist12[(t44 + 384 * i45 + 256 * i47)] = msrun46;
-                        msrun46 = (msrun46 + msc48);
+                const patc_int i46 = 0;
+                if (((t45 + 384 * i46) < 256)) {
+                    unsigned int msrun47 = 0u;
+                    for (patc_int i48 = 0; i48 < 12; i48 += 1) {
+                        unsigned int msc49 = mshist13[(t45 + 384 * i46 + 256 * i48)];
+                        mshist13[(t45 + 384 * i46 + 256 * i48)] = msrun47;
+                        msrun47 = (msrun47 + msc49);
                     }
-                    unsigned int mspre49 = 0u;
+                    unsigned int mspre50 = 0u;
                     if ((b7 < 1)) {
-                        patc_poke(&msstate5[(256 * b7 + t44 + 384 * i45)], ((((unsigned long long)((lbepoch11 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun46)));
+                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 30u) | msrun47));
                     }
                     if ((!(b7 < 1))) {
-                        patc_poke(&msstate5[(256 * b7 + t44 + 384 * i45)], ((((unsigned long long)((lbepoch11 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun46)));
-                        for (patc_int msd50 = 0; ; msd50 += 1) {
-                            unsigned long long msw51;
-                            unsigned int mshi52;
+                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 29u) | msrun47));
+                        for (patc_int msd51 = 0; ; msd51 += 1) {
+                            unsigned int msw52;
+                            bool msfull53;
                             for (;;) {
-                                msw51 = patc_peek(&msstate5[(256 * b7 + t44 + 384 * i45 - 256 * msd50 - 256)]);
-                                mshi52 = ((unsigned int)(msw51 >> 32u));
-                                if ((((mshi52 >> 2u) == lbepoch11) && ((mshi52 & 3u) != 0u))) {
+                                msw52 = patc_peek32(&msstate5[(256 * b7 + t45 + 384 * i46 - 256 * msd51 - 256)]);
+                                msfull53 = ((msw52 >> 30u) == (2u | mspar12));
+                                if ((msfull53 || ((msw52 >> 29u) == (2u | mspar12)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre49 = (mspre49 + ((unsigned int)msw51));
-                            if (((mshi52 & 3u) == 2u)) {
+                            mspre50 = (mspre50 + (msw52 & (msfull53 ? 1073741823u : 536870911u)));
+                            if (msfull53) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate5[(256 * b7 + t44 + 384 * i45)], ((((unsigned long long)((lbepoch11 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre49 + msrun46))));
+                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 30u) | (mspre50 + msrun47)));
                     }
-                    msbase13[(t44 + 384 * i45)] = (offs[(t44 + 384 * i45)] + mspre49);
-                    mststart16[(t44 + 384 * i45)] = msrun46;
+                    msbase14[(t45 + 384 * i46)] = (offs[(t45 + 384 * i46)] + mspre50);
+                    mststart17[(t45 + 384 * i46)] = msrun47;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum54 = 0u;
-                for (patc_int i55 = 0; i55 < 8; i55 += 1) {
-                    if (((8 * lane + i55) < 256)) {
-                        mssum54 = (mssum54 + mststart16[(8 * lane + i55)]);
+                unsigned int mssum55 = 0u;
+                for (patc_int i56 = 0; i56 < 8; i56 += 1) {
+                    if (((8 * lane + i56) < 256)) {
+                        mssum55 = (mssum55 + mststart17[(8 * lane + i56)]);
                     }
                 }
-                unsigned int msinc56 = mssum54;
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
-                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
-                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
-                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
-                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
-                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
-                unsigned int msat62 = (msinc56 - mssum54);
-                for (patc_int i63 = 0; i63 < 8; i63 += 1) {
-                    if (((8 * lane + i63) < 256)) {
-                        unsigned int mscb64 = mststart16[(8 * lane + i63)];
-                        mststart16[(8 * lane + i63)] = msat62;
-                        msat62 = (msat62 + mscb64);
+                unsigned int msinc57 = mssum55;
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc57, 1);
+                msinc57 = ((lane >= 1) ? (msinc57 + msup58) : msinc57);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc57, 2);
+                msinc57 = ((lane >= 2) ? (msinc57 + msup59) : msinc57);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc57, 4);
+                msinc57 = ((lane >= 4) ? (msinc57 + msup60) : msinc57);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc57, 8);
+                msinc57 = ((lane >= 8) ? (msinc57 + msup61) : msinc57);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc57, 16);
+                msinc57 = ((lane >= 16) ? (msinc57 + msup62) : msinc57);
+                unsigned int msat63 = (msinc57 - mssum55);
+                for (patc_int i64 = 0; i64 < 8; i64 += 1) {
+                    if (((8 * lane + i64) < 256)) {
+                        unsigned int mscb65 = mststart17[(8 * lane + i64)];
+                        mststart17[(8 * lane + i64)] = msat63;
+                        msat63 = (msat63 + mscb65);
                     }
                 }
             }
@@ -766,59 +803,76 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i66 = 0; i66 < 16; i66 += 1) {
-                unsigned int msi67 = msinfo15[i66];
-                unsigned int msbk68 = (msi67 >> 16u);
-                if ((msbk68 < 256u)) {
-                    long long ix69 = ((long long)msbk68);
-                    long long ix70 = ((long long)(mststart16[ix69] + (mshist12[(256 * warp + ix69)] + (msi67 & 65535u))));
-                    mssval17[ix70] = msval14[i66];
-                    mssval219[ix70] = msval218[i66];
+            for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                unsigned int msi68 = msinfo16[i67];
+                unsigned int msbk69 = (msi68 >> 16u);
+                if ((msbk69 < 256u)) {
+                    long long ix70 = ((long long)msbk69);
+                    long long ix71 = ((long long)(mststart17[ix70] + (mshist13[(256 * warp + ix70)] + (msi68 & 65535u))));
+                    mssval18[ix71] = msval15[i67];
+                    mssval220[ix71] = msval219[i67];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b7 + 6143) < n)) {
             {
-                const patc_int t71 = threadIdx.x;
-                for (patc_int i72 = 0; i72 < 16; i72 += 1) {
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 16; i73 += 1) {
                     {
-                        unsigned int msv73 = mssval17[(t71 + 384 * i72)];
-                        unsigned int msv74 = mssval219[(t71 + 384 * i72)];
-                        unsigned int s75 = (~msv73);
-                        unsigned int s76 = (msv73 ^ 2147483648u);
-                        unsigned int s77 = (((msv73 & 2147483648u) != 0u) ? s75 : s76);
-                        unsigned int msbk78 = min(((((msv73 == 2147483648u) ? 2147483648u : s77) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = (((unsigned long long)msbase13[ix79]) + ((unsigned long long)((t71 + 384 * i72) - mststart16[ix79])));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out0[ix81] = msv73;
-                            out1[ix81] = msv74;
+                        unsigned int msv74 = mssval18[(t72 + 384 * i73)];
+                        unsigned int msv75 = mssval220[(t72 + 384 * i73)];
+                        unsigned int s76 = (~msv74);
+                        unsigned int s77 = (msv74 ^ 2147483648u);
+                        unsigned int s78 = (((msv74 & 2147483648u) != 0u) ? s76 : s77);
+                        unsigned int msbk79 = min(((((msv74 == 2147483648u) ? 2147483648u : s78) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix80 = ((long long)msbk79);
+                        unsigned long long msdst81 = (((unsigned long long)msbase14[ix80]) + ((unsigned long long)((t72 + 384 * i73) - mststart17[ix80])));
+                        if ((msdst81 < ((unsigned long long)n))) {
+                            long long ix82 = ((long long)msdst81);
+                            out0[ix82] = msv74;
+                            out1[ix82] = msv75;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t71 = threadIdx.x;
-                for (patc_int i72 = 0; i72 < 16; i72 += 1) {
-                    if (((6144 * b7 + t71 + 384 * i72) < n)) {
-                        unsigned int msv73 = mssval17[(t71 + 384 * i72)];
-                        unsigned int msv74 = mssval219[(t71 + 384 * i72)];
-                        unsigned int s75 = (~msv73);
-                        unsigned int s76 = (msv73 ^ 2147483648u);
-                        unsigned int s77 = (((msv73 & 2147483648u) != 0u) ? s75 : s76);
-                        unsigned int msbk78 = min(((((msv73 == 2147483648u) ? 2147483648u : s77) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = (((unsigned long long)msbase13[ix79]) + ((unsigned long long)((t71 + 384 * i72) - mststart16[ix79])));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out0[ix81] = msv73;
-                            out1[ix81] = msv74;
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 16; i73 += 1) {
+                    if (((6144 * b7 + t72 + 384 * i73) < n)) {
+                        unsigned int msv74 = mssval18[(t72 + 384 * i73)];
+                        unsigned int msv75 = mssval220[(t72 + 384 * i73)];
+                        unsigned int s76 = (~msv74);
+                        unsigned int s77 = (msv74 ^ 2147483648u);
+                        unsigned int s78 = (((msv74 & 2147483648u) != 0u) ? s76 : s77);
+                        unsigned int msbk79 = min(((((msv74 == 2147483648u) ? 2147483648u : s78) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix80 = ((long long)msbk79);
+                        unsigned long long msdst81 = (((unsigned long long)msbase14[ix80]) + ((unsigned long long)((t72 + 384 * i73) - mststart17[ix80])));
+                        if ((msdst81 < ((unsigned long long)n))) {
+                            long long ix82 = ((long long)msdst81);
+                            out0[ix82] = msv74;
+                            out1[ix82] = msv75;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar83 = mspar12;
+        const patc_int msh84 = ((unsigned int)msctr6[(-mspar83 + 2)]);
+        {
+            const patc_int t85 = threadIdx.x;
+            if (((b7 < 1) && (t85 < 1))) {
+                msctr6[(mspar83 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi86 = ((unsigned int)(384 * b7 + t85 + 256 * ((n + 6143) / 6144)));
+            for (;;) {
+                if ((mszi86 >= ((unsigned int)(256 * msh84)))) {
+                    break;
+                }
+                const patc_int msz87 = mszi86;
+                msstate5[msz87] = 0u;
+                mszi86 = (mszi86 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -904,22 +958,22 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.u32
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate4: 256 * ((n + 6143) / 6144) x unsigned long long, msctr5: 1 x unsigned long long
+ *   scratch:         msstate4: 256 * ((n + 6143) / 6144) x unsigned int, msctr5: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   38928 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(14352, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ msstate4, unsigned long long *__restrict__ msctr5, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate4, unsigned long long *__restrict__ msctr5, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw7 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist11 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase12 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart15 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval16 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mshist12 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase13 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart16 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval17 = (unsigned int *)(patc_smem + 14352);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -934,13 +988,14 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
     unsigned int lbepoch10 = (((unsigned int)(lbdraw7[0] >> 32u)) & 1073741823u);
     {
         const patc_int b6 = lbtile9;
-        unsigned int msval13[16];
-        unsigned int msinfo14[16];
+        unsigned int mspar11 = (lbepoch10 & 1u);
+        unsigned int msval14[16];
+        unsigned int msinfo15[16];
         {
-            const patc_int t17 = threadIdx.x;
-            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
-                if (((t17 + 384 * i18) < 3072)) {
-                    mshist11[(t17 + 384 * i18)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist12[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
@@ -948,163 +1003,163 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
         if (((6144 * b6 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = true;
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i21)];
                     }
-                    unsigned int s23 = (~msx22);
-                    unsigned int s24 = (msx22 ^ 2147483648u);
-                    unsigned int s25 = (((msx22 & 2147483648u) != 0u) ? s23 : s24);
-                    unsigned int msb26 = (msok21 ? min((((~((msx22 == 2147483648u) ? 2147483648u : s25)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm27 = __ballot_sync(0xffffffffu, msok21);
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb26 >> 0u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 0u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb26 >> 1u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 1u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb26 >> 2u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 2u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb26 >> 3u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 3u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb26 >> 4u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 4u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb26 >> 5u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 5u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb26 >> 6u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 6u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb26 >> 7u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 7u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msrk36 = __popc((mspm27 & ((1u << lane) - 1u)));
-                    unsigned int msct37 = __popc(mspm27);
-                    long long ix38 = ((long long)msb26);
-                    unsigned int msh39 = 0u;
-                    if (msok21) {
-                        msh39 = mshist11[(256 * warp + ix38)];
-                    }
-                    __syncwarp();
-                    if ((msok21 && ((msrk36 + 1u) == msct37))) {
-                        mshist11[(256 * warp + ix38)] = (msh39 + msct37);
+                    unsigned int s24 = (~msx23);
+                    unsigned int s25 = (msx23 ^ 2147483648u);
+                    unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
+                    unsigned int msb27 = (msok22 ? min((((~((msx23 == 2147483648u) ? 2147483648u : s26)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm28 = __ballot_sync(0xffffffffu, msok22);
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb27 >> 0u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 0u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb27 >> 1u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 1u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb27 >> 2u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 2u) & 1u) == 1u) ? msv31 : (~msv31)));
+                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb27 >> 3u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 3u) & 1u) == 1u) ? msv32 : (~msv32)));
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb27 >> 4u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 4u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb27 >> 5u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 5u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb27 >> 6u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 6u) & 1u) == 1u) ? msv35 : (~msv35)));
+                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb27 >> 7u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 7u) & 1u) == 1u) ? msv36 : (~msv36)));
+                    unsigned int msrk37 = __popc((mspm28 & ((1u << lane) - 1u)));
+                    unsigned int msct38 = __popc(mspm28);
+                    long long ix39 = ((long long)msb27);
+                    unsigned int msh40 = 0u;
+                    if (msok22) {
+                        msh40 = mshist12[(256 * warp + ix39)];
                     }
                     __syncwarp();
-                    msinfo14[i20] = (msok21 ? ((msb26 << 16u) | (msh39 + msrk36)) : 4294901760u);
-                    msval13[i20] = msx22;
+                    if ((msok22 && ((msrk37 + 1u) == msct38))) {
+                        mshist12[(256 * warp + ix39)] = (msh40 + msct38);
+                    }
+                    __syncwarp();
+                    msinfo15[i21] = (msok22 ? ((msb27 << 16u) | (msh40 + msrk37)) : 4294901760u);
+                    msval14[i21] = msx23;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = ((lane + 512 * warp + 6144 * b6 + 32 * i20) < n);
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b6 + 32 * i21) < n);
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i21)];
                     }
-                    unsigned int s23 = (~msx22);
-                    unsigned int s24 = (msx22 ^ 2147483648u);
-                    unsigned int s25 = (((msx22 & 2147483648u) != 0u) ? s23 : s24);
-                    unsigned int msb26 = (msok21 ? min((((~((msx22 == 2147483648u) ? 2147483648u : s25)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm27 = __ballot_sync(0xffffffffu, msok21);
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb26 >> 0u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 0u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb26 >> 1u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 1u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb26 >> 2u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 2u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb26 >> 3u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 3u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb26 >> 4u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 4u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb26 >> 5u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 5u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb26 >> 6u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 6u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb26 >> 7u) & 1u) == 1u));
-                    mspm27 = (mspm27 & ((((msb26 >> 7u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msrk36 = __popc((mspm27 & ((1u << lane) - 1u)));
-                    unsigned int msct37 = __popc(mspm27);
-                    long long ix38 = ((long long)msb26);
-                    unsigned int msh39 = 0u;
-                    if (msok21) {
-                        msh39 = mshist11[(256 * warp + ix38)];
-                    }
-                    __syncwarp();
-                    if ((msok21 && ((msrk36 + 1u) == msct37))) {
-                        mshist11[(256 * warp + ix38)] = (msh39 + msct37);
+                    unsigned int s24 = (~msx23);
+                    unsigned int s25 = (msx23 ^ 2147483648u);
+                    unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
+                    unsigned int msb27 = (msok22 ? min((((~((msx23 == 2147483648u) ? 2147483648u : s26)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm28 = __ballot_sync(0xffffffffu, msok22);
+                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb27 >> 0u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 0u) & 1u) == 1u) ? msv29 : (~msv29)));
+                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb27 >> 1u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 1u) & 1u) == 1u) ? msv30 : (~msv30)));
+                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb27 >> 2u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 2u) & 1u) == 1u) ? msv31 : (~msv31)));
+                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb27 >> 3u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 3u) & 1u) == 1u) ? msv32 : (~msv32)));
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb27 >> 4u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 4u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb27 >> 5u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 5u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb27 >> 6u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 6u) & 1u) == 1u) ? msv35 : (~msv35)));
+                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb27 >> 7u) & 1u) == 1u));
+                    mspm28 = (mspm28 & ((((msb27 >> 7u) & 1u) == 1u) ? msv36 : (~msv36)));
+                    unsigned int msrk37 = __popc((mspm28 & ((1u << lane) - 1u)));
+                    unsigned int msct38 = __popc(mspm28);
+                    long long ix39 = ((long long)msb27);
+                    unsigned int msh40 = 0u;
+                    if (msok22) {
+                        msh40 = mshist12[(256 * warp + ix39)];
                     }
                     __syncwarp();
-                    msinfo14[i20] = (msok21 ? ((msb26 << 16u) | (msh39 + msrk36)) : 4294901760u);
-                    msval13[i20] = msx22;
+                    if ((msok22 && ((msrk37 + 1u) == msct38))) {
+                        mshist12[(256 * warp + ix39)] = (msh40 + msct38);
+                    }
+                    __syncwarp();
+                    msinfo15[i21] = (msok22 ? ((msb27 << 16u) | (msh40 + msrk37)) : 4294901760u);
+                    msval14[i21] = msx23;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t40 = threadIdx.x;
+            const patc_int t41 = threadIdx.x;
             {
-                const patc_int i41 = 0;
-                if (((t40 + 384 * i41) < 256)) {
-                    unsigned int msrun42 = 0u;
-                    for (patc_int i43 = 0; i43 < 12; i43 += 1) {
-                        unsigned int msc44 = mshist11[(t40 + 384 * i41 + 256 * i43)];
-                        mshist11[(t40 + 384 * i41 + 256 * i43)] = msrun42;
-                        msrun42 = (msrun42 + msc44);
+                const patc_int i42 = 0;
+                if (((t41 + 384 * i42) < 256)) {
+                    unsigned int msrun43 = 0u;
+                    for (patc_int i44 = 0; i44 < 12; i44 += 1) {
+                        unsigned int msc45 = mshist12[(t41 + 384 * i42 + 256 * i44)];
+                        mshist12[(t41 + 384 * i42 + 256 * i44)] = msrun43;
+                        msrun43 = (msrun43 + msc45);
                     }
-                    unsigned int mspre45 = 0u;
+                    unsigned int mspre46 = 0u;
                     if ((b6 < 1)) {
-                        patc_poke(&msstate4[(256 * b6 + t40 + 384 * i41)], ((((unsigned long long)((lbepoch10 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun42)));
+                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 30u) | msrun43));
                     }
                     if ((!(b6 < 1))) {
-                        patc_poke(&msstate4[(256 * b6 + t40 + 384 * i41)], ((((unsigned long long)((lbepoch10 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun42)));
-                        for (patc_int msd46 = 0; ; msd46 += 1) {
-                            unsigned long long msw47;
-                            unsigned int mshi48;
+                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 29u) | msrun43));
+                        for (patc_int msd47 = 0; ; msd47 += 1) {
+                            unsigned int msw48;
+                            bool msfull49;
                             for (;;) {
-                                msw47 = patc_peek(&msstate4[(256 * b6 + t40 + 384 * i41 - 256 * msd46 - 256)]);
-                                mshi48 = ((unsigned int)(msw47 >> 32u));
-                                if ((((mshi48 >> 2u) == lbepoch10) && ((mshi48 & 3u) != 0u))) {
+                                msw48 = patc_peek32(&msstate4[(256 * b6 + t41 + 384 * i42 - 256 * msd47 - 256)]);
+                                msfull49 = ((msw48 >> 30u) == (2u | mspar11));
+                                if ((msfull49 || ((msw48 >> 29u) == (2u | mspar11)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre45 = (mspre45 + ((unsigned int)msw47));
-                            if (((mshi48 & 3u) == 2u)) {
+                            mspre46 = (mspre46 + (msw48 & (msfull49 ? 1073741823u : 536870911u)));
+                            if (msfull49) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate4[(256 * b6 + t40 + 384 * i41)], ((((unsigned long long)((lbepoch10 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre45 + msrun42))));
+                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 30u) | (mspre46 + msrun43)));
                     }
-                    msbase12[(t40 + 384 * i41)] = (offs[(t40 + 384 * i41)] + mspre45);
-                    mststart15[(t40 + 384 * i41)] = msrun42;
+                    msbase13[(t41 + 384 * i42)] = (offs[(t41 + 384 * i42)] + mspre46);
+                    mststart16[(t41 + 384 * i42)] = msrun43;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum50 = 0u;
-                for (patc_int i51 = 0; i51 < 8; i51 += 1) {
-                    if (((8 * lane + i51) < 256)) {
-                        mssum50 = (mssum50 + mststart15[(8 * lane + i51)]);
+                unsigned int mssum51 = 0u;
+                for (patc_int i52 = 0; i52 < 8; i52 += 1) {
+                    if (((8 * lane + i52) < 256)) {
+                        mssum51 = (mssum51 + mststart16[(8 * lane + i52)]);
                     }
                 }
-                unsigned int msinc52 = mssum50;
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
-                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
-                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
-                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
-                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
-                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
-                unsigned int msat58 = (msinc52 - mssum50);
-                for (patc_int i59 = 0; i59 < 8; i59 += 1) {
-                    if (((8 * lane + i59) < 256)) {
-                        unsigned int mscb60 = mststart15[(8 * lane + i59)];
-                        mststart15[(8 * lane + i59)] = msat58;
-                        msat58 = (msat58 + mscb60);
+                unsigned int msinc53 = mssum51;
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc53, 1);
+                msinc53 = ((lane >= 1) ? (msinc53 + msup54) : msinc53);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc53, 2);
+                msinc53 = ((lane >= 2) ? (msinc53 + msup55) : msinc53);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc53, 4);
+                msinc53 = ((lane >= 4) ? (msinc53 + msup56) : msinc53);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc53, 8);
+                msinc53 = ((lane >= 8) ? (msinc53 + msup57) : msinc53);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc53, 16);
+                msinc53 = ((lane >= 16) ? (msinc53 + msup58) : msinc53);
+                unsigned int msat59 = (msinc53 - mssum51);
+                for (patc_int i60 = 0; i60 < 8; i60 += 1) {
+                    if (((8 * lane + i60) < 256)) {
+                        unsigned int mscb61 = mststart16[(8 * lane + i60)];
+                        mststart16[(8 * lane + i60)] = msat59;
+                        msat59 = (msat59 + mscb61);
                     }
                 }
             }
@@ -1112,54 +1167,71 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i62 = 0; i62 < 16; i62 += 1) {
-                unsigned int msi63 = msinfo14[i62];
-                unsigned int msbk64 = (msi63 >> 16u);
-                if ((msbk64 < 256u)) {
-                    long long ix65 = ((long long)msbk64);
-                    long long ix66 = ((long long)(mststart15[ix65] + (mshist11[(256 * warp + ix65)] + (msi63 & 65535u))));
-                    mssval16[ix66] = msval13[i62];
+            for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                unsigned int msi64 = msinfo15[i63];
+                unsigned int msbk65 = (msi64 >> 16u);
+                if ((msbk65 < 256u)) {
+                    long long ix66 = ((long long)msbk65);
+                    long long ix67 = ((long long)(mststart16[ix66] + (mshist12[(256 * warp + ix66)] + (msi64 & 65535u))));
+                    mssval17[ix67] = msval14[i63];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b6 + 6143) < n)) {
             {
-                const patc_int t67 = threadIdx.x;
-                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
+                const patc_int t68 = threadIdx.x;
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
                     {
-                        unsigned int msv69 = mssval16[(t67 + 384 * i68)];
-                        unsigned int s70 = (~msv69);
-                        unsigned int s71 = (msv69 ^ 2147483648u);
-                        unsigned int s72 = (((msv69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int msbk73 = min((((~((msv69 == 2147483648u) ? 2147483648u : s72)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix74 = ((long long)msbk73);
-                        unsigned long long msdst75 = (((unsigned long long)msbase12[ix74]) + ((unsigned long long)((t67 + 384 * i68) - mststart15[ix74])));
-                        if ((msdst75 < ((unsigned long long)n))) {
-                            long long ix76 = ((long long)msdst75);
-                            out[ix76] = msv69;
+                        unsigned int msv70 = mssval17[(t68 + 384 * i69)];
+                        unsigned int s71 = (~msv70);
+                        unsigned int s72 = (msv70 ^ 2147483648u);
+                        unsigned int s73 = (((msv70 & 2147483648u) != 0u) ? s71 : s72);
+                        unsigned int msbk74 = min((((~((msv70 == 2147483648u) ? 2147483648u : s73)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix75 = ((long long)msbk74);
+                        unsigned long long msdst76 = (((unsigned long long)msbase13[ix75]) + ((unsigned long long)((t68 + 384 * i69) - mststart16[ix75])));
+                        if ((msdst76 < ((unsigned long long)n))) {
+                            long long ix77 = ((long long)msdst76);
+                            out[ix77] = msv70;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t67 = threadIdx.x;
-                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
-                    if (((6144 * b6 + t67 + 384 * i68) < n)) {
-                        unsigned int msv69 = mssval16[(t67 + 384 * i68)];
-                        unsigned int s70 = (~msv69);
-                        unsigned int s71 = (msv69 ^ 2147483648u);
-                        unsigned int s72 = (((msv69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int msbk73 = min((((~((msv69 == 2147483648u) ? 2147483648u : s72)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix74 = ((long long)msbk73);
-                        unsigned long long msdst75 = (((unsigned long long)msbase12[ix74]) + ((unsigned long long)((t67 + 384 * i68) - mststart15[ix74])));
-                        if ((msdst75 < ((unsigned long long)n))) {
-                            long long ix76 = ((long long)msdst75);
-                            out[ix76] = msv69;
+                const patc_int t68 = threadIdx.x;
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                    if (((6144 * b6 + t68 + 384 * i69) < n)) {
+                        unsigned int msv70 = mssval17[(t68 + 384 * i69)];
+                        unsigned int s71 = (~msv70);
+                        unsigned int s72 = (msv70 ^ 2147483648u);
+                        unsigned int s73 = (((msv70 & 2147483648u) != 0u) ? s71 : s72);
+                        unsigned int msbk74 = min((((~((msv70 == 2147483648u) ? 2147483648u : s73)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix75 = ((long long)msbk74);
+                        unsigned long long msdst76 = (((unsigned long long)msbase13[ix75]) + ((unsigned long long)((t68 + 384 * i69) - mststart16[ix75])));
+                        if ((msdst76 < ((unsigned long long)n))) {
+                            long long ix77 = ((long long)msdst76);
+                            out[ix77] = msv70;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar78 = mspar11;
+        const patc_int msh79 = ((unsigned int)msctr5[(-mspar78 + 2)]);
+        {
+            const patc_int t80 = threadIdx.x;
+            if (((b6 < 1) && (t80 < 1))) {
+                msctr5[(mspar78 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi81 = ((unsigned int)(384 * b6 + t80 + 256 * ((n + 6143) / 6144)));
+            for (;;) {
+                if ((mszi81 >= ((unsigned int)(256 * msh79)))) {
+                    break;
+                }
+                const patc_int msz82 = mszi81;
+                msstate4[msz82] = 0u;
+                mszi81 = (mszi81 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1170,23 +1242,23 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
  *   nat parameters:  n
  *   outputs:         out0: n.u32 (n x unsigned int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate5: 256 * ((n + 6143) / 6144) x unsigned long long, msctr6: 1 x unsigned long long
+ *   scratch:         msstate5: 256 * ((n + 6143) / 6144) x unsigned int, msctr6: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   63504 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(38928, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned long long *__restrict__ msstate5, unsigned long long *__restrict__ msctr6, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate5, unsigned long long *__restrict__ msctr6, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw8 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist12 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase13 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart16 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval17 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval219 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mshist13 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase14 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart17 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval18 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval220 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1201,14 +1273,15 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
     unsigned int lbepoch11 = (((unsigned int)(lbdraw8[0] >> 32u)) & 1073741823u);
     {
         const patc_int b7 = lbtile10;
-        unsigned int msval14[16];
-        unsigned int msinfo15[16];
-        unsigned int msval218[16];
+        unsigned int mspar12 = (lbepoch11 & 1u);
+        unsigned int msval15[16];
+        unsigned int msinfo16[16];
+        unsigned int msval219[16];
         {
-            const patc_int t20 = threadIdx.x;
-            for (patc_int i21 = 0; i21 < 8; i21 += 1) {
-                if (((t20 + 384 * i21) < 3072)) {
-                    mshist12[(t20 + 384 * i21)] = 0u;
+            const patc_int t21 = threadIdx.x;
+            for (patc_int i22 = 0; i22 < 8; i22 += 1) {
+                if (((t21 + 384 * i22) < 3072)) {
+                    mshist13[(t21 + 384 * i22)] = 0u;
                 }
             }
         }
@@ -1216,169 +1289,169 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         if (((6144 * b7 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = true;
-                    unsigned int msx25 = 0u;
-                    unsigned int msy26 = 0u;
-                    if (msok24) {
-                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
-                        msy26 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = true;
+                    unsigned int msx26 = 0u;
+                    unsigned int msy27 = 0u;
+                    if (msok25) {
+                        msx26 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
+                        msy27 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
                     }
-                    unsigned int s27 = (~msx25);
-                    unsigned int s28 = (msx25 ^ 2147483648u);
-                    unsigned int s29 = (((msx25 & 2147483648u) != 0u) ? s27 : s28);
-                    unsigned int msb30 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s29)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm31 = __ballot_sync(0xffffffffu, msok24);
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb30 >> 0u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 0u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb30 >> 1u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 1u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb30 >> 2u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 2u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb30 >> 3u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 3u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb30 >> 4u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 4u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb30 >> 5u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 5u) & 1u) == 1u) ? msv37 : (~msv37)));
-                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb30 >> 6u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 6u) & 1u) == 1u) ? msv38 : (~msv38)));
-                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb30 >> 7u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 7u) & 1u) == 1u) ? msv39 : (~msv39)));
-                    unsigned int msrk40 = __popc((mspm31 & ((1u << lane) - 1u)));
-                    unsigned int msct41 = __popc(mspm31);
-                    long long ix42 = ((long long)msb30);
-                    unsigned int msh43 = 0u;
-                    if (msok24) {
-                        msh43 = mshist12[(256 * warp + ix42)];
-                    }
-                    __syncwarp();
-                    if ((msok24 && ((msrk40 + 1u) == msct41))) {
-                        mshist12[(256 * warp + ix42)] = (msh43 + msct41);
+                    unsigned int s28 = (~msx26);
+                    unsigned int s29 = (msx26 ^ 2147483648u);
+                    unsigned int s30 = (((msx26 & 2147483648u) != 0u) ? s28 : s29);
+                    unsigned int msb31 = (msok25 ? min((((~((msx26 == 2147483648u) ? 2147483648u : s30)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm32 = __ballot_sync(0xffffffffu, msok25);
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb31 >> 0u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 0u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb31 >> 1u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 1u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb31 >> 2u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 2u) & 1u) == 1u) ? msv35 : (~msv35)));
+                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb31 >> 3u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 3u) & 1u) == 1u) ? msv36 : (~msv36)));
+                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb31 >> 4u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 4u) & 1u) == 1u) ? msv37 : (~msv37)));
+                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb31 >> 5u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 5u) & 1u) == 1u) ? msv38 : (~msv38)));
+                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb31 >> 6u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 6u) & 1u) == 1u) ? msv39 : (~msv39)));
+                    unsigned int msv40 = __ballot_sync(0xffffffffu, (((msb31 >> 7u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 7u) & 1u) == 1u) ? msv40 : (~msv40)));
+                    unsigned int msrk41 = __popc((mspm32 & ((1u << lane) - 1u)));
+                    unsigned int msct42 = __popc(mspm32);
+                    long long ix43 = ((long long)msb31);
+                    unsigned int msh44 = 0u;
+                    if (msok25) {
+                        msh44 = mshist13[(256 * warp + ix43)];
                     }
                     __syncwarp();
-                    msinfo15[i23] = (msok24 ? ((msb30 << 16u) | (msh43 + msrk40)) : 4294901760u);
-                    msval14[i23] = msx25;
-                    msval218[i23] = msy26;
+                    if ((msok25 && ((msrk41 + 1u) == msct42))) {
+                        mshist13[(256 * warp + ix43)] = (msh44 + msct42);
+                    }
+                    __syncwarp();
+                    msinfo16[i24] = (msok25 ? ((msb31 << 16u) | (msh44 + msrk41)) : 4294901760u);
+                    msval15[i24] = msx26;
+                    msval219[i24] = msy27;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = ((lane + 512 * warp + 6144 * b7 + 32 * i23) < n);
-                    unsigned int msx25 = 0u;
-                    unsigned int msy26 = 0u;
-                    if (msok24) {
-                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
-                        msy26 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = ((lane + 512 * warp + 6144 * b7 + 32 * i24) < n);
+                    unsigned int msx26 = 0u;
+                    unsigned int msy27 = 0u;
+                    if (msok25) {
+                        msx26 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
+                        msy27 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
                     }
-                    unsigned int s27 = (~msx25);
-                    unsigned int s28 = (msx25 ^ 2147483648u);
-                    unsigned int s29 = (((msx25 & 2147483648u) != 0u) ? s27 : s28);
-                    unsigned int msb30 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s29)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm31 = __ballot_sync(0xffffffffu, msok24);
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb30 >> 0u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 0u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb30 >> 1u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 1u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb30 >> 2u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 2u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb30 >> 3u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 3u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb30 >> 4u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 4u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb30 >> 5u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 5u) & 1u) == 1u) ? msv37 : (~msv37)));
-                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb30 >> 6u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 6u) & 1u) == 1u) ? msv38 : (~msv38)));
-                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb30 >> 7u) & 1u) == 1u));
-                    mspm31 = (mspm31 & ((((msb30 >> 7u) & 1u) == 1u) ? msv39 : (~msv39)));
-                    unsigned int msrk40 = __popc((mspm31 & ((1u << lane) - 1u)));
-                    unsigned int msct41 = __popc(mspm31);
-                    long long ix42 = ((long long)msb30);
-                    unsigned int msh43 = 0u;
-                    if (msok24) {
-                        msh43 = mshist12[(256 * warp + ix42)];
-                    }
-                    __syncwarp();
-                    if ((msok24 && ((msrk40 + 1u) == msct41))) {
-                        mshist12[(256 * warp + ix42)] = (msh43 + msct41);
+                    unsigned int s28 = (~msx26);
+                    unsigned int s29 = (msx26 ^ 2147483648u);
+                    unsigned int s30 = (((msx26 & 2147483648u) != 0u) ? s28 : s29);
+                    unsigned int msb31 = (msok25 ? min((((~((msx26 == 2147483648u) ? 2147483648u : s30)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm32 = __ballot_sync(0xffffffffu, msok25);
+                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb31 >> 0u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 0u) & 1u) == 1u) ? msv33 : (~msv33)));
+                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb31 >> 1u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 1u) & 1u) == 1u) ? msv34 : (~msv34)));
+                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb31 >> 2u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 2u) & 1u) == 1u) ? msv35 : (~msv35)));
+                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb31 >> 3u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 3u) & 1u) == 1u) ? msv36 : (~msv36)));
+                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb31 >> 4u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 4u) & 1u) == 1u) ? msv37 : (~msv37)));
+                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb31 >> 5u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 5u) & 1u) == 1u) ? msv38 : (~msv38)));
+                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb31 >> 6u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 6u) & 1u) == 1u) ? msv39 : (~msv39)));
+                    unsigned int msv40 = __ballot_sync(0xffffffffu, (((msb31 >> 7u) & 1u) == 1u));
+                    mspm32 = (mspm32 & ((((msb31 >> 7u) & 1u) == 1u) ? msv40 : (~msv40)));
+                    unsigned int msrk41 = __popc((mspm32 & ((1u << lane) - 1u)));
+                    unsigned int msct42 = __popc(mspm32);
+                    long long ix43 = ((long long)msb31);
+                    unsigned int msh44 = 0u;
+                    if (msok25) {
+                        msh44 = mshist13[(256 * warp + ix43)];
                     }
                     __syncwarp();
-                    msinfo15[i23] = (msok24 ? ((msb30 << 16u) | (msh43 + msrk40)) : 4294901760u);
-                    msval14[i23] = msx25;
-                    msval218[i23] = msy26;
+                    if ((msok25 && ((msrk41 + 1u) == msct42))) {
+                        mshist13[(256 * warp + ix43)] = (msh44 + msct42);
+                    }
+                    __syncwarp();
+                    msinfo16[i24] = (msok25 ? ((msb31 << 16u) | (msh44 + msrk41)) : 4294901760u);
+                    msval15[i24] = msx26;
+                    msval219[i24] = msy27;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t44 = threadIdx.x;
+            const patc_int t45 = threadIdx.x;
             {
-                const patc_int i45 = 0;
-                if (((t44 + 384 * i45) < 256)) {
-                    unsigned int msrun46 = 0u;
-                    for (patc_int i47 = 0; i47 < 12; i47 += 1) {
-                        unsigned int msc48 = mshist12[(t44 + 384 * i45 + 256 * i47)];
-                        mshist12[(t44 + 384 * i45 + 256 * i47)] = msrun46;
-                        msrun46 = (msrun46 + msc48);
+                const patc_int i46 = 0;
+                if (((t45 + 384 * i46) < 256)) {
+                    unsigned int msrun47 = 0u;
+                    for (patc_int i48 = 0; i48 < 12; i48 += 1) {
+                        unsigned int msc49 = mshist13[(t45 + 384 * i46 + 256 * i48)];
+                        mshist13[(t45 + 384 * i46 + 256 * i48)] = msrun47;
+                        msrun47 = (msrun47 + msc49);
                     }
-                    unsigned int mspre49 = 0u;
+                    unsigned int mspre50 = 0u;
                     if ((b7 < 1)) {
-                        patc_poke(&msstate5[(256 * b7 + t44 + 384 * i45)], ((((unsigned long long)((lbepoch11 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun46)));
+                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 30u) | msrun47));
                     }
                     if ((!(b7 < 1))) {
-                        patc_poke(&msstate5[(256 * b7 + t44 + 384 * i45)], ((((unsigned long long)((lbepoch11 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun46)));
-                        for (patc_int msd50 = 0; ; msd50 += 1) {
-                            unsigned long long msw51;
-                            unsigned int mshi52;
+                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 29u) | msrun47));
+                        for (patc_int msd51 = 0; ; msd51 += 1) {
+                            unsigned int msw52;
+                            bool msfull53;
                             for (;;) {
-                                msw51 = patc_peek(&msstate5[(256 * b7 + t44 + 384 * i45 - 256 * msd50 - 256)]);
-                                mshi52 = ((unsigned int)(msw51 >> 32u));
-                                if ((((mshi52 >> 2u) == lbepoch11) && ((mshi52 & 3u) != 0u))) {
+                                msw52 = patc_peek32(&msstate5[(256 * b7 + t45 + 384 * i46 - 256 * msd51 - 256)]);
+                                msfull53 = ((msw52 >> 30u) == (2u | mspar12));
+                                if ((msfull53 || ((msw52 >> 29u) == (2u | mspar12)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre49 = (mspre49 + ((unsigned int)msw51));
-                            if (((mshi52 & 3u) == 2u)) {
+                            mspre50 = (mspre50 + (msw52 & (msfull53 ? 1073741823u : 536870911u)));
+                            if (msfull53) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate5[(256 * b7 + t44 + 384 * i45)], ((((unsigned long long)((lbepoch11 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre49 + msrun46))));
+                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 30u) | (mspre50 + msrun47)));
                     }
-                    msbase13[(t44 + 384 * i45)] = (offs[(t44 + 384 * i45)] + mspre49);
-                    mststart16[(t44 + 384 * i45)] = msrun46;
+                    msbase14[(t45 + 384 * i46)] = (offs[(t45 + 384 * i46)] + mspre50);
+                    mststart17[(t45 + 384 * i46)] = msrun47;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum54 = 0u;
-                for (patc_int i55 = 0; i55 < 8; i55 += 1) {
-                    if (((8 * lane + i55) < 256)) {
-                        mssum54 = (mssum54 + mststart16[(8 * lane + i55)]);
+                unsigned int mssum55 = 0u;
+                for (patc_int i56 = 0; i56 < 8; i56 += 1) {
+                    if (((8 * lane + i56) < 256)) {
+                        mssum55 = (mssum55 + mststart17[(8 * lane + i56)]);
                     }
                 }
-                unsigned int msinc56 = mssum54;
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
-                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
-                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
-                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
-                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
-                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
-                unsigned int msat62 = (msinc56 - mssum54);
-                for (patc_int i63 = 0; i63 < 8; i63 += 1) {
-                    if (((8 * lane + i63) < 256)) {
-                        unsigned int mscb64 = mststart16[(8 * lane + i63)];
-                        mststart16[(8 * lane + i63)] = msat62;
-                        msat62 = (msat62 + mscb64);
+                unsigned int msinc57 = mssum55;
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc57, 1);
+                msinc57 = ((lane >= 1) ? (msinc57 + msup58) : msinc57);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc57, 2);
+                msinc57 = ((lane >= 2) ? (msinc57 + msup59) : msinc57);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc57, 4);
+                msinc57 = ((lane >= 4) ? (msinc57 + msup60) : msinc57);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc57, 8);
+                msinc57 = ((lane >= 8) ? (msinc57 + msup61) : msinc57);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc57, 16);
+                msinc57 = ((lane >= 16) ? (msinc57 + msup62) : msinc57);
+                unsigned int msat63 = (msinc57 - mssum55);
+                for (patc_int i64 = 0; i64 < 8; i64 += 1) {
+                    if (((8 * lane + i64) < 256)) {
+                        unsigned int mscb65 = mststart17[(8 * lane + i64)];
+                        mststart17[(8 * lane + i64)] = msat63;
+                        msat63 = (msat63 + mscb65);
                     }
                 }
             }
@@ -1386,59 +1459,76 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i66 = 0; i66 < 16; i66 += 1) {
-                unsigned int msi67 = msinfo15[i66];
-                unsigned int msbk68 = (msi67 >> 16u);
-                if ((msbk68 < 256u)) {
-                    long long ix69 = ((long long)msbk68);
-                    long long ix70 = ((long long)(mststart16[ix69] + (mshist12[(256 * warp + ix69)] + (msi67 & 65535u))));
-                    mssval17[ix70] = msval14[i66];
-                    mssval219[ix70] = msval218[i66];
+            for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                unsigned int msi68 = msinfo16[i67];
+                unsigned int msbk69 = (msi68 >> 16u);
+                if ((msbk69 < 256u)) {
+                    long long ix70 = ((long long)msbk69);
+                    long long ix71 = ((long long)(mststart17[ix70] + (mshist13[(256 * warp + ix70)] + (msi68 & 65535u))));
+                    mssval18[ix71] = msval15[i67];
+                    mssval220[ix71] = msval219[i67];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b7 + 6143) < n)) {
             {
-                const patc_int t71 = threadIdx.x;
-                for (patc_int i72 = 0; i72 < 16; i72 += 1) {
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 16; i73 += 1) {
                     {
-                        unsigned int msv73 = mssval17[(t71 + 384 * i72)];
-                        unsigned int msv74 = mssval219[(t71 + 384 * i72)];
-                        unsigned int s75 = (~msv73);
-                        unsigned int s76 = (msv73 ^ 2147483648u);
-                        unsigned int s77 = (((msv73 & 2147483648u) != 0u) ? s75 : s76);
-                        unsigned int msbk78 = min((((~((msv73 == 2147483648u) ? 2147483648u : s77)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = (((unsigned long long)msbase13[ix79]) + ((unsigned long long)((t71 + 384 * i72) - mststart16[ix79])));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out0[ix81] = msv73;
-                            out1[ix81] = msv74;
+                        unsigned int msv74 = mssval18[(t72 + 384 * i73)];
+                        unsigned int msv75 = mssval220[(t72 + 384 * i73)];
+                        unsigned int s76 = (~msv74);
+                        unsigned int s77 = (msv74 ^ 2147483648u);
+                        unsigned int s78 = (((msv74 & 2147483648u) != 0u) ? s76 : s77);
+                        unsigned int msbk79 = min((((~((msv74 == 2147483648u) ? 2147483648u : s78)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix80 = ((long long)msbk79);
+                        unsigned long long msdst81 = (((unsigned long long)msbase14[ix80]) + ((unsigned long long)((t72 + 384 * i73) - mststart17[ix80])));
+                        if ((msdst81 < ((unsigned long long)n))) {
+                            long long ix82 = ((long long)msdst81);
+                            out0[ix82] = msv74;
+                            out1[ix82] = msv75;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t71 = threadIdx.x;
-                for (patc_int i72 = 0; i72 < 16; i72 += 1) {
-                    if (((6144 * b7 + t71 + 384 * i72) < n)) {
-                        unsigned int msv73 = mssval17[(t71 + 384 * i72)];
-                        unsigned int msv74 = mssval219[(t71 + 384 * i72)];
-                        unsigned int s75 = (~msv73);
-                        unsigned int s76 = (msv73 ^ 2147483648u);
-                        unsigned int s77 = (((msv73 & 2147483648u) != 0u) ? s75 : s76);
-                        unsigned int msbk78 = min((((~((msv73 == 2147483648u) ? 2147483648u : s77)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = (((unsigned long long)msbase13[ix79]) + ((unsigned long long)((t71 + 384 * i72) - mststart16[ix79])));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out0[ix81] = msv73;
-                            out1[ix81] = msv74;
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 16; i73 += 1) {
+                    if (((6144 * b7 + t72 + 384 * i73) < n)) {
+                        unsigned int msv74 = mssval18[(t72 + 384 * i73)];
+                        unsigned int msv75 = mssval220[(t72 + 384 * i73)];
+                        unsigned int s76 = (~msv74);
+                        unsigned int s77 = (msv74 ^ 2147483648u);
+                        unsigned int s78 = (((msv74 & 2147483648u) != 0u) ? s76 : s77);
+                        unsigned int msbk79 = min((((~((msv74 == 2147483648u) ? 2147483648u : s78)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix80 = ((long long)msbk79);
+                        unsigned long long msdst81 = (((unsigned long long)msbase14[ix80]) + ((unsigned long long)((t72 + 384 * i73) - mststart17[ix80])));
+                        if ((msdst81 < ((unsigned long long)n))) {
+                            long long ix82 = ((long long)msdst81);
+                            out0[ix82] = msv74;
+                            out1[ix82] = msv75;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar83 = mspar12;
+        const patc_int msh84 = ((unsigned int)msctr6[(-mspar83 + 2)]);
+        {
+            const patc_int t85 = threadIdx.x;
+            if (((b7 < 1) && (t85 < 1))) {
+                msctr6[(mspar83 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi86 = ((unsigned int)(384 * b7 + t85 + 256 * ((n + 6143) / 6144)));
+            for (;;) {
+                if ((mszi86 >= ((unsigned int)(256 * msh84)))) {
+                    break;
+                }
+                const patc_int msz87 = mszi86;
+                msstate5[msz87] = 0u;
+                mszi86 = (mszi86 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

@@ -11,6 +11,8 @@
 /* The most buckets: the kernel keeps a count per warp and bucket in shared memory
  * ((w + 1) * k words), and the tile words of the look-back are k per tile. */
 #define MS_KMAX 4096
+/* A launch's elements are fewer: the tile words' inclusive counts are 30 bits (ms_word) */
+#define MS_NMAX ((int64_t)1 << 30)
 
 /* ---------------------------------------------------------------- the type rule */
 
@@ -160,8 +162,8 @@ static LwVal *lower_multisplit_read(Lw *w, Expr *e)
 }
 
 /* What the parts of the kernel share: the shape (k buckets, W warps of IPT items a
- * lane, tiles of TILE = 32*W*IPT elements), n, the tile this block drew and the epoch,
- * and the buffers: hist (shared: a count per warp and bucket, then the warp's offset in
+ * lane, tiles of TILE = 32*W*IPT elements), n, the tile this block drew, the launch's
+ * parity and the buffers: hist (shared: a count per warp and bucket, then the warp's offset in
  * the tile's part of the bucket), base (shared, per bucket: where the tile's part of it
  * starts in the output), val and info (each thread's IPT elements in registers, and per
  * element its bucket << 16 | its rank in its warp's part of the bucket; 0xffff0000 past
@@ -174,7 +176,7 @@ typedef struct Ms {
     Nat *n, *tile, *tiles;
     Nat *places;   /* the output's length: n, or multisplitTo's m */
     ScalarKind osk;/* the offsets' (u32 or u64), and base's */
-    Buffer *epoch;
+    Buffer *par;   /* the launch's epoch & 1 (a u32 register) */
     Buffer *hist, *base, *val, *info;
     Buffer *tstart;          /* per bucket: where the tile's part of it starts in the tile */
     Buffer *sval;            /* the tile in bucket order (ms_scatter applies the bucket
@@ -220,6 +222,15 @@ static X *mdecl(Ms *m, const char *prefix, ScalarKind sk, X *init, Buffer **b)
 {
     lw_emit(m->w, lw_scalar_decl(m->w, prefix, sk, init, b));
     return mreg(m, *b);
+}
+/* const var = val, a nat variable of range [lb, ub) */
+static Nat *mlet(Ms *m, const char *prefix, X *val, int64_t lb, Nat *ub)
+{
+    Stmt *s = lw_snew(m->w, S_LET);
+    s->let.var = nat_newvar(m->a, arena_printf(m->a, "%s%d", prefix, m->w->names++), lb, ub);
+    s->let.val = val;
+    lw_emit(m->w, s);
+    return nat_var(m->a, s->let.var);
 }
 static void mbarrier(Ms *m, Level l) { lw_barrier(m->w, l); }
 static void mjump(Ms *m, JumpKind k)
@@ -328,14 +339,17 @@ static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
     lw_close_loop(w, tl, ts);
 }
 
-/* A tile word: (epoch << 2 | status) << 32 | count, status 1 the tile's own count
- * (aggregate), 2 the count of this and every earlier tile (inclusive prefix) */
+/* A tile word, 32 bits: 0 unset; 01p (bits 31..29) and the count in bits 28..0 the
+ * tile's own count of the bucket (aggregate, st 1: at most a tile, under 2^29); 1p (bits
+ * 31..30) and the count in bits 29..0 the count of this and every earlier tile
+ * (inclusive prefix, st 2: under 2^30, as n is). p is the launch's parity: a word left by
+ * the launch before reads as unset, and ms_sweep leaves no older word (CUB's words are
+ * 32 bits too, cleared by a memset before each launch; these need none). */
 static X *ms_word(Ms *m, int st, X *count)
 {
-    X *s = mbin(m, OP_BOR, SK_U32, mbin(m, OP_SHL, SK_U32, mreg(m, m->epoch), mlit(m, SK_U32, 2)),
-                mlit(m, SK_U32, (uint64_t)st));
-    X *hi = mbin(m, OP_SHL, SK_U64, mun(m, X_CAST, SK_U64, s), mlit(m, SK_U32, 32));
-    return mbin(m, OP_BOR, SK_U64, hi, mun(m, X_CAST, SK_U64, count));
+    X *tag = mbin(m, OP_SHL, SK_U32, mbin(m, OP_BOR, SK_U32, mlit(m, SK_U32, 2), mreg(m, m->par)),
+                  mlit(m, SK_U32, st == 2 ? 30 : 29));
+    return mbin(m, OP_BOR, SK_U32, tag, count);
 }
 static void ms_publish(Ms *m, Buffer *state, Nat *at, int st, X *count)
 {
@@ -347,13 +361,30 @@ static void ms_publish(Ms *m, Buffer *state, Nat *at, int st, X *count)
     lw_emit(m->w, s);
 }
 
+/* n below MS_NMAX (the tile words' inclusive counts are 30 bits): shown from n's
+ * bounds, or made n's bound, which the runtime checks at every launch ("nat n = ... must
+ * be below 1073741824"), where n is a nat parameter; an error otherwise. */
+static void ms_limit(Ms *m, Span sp)
+{
+    Nat *lim = mc(m, MS_NMAX);
+    if (nat_prove_lt(m->a, m->n, lim)) return;
+    if (m->n->kind == N_VAR && m->n->var->param) {
+        NatVar *v = m->n->var;
+        v->ub = v->ub ? nat_min(m->a, v->ub, lim) : lim;
+        return;
+    }
+    diag_error(m->w->d, sp, "multisplit: its input's length must be below 2^30 (a launch's look-back counts are 30 "
+               "bits), and patc cannot show that of this one; make the length a nat parameter (the runtime then "
+               "checks it at each launch)");
+}
+
 /* 3. Per bucket b (thread b % nt): the warps' counts become their offsets in the tile's
  * part of b (an exclusive scan over the warps) and the tile's count c of b is published
  * in its tile word (tile 0: as its prefix at once); then, as the single look-back of
  * lookback (prims/warp.c) but one thread per counter, the thread reads the words of the
- * tiles before it, nearest first, each polled (relaxed 64-bit loads, __nanosleep(32)
- * between) until this launch's epoch is in it, adding their counts until one holds a
- * prefix; it publishes prefix + c as this tile's prefix, base[b] = offs[b] + prefix and
+ * tiles before it, nearest first, each polled (relaxed 32-bit loads, __nanosleep(32)
+ * between) until it holds this launch's parity (ms_word), adding their counts until one
+ * holds a prefix; it publishes prefix + c as this tile's prefix, base[b] = offs[b] + prefix and
  * tstart[b] = c. Count and flag are one word, so no fence orders them. A tile waits only for
  * tiles drawn before it (the draw is in launch order), which do not wait for it. */
 static void ms_look(Ms *m, Buffer *offs, Buffer *state)
@@ -388,24 +419,25 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     lw_open_while(w, dv, &wl);
     /* the tile d + 1 before this one */
     Nat *at = nat_add(a, nat_mul(a, nat_sub(a, m->tile, nat_add(a, nat_var(a, dv), mc(m, 1))), mc(m, m->K)), b);
-    X *wx = mdecl(m, "msw", SK_U64, NULL, &wd);
-    X *hx = mdecl(m, "mshi", SK_U32, NULL, &hi);
+    X *wx = mdecl(m, "msw", SK_U32, NULL, &wd);
+    X *hx = mdecl(m, "msfull", SK_BOOL, NULL, &hi);
     lw_open_while(w, NULL, &pl);
     X *ld = lw_xload(w, state, at);
     ld->load.order = MO_RELAXED;
     lw_store(w, wd, mc(m, 0), ld);
-    lw_store(w, hi, mc(m, 0), mun(m, X_CAST, SK_U32, mbin(m, OP_SHR, SK_U64, wx, mlit(m, SK_U32, 32))));
-    X *ours = mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_SHR, SK_U32, hx, mlit(m, SK_U32, 2)), mreg(m, m->epoch));
-    X *some = mbin(m, OP_NE, SK_BOOL, mbin(m, OP_BAND, SK_U32, hx, mlit(m, SK_U32, 3)), mlit(m, SK_U32, 0));
-    lw_open_if(w, mbin(m, OP_AND, SK_BOOL, ours, some), &ib);
+    X *mark = mbin(m, OP_BOR, SK_U32, mlit(m, SK_U32, 2), mreg(m, m->par));
+    lw_store(w, hi, mc(m, 0), mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_SHR, SK_U32, wx, mlit(m, SK_U32, 30)), mark));
+    X *agg = mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_SHR, SK_U32, wx, mlit(m, SK_U32, 29)), mark);
+    lw_open_if(w, mbin(m, OP_OR, SK_BOOL, hx, agg), &ib);
     mjump(m, JK_BREAK);
     w->cur = ib;
     Stmt *sl2 = lw_snew(w, S_SLEEP);
     sl2->sleep.ns = 32;
     lw_emit(w, sl2);
     w->cur = pl;
-    lw_store(w, pre, mc(m, 0), mbin(m, OP_ADD, SK_U32, px, mun(m, X_CAST, SK_U32, wx)));
-    lw_open_if(w, mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_BAND, SK_U32, hx, mlit(m, SK_U32, 3)), mlit(m, SK_U32, 2)), &ib);
+    X *cnt = mbin(m, OP_BAND, SK_U32, wx, msel(m, hx, mlit(m, SK_U32, 0x3fffffffu), mlit(m, SK_U32, 0x1fffffffu)));
+    lw_store(w, pre, mc(m, 0), mbin(m, OP_ADD, SK_U32, px, cnt));
+    lw_open_if(w, hx, &ib);
     mjump(m, JK_BREAK);
     w->cur = wl;
     ms_publish(m, state, mine, 2, mbin(m, OP_ADD, SK_U32, px, rx));
@@ -517,11 +549,51 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
     lw_close_loop(w, tl, ts);
 }
 
+/* 7. The tile words stay of this launch or the one before (ms_word's parity tells them
+ * apart): a launch of T tiles after one of H > T tiles clears words T*k .. H*k - 1,
+ * which it does not write and a later, longer launch would read, spread over its blocks
+ * (a tile's threads a stride of T*nt words apart), and records T for the next launch in
+ * its parity's slot of ctr (ctr[1 + p]; the launch before wrote ctr[2 - p]). Clearing
+ * costs at most the words a longer launch wrote, once. The index is a register (u32
+ * where it stays below 2^32), so that the bound of the index arithmetic is that of the
+ * words (a loop count times the stride would bound it by far more, taking every launch
+ * to 64-bit indices). */
+static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *zl, *is;
+    Nat *par = mlet(m, "mspar", mreg(m, m->par), 0, mc(m, 2));
+    /* n < MS_NMAX (ms_limit), so no launch has more tiles than hmax */
+    Nat *hmax = mc(m, (MS_NMAX + m->TILE - 1) / m->TILE + 1);
+    Nat *h = mlet(m, "msh", mun(m, X_CAST, SK_U32, lw_xload(w, ctr, nat_sub(a, mc(m, 2), par))), 0, hmax);
+    Nat *tid = mthreads(m, &tl, &ts);
+    lw_open_if(w, lw_xbin(w, OP_AND, SK_BOOL, mnat_lt(m, m->tile, mc(m, 1)), mnat_lt(m, tid, mc(m, 1))), &is);
+    lw_store(w, ctr, nat_add(a, mc(m, 1), par), mun(m, X_CAST, SK_U64, lw_xnat(w, m->tiles)));
+    w->cur = is;
+    /* the register's largest value: under h*k plus a stride */
+    int64_t hm;
+    nat_is_const(hmax, &hm);
+    ScalarKind isk = hm * (m->K + m->NT) < ((int64_t)1 << 32) ? SK_U32 : SK_U64;
+    Buffer *ib;
+    Nat *start = nat_add(a, nat_mul(a, m->tiles, mc(m, m->K)), nat_add(a, nat_mul(a, m->tile, mc(m, m->NT)), tid));
+    X *ix = mdecl(m, "mszi", isk, mun(m, X_CAST, isk, lw_xnat(w, start)), &ib);
+    lw_open_while(w, NULL, &zl);
+    lw_open_if(w, lw_xbin(w, OP_GE, SK_BOOL, ix, mun(m, X_CAST, isk, lw_xnat(w, nat_mul(a, h, mc(m, m->K))))), &is);
+    mjump(m, JK_BREAK);
+    w->cur = is;
+    Nat *i = mlet(m, "msz", ix, 0, nat_mul(a, hmax, mc(m, m->K)));
+    lw_store(w, state, i, mlit(m, SK_U32, 0));
+    lw_store(w, ib, mc(m, 0), mbin(m, OP_ADD, isk, ix, mun(m, X_CAST, isk, lw_xnat(w, nat_mul(a, m->tiles, mc(m, m->NT))))));
+    w->cur = zl;
+    lw_close_loop(w, tl, ts);
+}
+
 /* multisplit written to acc c: the kernel's output from element 0, the last launch
  * (earlier ones may compute offs), nothing else computed in it; xs and offs arrays in
  * global memory as they are (data parameters or earlier launches' results). A block per
  * tile, drawn in launch order (lw_draw_tile, as a mapBlock with a lookback), nt
- * threads: ms_clear, ms_rank, ms_look, ms_tile_scan, ms_order, ms_scatter, the barrier
+ * threads: ms_clear, ms_rank, ms_look, ms_tile_scan, ms_order, ms_scatter, ms_sweep, the barrier
  * pass putting the __syncthreads between them. */
 static void write_multisplit(Lw *w, Expr *e, Acc *c)
 {
@@ -578,6 +650,15 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
                    "a block can have (227 KiB, the opt-in maximum on sm_90); give it fewer buckets, threads or items",
                    (long long)m.K, (long long)m.NT, (long long)m.IPT, (long long)(m.W + 2), (long long)m.TILE,
                    (long long)bytes, (long long)smem_budget(k, SMEM_OPTIN_MAX));
+    /* Tiles of 18 or more items a thread, nt <= 512 and two blocks' shared memory within
+     * an SM's (228 KiB, 1 KiB of it reserved a block): __launch_bounds__(nt, 2), so that
+     * ptxas keeps to two blocks' registers (80 a thread at nt = 384, 64 at 512). Left to
+     * itself it gave the pass of f32 keys with u32 values at 384 x 20 94 registers, one
+     * block an SM, and 27-40 % slower passes on an H100; with the bound every pass of
+     * libpatrt's larger tiles was as fast or faster (1 % slower for u64 keys at 2^24). At
+     * 16 items it made spills and the small sorts slower, so it is not asked for there
+     * (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds). */
+    if (m.NT <= 512 && m.IPT >= 18 && 2 * (bytes + 1024) <= 233472) k->own_min_blocks = 2;
     /* the bucket function is inlined where it is used (mbucket): here it is lowered once,
      * to a list of its own, only to see that it is a function of scalars */
     Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, m.sk, nat_cst(a, 1));
@@ -598,12 +679,15 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
                        "or memory");
     if (r->k != VAL_SCALAR) die("multisplit: the type rule let a bucket function through that is not a scalar");
     m.tiles = nat_div(a, nat_add(a, m.n, nat_cst(a, m.TILE - 1)), nat_cst(a, m.TILE));
-    Buffer *state = lw_scratch_buffer(w, "msstate", SK_U64, nat_mul(a, m.tiles, nat_cst(a, m.K)));
-    Buffer *ctr = k->draw = lw_scratch_buffer(w, "msctr", SK_U64, nat_cst(a, 1));
+    ms_limit(&m, e->sp);
+    Buffer *state = lw_scratch_buffer(w, "msstate", SK_U32, nat_mul(a, m.tiles, nat_cst(a, m.K)));
+    Buffer *ctr = k->draw = lw_scratch_buffer(w, "msctr", SK_U64, nat_cst(a, 3));
     NatVar *bv;
     Stmt *bsaved, *blk = lw_open_loop(w, LVL_BLOCK, 0, m.tiles, &bv, &bsaved);
     m.tile = nat_var(a, bv);
-    lw_draw_tile(w, blk, ctr, e->sp, &m.epoch);
+    Buffer *epoch;
+    lw_draw_tile(w, blk, ctr, e->sp, &epoch);
+    lw_emit(w, lw_scalar_decl(w, "mspar", SK_U32, mbin(&m, OP_BAND, SK_U32, mreg(&m, epoch), mlit(&m, SK_U32, 1)), &m.par));
     m.hist = lw_shared_buffer(w, "mshist", SK_U32, nat_cst(a, m.W * m.K), e->sp);
     m.base = lw_shared_buffer(w, "msbase", m.osk, nat_cst(a, m.K), e->sp);
     m.val = mprivate(&m, "msval", m.sk);
@@ -620,6 +704,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     ms_tile_scan(&m);
     ms_order(&m);
     ms_scatter(&m, c1->buf, pairs ? c2->buf : NULL);
+    ms_sweep(&m, ctr, state);
     lw_close_loop(w, blk, bsaved);
 }
 

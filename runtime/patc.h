@@ -591,7 +591,7 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
  * ascending and descending alike (as CUB's). Descending order is the ascending order
  * reversed but for the order among equal keys (NaNs with the sign bit clear first,
  * then +inf, ..., -inf, then the other NaNs).
- * n may be 2^32 or more (up to 2^40): such a sort runs in portions of under 2^32 keys
+ * n may be 2^30 or more (up to 2^40): such a sort runs in portions of under 2^30 keys
  * (patc_sort_spec.portion), each pass a launch a portion, with u64 offsets. */
 typedef struct patc_sorter patc_sorter;
 /* A sorter of keys alone, ascending. PATC_ERR_INVALID for a PATC_BOOL key. */
@@ -610,10 +610,10 @@ typedef struct patc_sort_spec {
     /* The width of a pass's digit: 0 for 8 (CUB's), or 5 to 11; a sort takes
      * ceil((end_bit - begin_bit) / digit_bits) passes of 2^digit_bits buckets. */
     int digit_bits;
-    /* The most keys one launch of a pass takes (0: 2^32 - 1, the most): a sort of more
+    /* The most keys one launch of a pass takes (0: 2^30 - 1, the most): a sort of more
      * keys runs each pass as one launch per portion of this many (the last one shorter),
      * with a histogram of each portion before each pass (one more read of the keys a
-     * pass); the look-back words are those of one portion. 1 to 2^32 - 1; a smaller one
+     * pass); the look-back words are those of one portion. 1 to 2^30 - 1; a smaller one
      * bounds the kernels' scratch, or tests the portions at small n. */
     long long portion;
 } patc_sort_spec;
@@ -627,11 +627,11 @@ void patc_sorter_free(patc_sorter *s);
  * launch); above, and for 8-byte keys or values, the sorter's second buffer of n keys
  * (rounded up to 256 bytes; for pairs, and another of n values) and 12 bytes of counts
  * per bucket per pass (a u32 count and a u64 offset: 12 KiB for four 8-bit digits; that
- * times the portions past 2^32 - 1 keys), which it allocates on the first call that needs more
- * and keeps, plus the kernels' scratch (multisplit's look-back, 8 bytes per 256 buckets
- * per tile of a portion: 6144 keys, or more from 2^20 keys for some types (rt_sort.c's
- * big_tiles: 9216 for u32 and f32 keys alone, n/4.5 bytes), about n/3 bytes), which
- * they keep. */
+ * times the portions past 2^30 - 1 keys), which it allocates on the first call that needs more
+ * and keeps, plus the kernels' scratch (multisplit's look-back: a 4-byte word per bucket
+ * per tile of a portion, 1 KiB a tile of 256 buckets; the tiles are 6144 keys, n/6
+ * bytes, and larger for some types from 2^20 keys (rt_sort.c's big_tiles): 9216 for
+ * u32 and f32 keys alone, n/9 bytes), which they keep. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
 /* Sort n keys (1 <= n <= 2^40) of `in` into `out` on `stream` (NULL the default stream;
  * it becomes the context's stream) and return without waiting. in == out sorts in

@@ -14,7 +14,7 @@
  * type, and a second buffer of values; a descending sorter sorts by the complemented
  * order bits (rsOrd*Desc), which keeps equal keys in input order as the ascending one.
  *
- * Past 2^32 - 1 keys (or a smaller patc_sort_spec.portion) each pass is a launch a
+ * Past 2^30 - 1 keys (or a smaller patc_sort_spec.portion) each pass is a launch a
  * portion (multisplitTo, rsScanP's u64 offsets; offsets_dev).
  *
  * Up to small_max keys the sort is one launch instead (sortSmall0..2: rsSmall, the
@@ -60,13 +60,13 @@ enum { DIGIT_MIN = 5, DIGIT_MAX = 11, DIGIT_DEFAULT = 8 };
 
 /* A pass over more keys than a portion is one launch a portion (multisplitTo, each with
  * the offsets rsScanP gives it), as CUB's Onesweep runs portions of under 2^28 keys: a
- * launch's look-back counts are u32 and its words are those of one portion (8 bytes per
- * bucket per 6144-key tile). The histogram runs a launch a portion too, each into its
- * own row of counts, and in portions once a pass (offsets_dev), a read of the keys
- * more a pass: so the portion is 2^32 - 1 keys unless the sorter is given another, and
- * only sorts of 2^32 keys or more take portions. MAX_KEYS bounds the portions (rsScanP
+ * launch's look-back counts are 30 bits (multisplit's n is below 2^30) and its words are
+ * those of one portion (4 bytes per bucket per tile). The histogram runs a launch a
+ * portion too, each into its own row of counts, and in portions once a pass
+ * (offsets_dev), a read of the keys more a pass: so the portion is 2^30 - 1 keys unless
+ * the sorter is given another, and only sorts of 2^30 keys or more take portions. MAX_KEYS bounds the portions (rsScanP
  * is one block over np*nd*r counts). */
-#define PORTION_MAX 4294967295LL
+#define PORTION_MAX 1073741823LL
 #define MAX_KEYS (1LL << 40)
 
 struct patc_sorter {
@@ -200,7 +200,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
                        "bits, or empty (0 <= begin_bit < end_bit <= %d; both 0: all bits)", spec->begin_bit,
                        spec->end_bit, bits, bits);
     if (spec->portion < 0 || spec->portion > PORTION_MAX)
-        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: portion is %lld; it must be 1 to 2^32-1 (0: 2^32-1)",
+        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: portion is %lld; it must be 1 to 2^30-1 (0: 2^30-1)",
                        spec->portion);
     int w = spec->digit_bits ? spec->digit_bits : DIGIT_DEFAULT;
     if (w < DIGIT_MIN || w > DIGIT_MAX)

@@ -276,12 +276,12 @@ END_TEST
 
 /* The temporary memory: none up to 8192 keys (one launch of the small sort, whose
  * kernel has no scratch); above, the second buffer of keys (n * 4 rounded up to 256),
- * 12 KiB of counts a portion of up to 2^32 - 1 keys (1024 u32 counts, 1024 u64
- * offsets), and the kernels' scratch, which for the multisplit pass is 8 bytes per
- * bucket per tile of one portion (256 * ceil(min(n, 2^32 - 1) / T) words, T the tile:
+ * 12 KiB of counts a portion of up to 2^30 - 1 keys (1024 u32 counts, 1024 u64
+ * offsets), and the kernels' scratch, which for the multisplit pass is 4 bytes per
+ * bucket per tile of one portion (256 * ceil(min(n, 2^30 - 1) / T) words, T the tile:
  * from 2^20 keys 9216 for u32 and f32, rt_sort.c's 512 x 18 and 384 x 24; else 6144,
  * 384 x 16) and a little more (tile counter, the
- * histogram's 1024 global bins): so between n*4 + 12288 * portions + 2048 * tiles and
+ * histogram's 1024 global bins): so between n*4 + 12288 * portions + 1024 * tiles and
  * that plus 64 KiB, for every key type. */
 START_TEST(sorter_temp_bytes)
 {
@@ -296,17 +296,17 @@ START_TEST(sorter_temp_bytes)
         }
         patc_sorter_free(so);
     }
-    static const long long ns[] = {8193, 12288, 12289, 1000000, 1LL << 28, 4294967295LL, 4294967296LL, 10000000000LL};
+    static const long long ns[] = {8193, 12288, 12289, 1000000, 1LL << 28, 1073741823LL, 1073741824LL, 4294967295LL, 4294967296LL, 10000000000LL};
     for (int kind = 0; kind < 3; kind++) {
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
             /* rt_sort.c's pass_tile from 2^20 keys: u32 512x18, f32 384x24 */
             size_t T = kind != 1 && ns[i] >= (1 << 20) ? 9216 : 6144;
-            size_t P = 4294967295u, b = 0, n = (size_t)ns[i], n0 = n < P ? n : P, tiles = (n0 + T - 1) / T;
+            size_t P = 1073741823u, b = 0, n = (size_t)ns[i], n0 = n < P ? n : P, tiles = (n0 + T - 1) / T;
             size_t np = (n + P - 1) / P;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
-            size_t lo = (n * 4 + 255) / 256 * 256 + 12288 * np + 2048 * tiles;
+            size_t lo = (n * 4 + 255) / 256 * 256 + 12288 * np + 1024 * tiles;
             ck_assert_msg(b >= lo && b <= lo + 65536, "n = %zu: %zu bytes, expected %zu to %zu", n, b, lo, lo + 65536);
         }
         size_t b;
@@ -322,6 +322,22 @@ END_TEST
  * input order) < denormal < 1 < FLT_MAX < inf < NaN. */
 /* A sorter still alive when its context is destroyed is freed by patc_destroy, with its
  * programs (the ASan build's leak check fails otherwise). */
+/* A multisplit's n is below 2^30 (its tile words' counts are 30 bits): the pass
+ * kernel's nat n has that bound, which every launch and size query checks. */
+START_TEST(multisplit_length_bound)
+{
+    patc_kernel *k;
+    ck_assert_int_eq(patc_get_kernel(prog, "rsPassU32", &k), PATC_OK);
+    long long n[1] = {(1LL << 30) - 1};
+    long long count = 0;
+    ck_assert_msg(patc_kernel_output_info(k, n, NULL, &count, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+    ck_assert_int_eq(count, (1LL << 30) - 1);
+    n[0] = 1LL << 30;
+    ck_assert_int_eq(patc_kernel_output_info(k, n, NULL, &count, NULL), PATC_ERR_SIZE);
+    ck_assert_str_eq(patc_last_error(ctx), "kernel rsPassU32: nat n = 1073741824 must be below 1073741824");
+}
+END_TEST
+
 START_TEST(sorter_freed_by_destroy)
 {
     patc_ctx *c;
@@ -842,7 +858,7 @@ START_TEST(wide_sorter_arguments)
     patc_sort_spec pspec = {.key_type = PATC_U32, .portion = -1};
     ck_assert_int_eq(patc_sorter_create_spec(ctx, &pspec, &so), PATC_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "portion"));
-    pspec.portion = 1LL << 32;
+    pspec.portion = 1LL << 30;
     ck_assert_int_eq(patc_sorter_create_spec(ctx, &pspec, &so), PATC_ERR_INVALID);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         patc_sort_spec sp = {.key_type = bad[i].t, .begin_bit = bad[i].lo, .end_bit = bad[i].hi, .digit_bits = bad[i].w};
@@ -883,8 +899,9 @@ START_TEST(wide_sorter_arguments)
         ck_assert_msg(b0 == 0 && b1 > 0, "spec %zu: %zu bytes at n = %lld, %zu above", i, b0, one[i].most, b1);
         patc_sorter_free(so);
     }
-    /* 11-bit digits: 2048 buckets a pass, so the look-back's words 8x, the counts 3 x 2048 */
-    ck_assert_msg(b11 > b32 + 7 * 2048 * (size_t)(n / 6144), "u32 of 11-bit digits: %zu bytes, of 8: %zu", b11, b32);
+    /* 11-bit digits: 2048 buckets a pass, so the look-back's 4-byte words 8x, the counts
+     * 3 x 2048 */
+    ck_assert_msg(b11 > b32 + 7 * 1024 * (size_t)(n / 6144), "u32 of 11-bit digits: %zu bytes, of 8: %zu", b11, b32);
 }
 END_TEST
 
@@ -899,6 +916,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, sorter_cpu_every_type_and_input, 0, 3 * NUM_INPUTS);
     tcase_add_test(tc, sorter_arguments);
     tcase_add_test(tc, sorter_temp_bytes);
+    tcase_add_test(tc, multisplit_length_bound);
     tcase_add_test(tc, sorter_freed_by_destroy);
     tcase_add_loop_test(tc, pairs_every_type_and_input, 0, 3 * NUM_INPUTS * 2);
     tcase_add_loop_test(tc, keys_descending_every_type_and_input, 0, 3 * NUM_INPUTS);

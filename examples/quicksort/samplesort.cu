@@ -5,9 +5,9 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
-/* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */
-static __device__ __forceinline__ unsigned long long patc_peek(const unsigned long long *p) { unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w; }
-static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(w) : "memory"); }
+/* lookback's flags of values wider than 32 bits, and multisplit's tile words: relaxed 32-bit words */
+static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
+static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
 
 static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
@@ -1010,22 +1010,22 @@ extern "C" __global__ void __launch_bounds__(32) ssScan(unsigned int *__restrict
  *   data parameters: offs: 4096.u32, smp: (k * r).u32, xs: n.u32
  *   nat parameters:  n, k, r
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate88: 4096 * ((n + 4095) / 4096) x unsigned long long, msctr89: 1 x unsigned long long
+ *   scratch:         msstate88: 4096 * ((n + 4095) / 4096) x unsigned int, msctr89: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   180240 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(163856, max(8192 * ((n + 4094) / 4096) + 16640, max(4096 * nwarps + 4096, max(k * r, max(r, max(k, max(512 * nwarps + 4096 * ((n + 4094) / 4096) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))))) < 2^31), else long long
+ *                    for a launch where max(1073745920, max(8192 * ((n + 4094) / 4096) + 16640, max(4096 * nwarps + 4096, max(k * r, max(r, max(k, max(512 * nwarps + 4096 * ((n + 4094) / 4096) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restrict__ out, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ smp, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ msstate88, unsigned long long *__restrict__ msctr89, patc_int n, patc_int k, patc_int r)
+extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restrict__ out, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ smp, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate88, unsigned long long *__restrict__ msctr89, patc_int n, patc_int k, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw91 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist95 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase96 = (unsigned int *)(patc_smem + 131088);
-    unsigned int *mststart99 = (unsigned int *)(patc_smem + 147472);
-    unsigned int *mssval100 = (unsigned int *)(patc_smem + 163856);
+    unsigned int *mshist96 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase97 = (unsigned int *)(patc_smem + 131088);
+    unsigned int *mststart100 = (unsigned int *)(patc_smem + 147472);
+    unsigned int *mssval101 = (unsigned int *)(patc_smem + 163856);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1040,13 +1040,14 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
     unsigned int lbepoch94 = (((unsigned int)(lbdraw91[0] >> 32u)) & 1073741823u);
     {
         const patc_int b90 = lbtile93;
-        unsigned int msval97[16];
-        unsigned int msinfo98[16];
+        unsigned int mspar95 = (lbepoch94 & 1u);
+        unsigned int msval98[16];
+        unsigned int msinfo99[16];
         {
-            const patc_int t101 = threadIdx.x;
-            for (patc_int i102 = 0; i102 < 128; i102 += 1) {
-                if (((t101 + 256 * i102) < 32768)) {
-                    mshist95[(t101 + 256 * i102)] = 0u;
+            const patc_int t102 = threadIdx.x;
+            for (patc_int i103 = 0; i103 < 128; i103 += 1) {
+                if (((t102 + 256 * i103) < 32768)) {
+                    mshist96[(t102 + 256 * i103)] = 0u;
                 }
             }
         }
@@ -1054,346 +1055,346 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
         if (((4096 * b90 + 4095) < n)) {
             {
                 #pragma unroll
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool msok105 = true;
-                    unsigned int msx106 = 0u;
-                    if (msok105) {
-                        msx106 = xs[(lane + 512 * warp + 4096 * b90 + 32 * i104)];
+                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
+                    bool msok106 = true;
+                    unsigned int msx107 = 0u;
+                    if (msok106) {
+                        msx107 = xs[(lane + 512 * warp + 4096 * b90 + 32 * i105)];
                     }
-                    unsigned int s107 = (~msx106);
-                    unsigned int s108 = (msx106 ^ 2147483648u);
-                    unsigned int s109 = (((msx106 & 2147483648u) != 0u) ? s107 : s108);
-                    unsigned int v110 = ((msx106 == 2147483648u) ? 2147483648u : s109);
-                    unsigned int v111 = (((unsigned int)k) >> 1u);
-                    long long ix112 = ((long long)((0u + v111) * ((unsigned int)r)));
-                    unsigned int v113 = smp[ix112];
-                    unsigned int s114 = (~v113);
-                    unsigned int s115 = (v113 ^ 2147483648u);
-                    unsigned int s116 = (((v113 & 2147483648u) != 0u) ? s114 : s115);
-                    unsigned int v117 = (0u + ((((v113 == 2147483648u) ? 2147483648u : s116) <= v110) ? v111 : 0u));
-                    unsigned int v118 = (((unsigned int)k) >> 2u);
-                    long long ix119 = ((long long)((v117 + v118) * ((unsigned int)r)));
-                    unsigned int v120 = smp[ix119];
-                    unsigned int s121 = (~v120);
-                    unsigned int s122 = (v120 ^ 2147483648u);
-                    unsigned int s123 = (((v120 & 2147483648u) != 0u) ? s121 : s122);
-                    unsigned int v124 = (v117 + ((((v120 == 2147483648u) ? 2147483648u : s123) <= v110) ? v118 : 0u));
-                    unsigned int v125 = (((unsigned int)k) >> 3u);
-                    long long ix126 = ((long long)((v124 + v125) * ((unsigned int)r)));
-                    unsigned int v127 = smp[ix126];
-                    unsigned int s128 = (~v127);
-                    unsigned int s129 = (v127 ^ 2147483648u);
-                    unsigned int s130 = (((v127 & 2147483648u) != 0u) ? s128 : s129);
-                    unsigned int v131 = (v124 + ((((v127 == 2147483648u) ? 2147483648u : s130) <= v110) ? v125 : 0u));
-                    unsigned int v132 = (((unsigned int)k) >> 4u);
-                    long long ix133 = ((long long)((v131 + v132) * ((unsigned int)r)));
-                    unsigned int v134 = smp[ix133];
-                    unsigned int s135 = (~v134);
-                    unsigned int s136 = (v134 ^ 2147483648u);
-                    unsigned int s137 = (((v134 & 2147483648u) != 0u) ? s135 : s136);
-                    unsigned int v138 = (v131 + ((((v134 == 2147483648u) ? 2147483648u : s137) <= v110) ? v132 : 0u));
-                    unsigned int v139 = (((unsigned int)k) >> 5u);
-                    long long ix140 = ((long long)((v138 + v139) * ((unsigned int)r)));
-                    unsigned int v141 = smp[ix140];
-                    unsigned int s142 = (~v141);
-                    unsigned int s143 = (v141 ^ 2147483648u);
-                    unsigned int s144 = (((v141 & 2147483648u) != 0u) ? s142 : s143);
-                    unsigned int v145 = (v138 + ((((v141 == 2147483648u) ? 2147483648u : s144) <= v110) ? v139 : 0u));
-                    unsigned int v146 = (((unsigned int)k) >> 6u);
-                    long long ix147 = ((long long)((v145 + v146) * ((unsigned int)r)));
-                    unsigned int v148 = smp[ix147];
-                    unsigned int s149 = (~v148);
-                    unsigned int s150 = (v148 ^ 2147483648u);
-                    unsigned int s151 = (((v148 & 2147483648u) != 0u) ? s149 : s150);
-                    unsigned int v152 = (v145 + ((((v148 == 2147483648u) ? 2147483648u : s151) <= v110) ? v146 : 0u));
-                    unsigned int v153 = (((unsigned int)k) >> 7u);
-                    long long ix154 = ((long long)((v152 + v153) * ((unsigned int)r)));
-                    unsigned int v155 = smp[ix154];
-                    unsigned int s156 = (~v155);
-                    unsigned int s157 = (v155 ^ 2147483648u);
-                    unsigned int s158 = (((v155 & 2147483648u) != 0u) ? s156 : s157);
-                    unsigned int v159 = (v152 + ((((v155 == 2147483648u) ? 2147483648u : s158) <= v110) ? v153 : 0u));
-                    unsigned int v160 = (((unsigned int)k) >> 8u);
-                    long long ix161 = ((long long)((v159 + v160) * ((unsigned int)r)));
-                    unsigned int v162 = smp[ix161];
-                    unsigned int s163 = (~v162);
-                    unsigned int s164 = (v162 ^ 2147483648u);
-                    unsigned int s165 = (((v162 & 2147483648u) != 0u) ? s163 : s164);
-                    unsigned int v166 = (v159 + ((((v162 == 2147483648u) ? 2147483648u : s165) <= v110) ? v160 : 0u));
-                    unsigned int v167 = (((unsigned int)k) >> 9u);
-                    long long ix168 = ((long long)((v166 + v167) * ((unsigned int)r)));
-                    unsigned int v169 = smp[ix168];
-                    unsigned int s170 = (~v169);
-                    unsigned int s171 = (v169 ^ 2147483648u);
-                    unsigned int s172 = (((v169 & 2147483648u) != 0u) ? s170 : s171);
-                    unsigned int v173 = (v166 + ((((v169 == 2147483648u) ? 2147483648u : s172) <= v110) ? v167 : 0u));
-                    unsigned int v174 = (((unsigned int)k) >> 10u);
-                    long long ix175 = ((long long)((v173 + v174) * ((unsigned int)r)));
-                    unsigned int v176 = smp[ix175];
-                    unsigned int s177 = (~v176);
-                    unsigned int s178 = (v176 ^ 2147483648u);
-                    unsigned int s179 = (((v176 & 2147483648u) != 0u) ? s177 : s178);
-                    unsigned int v180 = (v173 + ((((v176 == 2147483648u) ? 2147483648u : s179) <= v110) ? v174 : 0u));
-                    unsigned int v181 = (((unsigned int)k) >> 11u);
-                    long long ix182 = ((long long)((v180 + v181) * ((unsigned int)r)));
-                    unsigned int v183 = smp[ix182];
-                    unsigned int s184 = (~v183);
-                    unsigned int s185 = (v183 ^ 2147483648u);
-                    unsigned int s186 = (((v183 & 2147483648u) != 0u) ? s184 : s185);
-                    unsigned int v187 = (v180 + ((((v183 == 2147483648u) ? 2147483648u : s186) <= v110) ? v181 : 0u));
-                    unsigned int v188 = (((unsigned int)k) >> 12u);
-                    long long ix189 = ((long long)((v187 + v188) * ((unsigned int)r)));
-                    unsigned int v190 = smp[ix189];
-                    unsigned int s191 = (~v190);
-                    unsigned int s192 = (v190 ^ 2147483648u);
-                    unsigned int s193 = (((v190 & 2147483648u) != 0u) ? s191 : s192);
-                    unsigned int msb194 = (msok105 ? min((v187 + ((((v190 == 2147483648u) ? 2147483648u : s193) <= v110) ? v188 : 0u)), 4095u) : 0u);
-                    unsigned int mspm195 = __ballot_sync(0xffffffffu, msok105);
-                    unsigned int msv196 = __ballot_sync(0xffffffffu, (((msb194 >> 0u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 0u) & 1u) == 1u) ? msv196 : (~msv196)));
-                    unsigned int msv197 = __ballot_sync(0xffffffffu, (((msb194 >> 1u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 1u) & 1u) == 1u) ? msv197 : (~msv197)));
-                    unsigned int msv198 = __ballot_sync(0xffffffffu, (((msb194 >> 2u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 2u) & 1u) == 1u) ? msv198 : (~msv198)));
-                    unsigned int msv199 = __ballot_sync(0xffffffffu, (((msb194 >> 3u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 3u) & 1u) == 1u) ? msv199 : (~msv199)));
-                    unsigned int msv200 = __ballot_sync(0xffffffffu, (((msb194 >> 4u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 4u) & 1u) == 1u) ? msv200 : (~msv200)));
-                    unsigned int msv201 = __ballot_sync(0xffffffffu, (((msb194 >> 5u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 5u) & 1u) == 1u) ? msv201 : (~msv201)));
-                    unsigned int msv202 = __ballot_sync(0xffffffffu, (((msb194 >> 6u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 6u) & 1u) == 1u) ? msv202 : (~msv202)));
-                    unsigned int msv203 = __ballot_sync(0xffffffffu, (((msb194 >> 7u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 7u) & 1u) == 1u) ? msv203 : (~msv203)));
-                    unsigned int msv204 = __ballot_sync(0xffffffffu, (((msb194 >> 8u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 8u) & 1u) == 1u) ? msv204 : (~msv204)));
-                    unsigned int msv205 = __ballot_sync(0xffffffffu, (((msb194 >> 9u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 9u) & 1u) == 1u) ? msv205 : (~msv205)));
-                    unsigned int msv206 = __ballot_sync(0xffffffffu, (((msb194 >> 10u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 10u) & 1u) == 1u) ? msv206 : (~msv206)));
-                    unsigned int msv207 = __ballot_sync(0xffffffffu, (((msb194 >> 11u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 11u) & 1u) == 1u) ? msv207 : (~msv207)));
-                    unsigned int msrk208 = __popc((mspm195 & ((1u << lane) - 1u)));
-                    unsigned int msct209 = __popc(mspm195);
-                    long long ix210 = ((long long)msb194);
-                    unsigned int msh211 = 0u;
-                    if (msok105) {
-                        msh211 = mshist95[(4096 * warp + ix210)];
-                    }
-                    __syncwarp();
-                    if ((msok105 && ((msrk208 + 1u) == msct209))) {
-                        mshist95[(4096 * warp + ix210)] = (msh211 + msct209);
+                    unsigned int s108 = (~msx107);
+                    unsigned int s109 = (msx107 ^ 2147483648u);
+                    unsigned int s110 = (((msx107 & 2147483648u) != 0u) ? s108 : s109);
+                    unsigned int v111 = ((msx107 == 2147483648u) ? 2147483648u : s110);
+                    unsigned int v112 = (((unsigned int)k) >> 1u);
+                    long long ix113 = ((long long)((0u + v112) * ((unsigned int)r)));
+                    unsigned int v114 = smp[ix113];
+                    unsigned int s115 = (~v114);
+                    unsigned int s116 = (v114 ^ 2147483648u);
+                    unsigned int s117 = (((v114 & 2147483648u) != 0u) ? s115 : s116);
+                    unsigned int v118 = (0u + ((((v114 == 2147483648u) ? 2147483648u : s117) <= v111) ? v112 : 0u));
+                    unsigned int v119 = (((unsigned int)k) >> 2u);
+                    long long ix120 = ((long long)((v118 + v119) * ((unsigned int)r)));
+                    unsigned int v121 = smp[ix120];
+                    unsigned int s122 = (~v121);
+                    unsigned int s123 = (v121 ^ 2147483648u);
+                    unsigned int s124 = (((v121 & 2147483648u) != 0u) ? s122 : s123);
+                    unsigned int v125 = (v118 + ((((v121 == 2147483648u) ? 2147483648u : s124) <= v111) ? v119 : 0u));
+                    unsigned int v126 = (((unsigned int)k) >> 3u);
+                    long long ix127 = ((long long)((v125 + v126) * ((unsigned int)r)));
+                    unsigned int v128 = smp[ix127];
+                    unsigned int s129 = (~v128);
+                    unsigned int s130 = (v128 ^ 2147483648u);
+                    unsigned int s131 = (((v128 & 2147483648u) != 0u) ? s129 : s130);
+                    unsigned int v132 = (v125 + ((((v128 == 2147483648u) ? 2147483648u : s131) <= v111) ? v126 : 0u));
+                    unsigned int v133 = (((unsigned int)k) >> 4u);
+                    long long ix134 = ((long long)((v132 + v133) * ((unsigned int)r)));
+                    unsigned int v135 = smp[ix134];
+                    unsigned int s136 = (~v135);
+                    unsigned int s137 = (v135 ^ 2147483648u);
+                    unsigned int s138 = (((v135 & 2147483648u) != 0u) ? s136 : s137);
+                    unsigned int v139 = (v132 + ((((v135 == 2147483648u) ? 2147483648u : s138) <= v111) ? v133 : 0u));
+                    unsigned int v140 = (((unsigned int)k) >> 5u);
+                    long long ix141 = ((long long)((v139 + v140) * ((unsigned int)r)));
+                    unsigned int v142 = smp[ix141];
+                    unsigned int s143 = (~v142);
+                    unsigned int s144 = (v142 ^ 2147483648u);
+                    unsigned int s145 = (((v142 & 2147483648u) != 0u) ? s143 : s144);
+                    unsigned int v146 = (v139 + ((((v142 == 2147483648u) ? 2147483648u : s145) <= v111) ? v140 : 0u));
+                    unsigned int v147 = (((unsigned int)k) >> 6u);
+                    long long ix148 = ((long long)((v146 + v147) * ((unsigned int)r)));
+                    unsigned int v149 = smp[ix148];
+                    unsigned int s150 = (~v149);
+                    unsigned int s151 = (v149 ^ 2147483648u);
+                    unsigned int s152 = (((v149 & 2147483648u) != 0u) ? s150 : s151);
+                    unsigned int v153 = (v146 + ((((v149 == 2147483648u) ? 2147483648u : s152) <= v111) ? v147 : 0u));
+                    unsigned int v154 = (((unsigned int)k) >> 7u);
+                    long long ix155 = ((long long)((v153 + v154) * ((unsigned int)r)));
+                    unsigned int v156 = smp[ix155];
+                    unsigned int s157 = (~v156);
+                    unsigned int s158 = (v156 ^ 2147483648u);
+                    unsigned int s159 = (((v156 & 2147483648u) != 0u) ? s157 : s158);
+                    unsigned int v160 = (v153 + ((((v156 == 2147483648u) ? 2147483648u : s159) <= v111) ? v154 : 0u));
+                    unsigned int v161 = (((unsigned int)k) >> 8u);
+                    long long ix162 = ((long long)((v160 + v161) * ((unsigned int)r)));
+                    unsigned int v163 = smp[ix162];
+                    unsigned int s164 = (~v163);
+                    unsigned int s165 = (v163 ^ 2147483648u);
+                    unsigned int s166 = (((v163 & 2147483648u) != 0u) ? s164 : s165);
+                    unsigned int v167 = (v160 + ((((v163 == 2147483648u) ? 2147483648u : s166) <= v111) ? v161 : 0u));
+                    unsigned int v168 = (((unsigned int)k) >> 9u);
+                    long long ix169 = ((long long)((v167 + v168) * ((unsigned int)r)));
+                    unsigned int v170 = smp[ix169];
+                    unsigned int s171 = (~v170);
+                    unsigned int s172 = (v170 ^ 2147483648u);
+                    unsigned int s173 = (((v170 & 2147483648u) != 0u) ? s171 : s172);
+                    unsigned int v174 = (v167 + ((((v170 == 2147483648u) ? 2147483648u : s173) <= v111) ? v168 : 0u));
+                    unsigned int v175 = (((unsigned int)k) >> 10u);
+                    long long ix176 = ((long long)((v174 + v175) * ((unsigned int)r)));
+                    unsigned int v177 = smp[ix176];
+                    unsigned int s178 = (~v177);
+                    unsigned int s179 = (v177 ^ 2147483648u);
+                    unsigned int s180 = (((v177 & 2147483648u) != 0u) ? s178 : s179);
+                    unsigned int v181 = (v174 + ((((v177 == 2147483648u) ? 2147483648u : s180) <= v111) ? v175 : 0u));
+                    unsigned int v182 = (((unsigned int)k) >> 11u);
+                    long long ix183 = ((long long)((v181 + v182) * ((unsigned int)r)));
+                    unsigned int v184 = smp[ix183];
+                    unsigned int s185 = (~v184);
+                    unsigned int s186 = (v184 ^ 2147483648u);
+                    unsigned int s187 = (((v184 & 2147483648u) != 0u) ? s185 : s186);
+                    unsigned int v188 = (v181 + ((((v184 == 2147483648u) ? 2147483648u : s187) <= v111) ? v182 : 0u));
+                    unsigned int v189 = (((unsigned int)k) >> 12u);
+                    long long ix190 = ((long long)((v188 + v189) * ((unsigned int)r)));
+                    unsigned int v191 = smp[ix190];
+                    unsigned int s192 = (~v191);
+                    unsigned int s193 = (v191 ^ 2147483648u);
+                    unsigned int s194 = (((v191 & 2147483648u) != 0u) ? s192 : s193);
+                    unsigned int msb195 = (msok106 ? min((v188 + ((((v191 == 2147483648u) ? 2147483648u : s194) <= v111) ? v189 : 0u)), 4095u) : 0u);
+                    unsigned int mspm196 = __ballot_sync(0xffffffffu, msok106);
+                    unsigned int msv197 = __ballot_sync(0xffffffffu, (((msb195 >> 0u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 0u) & 1u) == 1u) ? msv197 : (~msv197)));
+                    unsigned int msv198 = __ballot_sync(0xffffffffu, (((msb195 >> 1u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 1u) & 1u) == 1u) ? msv198 : (~msv198)));
+                    unsigned int msv199 = __ballot_sync(0xffffffffu, (((msb195 >> 2u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 2u) & 1u) == 1u) ? msv199 : (~msv199)));
+                    unsigned int msv200 = __ballot_sync(0xffffffffu, (((msb195 >> 3u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 3u) & 1u) == 1u) ? msv200 : (~msv200)));
+                    unsigned int msv201 = __ballot_sync(0xffffffffu, (((msb195 >> 4u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 4u) & 1u) == 1u) ? msv201 : (~msv201)));
+                    unsigned int msv202 = __ballot_sync(0xffffffffu, (((msb195 >> 5u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 5u) & 1u) == 1u) ? msv202 : (~msv202)));
+                    unsigned int msv203 = __ballot_sync(0xffffffffu, (((msb195 >> 6u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 6u) & 1u) == 1u) ? msv203 : (~msv203)));
+                    unsigned int msv204 = __ballot_sync(0xffffffffu, (((msb195 >> 7u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 7u) & 1u) == 1u) ? msv204 : (~msv204)));
+                    unsigned int msv205 = __ballot_sync(0xffffffffu, (((msb195 >> 8u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 8u) & 1u) == 1u) ? msv205 : (~msv205)));
+                    unsigned int msv206 = __ballot_sync(0xffffffffu, (((msb195 >> 9u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 9u) & 1u) == 1u) ? msv206 : (~msv206)));
+                    unsigned int msv207 = __ballot_sync(0xffffffffu, (((msb195 >> 10u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 10u) & 1u) == 1u) ? msv207 : (~msv207)));
+                    unsigned int msv208 = __ballot_sync(0xffffffffu, (((msb195 >> 11u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 11u) & 1u) == 1u) ? msv208 : (~msv208)));
+                    unsigned int msrk209 = __popc((mspm196 & ((1u << lane) - 1u)));
+                    unsigned int msct210 = __popc(mspm196);
+                    long long ix211 = ((long long)msb195);
+                    unsigned int msh212 = 0u;
+                    if (msok106) {
+                        msh212 = mshist96[(4096 * warp + ix211)];
                     }
                     __syncwarp();
-                    msinfo98[i104] = (msok105 ? ((msb194 << 16u) | (msh211 + msrk208)) : 4294901760u);
-                    msval97[i104] = msx106;
+                    if ((msok106 && ((msrk209 + 1u) == msct210))) {
+                        mshist96[(4096 * warp + ix211)] = (msh212 + msct210);
+                    }
+                    __syncwarp();
+                    msinfo99[i105] = (msok106 ? ((msb195 << 16u) | (msh212 + msrk209)) : 4294901760u);
+                    msval98[i105] = msx107;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool msok105 = ((lane + 512 * warp + 4096 * b90 + 32 * i104) < n);
-                    unsigned int msx106 = 0u;
-                    if (msok105) {
-                        msx106 = xs[(lane + 512 * warp + 4096 * b90 + 32 * i104)];
+                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
+                    bool msok106 = ((lane + 512 * warp + 4096 * b90 + 32 * i105) < n);
+                    unsigned int msx107 = 0u;
+                    if (msok106) {
+                        msx107 = xs[(lane + 512 * warp + 4096 * b90 + 32 * i105)];
                     }
-                    unsigned int s107 = (~msx106);
-                    unsigned int s108 = (msx106 ^ 2147483648u);
-                    unsigned int s109 = (((msx106 & 2147483648u) != 0u) ? s107 : s108);
-                    unsigned int v110 = ((msx106 == 2147483648u) ? 2147483648u : s109);
-                    unsigned int v111 = (((unsigned int)k) >> 1u);
-                    long long ix112 = ((long long)((0u + v111) * ((unsigned int)r)));
-                    unsigned int v113 = smp[ix112];
-                    unsigned int s114 = (~v113);
-                    unsigned int s115 = (v113 ^ 2147483648u);
-                    unsigned int s116 = (((v113 & 2147483648u) != 0u) ? s114 : s115);
-                    unsigned int v117 = (0u + ((((v113 == 2147483648u) ? 2147483648u : s116) <= v110) ? v111 : 0u));
-                    unsigned int v118 = (((unsigned int)k) >> 2u);
-                    long long ix119 = ((long long)((v117 + v118) * ((unsigned int)r)));
-                    unsigned int v120 = smp[ix119];
-                    unsigned int s121 = (~v120);
-                    unsigned int s122 = (v120 ^ 2147483648u);
-                    unsigned int s123 = (((v120 & 2147483648u) != 0u) ? s121 : s122);
-                    unsigned int v124 = (v117 + ((((v120 == 2147483648u) ? 2147483648u : s123) <= v110) ? v118 : 0u));
-                    unsigned int v125 = (((unsigned int)k) >> 3u);
-                    long long ix126 = ((long long)((v124 + v125) * ((unsigned int)r)));
-                    unsigned int v127 = smp[ix126];
-                    unsigned int s128 = (~v127);
-                    unsigned int s129 = (v127 ^ 2147483648u);
-                    unsigned int s130 = (((v127 & 2147483648u) != 0u) ? s128 : s129);
-                    unsigned int v131 = (v124 + ((((v127 == 2147483648u) ? 2147483648u : s130) <= v110) ? v125 : 0u));
-                    unsigned int v132 = (((unsigned int)k) >> 4u);
-                    long long ix133 = ((long long)((v131 + v132) * ((unsigned int)r)));
-                    unsigned int v134 = smp[ix133];
-                    unsigned int s135 = (~v134);
-                    unsigned int s136 = (v134 ^ 2147483648u);
-                    unsigned int s137 = (((v134 & 2147483648u) != 0u) ? s135 : s136);
-                    unsigned int v138 = (v131 + ((((v134 == 2147483648u) ? 2147483648u : s137) <= v110) ? v132 : 0u));
-                    unsigned int v139 = (((unsigned int)k) >> 5u);
-                    long long ix140 = ((long long)((v138 + v139) * ((unsigned int)r)));
-                    unsigned int v141 = smp[ix140];
-                    unsigned int s142 = (~v141);
-                    unsigned int s143 = (v141 ^ 2147483648u);
-                    unsigned int s144 = (((v141 & 2147483648u) != 0u) ? s142 : s143);
-                    unsigned int v145 = (v138 + ((((v141 == 2147483648u) ? 2147483648u : s144) <= v110) ? v139 : 0u));
-                    unsigned int v146 = (((unsigned int)k) >> 6u);
-                    long long ix147 = ((long long)((v145 + v146) * ((unsigned int)r)));
-                    unsigned int v148 = smp[ix147];
-                    unsigned int s149 = (~v148);
-                    unsigned int s150 = (v148 ^ 2147483648u);
-                    unsigned int s151 = (((v148 & 2147483648u) != 0u) ? s149 : s150);
-                    unsigned int v152 = (v145 + ((((v148 == 2147483648u) ? 2147483648u : s151) <= v110) ? v146 : 0u));
-                    unsigned int v153 = (((unsigned int)k) >> 7u);
-                    long long ix154 = ((long long)((v152 + v153) * ((unsigned int)r)));
-                    unsigned int v155 = smp[ix154];
-                    unsigned int s156 = (~v155);
-                    unsigned int s157 = (v155 ^ 2147483648u);
-                    unsigned int s158 = (((v155 & 2147483648u) != 0u) ? s156 : s157);
-                    unsigned int v159 = (v152 + ((((v155 == 2147483648u) ? 2147483648u : s158) <= v110) ? v153 : 0u));
-                    unsigned int v160 = (((unsigned int)k) >> 8u);
-                    long long ix161 = ((long long)((v159 + v160) * ((unsigned int)r)));
-                    unsigned int v162 = smp[ix161];
-                    unsigned int s163 = (~v162);
-                    unsigned int s164 = (v162 ^ 2147483648u);
-                    unsigned int s165 = (((v162 & 2147483648u) != 0u) ? s163 : s164);
-                    unsigned int v166 = (v159 + ((((v162 == 2147483648u) ? 2147483648u : s165) <= v110) ? v160 : 0u));
-                    unsigned int v167 = (((unsigned int)k) >> 9u);
-                    long long ix168 = ((long long)((v166 + v167) * ((unsigned int)r)));
-                    unsigned int v169 = smp[ix168];
-                    unsigned int s170 = (~v169);
-                    unsigned int s171 = (v169 ^ 2147483648u);
-                    unsigned int s172 = (((v169 & 2147483648u) != 0u) ? s170 : s171);
-                    unsigned int v173 = (v166 + ((((v169 == 2147483648u) ? 2147483648u : s172) <= v110) ? v167 : 0u));
-                    unsigned int v174 = (((unsigned int)k) >> 10u);
-                    long long ix175 = ((long long)((v173 + v174) * ((unsigned int)r)));
-                    unsigned int v176 = smp[ix175];
-                    unsigned int s177 = (~v176);
-                    unsigned int s178 = (v176 ^ 2147483648u);
-                    unsigned int s179 = (((v176 & 2147483648u) != 0u) ? s177 : s178);
-                    unsigned int v180 = (v173 + ((((v176 == 2147483648u) ? 2147483648u : s179) <= v110) ? v174 : 0u));
-                    unsigned int v181 = (((unsigned int)k) >> 11u);
-                    long long ix182 = ((long long)((v180 + v181) * ((unsigned int)r)));
-                    unsigned int v183 = smp[ix182];
-                    unsigned int s184 = (~v183);
-                    unsigned int s185 = (v183 ^ 2147483648u);
-                    unsigned int s186 = (((v183 & 2147483648u) != 0u) ? s184 : s185);
-                    unsigned int v187 = (v180 + ((((v183 == 2147483648u) ? 2147483648u : s186) <= v110) ? v181 : 0u));
-                    unsigned int v188 = (((unsigned int)k) >> 12u);
-                    long long ix189 = ((long long)((v187 + v188) * ((unsigned int)r)));
-                    unsigned int v190 = smp[ix189];
-                    unsigned int s191 = (~v190);
-                    unsigned int s192 = (v190 ^ 2147483648u);
-                    unsigned int s193 = (((v190 & 2147483648u) != 0u) ? s191 : s192);
-                    unsigned int msb194 = (msok105 ? min((v187 + ((((v190 == 2147483648u) ? 2147483648u : s193) <= v110) ? v188 : 0u)), 4095u) : 0u);
-                    unsigned int mspm195 = __ballot_sync(0xffffffffu, msok105);
-                    unsigned int msv196 = __ballot_sync(0xffffffffu, (((msb194 >> 0u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 0u) & 1u) == 1u) ? msv196 : (~msv196)));
-                    unsigned int msv197 = __ballot_sync(0xffffffffu, (((msb194 >> 1u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 1u) & 1u) == 1u) ? msv197 : (~msv197)));
-                    unsigned int msv198 = __ballot_sync(0xffffffffu, (((msb194 >> 2u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 2u) & 1u) == 1u) ? msv198 : (~msv198)));
-                    unsigned int msv199 = __ballot_sync(0xffffffffu, (((msb194 >> 3u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 3u) & 1u) == 1u) ? msv199 : (~msv199)));
-                    unsigned int msv200 = __ballot_sync(0xffffffffu, (((msb194 >> 4u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 4u) & 1u) == 1u) ? msv200 : (~msv200)));
-                    unsigned int msv201 = __ballot_sync(0xffffffffu, (((msb194 >> 5u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 5u) & 1u) == 1u) ? msv201 : (~msv201)));
-                    unsigned int msv202 = __ballot_sync(0xffffffffu, (((msb194 >> 6u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 6u) & 1u) == 1u) ? msv202 : (~msv202)));
-                    unsigned int msv203 = __ballot_sync(0xffffffffu, (((msb194 >> 7u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 7u) & 1u) == 1u) ? msv203 : (~msv203)));
-                    unsigned int msv204 = __ballot_sync(0xffffffffu, (((msb194 >> 8u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 8u) & 1u) == 1u) ? msv204 : (~msv204)));
-                    unsigned int msv205 = __ballot_sync(0xffffffffu, (((msb194 >> 9u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 9u) & 1u) == 1u) ? msv205 : (~msv205)));
-                    unsigned int msv206 = __ballot_sync(0xffffffffu, (((msb194 >> 10u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 10u) & 1u) == 1u) ? msv206 : (~msv206)));
-                    unsigned int msv207 = __ballot_sync(0xffffffffu, (((msb194 >> 11u) & 1u) == 1u));
-                    mspm195 = (mspm195 & ((((msb194 >> 11u) & 1u) == 1u) ? msv207 : (~msv207)));
-                    unsigned int msrk208 = __popc((mspm195 & ((1u << lane) - 1u)));
-                    unsigned int msct209 = __popc(mspm195);
-                    long long ix210 = ((long long)msb194);
-                    unsigned int msh211 = 0u;
-                    if (msok105) {
-                        msh211 = mshist95[(4096 * warp + ix210)];
-                    }
-                    __syncwarp();
-                    if ((msok105 && ((msrk208 + 1u) == msct209))) {
-                        mshist95[(4096 * warp + ix210)] = (msh211 + msct209);
+                    unsigned int s108 = (~msx107);
+                    unsigned int s109 = (msx107 ^ 2147483648u);
+                    unsigned int s110 = (((msx107 & 2147483648u) != 0u) ? s108 : s109);
+                    unsigned int v111 = ((msx107 == 2147483648u) ? 2147483648u : s110);
+                    unsigned int v112 = (((unsigned int)k) >> 1u);
+                    long long ix113 = ((long long)((0u + v112) * ((unsigned int)r)));
+                    unsigned int v114 = smp[ix113];
+                    unsigned int s115 = (~v114);
+                    unsigned int s116 = (v114 ^ 2147483648u);
+                    unsigned int s117 = (((v114 & 2147483648u) != 0u) ? s115 : s116);
+                    unsigned int v118 = (0u + ((((v114 == 2147483648u) ? 2147483648u : s117) <= v111) ? v112 : 0u));
+                    unsigned int v119 = (((unsigned int)k) >> 2u);
+                    long long ix120 = ((long long)((v118 + v119) * ((unsigned int)r)));
+                    unsigned int v121 = smp[ix120];
+                    unsigned int s122 = (~v121);
+                    unsigned int s123 = (v121 ^ 2147483648u);
+                    unsigned int s124 = (((v121 & 2147483648u) != 0u) ? s122 : s123);
+                    unsigned int v125 = (v118 + ((((v121 == 2147483648u) ? 2147483648u : s124) <= v111) ? v119 : 0u));
+                    unsigned int v126 = (((unsigned int)k) >> 3u);
+                    long long ix127 = ((long long)((v125 + v126) * ((unsigned int)r)));
+                    unsigned int v128 = smp[ix127];
+                    unsigned int s129 = (~v128);
+                    unsigned int s130 = (v128 ^ 2147483648u);
+                    unsigned int s131 = (((v128 & 2147483648u) != 0u) ? s129 : s130);
+                    unsigned int v132 = (v125 + ((((v128 == 2147483648u) ? 2147483648u : s131) <= v111) ? v126 : 0u));
+                    unsigned int v133 = (((unsigned int)k) >> 4u);
+                    long long ix134 = ((long long)((v132 + v133) * ((unsigned int)r)));
+                    unsigned int v135 = smp[ix134];
+                    unsigned int s136 = (~v135);
+                    unsigned int s137 = (v135 ^ 2147483648u);
+                    unsigned int s138 = (((v135 & 2147483648u) != 0u) ? s136 : s137);
+                    unsigned int v139 = (v132 + ((((v135 == 2147483648u) ? 2147483648u : s138) <= v111) ? v133 : 0u));
+                    unsigned int v140 = (((unsigned int)k) >> 5u);
+                    long long ix141 = ((long long)((v139 + v140) * ((unsigned int)r)));
+                    unsigned int v142 = smp[ix141];
+                    unsigned int s143 = (~v142);
+                    unsigned int s144 = (v142 ^ 2147483648u);
+                    unsigned int s145 = (((v142 & 2147483648u) != 0u) ? s143 : s144);
+                    unsigned int v146 = (v139 + ((((v142 == 2147483648u) ? 2147483648u : s145) <= v111) ? v140 : 0u));
+                    unsigned int v147 = (((unsigned int)k) >> 6u);
+                    long long ix148 = ((long long)((v146 + v147) * ((unsigned int)r)));
+                    unsigned int v149 = smp[ix148];
+                    unsigned int s150 = (~v149);
+                    unsigned int s151 = (v149 ^ 2147483648u);
+                    unsigned int s152 = (((v149 & 2147483648u) != 0u) ? s150 : s151);
+                    unsigned int v153 = (v146 + ((((v149 == 2147483648u) ? 2147483648u : s152) <= v111) ? v147 : 0u));
+                    unsigned int v154 = (((unsigned int)k) >> 7u);
+                    long long ix155 = ((long long)((v153 + v154) * ((unsigned int)r)));
+                    unsigned int v156 = smp[ix155];
+                    unsigned int s157 = (~v156);
+                    unsigned int s158 = (v156 ^ 2147483648u);
+                    unsigned int s159 = (((v156 & 2147483648u) != 0u) ? s157 : s158);
+                    unsigned int v160 = (v153 + ((((v156 == 2147483648u) ? 2147483648u : s159) <= v111) ? v154 : 0u));
+                    unsigned int v161 = (((unsigned int)k) >> 8u);
+                    long long ix162 = ((long long)((v160 + v161) * ((unsigned int)r)));
+                    unsigned int v163 = smp[ix162];
+                    unsigned int s164 = (~v163);
+                    unsigned int s165 = (v163 ^ 2147483648u);
+                    unsigned int s166 = (((v163 & 2147483648u) != 0u) ? s164 : s165);
+                    unsigned int v167 = (v160 + ((((v163 == 2147483648u) ? 2147483648u : s166) <= v111) ? v161 : 0u));
+                    unsigned int v168 = (((unsigned int)k) >> 9u);
+                    long long ix169 = ((long long)((v167 + v168) * ((unsigned int)r)));
+                    unsigned int v170 = smp[ix169];
+                    unsigned int s171 = (~v170);
+                    unsigned int s172 = (v170 ^ 2147483648u);
+                    unsigned int s173 = (((v170 & 2147483648u) != 0u) ? s171 : s172);
+                    unsigned int v174 = (v167 + ((((v170 == 2147483648u) ? 2147483648u : s173) <= v111) ? v168 : 0u));
+                    unsigned int v175 = (((unsigned int)k) >> 10u);
+                    long long ix176 = ((long long)((v174 + v175) * ((unsigned int)r)));
+                    unsigned int v177 = smp[ix176];
+                    unsigned int s178 = (~v177);
+                    unsigned int s179 = (v177 ^ 2147483648u);
+                    unsigned int s180 = (((v177 & 2147483648u) != 0u) ? s178 : s179);
+                    unsigned int v181 = (v174 + ((((v177 == 2147483648u) ? 2147483648u : s180) <= v111) ? v175 : 0u));
+                    unsigned int v182 = (((unsigned int)k) >> 11u);
+                    long long ix183 = ((long long)((v181 + v182) * ((unsigned int)r)));
+                    unsigned int v184 = smp[ix183];
+                    unsigned int s185 = (~v184);
+                    unsigned int s186 = (v184 ^ 2147483648u);
+                    unsigned int s187 = (((v184 & 2147483648u) != 0u) ? s185 : s186);
+                    unsigned int v188 = (v181 + ((((v184 == 2147483648u) ? 2147483648u : s187) <= v111) ? v182 : 0u));
+                    unsigned int v189 = (((unsigned int)k) >> 12u);
+                    long long ix190 = ((long long)((v188 + v189) * ((unsigned int)r)));
+                    unsigned int v191 = smp[ix190];
+                    unsigned int s192 = (~v191);
+                    unsigned int s193 = (v191 ^ 2147483648u);
+                    unsigned int s194 = (((v191 & 2147483648u) != 0u) ? s192 : s193);
+                    unsigned int msb195 = (msok106 ? min((v188 + ((((v191 == 2147483648u) ? 2147483648u : s194) <= v111) ? v189 : 0u)), 4095u) : 0u);
+                    unsigned int mspm196 = __ballot_sync(0xffffffffu, msok106);
+                    unsigned int msv197 = __ballot_sync(0xffffffffu, (((msb195 >> 0u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 0u) & 1u) == 1u) ? msv197 : (~msv197)));
+                    unsigned int msv198 = __ballot_sync(0xffffffffu, (((msb195 >> 1u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 1u) & 1u) == 1u) ? msv198 : (~msv198)));
+                    unsigned int msv199 = __ballot_sync(0xffffffffu, (((msb195 >> 2u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 2u) & 1u) == 1u) ? msv199 : (~msv199)));
+                    unsigned int msv200 = __ballot_sync(0xffffffffu, (((msb195 >> 3u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 3u) & 1u) == 1u) ? msv200 : (~msv200)));
+                    unsigned int msv201 = __ballot_sync(0xffffffffu, (((msb195 >> 4u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 4u) & 1u) == 1u) ? msv201 : (~msv201)));
+                    unsigned int msv202 = __ballot_sync(0xffffffffu, (((msb195 >> 5u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 5u) & 1u) == 1u) ? msv202 : (~msv202)));
+                    unsigned int msv203 = __ballot_sync(0xffffffffu, (((msb195 >> 6u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 6u) & 1u) == 1u) ? msv203 : (~msv203)));
+                    unsigned int msv204 = __ballot_sync(0xffffffffu, (((msb195 >> 7u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 7u) & 1u) == 1u) ? msv204 : (~msv204)));
+                    unsigned int msv205 = __ballot_sync(0xffffffffu, (((msb195 >> 8u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 8u) & 1u) == 1u) ? msv205 : (~msv205)));
+                    unsigned int msv206 = __ballot_sync(0xffffffffu, (((msb195 >> 9u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 9u) & 1u) == 1u) ? msv206 : (~msv206)));
+                    unsigned int msv207 = __ballot_sync(0xffffffffu, (((msb195 >> 10u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 10u) & 1u) == 1u) ? msv207 : (~msv207)));
+                    unsigned int msv208 = __ballot_sync(0xffffffffu, (((msb195 >> 11u) & 1u) == 1u));
+                    mspm196 = (mspm196 & ((((msb195 >> 11u) & 1u) == 1u) ? msv208 : (~msv208)));
+                    unsigned int msrk209 = __popc((mspm196 & ((1u << lane) - 1u)));
+                    unsigned int msct210 = __popc(mspm196);
+                    long long ix211 = ((long long)msb195);
+                    unsigned int msh212 = 0u;
+                    if (msok106) {
+                        msh212 = mshist96[(4096 * warp + ix211)];
                     }
                     __syncwarp();
-                    msinfo98[i104] = (msok105 ? ((msb194 << 16u) | (msh211 + msrk208)) : 4294901760u);
-                    msval97[i104] = msx106;
+                    if ((msok106 && ((msrk209 + 1u) == msct210))) {
+                        mshist96[(4096 * warp + ix211)] = (msh212 + msct210);
+                    }
+                    __syncwarp();
+                    msinfo99[i105] = (msok106 ? ((msb195 << 16u) | (msh212 + msrk209)) : 4294901760u);
+                    msval98[i105] = msx107;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t212 = threadIdx.x;
-            for (patc_int i213 = 0; i213 < 16; i213 += 1) {
-                if (((t212 + 256 * i213) < 4096)) {
-                    unsigned int msrun214 = 0u;
-                    for (patc_int i215 = 0; i215 < 8; i215 += 1) {
-                        unsigned int msc216 = mshist95[(t212 + 256 * i213 + 4096 * i215)];
-                        mshist95[(t212 + 256 * i213 + 4096 * i215)] = msrun214;
-                        msrun214 = (msrun214 + msc216);
+            const patc_int t213 = threadIdx.x;
+            for (patc_int i214 = 0; i214 < 16; i214 += 1) {
+                if (((t213 + 256 * i214) < 4096)) {
+                    unsigned int msrun215 = 0u;
+                    for (patc_int i216 = 0; i216 < 8; i216 += 1) {
+                        unsigned int msc217 = mshist96[(t213 + 256 * i214 + 4096 * i216)];
+                        mshist96[(t213 + 256 * i214 + 4096 * i216)] = msrun215;
+                        msrun215 = (msrun215 + msc217);
                     }
-                    unsigned int mspre217 = 0u;
+                    unsigned int mspre218 = 0u;
                     if ((b90 < 1)) {
-                        patc_poke(&msstate88[(4096 * b90 + t212 + 256 * i213)], ((((unsigned long long)((lbepoch94 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun214)));
+                        patc_set32(&msstate88[(4096 * b90 + t213 + 256 * i214)], (((2u | mspar95) << 30u) | msrun215));
                     }
                     if ((!(b90 < 1))) {
-                        patc_poke(&msstate88[(4096 * b90 + t212 + 256 * i213)], ((((unsigned long long)((lbepoch94 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun214)));
-                        for (patc_int msd218 = 0; ; msd218 += 1) {
-                            unsigned long long msw219;
-                            unsigned int mshi220;
+                        patc_set32(&msstate88[(4096 * b90 + t213 + 256 * i214)], (((2u | mspar95) << 29u) | msrun215));
+                        for (patc_int msd219 = 0; ; msd219 += 1) {
+                            unsigned int msw220;
+                            bool msfull221;
                             for (;;) {
-                                msw219 = patc_peek(&msstate88[(4096 * b90 + t212 + 256 * i213 - 4096 * msd218 - 4096)]);
-                                mshi220 = ((unsigned int)(msw219 >> 32u));
-                                if ((((mshi220 >> 2u) == lbepoch94) && ((mshi220 & 3u) != 0u))) {
+                                msw220 = patc_peek32(&msstate88[(4096 * b90 + t213 + 256 * i214 - 4096 * msd219 - 4096)]);
+                                msfull221 = ((msw220 >> 30u) == (2u | mspar95));
+                                if ((msfull221 || ((msw220 >> 29u) == (2u | mspar95)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre217 = (mspre217 + ((unsigned int)msw219));
-                            if (((mshi220 & 3u) == 2u)) {
+                            mspre218 = (mspre218 + (msw220 & (msfull221 ? 1073741823u : 536870911u)));
+                            if (msfull221) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate88[(4096 * b90 + t212 + 256 * i213)], ((((unsigned long long)((lbepoch94 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre217 + msrun214))));
+                        patc_set32(&msstate88[(4096 * b90 + t213 + 256 * i214)], (((2u | mspar95) << 30u) | (mspre218 + msrun215)));
                     }
-                    msbase96[(t212 + 256 * i213)] = (offs[(t212 + 256 * i213)] + mspre217);
-                    mststart99[(t212 + 256 * i213)] = msrun214;
+                    msbase97[(t213 + 256 * i214)] = (offs[(t213 + 256 * i214)] + mspre218);
+                    mststart100[(t213 + 256 * i214)] = msrun215;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum222 = 0u;
-                for (patc_int i223 = 0; i223 < 128; i223 += 1) {
-                    if (((128 * lane + i223) < 4096)) {
-                        mssum222 = (mssum222 + mststart99[(128 * lane + i223)]);
+                unsigned int mssum223 = 0u;
+                for (patc_int i224 = 0; i224 < 128; i224 += 1) {
+                    if (((128 * lane + i224) < 4096)) {
+                        mssum223 = (mssum223 + mststart100[(128 * lane + i224)]);
                     }
                 }
-                unsigned int msinc224 = mssum222;
-                unsigned int msup225 = __shfl_up_sync(0xffffffffu, msinc224, 1);
-                msinc224 = ((lane >= 1) ? (msinc224 + msup225) : msinc224);
-                unsigned int msup226 = __shfl_up_sync(0xffffffffu, msinc224, 2);
-                msinc224 = ((lane >= 2) ? (msinc224 + msup226) : msinc224);
-                unsigned int msup227 = __shfl_up_sync(0xffffffffu, msinc224, 4);
-                msinc224 = ((lane >= 4) ? (msinc224 + msup227) : msinc224);
-                unsigned int msup228 = __shfl_up_sync(0xffffffffu, msinc224, 8);
-                msinc224 = ((lane >= 8) ? (msinc224 + msup228) : msinc224);
-                unsigned int msup229 = __shfl_up_sync(0xffffffffu, msinc224, 16);
-                msinc224 = ((lane >= 16) ? (msinc224 + msup229) : msinc224);
-                unsigned int msat230 = (msinc224 - mssum222);
-                for (patc_int i231 = 0; i231 < 128; i231 += 1) {
-                    if (((128 * lane + i231) < 4096)) {
-                        unsigned int mscb232 = mststart99[(128 * lane + i231)];
-                        mststart99[(128 * lane + i231)] = msat230;
-                        msat230 = (msat230 + mscb232);
+                unsigned int msinc225 = mssum223;
+                unsigned int msup226 = __shfl_up_sync(0xffffffffu, msinc225, 1);
+                msinc225 = ((lane >= 1) ? (msinc225 + msup226) : msinc225);
+                unsigned int msup227 = __shfl_up_sync(0xffffffffu, msinc225, 2);
+                msinc225 = ((lane >= 2) ? (msinc225 + msup227) : msinc225);
+                unsigned int msup228 = __shfl_up_sync(0xffffffffu, msinc225, 4);
+                msinc225 = ((lane >= 4) ? (msinc225 + msup228) : msinc225);
+                unsigned int msup229 = __shfl_up_sync(0xffffffffu, msinc225, 8);
+                msinc225 = ((lane >= 8) ? (msinc225 + msup229) : msinc225);
+                unsigned int msup230 = __shfl_up_sync(0xffffffffu, msinc225, 16);
+                msinc225 = ((lane >= 16) ? (msinc225 + msup230) : msinc225);
+                unsigned int msat231 = (msinc225 - mssum223);
+                for (patc_int i232 = 0; i232 < 128; i232 += 1) {
+                    if (((128 * lane + i232) < 4096)) {
+                        unsigned int mscb233 = mststart100[(128 * lane + i232)];
+                        mststart100[(128 * lane + i232)] = msat231;
+                        msat231 = (msat231 + mscb233);
                     }
                 }
             }
@@ -1401,222 +1402,239 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
         __syncthreads();
         {
             #pragma unroll
-            for (patc_int i234 = 0; i234 < 16; i234 += 1) {
-                unsigned int msi235 = msinfo98[i234];
-                unsigned int msbk236 = (msi235 >> 16u);
-                if ((msbk236 < 4096u)) {
-                    long long ix237 = ((long long)msbk236);
-                    long long ix238 = ((long long)(mststart99[ix237] + (mshist95[(4096 * warp + ix237)] + (msi235 & 65535u))));
-                    mssval100[ix238] = msval97[i234];
+            for (patc_int i235 = 0; i235 < 16; i235 += 1) {
+                unsigned int msi236 = msinfo99[i235];
+                unsigned int msbk237 = (msi236 >> 16u);
+                if ((msbk237 < 4096u)) {
+                    long long ix238 = ((long long)msbk237);
+                    long long ix239 = ((long long)(mststart100[ix238] + (mshist96[(4096 * warp + ix238)] + (msi236 & 65535u))));
+                    mssval101[ix239] = msval98[i235];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b90 + 4095) < n)) {
             {
-                const patc_int t239 = threadIdx.x;
-                for (patc_int i240 = 0; i240 < 16; i240 += 1) {
+                const patc_int t240 = threadIdx.x;
+                for (patc_int i241 = 0; i241 < 16; i241 += 1) {
                     {
-                        unsigned int msv241 = mssval100[(t239 + 256 * i240)];
-                        unsigned int s242 = (~msv241);
-                        unsigned int s243 = (msv241 ^ 2147483648u);
-                        unsigned int s244 = (((msv241 & 2147483648u) != 0u) ? s242 : s243);
-                        unsigned int v245 = ((msv241 == 2147483648u) ? 2147483648u : s244);
-                        unsigned int v246 = (((unsigned int)k) >> 1u);
-                        long long ix247 = ((long long)((0u + v246) * ((unsigned int)r)));
-                        unsigned int v248 = smp[ix247];
-                        unsigned int s249 = (~v248);
-                        unsigned int s250 = (v248 ^ 2147483648u);
-                        unsigned int s251 = (((v248 & 2147483648u) != 0u) ? s249 : s250);
-                        unsigned int v252 = (0u + ((((v248 == 2147483648u) ? 2147483648u : s251) <= v245) ? v246 : 0u));
-                        unsigned int v253 = (((unsigned int)k) >> 2u);
-                        long long ix254 = ((long long)((v252 + v253) * ((unsigned int)r)));
-                        unsigned int v255 = smp[ix254];
-                        unsigned int s256 = (~v255);
-                        unsigned int s257 = (v255 ^ 2147483648u);
-                        unsigned int s258 = (((v255 & 2147483648u) != 0u) ? s256 : s257);
-                        unsigned int v259 = (v252 + ((((v255 == 2147483648u) ? 2147483648u : s258) <= v245) ? v253 : 0u));
-                        unsigned int v260 = (((unsigned int)k) >> 3u);
-                        long long ix261 = ((long long)((v259 + v260) * ((unsigned int)r)));
-                        unsigned int v262 = smp[ix261];
-                        unsigned int s263 = (~v262);
-                        unsigned int s264 = (v262 ^ 2147483648u);
-                        unsigned int s265 = (((v262 & 2147483648u) != 0u) ? s263 : s264);
-                        unsigned int v266 = (v259 + ((((v262 == 2147483648u) ? 2147483648u : s265) <= v245) ? v260 : 0u));
-                        unsigned int v267 = (((unsigned int)k) >> 4u);
-                        long long ix268 = ((long long)((v266 + v267) * ((unsigned int)r)));
-                        unsigned int v269 = smp[ix268];
-                        unsigned int s270 = (~v269);
-                        unsigned int s271 = (v269 ^ 2147483648u);
-                        unsigned int s272 = (((v269 & 2147483648u) != 0u) ? s270 : s271);
-                        unsigned int v273 = (v266 + ((((v269 == 2147483648u) ? 2147483648u : s272) <= v245) ? v267 : 0u));
-                        unsigned int v274 = (((unsigned int)k) >> 5u);
-                        long long ix275 = ((long long)((v273 + v274) * ((unsigned int)r)));
-                        unsigned int v276 = smp[ix275];
-                        unsigned int s277 = (~v276);
-                        unsigned int s278 = (v276 ^ 2147483648u);
-                        unsigned int s279 = (((v276 & 2147483648u) != 0u) ? s277 : s278);
-                        unsigned int v280 = (v273 + ((((v276 == 2147483648u) ? 2147483648u : s279) <= v245) ? v274 : 0u));
-                        unsigned int v281 = (((unsigned int)k) >> 6u);
-                        long long ix282 = ((long long)((v280 + v281) * ((unsigned int)r)));
-                        unsigned int v283 = smp[ix282];
-                        unsigned int s284 = (~v283);
-                        unsigned int s285 = (v283 ^ 2147483648u);
-                        unsigned int s286 = (((v283 & 2147483648u) != 0u) ? s284 : s285);
-                        unsigned int v287 = (v280 + ((((v283 == 2147483648u) ? 2147483648u : s286) <= v245) ? v281 : 0u));
-                        unsigned int v288 = (((unsigned int)k) >> 7u);
-                        long long ix289 = ((long long)((v287 + v288) * ((unsigned int)r)));
-                        unsigned int v290 = smp[ix289];
-                        unsigned int s291 = (~v290);
-                        unsigned int s292 = (v290 ^ 2147483648u);
-                        unsigned int s293 = (((v290 & 2147483648u) != 0u) ? s291 : s292);
-                        unsigned int v294 = (v287 + ((((v290 == 2147483648u) ? 2147483648u : s293) <= v245) ? v288 : 0u));
-                        unsigned int v295 = (((unsigned int)k) >> 8u);
-                        long long ix296 = ((long long)((v294 + v295) * ((unsigned int)r)));
-                        unsigned int v297 = smp[ix296];
-                        unsigned int s298 = (~v297);
-                        unsigned int s299 = (v297 ^ 2147483648u);
-                        unsigned int s300 = (((v297 & 2147483648u) != 0u) ? s298 : s299);
-                        unsigned int v301 = (v294 + ((((v297 == 2147483648u) ? 2147483648u : s300) <= v245) ? v295 : 0u));
-                        unsigned int v302 = (((unsigned int)k) >> 9u);
-                        long long ix303 = ((long long)((v301 + v302) * ((unsigned int)r)));
-                        unsigned int v304 = smp[ix303];
-                        unsigned int s305 = (~v304);
-                        unsigned int s306 = (v304 ^ 2147483648u);
-                        unsigned int s307 = (((v304 & 2147483648u) != 0u) ? s305 : s306);
-                        unsigned int v308 = (v301 + ((((v304 == 2147483648u) ? 2147483648u : s307) <= v245) ? v302 : 0u));
-                        unsigned int v309 = (((unsigned int)k) >> 10u);
-                        long long ix310 = ((long long)((v308 + v309) * ((unsigned int)r)));
-                        unsigned int v311 = smp[ix310];
-                        unsigned int s312 = (~v311);
-                        unsigned int s313 = (v311 ^ 2147483648u);
-                        unsigned int s314 = (((v311 & 2147483648u) != 0u) ? s312 : s313);
-                        unsigned int v315 = (v308 + ((((v311 == 2147483648u) ? 2147483648u : s314) <= v245) ? v309 : 0u));
-                        unsigned int v316 = (((unsigned int)k) >> 11u);
-                        long long ix317 = ((long long)((v315 + v316) * ((unsigned int)r)));
-                        unsigned int v318 = smp[ix317];
-                        unsigned int s319 = (~v318);
-                        unsigned int s320 = (v318 ^ 2147483648u);
-                        unsigned int s321 = (((v318 & 2147483648u) != 0u) ? s319 : s320);
-                        unsigned int v322 = (v315 + ((((v318 == 2147483648u) ? 2147483648u : s321) <= v245) ? v316 : 0u));
-                        unsigned int v323 = (((unsigned int)k) >> 12u);
-                        long long ix324 = ((long long)((v322 + v323) * ((unsigned int)r)));
-                        unsigned int v325 = smp[ix324];
-                        unsigned int s326 = (~v325);
-                        unsigned int s327 = (v325 ^ 2147483648u);
-                        unsigned int s328 = (((v325 & 2147483648u) != 0u) ? s326 : s327);
-                        unsigned int msbk329 = min((v322 + ((((v325 == 2147483648u) ? 2147483648u : s328) <= v245) ? v323 : 0u)), 4095u);
-                        long long ix330 = ((long long)msbk329);
-                        unsigned long long msdst331 = (((unsigned long long)msbase96[ix330]) + ((unsigned long long)((t239 + 256 * i240) - mststart99[ix330])));
-                        if ((msdst331 < ((unsigned long long)n))) {
-                            long long ix332 = ((long long)msdst331);
-                            out[ix332] = msv241;
+                        unsigned int msv242 = mssval101[(t240 + 256 * i241)];
+                        unsigned int s243 = (~msv242);
+                        unsigned int s244 = (msv242 ^ 2147483648u);
+                        unsigned int s245 = (((msv242 & 2147483648u) != 0u) ? s243 : s244);
+                        unsigned int v246 = ((msv242 == 2147483648u) ? 2147483648u : s245);
+                        unsigned int v247 = (((unsigned int)k) >> 1u);
+                        long long ix248 = ((long long)((0u + v247) * ((unsigned int)r)));
+                        unsigned int v249 = smp[ix248];
+                        unsigned int s250 = (~v249);
+                        unsigned int s251 = (v249 ^ 2147483648u);
+                        unsigned int s252 = (((v249 & 2147483648u) != 0u) ? s250 : s251);
+                        unsigned int v253 = (0u + ((((v249 == 2147483648u) ? 2147483648u : s252) <= v246) ? v247 : 0u));
+                        unsigned int v254 = (((unsigned int)k) >> 2u);
+                        long long ix255 = ((long long)((v253 + v254) * ((unsigned int)r)));
+                        unsigned int v256 = smp[ix255];
+                        unsigned int s257 = (~v256);
+                        unsigned int s258 = (v256 ^ 2147483648u);
+                        unsigned int s259 = (((v256 & 2147483648u) != 0u) ? s257 : s258);
+                        unsigned int v260 = (v253 + ((((v256 == 2147483648u) ? 2147483648u : s259) <= v246) ? v254 : 0u));
+                        unsigned int v261 = (((unsigned int)k) >> 3u);
+                        long long ix262 = ((long long)((v260 + v261) * ((unsigned int)r)));
+                        unsigned int v263 = smp[ix262];
+                        unsigned int s264 = (~v263);
+                        unsigned int s265 = (v263 ^ 2147483648u);
+                        unsigned int s266 = (((v263 & 2147483648u) != 0u) ? s264 : s265);
+                        unsigned int v267 = (v260 + ((((v263 == 2147483648u) ? 2147483648u : s266) <= v246) ? v261 : 0u));
+                        unsigned int v268 = (((unsigned int)k) >> 4u);
+                        long long ix269 = ((long long)((v267 + v268) * ((unsigned int)r)));
+                        unsigned int v270 = smp[ix269];
+                        unsigned int s271 = (~v270);
+                        unsigned int s272 = (v270 ^ 2147483648u);
+                        unsigned int s273 = (((v270 & 2147483648u) != 0u) ? s271 : s272);
+                        unsigned int v274 = (v267 + ((((v270 == 2147483648u) ? 2147483648u : s273) <= v246) ? v268 : 0u));
+                        unsigned int v275 = (((unsigned int)k) >> 5u);
+                        long long ix276 = ((long long)((v274 + v275) * ((unsigned int)r)));
+                        unsigned int v277 = smp[ix276];
+                        unsigned int s278 = (~v277);
+                        unsigned int s279 = (v277 ^ 2147483648u);
+                        unsigned int s280 = (((v277 & 2147483648u) != 0u) ? s278 : s279);
+                        unsigned int v281 = (v274 + ((((v277 == 2147483648u) ? 2147483648u : s280) <= v246) ? v275 : 0u));
+                        unsigned int v282 = (((unsigned int)k) >> 6u);
+                        long long ix283 = ((long long)((v281 + v282) * ((unsigned int)r)));
+                        unsigned int v284 = smp[ix283];
+                        unsigned int s285 = (~v284);
+                        unsigned int s286 = (v284 ^ 2147483648u);
+                        unsigned int s287 = (((v284 & 2147483648u) != 0u) ? s285 : s286);
+                        unsigned int v288 = (v281 + ((((v284 == 2147483648u) ? 2147483648u : s287) <= v246) ? v282 : 0u));
+                        unsigned int v289 = (((unsigned int)k) >> 7u);
+                        long long ix290 = ((long long)((v288 + v289) * ((unsigned int)r)));
+                        unsigned int v291 = smp[ix290];
+                        unsigned int s292 = (~v291);
+                        unsigned int s293 = (v291 ^ 2147483648u);
+                        unsigned int s294 = (((v291 & 2147483648u) != 0u) ? s292 : s293);
+                        unsigned int v295 = (v288 + ((((v291 == 2147483648u) ? 2147483648u : s294) <= v246) ? v289 : 0u));
+                        unsigned int v296 = (((unsigned int)k) >> 8u);
+                        long long ix297 = ((long long)((v295 + v296) * ((unsigned int)r)));
+                        unsigned int v298 = smp[ix297];
+                        unsigned int s299 = (~v298);
+                        unsigned int s300 = (v298 ^ 2147483648u);
+                        unsigned int s301 = (((v298 & 2147483648u) != 0u) ? s299 : s300);
+                        unsigned int v302 = (v295 + ((((v298 == 2147483648u) ? 2147483648u : s301) <= v246) ? v296 : 0u));
+                        unsigned int v303 = (((unsigned int)k) >> 9u);
+                        long long ix304 = ((long long)((v302 + v303) * ((unsigned int)r)));
+                        unsigned int v305 = smp[ix304];
+                        unsigned int s306 = (~v305);
+                        unsigned int s307 = (v305 ^ 2147483648u);
+                        unsigned int s308 = (((v305 & 2147483648u) != 0u) ? s306 : s307);
+                        unsigned int v309 = (v302 + ((((v305 == 2147483648u) ? 2147483648u : s308) <= v246) ? v303 : 0u));
+                        unsigned int v310 = (((unsigned int)k) >> 10u);
+                        long long ix311 = ((long long)((v309 + v310) * ((unsigned int)r)));
+                        unsigned int v312 = smp[ix311];
+                        unsigned int s313 = (~v312);
+                        unsigned int s314 = (v312 ^ 2147483648u);
+                        unsigned int s315 = (((v312 & 2147483648u) != 0u) ? s313 : s314);
+                        unsigned int v316 = (v309 + ((((v312 == 2147483648u) ? 2147483648u : s315) <= v246) ? v310 : 0u));
+                        unsigned int v317 = (((unsigned int)k) >> 11u);
+                        long long ix318 = ((long long)((v316 + v317) * ((unsigned int)r)));
+                        unsigned int v319 = smp[ix318];
+                        unsigned int s320 = (~v319);
+                        unsigned int s321 = (v319 ^ 2147483648u);
+                        unsigned int s322 = (((v319 & 2147483648u) != 0u) ? s320 : s321);
+                        unsigned int v323 = (v316 + ((((v319 == 2147483648u) ? 2147483648u : s322) <= v246) ? v317 : 0u));
+                        unsigned int v324 = (((unsigned int)k) >> 12u);
+                        long long ix325 = ((long long)((v323 + v324) * ((unsigned int)r)));
+                        unsigned int v326 = smp[ix325];
+                        unsigned int s327 = (~v326);
+                        unsigned int s328 = (v326 ^ 2147483648u);
+                        unsigned int s329 = (((v326 & 2147483648u) != 0u) ? s327 : s328);
+                        unsigned int msbk330 = min((v323 + ((((v326 == 2147483648u) ? 2147483648u : s329) <= v246) ? v324 : 0u)), 4095u);
+                        long long ix331 = ((long long)msbk330);
+                        unsigned long long msdst332 = (((unsigned long long)msbase97[ix331]) + ((unsigned long long)((t240 + 256 * i241) - mststart100[ix331])));
+                        if ((msdst332 < ((unsigned long long)n))) {
+                            long long ix333 = ((long long)msdst332);
+                            out[ix333] = msv242;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t239 = threadIdx.x;
-                for (patc_int i240 = 0; i240 < 16; i240 += 1) {
-                    if (((4096 * b90 + t239 + 256 * i240) < n)) {
-                        unsigned int msv241 = mssval100[(t239 + 256 * i240)];
-                        unsigned int s242 = (~msv241);
-                        unsigned int s243 = (msv241 ^ 2147483648u);
-                        unsigned int s244 = (((msv241 & 2147483648u) != 0u) ? s242 : s243);
-                        unsigned int v245 = ((msv241 == 2147483648u) ? 2147483648u : s244);
-                        unsigned int v246 = (((unsigned int)k) >> 1u);
-                        long long ix247 = ((long long)((0u + v246) * ((unsigned int)r)));
-                        unsigned int v248 = smp[ix247];
-                        unsigned int s249 = (~v248);
-                        unsigned int s250 = (v248 ^ 2147483648u);
-                        unsigned int s251 = (((v248 & 2147483648u) != 0u) ? s249 : s250);
-                        unsigned int v252 = (0u + ((((v248 == 2147483648u) ? 2147483648u : s251) <= v245) ? v246 : 0u));
-                        unsigned int v253 = (((unsigned int)k) >> 2u);
-                        long long ix254 = ((long long)((v252 + v253) * ((unsigned int)r)));
-                        unsigned int v255 = smp[ix254];
-                        unsigned int s256 = (~v255);
-                        unsigned int s257 = (v255 ^ 2147483648u);
-                        unsigned int s258 = (((v255 & 2147483648u) != 0u) ? s256 : s257);
-                        unsigned int v259 = (v252 + ((((v255 == 2147483648u) ? 2147483648u : s258) <= v245) ? v253 : 0u));
-                        unsigned int v260 = (((unsigned int)k) >> 3u);
-                        long long ix261 = ((long long)((v259 + v260) * ((unsigned int)r)));
-                        unsigned int v262 = smp[ix261];
-                        unsigned int s263 = (~v262);
-                        unsigned int s264 = (v262 ^ 2147483648u);
-                        unsigned int s265 = (((v262 & 2147483648u) != 0u) ? s263 : s264);
-                        unsigned int v266 = (v259 + ((((v262 == 2147483648u) ? 2147483648u : s265) <= v245) ? v260 : 0u));
-                        unsigned int v267 = (((unsigned int)k) >> 4u);
-                        long long ix268 = ((long long)((v266 + v267) * ((unsigned int)r)));
-                        unsigned int v269 = smp[ix268];
-                        unsigned int s270 = (~v269);
-                        unsigned int s271 = (v269 ^ 2147483648u);
-                        unsigned int s272 = (((v269 & 2147483648u) != 0u) ? s270 : s271);
-                        unsigned int v273 = (v266 + ((((v269 == 2147483648u) ? 2147483648u : s272) <= v245) ? v267 : 0u));
-                        unsigned int v274 = (((unsigned int)k) >> 5u);
-                        long long ix275 = ((long long)((v273 + v274) * ((unsigned int)r)));
-                        unsigned int v276 = smp[ix275];
-                        unsigned int s277 = (~v276);
-                        unsigned int s278 = (v276 ^ 2147483648u);
-                        unsigned int s279 = (((v276 & 2147483648u) != 0u) ? s277 : s278);
-                        unsigned int v280 = (v273 + ((((v276 == 2147483648u) ? 2147483648u : s279) <= v245) ? v274 : 0u));
-                        unsigned int v281 = (((unsigned int)k) >> 6u);
-                        long long ix282 = ((long long)((v280 + v281) * ((unsigned int)r)));
-                        unsigned int v283 = smp[ix282];
-                        unsigned int s284 = (~v283);
-                        unsigned int s285 = (v283 ^ 2147483648u);
-                        unsigned int s286 = (((v283 & 2147483648u) != 0u) ? s284 : s285);
-                        unsigned int v287 = (v280 + ((((v283 == 2147483648u) ? 2147483648u : s286) <= v245) ? v281 : 0u));
-                        unsigned int v288 = (((unsigned int)k) >> 7u);
-                        long long ix289 = ((long long)((v287 + v288) * ((unsigned int)r)));
-                        unsigned int v290 = smp[ix289];
-                        unsigned int s291 = (~v290);
-                        unsigned int s292 = (v290 ^ 2147483648u);
-                        unsigned int s293 = (((v290 & 2147483648u) != 0u) ? s291 : s292);
-                        unsigned int v294 = (v287 + ((((v290 == 2147483648u) ? 2147483648u : s293) <= v245) ? v288 : 0u));
-                        unsigned int v295 = (((unsigned int)k) >> 8u);
-                        long long ix296 = ((long long)((v294 + v295) * ((unsigned int)r)));
-                        unsigned int v297 = smp[ix296];
-                        unsigned int s298 = (~v297);
-                        unsigned int s299 = (v297 ^ 2147483648u);
-                        unsigned int s300 = (((v297 & 2147483648u) != 0u) ? s298 : s299);
-                        unsigned int v301 = (v294 + ((((v297 == 2147483648u) ? 2147483648u : s300) <= v245) ? v295 : 0u));
-                        unsigned int v302 = (((unsigned int)k) >> 9u);
-                        long long ix303 = ((long long)((v301 + v302) * ((unsigned int)r)));
-                        unsigned int v304 = smp[ix303];
-                        unsigned int s305 = (~v304);
-                        unsigned int s306 = (v304 ^ 2147483648u);
-                        unsigned int s307 = (((v304 & 2147483648u) != 0u) ? s305 : s306);
-                        unsigned int v308 = (v301 + ((((v304 == 2147483648u) ? 2147483648u : s307) <= v245) ? v302 : 0u));
-                        unsigned int v309 = (((unsigned int)k) >> 10u);
-                        long long ix310 = ((long long)((v308 + v309) * ((unsigned int)r)));
-                        unsigned int v311 = smp[ix310];
-                        unsigned int s312 = (~v311);
-                        unsigned int s313 = (v311 ^ 2147483648u);
-                        unsigned int s314 = (((v311 & 2147483648u) != 0u) ? s312 : s313);
-                        unsigned int v315 = (v308 + ((((v311 == 2147483648u) ? 2147483648u : s314) <= v245) ? v309 : 0u));
-                        unsigned int v316 = (((unsigned int)k) >> 11u);
-                        long long ix317 = ((long long)((v315 + v316) * ((unsigned int)r)));
-                        unsigned int v318 = smp[ix317];
-                        unsigned int s319 = (~v318);
-                        unsigned int s320 = (v318 ^ 2147483648u);
-                        unsigned int s321 = (((v318 & 2147483648u) != 0u) ? s319 : s320);
-                        unsigned int v322 = (v315 + ((((v318 == 2147483648u) ? 2147483648u : s321) <= v245) ? v316 : 0u));
-                        unsigned int v323 = (((unsigned int)k) >> 12u);
-                        long long ix324 = ((long long)((v322 + v323) * ((unsigned int)r)));
-                        unsigned int v325 = smp[ix324];
-                        unsigned int s326 = (~v325);
-                        unsigned int s327 = (v325 ^ 2147483648u);
-                        unsigned int s328 = (((v325 & 2147483648u) != 0u) ? s326 : s327);
-                        unsigned int msbk329 = min((v322 + ((((v325 == 2147483648u) ? 2147483648u : s328) <= v245) ? v323 : 0u)), 4095u);
-                        long long ix330 = ((long long)msbk329);
-                        unsigned long long msdst331 = (((unsigned long long)msbase96[ix330]) + ((unsigned long long)((t239 + 256 * i240) - mststart99[ix330])));
-                        if ((msdst331 < ((unsigned long long)n))) {
-                            long long ix332 = ((long long)msdst331);
-                            out[ix332] = msv241;
+                const patc_int t240 = threadIdx.x;
+                for (patc_int i241 = 0; i241 < 16; i241 += 1) {
+                    if (((4096 * b90 + t240 + 256 * i241) < n)) {
+                        unsigned int msv242 = mssval101[(t240 + 256 * i241)];
+                        unsigned int s243 = (~msv242);
+                        unsigned int s244 = (msv242 ^ 2147483648u);
+                        unsigned int s245 = (((msv242 & 2147483648u) != 0u) ? s243 : s244);
+                        unsigned int v246 = ((msv242 == 2147483648u) ? 2147483648u : s245);
+                        unsigned int v247 = (((unsigned int)k) >> 1u);
+                        long long ix248 = ((long long)((0u + v247) * ((unsigned int)r)));
+                        unsigned int v249 = smp[ix248];
+                        unsigned int s250 = (~v249);
+                        unsigned int s251 = (v249 ^ 2147483648u);
+                        unsigned int s252 = (((v249 & 2147483648u) != 0u) ? s250 : s251);
+                        unsigned int v253 = (0u + ((((v249 == 2147483648u) ? 2147483648u : s252) <= v246) ? v247 : 0u));
+                        unsigned int v254 = (((unsigned int)k) >> 2u);
+                        long long ix255 = ((long long)((v253 + v254) * ((unsigned int)r)));
+                        unsigned int v256 = smp[ix255];
+                        unsigned int s257 = (~v256);
+                        unsigned int s258 = (v256 ^ 2147483648u);
+                        unsigned int s259 = (((v256 & 2147483648u) != 0u) ? s257 : s258);
+                        unsigned int v260 = (v253 + ((((v256 == 2147483648u) ? 2147483648u : s259) <= v246) ? v254 : 0u));
+                        unsigned int v261 = (((unsigned int)k) >> 3u);
+                        long long ix262 = ((long long)((v260 + v261) * ((unsigned int)r)));
+                        unsigned int v263 = smp[ix262];
+                        unsigned int s264 = (~v263);
+                        unsigned int s265 = (v263 ^ 2147483648u);
+                        unsigned int s266 = (((v263 & 2147483648u) != 0u) ? s264 : s265);
+                        unsigned int v267 = (v260 + ((((v263 == 2147483648u) ? 2147483648u : s266) <= v246) ? v261 : 0u));
+                        unsigned int v268 = (((unsigned int)k) >> 4u);
+                        long long ix269 = ((long long)((v267 + v268) * ((unsigned int)r)));
+                        unsigned int v270 = smp[ix269];
+                        unsigned int s271 = (~v270);
+                        unsigned int s272 = (v270 ^ 2147483648u);
+                        unsigned int s273 = (((v270 & 2147483648u) != 0u) ? s271 : s272);
+                        unsigned int v274 = (v267 + ((((v270 == 2147483648u) ? 2147483648u : s273) <= v246) ? v268 : 0u));
+                        unsigned int v275 = (((unsigned int)k) >> 5u);
+                        long long ix276 = ((long long)((v274 + v275) * ((unsigned int)r)));
+                        unsigned int v277 = smp[ix276];
+                        unsigned int s278 = (~v277);
+                        unsigned int s279 = (v277 ^ 2147483648u);
+                        unsigned int s280 = (((v277 & 2147483648u) != 0u) ? s278 : s279);
+                        unsigned int v281 = (v274 + ((((v277 == 2147483648u) ? 2147483648u : s280) <= v246) ? v275 : 0u));
+                        unsigned int v282 = (((unsigned int)k) >> 6u);
+                        long long ix283 = ((long long)((v281 + v282) * ((unsigned int)r)));
+                        unsigned int v284 = smp[ix283];
+                        unsigned int s285 = (~v284);
+                        unsigned int s286 = (v284 ^ 2147483648u);
+                        unsigned int s287 = (((v284 & 2147483648u) != 0u) ? s285 : s286);
+                        unsigned int v288 = (v281 + ((((v284 == 2147483648u) ? 2147483648u : s287) <= v246) ? v282 : 0u));
+                        unsigned int v289 = (((unsigned int)k) >> 7u);
+                        long long ix290 = ((long long)((v288 + v289) * ((unsigned int)r)));
+                        unsigned int v291 = smp[ix290];
+                        unsigned int s292 = (~v291);
+                        unsigned int s293 = (v291 ^ 2147483648u);
+                        unsigned int s294 = (((v291 & 2147483648u) != 0u) ? s292 : s293);
+                        unsigned int v295 = (v288 + ((((v291 == 2147483648u) ? 2147483648u : s294) <= v246) ? v289 : 0u));
+                        unsigned int v296 = (((unsigned int)k) >> 8u);
+                        long long ix297 = ((long long)((v295 + v296) * ((unsigned int)r)));
+                        unsigned int v298 = smp[ix297];
+                        unsigned int s299 = (~v298);
+                        unsigned int s300 = (v298 ^ 2147483648u);
+                        unsigned int s301 = (((v298 & 2147483648u) != 0u) ? s299 : s300);
+                        unsigned int v302 = (v295 + ((((v298 == 2147483648u) ? 2147483648u : s301) <= v246) ? v296 : 0u));
+                        unsigned int v303 = (((unsigned int)k) >> 9u);
+                        long long ix304 = ((long long)((v302 + v303) * ((unsigned int)r)));
+                        unsigned int v305 = smp[ix304];
+                        unsigned int s306 = (~v305);
+                        unsigned int s307 = (v305 ^ 2147483648u);
+                        unsigned int s308 = (((v305 & 2147483648u) != 0u) ? s306 : s307);
+                        unsigned int v309 = (v302 + ((((v305 == 2147483648u) ? 2147483648u : s308) <= v246) ? v303 : 0u));
+                        unsigned int v310 = (((unsigned int)k) >> 10u);
+                        long long ix311 = ((long long)((v309 + v310) * ((unsigned int)r)));
+                        unsigned int v312 = smp[ix311];
+                        unsigned int s313 = (~v312);
+                        unsigned int s314 = (v312 ^ 2147483648u);
+                        unsigned int s315 = (((v312 & 2147483648u) != 0u) ? s313 : s314);
+                        unsigned int v316 = (v309 + ((((v312 == 2147483648u) ? 2147483648u : s315) <= v246) ? v310 : 0u));
+                        unsigned int v317 = (((unsigned int)k) >> 11u);
+                        long long ix318 = ((long long)((v316 + v317) * ((unsigned int)r)));
+                        unsigned int v319 = smp[ix318];
+                        unsigned int s320 = (~v319);
+                        unsigned int s321 = (v319 ^ 2147483648u);
+                        unsigned int s322 = (((v319 & 2147483648u) != 0u) ? s320 : s321);
+                        unsigned int v323 = (v316 + ((((v319 == 2147483648u) ? 2147483648u : s322) <= v246) ? v317 : 0u));
+                        unsigned int v324 = (((unsigned int)k) >> 12u);
+                        long long ix325 = ((long long)((v323 + v324) * ((unsigned int)r)));
+                        unsigned int v326 = smp[ix325];
+                        unsigned int s327 = (~v326);
+                        unsigned int s328 = (v326 ^ 2147483648u);
+                        unsigned int s329 = (((v326 & 2147483648u) != 0u) ? s327 : s328);
+                        unsigned int msbk330 = min((v323 + ((((v326 == 2147483648u) ? 2147483648u : s329) <= v246) ? v324 : 0u)), 4095u);
+                        long long ix331 = ((long long)msbk330);
+                        unsigned long long msdst332 = (((unsigned long long)msbase97[ix331]) + ((unsigned long long)((t240 + 256 * i241) - mststart100[ix331])));
+                        if ((msdst332 < ((unsigned long long)n))) {
+                            long long ix333 = ((long long)msdst332);
+                            out[ix333] = msv242;
                         }
                     }
                 }
+            }
+        }
+        const patc_int mspar334 = mspar95;
+        const patc_int msh335 = ((unsigned int)msctr89[(-mspar334 + 2)]);
+        {
+            const patc_int t336 = threadIdx.x;
+            if (((b90 < 1) && (t336 < 1))) {
+                msctr89[(mspar334 + 1)] = ((unsigned long long)((n + 4095) / 4096));
+            }
+            unsigned int mszi337 = ((unsigned int)(256 * b90 + t336 + 4096 * ((n + 4095) / 4096)));
+            for (;;) {
+                if ((mszi337 >= ((unsigned int)(4096 * msh335)))) {
+                    break;
+                }
+                const patc_int msz338 = mszi337;
+                msstate88[msz338] = 0u;
+                mszi337 = (mszi337 + ((unsigned int)(256 * ((n + 4095) / 4096))));
             }
         }
     }

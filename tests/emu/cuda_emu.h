@@ -676,6 +676,11 @@ static inline void patc_poke32(unsigned int *p, unsigned int w)
     *(volatile unsigned int *)p = w;
     emu::S().events++;
 }
+static inline void patc_set32(unsigned int *p, unsigned int w)
+{
+    *(volatile unsigned int *)p = w;
+    emu::S().events++;
+}
 static inline unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { return atomicAdd(p, v); }
 template <class T> T __ldcg(const T *p) { return *p; }
 template <class T> T __ldcs(const T *p) { return *p; }
