@@ -194,6 +194,17 @@ void lw_emit(Lw *w, Stmt *s) { stmt_append(w->a, w->cur, s); }
 
 /* An S_WHILE emitted here (var: its counter or NULL), opened as lw_open_if opens an if:
  * what is emitted next goes into it until w->cur = *saved */
+/* const var = val, a nat variable of range [lb, ub) (ub NULL: unknown), named prefix
+ * and a number */
+Nat *lw_let(Lw *w, const char *prefix, X *val, int64_t lb, Nat *ub)
+{
+    Stmt *s = lw_snew(w, S_LET);
+    s->let.var = nat_newvar(w->a, arena_printf(w->a, "%s%d", prefix, w->names++), lb, ub);
+    s->let.val = val;
+    lw_emit(w, s);
+    return nat_var(w->a, s->let.var);
+}
+
 Stmt *lw_open_while(Lw *w, NatVar *var, Stmt **saved)
 {
     Stmt *s = lw_snew(w, S_WHILE);

@@ -174,6 +174,8 @@ void lw_emit(Lw *w, Stmt *s);
 Stmt *lw_open_if(Lw *w, X *cond, Stmt **saved);
 /* An S_WHILE (var: its counter or NULL) emitted here, opened as lw_open_if opens an if */
 Stmt *lw_open_while(Lw *w, NatVar *var, Stmt **saved);
+/* const var = val emitted here: a nat variable of range [lb, ub) (ub NULL: unknown) */
+Nat *lw_let(Lw *w, const char *prefix, X *val, int64_t lb, Nat *ub);
 Buffer *lw_new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count);
 Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, Span sp);
 /* Buffer b read (a view) or written (an acceptor) as row-major storage of ty from element 0 */

@@ -223,15 +223,6 @@ static X *mdecl(Ms *m, const char *prefix, ScalarKind sk, X *init, Buffer **b)
     lw_emit(m->w, lw_scalar_decl(m->w, prefix, sk, init, b));
     return mreg(m, *b);
 }
-/* const var = val, a nat variable of range [lb, ub) */
-static Nat *mlet(Ms *m, const char *prefix, X *val, int64_t lb, Nat *ub)
-{
-    Stmt *s = lw_snew(m->w, S_LET);
-    s->let.var = nat_newvar(m->a, arena_printf(m->a, "%s%d", prefix, m->w->names++), lb, ub);
-    s->let.val = val;
-    lw_emit(m->w, s);
-    return nat_var(m->a, s->let.var);
-}
 static void mbarrier(Ms *m, Level l) { lw_barrier(m->w, l); }
 static void mjump(Ms *m, JumpKind k)
 {
@@ -563,10 +554,10 @@ static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
     Lw *w = m->w;
     Arena *a = m->a;
     Stmt *tl, *ts, *zl, *is;
-    Nat *par = mlet(m, "mspar", mreg(m, m->par), 0, mc(m, 2));
+    Nat *par = lw_let(m->w, "mspar", mreg(m, m->par), 0, mc(m, 2));
     /* n < MS_NMAX (ms_limit), so no launch has more tiles than hmax */
     Nat *hmax = mc(m, (MS_NMAX + m->TILE - 1) / m->TILE + 1);
-    Nat *h = mlet(m, "msh", mun(m, X_CAST, SK_U32, lw_xload(w, ctr, nat_sub(a, mc(m, 2), par))), 0, hmax);
+    Nat *h = lw_let(m->w, "msh", mun(m, X_CAST, SK_U32, lw_xload(w, ctr, nat_sub(a, mc(m, 2), par))), 0, hmax);
     Nat *tid = mthreads(m, &tl, &ts);
     lw_open_if(w, lw_xbin(w, OP_AND, SK_BOOL, mnat_lt(m, m->tile, mc(m, 1)), mnat_lt(m, tid, mc(m, 1))), &is);
     lw_store(w, ctr, nat_add(a, mc(m, 1), par), mun(m, X_CAST, SK_U64, lw_xnat(w, m->tiles)));
@@ -582,7 +573,7 @@ static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
     lw_open_if(w, lw_xbin(w, OP_GE, SK_BOOL, ix, mun(m, X_CAST, isk, lw_xnat(w, nat_mul(a, h, mc(m, m->K))))), &is);
     mjump(m, JK_BREAK);
     w->cur = is;
-    Nat *i = mlet(m, "msz", ix, 0, nat_mul(a, hmax, mc(m, m->K)));
+    Nat *i = lw_let(m->w, "msz", ix, 0, nat_mul(a, hmax, mc(m, m->K)));
     lw_store(w, state, i, mlit(m, SK_U32, 0));
     lw_store(w, ib, mc(m, 0), mbin(m, OP_ADD, isk, ix, mun(m, X_CAST, isk, lw_xnat(w, nat_mul(a, m->tiles, mc(m, m->NT))))));
     w->cur = zl;

@@ -1064,14 +1064,7 @@ static void pmbar(Pipe *p, MbarOp op, int which, Nat *index, X *arg)
 static void pjump(Pipe *p, JumpKind k) { emit_jump(p->w, k); }
 
 /* const var = val, a nat variable of range [lb, ub) (ub NULL: unknown) */
-static Nat *plet(Pipe *p, const char *prefix, X *val, int64_t lb, Nat *ub)
-{
-    Stmt *s = lw_snew(p->w, S_LET);
-    s->let.var = nat_newvar(p->a, arena_printf(p->a, "%s%d", prefix, p->w->names++), lb, ub);
-    s->let.val = val;
-    lw_emit(p->w, s);
-    return nat_var(p->a, s->let.var);
-}
+static Nat *plet(Pipe *p, const char *prefix, X *val, int64_t lb, Nat *ub) { return lw_let(p->w, prefix, val, lb, ub); }
 
 /* for (var = 0;; var++) with var < ub, its body opened (lw_close with *saved) */
 static Nat *popen_while(Pipe *p, const char *prefix, Nat *ub, Stmt **saved)
