@@ -20,9 +20,9 @@
 // f32+u32, 16n for f64+u64) (cudaMemcpyAsync) as a reference (a sort reads and writes its
 // keys at least once; patc's and CUB Onesweep's sorts of 4-byte keys five reads and four
 // writes, the values four of each).
-//   sort_bench [--root DIR] [--types LIST] [--bits B:E] [--digit W] OUTDIR [n ...]
+//   sort_bench [--root DIR] [--types LIST] [--bits B:E] [--digit W] [--shrink] OUTDIR [n ...]
 // The options may come anywhere (sort_run.sh passes its own after OUTDIR); the first
-// other argument is OUTDIR, the rest sizes.
+// other argument is OUTDIR (made if missing; its parent must exist), the rest sizes.
 // DIR is the repository root (default $PATC_ROOT, else "."): DIR/patterns is added to the
 // context's include directories.
 // LIST: the types above, comma-separated, run in the order given; "none" for none (with
@@ -34,6 +34,14 @@
 // --digit W (5..11) builds every patc sorter of the run with digit_bits = W
 // (ceil(bits / W) passes of 2^W buckets); CUB is unchanged. The type column gets " dW"
 // ("u32 d11", "u32[0:16] d11"), so runs with and without it can share one plot.
+// --shrink also times, for each n below the largest size maxn, patc's first sort of n
+// keys after a sort of maxn (the sort of maxn untimed, then the sort of n timed alone,
+// as in the rounds; as many such pairs as rounds, their median): multisplit's first
+// launches after longer ones clear the longer ones' look-back words past their own
+// (docs/language.md, multisplit), which a sort after a sort of the same n does not. It
+// goes to OUTDIR/shrink.csv (type,input,n,maxn,after_maxn_us,alone_us) and the console.
+// Sizes up to 2^31 - 1 (CUB's num_items is an int); from 2^30 keys patc sorts in
+// portions (each pass a launch a portion, the offsets taken again before each pass).
 // Every result is checked before and after the timed runs: the outputs are poisoned,
 // both sorts run, and patc's n keys (and values) must equal CUB's byte for byte (both
 // sorts are stable and order -0.0 and +0.0 as equals, so the words agree exactly); a mismatch
@@ -53,6 +61,8 @@
 // temp_bytes) and OUTDIR/sort.md.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
+#include <sys/stat.h>
+#include <cerrno>
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -207,15 +217,17 @@ static bool parse_bits(const char *a, int &b, int &e) {
 
 int main(int argc, char **argv) {
     const char *root = getenv("PATC_ROOT") ? getenv("PATC_ROOT") : ".";
-    const char *usage = "usage: sort_bench [--root DIR] [--types LIST] [--bits B:E] [--digit W] OUTDIR [n ...]\n"
+    const char *usage = "usage: sort_bench [--root DIR] [--types LIST] [--bits B:E] [--digit W] [--shrink] OUTDIR [n ...]\n"
                         "  LIST: comma-separated of u32 f32 f32+u32 u64 f64 f64+u64, or none (default u32,f32,f32+u32)\n"
                         "  B:E: also sort u32 keys by bits B..E-1 (0 <= B < E <= 32); W: patc's digit_bits, 5..11\n";
     std::string typelist = "u32,f32,f32+u32";
     int bits_b = -1, bits_e = -1, digit = 0;
+    bool shrink = false;
     std::vector<char *> rest; // OUTDIR and the sizes
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
-        if (a == "--root" || a == "--types" || a == "--bits" || a == "--digit") {
+        if (a == "--shrink") shrink = true;
+        else if (a == "--root" || a == "--types" || a == "--bits" || a == "--digit") {
             if (i + 1 >= argc) { printf("%s wants a value\n%s", a.c_str(), usage); return 2; }
             const char *v = argv[++i];
             if (a == "--root") root = v;
@@ -234,6 +246,7 @@ int main(int argc, char **argv) {
     }
     if (rest.empty()) { printf("%s", usage); return 2; }
     const char *outdir = rest[0];
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) { printf("cannot make %s\n", outdir); return 2; }
     const std::string dtag = digit ? " d" + std::to_string(digit) : "";
     std::vector<Sel> sels;
     if (typelist != "none") {
@@ -260,7 +273,7 @@ int main(int argc, char **argv) {
     // where CUB leaves its one-block sort (4097 keys one block, 2^14 Onesweep on an H100)
     for (long long n : {1000ll, 4097ll, 8192ll, 8193ll, 12288ll, (1ll << 20) + 7, (1ll << 24) + 3, (1ll << 28) - 5})
         sizes.push_back(n);
-    if (!sizes_from_args((int)rest.size(), rest.data(), 1, 1ll << 28, sizes)) return 2;
+    if (!sizes_from_args((int)rest.size(), rest.data(), 1, (1ll << 31) - 1, sizes)) return 2;
     maxn = sizes.back();
     // the widest selected type's bytes: a key, a value, a pair
     int kmax = 4, vmax = 4, pmax = 8;
@@ -291,6 +304,10 @@ int main(int argc, char **argv) {
         for (const char *input : {"uniform", "few", "sorted"}) cases.push_back({&c, input});
     std::vector<unsigned char> host((size_t)maxn * kmax);
     std::vector<Row> rows;
+    std::string shrinkp = std::string(outdir) + "/shrink.csv";
+    FILE *shr = shrink ? fopen(shrinkp.c_str(), "w") : nullptr;
+    if (shrink && !shr) { printf("cannot write %s\n", shrinkp.c_str()); return 1; }
+    if (shr) fprintf(shr, "type,input,n,maxn,after_maxn_us,alone_us\n");
     patc_sorter *so = nullptr;
     const Sel *so_for = nullptr; // the type so sorts (one sorter at a time: each holds its temporary memory)
     for (const Case &k : cases) {
@@ -356,6 +373,28 @@ int main(int argc, char **argv) {
             std::vector<std::vector<float>> alone, queued;
             time_interleaved(ops, s, holdf, warm, reps, alone, queued);
             ok = check(k, so, n, "after timing") && ok;
+            if (shr && n < maxn) { // the first sort of n after one of maxn, each timed alone
+                cudaEvent_t e0, e1;
+                CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+                std::vector<float> after;
+                for (int i = 0; i < reps; i++) {
+                    patc_sort(c, so, maxn);
+                    CK(cudaStreamSynchronize(s));
+                    CK(cudaEventRecord(e0, s));
+                    patc_sort(c, so, n);
+                    CK(cudaEventRecord(e1, s));
+                    CK(cudaEventSynchronize(e1));
+                    float ms = 0;
+                    CK(cudaEventElapsedTime(&ms, e0, e1));
+                    after.push_back(ms);
+                }
+                CK(cudaEventDestroy(e0)); CK(cudaEventDestroy(e1));
+                ok = check(k, so, n, "after the shrink timing") && ok;
+                float a = median_us(after), al = median_us(alone[2]);
+                fprintf(shr, "%s,%s,%lld,%lld,%.3f,%.3f\n", c.tag.c_str(), k.input, n, maxn, a, al);
+                printf("%s %-7s n=%-10lld shrink: patc after a sort of %lld keys %9.2f us, alone %9.2f us\n",
+                       c.tag.c_str(), k.input, n, maxn, a, al);
+            }
             size_t cb = 0, pb = 0;
             if (vs) cub_pairs(c, nullptr, cb, din, dout, vin_of(c), vout_of(c), n);
             else cub_keys(c, nullptr, cb, din, dout, n);
@@ -370,6 +409,7 @@ int main(int argc, char **argv) {
         }
     }
     if (so) patc_sorter_free(so);
+    if (shr) fclose(shr);
     std::string csvp = std::string(outdir) + "/sort.csv", mdp = std::string(outdir) + "/sort.md";
     FILE *csv = fopen(csvp.c_str(), "w"), *md = fopen(mdp.c_str(), "w");
     if (!csv || !md) { printf("cannot write %s or %s\n", csvp.c_str(), mdp.c_str()); return 1; }

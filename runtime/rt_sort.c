@@ -33,7 +33,7 @@
 /* The pass's tile: 384 threads of 16 keys (multisplit's shape in examples/radixsort.rise):
  * on an H100, one pass over 2^24 keys took 161 us at 384x16, 170 at 256x16, 165 at 512x16
  * and 185 at 256x24; pairs 220 us at 384x16, 249 at 256x16 (bench/results/2026-11-26-nvidia-h100-msvar).
- * Larger tiles for some types and sizes: big_tiles. */
+ * Other tiles for some types and sizes: tile_steps. */
 enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
 
 /* The small sort's tiles: up to small_max keys one launch of one block (sortSmallK, the
@@ -50,7 +50,7 @@ enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
 typedef struct {
     int nt, ipt;
 } Tile;
-enum { NSMALL = 3 };
+enum { NSMALL = 3, NSTEPS = 4 }; /* NSTEPS: the most tile_steps rows of one sorter */
 static const Tile small_tiles[2][NSMALL] = {{{512, 4}, {1024, 4}, {1024, 8}}, {{512, 4}, {1024, 4}, {1024, 5}}};
 
 /* The digit width: 8 bits by default (CUB's); 5 to 11 (rsScanP gives a lane r/32 >= 1
@@ -77,13 +77,14 @@ struct patc_sorter {
     int ks, vs;            /* the bytes of a key and of a value (0 for keys alone) */
     int nd, r;             /* the passes (digits) and the buckets of a pass (2^digit_bits) */
     long long portion;     /* the most keys a launch of a pass (or of the histogram) takes */
-    Tile big;              /* the pass's tile from big_from keys (pass_tile); {0, 0}: 384x16 always */
-    long long big_from;
+    int nsteps;            /* the pass's tiles by size (pass_steps): step[i] from step_from[i] keys */
+    Tile step[NSTEPS];     /* ({0, 0}: 384x16, sortPass; else sortPassB<i>, pass_big[i]) */
+    long long step_from[NSTEPS];
     const Tile *tiles;     /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
     long long small_max;   /* the last tile's keys: up to this many, one launch */
     char *source;
     patc_program *prog[2]; /* [0] without a cubin (interpreter, queries), [1] with one */
-    patc_kernel *hist[2], *scan[2], *pass[2], *pass_big[2], *small[NSMALL][2];
+    patc_kernel *hist[2], *scan[2], *pass[2], *pass_big[NSTEPS][2], *small[NSMALL][2];
     patc_kernel *copy[2]; /* sortCopy: only for an odd number of passes (copy_back) */
     patc_buffer *tmp;      /* the second buffer of keys (then, for pairs, of values), tmp_bytes long */
     patc_buffer *counts;   /* the portions' histograms (np*nd*r u32), then their offsets (np*nd*r u64) */
@@ -109,10 +110,12 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
     return PATC_ERR_INVALID;
 }
 
-/* The pass's tile from a size on (see PASS_NT; sortPassBig), by key type and value
- * bytes (0: keys alone), with 8-bit digits; 384x16 below that size and for the cases
- * not here (other types and widths were not timed in other shapes). All on one H100
- * (bench/results/2026-11-26-nvidia-h100-sort-tiles, each shape a run of its own):
+/* The pass's tile by size (see PASS_NT), by key type and value bytes (0: keys alone),
+ * with 8-bit digits: steps, each from a size on to the next step of its type (a tile of
+ * {0, 0} goes back to 384x16, sortPass); 384x16 below the first step and for the cases
+ * not here (other types and widths were not timed in other shapes). Each other tile is a
+ * kernel of its own, sortPassB0, B1, ... On one H100 (bench/results/2026-11-26-nvidia-h100-sort-tiles,
+ * each shape a run of its own):
  *  - u32 keys: 512x18 from 2^20 keys, 7230 us at 2^28 and 75.5 at 2^20 against
  *    7353-7370 and 87-88 at 384x16; f32 keys: 384x24 from 2^20, 8010 and 79.1 against
  *    8875-8907 and 90. 512x18 took f32 keys 10973 us and 384x24 u32 keys 7734 at 2^28,
@@ -122,30 +125,50 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  *    (a pass over so few keys is a few blocks, and a larger tile is a longer block).
  *  - f32 keys with 4-byte values, and u64 keys: 384x20 from 2^24, 9848-10147 us against
  *    10431-10770 at 2^28 for the pairs, 19389-19464 against 20130-20191 for u64 keys;
- *    at 2^20 it was 2-4 % slower. 384x24 and 512x16 were 7-16 % faster at 2^20 but
- *    30-60 % slower from 2^24. */
+ *    at 2^20 it was 2-4 % slower. 384x20 is compiled for two blocks an SM (multisplit's
+ *    own launch bound from 18 keys a thread): without the bound ptxas gave the pairs' pass
+ *    94 registers and one block an SM, 27-40 % slower (-sort-stop45-bounds).
+ * On one H200 (bench/results/2026-11-26-nvidia-h200-sort-tiles): 512x16 for the pairs and
+ * u64 keys from 2^20 keys to below 2^21 + 2^19 (the pairs 82.8 us at 2^20 against 99.9,
+ * 134.3 at 2^21 against 158.5; even at 2^21 + 2^19, slower from 3 * 2^20 on), and 512x20 for
+ * f32 keys from 2^23 (330 us at 2^23 against 350, 1926 at 2^26 against 2021; equal at
+ * 6 * 2^20, slower at 2^22). */
 static const struct {
     patc_type key;
     int vbytes;
     long long from;
     Tile t;
-} big_tiles[] = {
+} tile_steps[] = {
     {PATC_U32, 0, 1LL << 20, {512, 18}},
     {PATC_F32, 0, 1LL << 20, {384, 24}},
+    {PATC_F32, 0, 1LL << 23, {512, 20}},
+    {PATC_F32, 4, 1LL << 20, {512, 16}},
+    {PATC_F32, 4, 5LL << 19, {0, 0}},
     {PATC_F32, 4, 1LL << 24, {384, 20}},
+    {PATC_U64, 0, 1LL << 20, {512, 16}},
+    {PATC_U64, 0, 5LL << 19, {0, 0}},
     {PATC_U64, 0, 1LL << 24, {384, 20}},
 };
-static Tile pass_tile(patc_type t, int vbytes, int w, long long *from)
+
+/* The sorter's steps (tile_steps of its key type, value bytes and digit width 8) */
+static void pass_steps(patc_sorter *s, int w)
 {
-    for (size_t i = 0; w == 8 && i < sizeof big_tiles / sizeof big_tiles[0]; i++)
-        if (big_tiles[i].key == t && big_tiles[i].vbytes == vbytes) {
-            *from = big_tiles[i].from;
-            return big_tiles[i].t;
+    s->nsteps = 0;
+    for (size_t i = 0; w == 8 && i < sizeof tile_steps / sizeof tile_steps[0]; i++)
+        if (tile_steps[i].key == s->type && tile_steps[i].vbytes == s->vs && s->nsteps < NSTEPS) {
+            s->step_from[s->nsteps] = tile_steps[i].from;
+            s->step[s->nsteps++] = tile_steps[i].t;
         }
-    return (Tile){0, 0};
 }
 
-/* A pass kernel's text (sortPass, sortPassBig): one portion of the keys (n of them, of
+/* The kernel of step i (its tile not {0, 0}): sortPassB<i> */
+static char *step_name(char name[16], int i)
+{
+    snprintf(name, 16, "sortPassB%d", i);
+    return name;
+}
+
+/* A pass kernel's text (sortPass, sortPassB<i>): one portion of the keys (n of them, of
  * m in all; for pairs zip(keys)(values)) placed by digit d with the portion's offsets,
  * in tiles of t. kt, vt: the kernel's key and value types. */
 static void pass_text(StrBuf *b, const patc_sorter *s, const char *name, Tile t, const char *kt, const char *vt)
@@ -218,7 +241,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     s->r = 1 << w;
     s->nd = (hi - lo + w - 1) / w;
     s->portion = spec->portion ? spec->portion : PORTION_MAX;
-    s->big = pass_tile(type, vs, w, &s->big_from);
+    pass_steps(s, w);
     s->tiles = small_tiles[ks + vs > 8];
     s->small_max = (long long)s->tiles[NSMALL - 1].nt * s->tiles[NSMALL - 1].ipt;
     const char *words = vs == 8 ? "u64" : "u32";
@@ -231,7 +254,11 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     sb_printf(&b, "kernel sortScan = nFun(np => fun((np * %d).u32)(h => h |> rsScanP(np, %d, %d)))\n", s->nd * s->r,
               s->nd, s->r);
     pass_text(&b, s, "sortPass", (Tile){PASS_NT, PASS_IPT}, kt, words);
-    if (s->big.nt) pass_text(&b, s, "sortPassBig", s->big, kt, words);
+    for (int i = 0; i < s->nsteps; i++)
+        if (s->step[i].nt) {
+            char name[16];
+            pass_text(&b, s, step_name(name, i), s->step[i], kt, words);
+        }
     if (s->pairs) {
         if (s->nd % 2)
             sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
@@ -293,7 +320,11 @@ static patc_status program(patc_sorter *s, int cubin)
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortHist", &s->hist[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortScan", &s->scan[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPass", &s->pass[cubin]);
-    if (st == PATC_OK && s->big.nt) st = patc_get_kernel(s->prog[cubin], "sortPassBig", &s->pass_big[cubin]);
+    for (int i = 0; st == PATC_OK && i < s->nsteps; i++)
+        if (s->step[i].nt) {
+            char name[16];
+            st = patc_get_kernel(s->prog[cubin], step_name(name, i), &s->pass_big[i][cubin]);
+        }
     if (st == PATC_OK && s->nd % 2) st = patc_get_kernel(s->prog[cubin], "sortCopy", &s->copy[cubin]);
     for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
         char name[16];
@@ -307,11 +338,13 @@ static patc_status program(patc_sorter *s, int cubin)
     return st;
 }
 
-/* The pass kernel of a sort of n keys: sortPassBig from big_from keys where the sorter
- * has one, else sortPass. */
+/* The pass kernel of a sort of n keys: that of the sorter's last step from n or fewer
+ * keys, sortPass before the first step or at a step back to 384x16. */
 static patc_kernel *pass_for(const patc_sorter *s, long long n, int cubin)
 {
-    return s->big.nt && n >= s->big_from ? s->pass_big[cubin] : s->pass[cubin];
+    int i = s->nsteps;
+    while (i > 0 && n < s->step_from[i - 1]) i--;
+    return i > 0 && s->step[i - 1].nt ? s->pass_big[i - 1][cubin] : s->pass[cubin];
 }
 
 /* Whether n keys take the one launch of a sortSmallK. */
