@@ -192,8 +192,6 @@ void stmt_append(Arena *a, Stmt *seq, Stmt *s)
 
 void lw_emit(Lw *w, Stmt *s) { stmt_append(w->a, w->cur, s); }
 
-/* An S_WHILE emitted here (var: its counter or NULL), opened as lw_open_if opens an if:
- * what is emitted next goes into it until w->cur = *saved */
 /* const var = val, a nat variable of range [lb, ub) (ub NULL: unknown), named prefix
  * and a number */
 Nat *lw_let(Lw *w, const char *prefix, X *val, int64_t lb, Nat *ub)
@@ -205,6 +203,8 @@ Nat *lw_let(Lw *w, const char *prefix, X *val, int64_t lb, Nat *ub)
     return nat_var(w->a, s->let.var);
 }
 
+/* An S_WHILE emitted here (var: its counter or NULL), opened as lw_open_if opens an if:
+ * what is emitted next goes into it until w->cur = *saved */
 Stmt *lw_open_while(Lw *w, NatVar *var, Stmt **saved)
 {
     Stmt *s = lw_snew(w, S_WHILE);

@@ -1063,7 +1063,7 @@ static void pmbar(Pipe *p, MbarOp op, int which, Nat *index, X *arg)
 
 static void pjump(Pipe *p, JumpKind k) { emit_jump(p->w, k); }
 
-/* const var = val, a nat variable of range [lb, ub) (ub NULL: unknown) */
+/* lw_let on the pipe's lowering */
 static Nat *plet(Pipe *p, const char *prefix, X *val, int64_t lb, Nat *ub) { return lw_let(p->w, prefix, val, lb, ub); }
 
 /* for (var = 0;; var++) with var < ub, its body opened (lw_close with *saved) */
