@@ -237,8 +237,10 @@ static void expr(Pr *p, const X *x)
     }
     case X_SHFL: {
         static const char *const fn[] = {"__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync",
-                                         "__ballot_sync", "__any_sync", "__all_sync", "__reduce_min_sync"};
-        sb_printf(o, "%s(0xffffffffu, ", fn[x->shfl.k]);
+                                         "__ballot_sync", "__any_sync", "__all_sync", "__reduce_min_sync",
+                                         "patc_match_bits"};
+        /* patc_match_bits: the prelude's helper (codegen/module.c), the full warp implied */
+        sb_printf(o, x->shfl.k == SHFL_MATCH ? "%s(" : "%s(0xffffffffu, ", fn[x->shfl.k]);
         expr(p, x->shfl.val);
         if (x->shfl.arg) {
             sb_puts(o, ", ");

@@ -59,6 +59,18 @@ static const char prelude_set32[] =
     "static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { "
     "asm volatile(\"st.relaxed.gpu.global.u32 [%0], %1;\" :: \"l\"(p), \"r\"(w) : \"memory\"); }\n";
 
+/* multisplit's and the block sort's ranking (SHFL_MATCH): the lanes whose x agrees with this
+ * lane's in the low w bits, a ballot per bit (match.any.sync is slower for a few bits; CUB's
+ * MatchAny votes per bit too). Each bit's test, vote and complement are PTX: written in C,
+ * NVVM tests x & 2^i through a shift, an and and a compare with 1 before each vote (7
+ * instructions a bit in the pass at 512x18, 3 here); the predicate lives inside the asm only
+ * (a C select on it left ptxas short of predicate registers in the block sort) */
+static const char prelude_match[] =
+    "static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; "
+    "for (unsigned int i = 0; i < w; i++) { unsigned int v; "
+    "asm(\"{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }\" : \"=r\"(v) : \"r\"(x & (1u << i))); "
+    "m &= v; } return m; }\n\n";
+
 /* an atomic add of acq_rel order at gpu scope (X_ATOMIC of MO_ACQ_REL): lastBlock's ticket */
 static const char prelude_acq_rel[] =
     "static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; "
@@ -107,7 +119,7 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     bool peek32 = strstr(body, "patc_peek32("), poke32 = strstr(body, "patc_poke32("), set32 = strstr(body, "patc_set32(");
     bool flags32 = peek32 || poke32 || set32;
     bool acq_rel = strstr(body, "patc_atom_add_acq_rel(");
-    bool pipe = strstr(body, "patc_mb_");
+    bool pipe = strstr(body, "patc_mb_"), match = strstr(body, "patc_match_bits(");
     bool launch = false, wide = false;
     for (int i = 0; i < n; i++) {
         launch |= ks[i]->iw == IW_LAUNCH;
@@ -134,7 +146,8 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
         sb_putc(&h, '\n');
     }
     if (acq_rel) sb_puts(&h, prelude_acq_rel);
+    if (match) sb_puts(&h, prelude_match);
     if (pipe) sb_puts(&h, prelude_pipe);
-    if (!fdiv && !flags && !flags32 && !acq_rel && !pipe) sb_putc(&h, '\n');
+    if (!fdiv && !flags && !flags32 && !acq_rel && !match && !pipe) sb_putc(&h, '\n');
     sb_insert(out, at, sb_str(&h));
 }

@@ -140,6 +140,17 @@ X *lw_xballot(Lw *w, X *pred)
     return x;
 }
 
+/* the lanes whose u32 v agrees with this lane's in its low `bits` bits (a radix
+ * sort's ranking: the lanes of one digit) */
+X *lw_xmatch(Lw *w, X *v, int bits)
+{
+    X *x = lw_xnew(w, X_SHFL, SK_U32);
+    x->shfl.k = SHFL_MATCH;
+    x->shfl.val = v;
+    x->shfl.arg = lw_xlit(w, SK_U32, (uint64_t)bits);
+    return x;
+}
+
 X *lw_xpopc(Lw *w, X *v)
 {
     X *x = lw_xnew(w, X_CALL, SK_U32);

@@ -164,6 +164,7 @@ X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r);
 X *lw_xlit(Lw *w, ScalarKind sk, uint64_t v);
 X *lw_xsel(Lw *w, X *c, X *p, X *q);
 X *lw_xballot(Lw *w, X *pred);
+X *lw_xmatch(Lw *w, X *v, int bits);
 X *lw_xpopc(Lw *w, X *v);
 void lw_barrier(Lw *w, Level l);
 X *lw_xload(Lw *w, Buffer *b, Nat *i);

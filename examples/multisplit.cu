@@ -9,6 +9,8 @@ typedef long long patc_int;
 static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
 static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
 
+static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
+
 /* kernel msU32_launch0
  *   launch 1 of 3:   msU32_launch0, then msU32_launch1, then msU32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
@@ -153,36 +155,20 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                         msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msrk52 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct53 = __popc(mspm43);
-                    long long ix54 = ((long long)msb42);
-                    unsigned int msh55 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 8u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh55 = mshist30[(256 * warp + ix54)];
+                        msh47 = mshist30[(256 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk52 + 1u) == msct53))) {
-                        mshist30[(256 * warp + ix54)] = (msh55 + msct53);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(256 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh55 + msrk52)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
@@ -196,173 +182,173 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                         msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msrk52 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct53 = __popc(mspm43);
-                    long long ix54 = ((long long)msb42);
-                    unsigned int msh55 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 8u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh55 = mshist30[(256 * warp + ix54)];
+                        msh47 = mshist30[(256 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk52 + 1u) == msct53))) {
-                        mshist30[(256 * warp + ix54)] = (msh55 + msct53);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(256 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh55 + msrk52)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t56 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i57 = 0;
-                if (((t56 + 256 * i57) < 256)) {
-                    unsigned int msrun58 = 0u;
-                    for (patc_int i59 = 0; i59 < 8; i59 += 1) {
-                        unsigned int msc60 = mshist30[(t56 + 256 * i57 + 256 * i59)];
-                        mshist30[(t56 + 256 * i57 + 256 * i59)] = msrun58;
-                        msrun58 = (msrun58 + msc60);
+                const patc_int i49 = 0;
+                if (((t48 + 256 * i49) < 256)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 256 * i51)];
+                        mshist30[(t48 + 256 * i49 + 256 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
-                    unsigned int mspre61 = 0u;
+                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(256 * b24 + t56 + 256 * i57)], (((2u | mspar29) << 30u) | msrun58));
+                        patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(256 * b24 + t56 + 256 * i57)], (((2u | mspar29) << 29u) | msrun58));
-                        for (patc_int msd62 = 0; ; msd62 += 1) {
-                            unsigned int msw63;
-                            bool msfull64;
+                        patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
+                        for (patc_int msd54 = 0; ; msd54 += 1) {
+                            unsigned int msw55;
+                            bool msfull56;
                             for (;;) {
-                                msw63 = patc_peek32(&msstate22[(256 * b24 + t56 + 256 * i57 - 256 * msd62 - 256)]);
-                                msfull64 = ((msw63 >> 30u) == (2u | mspar29));
-                                if ((msfull64 || ((msw63 >> 29u) == (2u | mspar29)))) {
+                                msw55 = patc_peek32(&msstate22[(256 * b24 + t48 + 256 * i49 - 256 * msd54 - 256)]);
+                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
+                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre61 = (mspre61 + (msw63 & (msfull64 ? 1073741823u : 536870911u)));
-                            if (msfull64) {
+                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
+                            if (msfull56) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(256 * b24 + t56 + 256 * i57)], (((2u | mspar29) << 30u) | (mspre61 + msrun58)));
+                        patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
                     }
-                    msbase31[(t56 + 256 * i57)] = (glob12[(t56 + 256 * i57)] + mspre61);
-                    mststart34[(t56 + 256 * i57)] = msrun58;
+                    msbase31[(t48 + 256 * i49)] = (glob12[(t48 + 256 * i49)] + mspre53);
+                    mststart34[(t48 + 256 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum66 = 0u;
+                unsigned int mssum58 = 0u;
+                for (patc_int i59 = 0; i59 < 8; i59 += 1) {
+                    if (((8 * lane + i59) < 256)) {
+                        mssum58 = (mssum58 + mststart34[(8 * lane + i59)]);
+                    }
+                }
+                unsigned int msinc60 = mssum58;
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
+                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
+                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
+                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
+                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
+                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
+                unsigned int msat66 = (msinc60 - mssum58);
                 for (patc_int i67 = 0; i67 < 8; i67 += 1) {
                     if (((8 * lane + i67) < 256)) {
-                        mssum66 = (mssum66 + mststart34[(8 * lane + i67)]);
+                        unsigned int mscb68 = mststart34[(8 * lane + i67)];
+                        mststart34[(8 * lane + i67)] = msat66;
+                        msbase31[(8 * lane + i67)] = (msbase31[(8 * lane + i67)] - msat66);
+                        msat66 = (msat66 + mscb68);
                     }
-                }
-                unsigned int msinc68 = mssum66;
-                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc68, 1);
-                msinc68 = ((lane >= 1) ? (msinc68 + msup69) : msinc68);
-                unsigned int msup70 = __shfl_up_sync(0xffffffffu, msinc68, 2);
-                msinc68 = ((lane >= 2) ? (msinc68 + msup70) : msinc68);
-                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc68, 4);
-                msinc68 = ((lane >= 4) ? (msinc68 + msup71) : msinc68);
-                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc68, 8);
-                msinc68 = ((lane >= 8) ? (msinc68 + msup72) : msinc68);
-                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc68, 16);
-                msinc68 = ((lane >= 16) ? (msinc68 + msup73) : msinc68);
-                unsigned int msat74 = (msinc68 - mssum66);
-                for (patc_int i75 = 0; i75 < 8; i75 += 1) {
-                    if (((8 * lane + i75) < 256)) {
-                        unsigned int mscb76 = mststart34[(8 * lane + i75)];
-                        mststart34[(8 * lane + i75)] = msat74;
-                        msat74 = (msat74 + mscb76);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i78 = 0; i78 < 8; i78 += 1) {
-                unsigned int msi79 = msinfo33[i78];
-                unsigned int msbk80 = (msi79 >> 16u);
-                if ((msbk80 < 256u)) {
-                    long long ix81 = ((long long)msbk80);
-                    long long ix82 = ((long long)(mststart34[ix81] + (mshist30[(256 * warp + ix81)] + (msi79 & 65535u))));
-                    mssval35[ix82] = msval32[i78];
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
                     {
-                        unsigned int msv85 = mssval35[(t83 + 256 * i84)];
-                        unsigned int msbk86 = min((msv85 & 255u), 255u);
-                        long long ix87 = ((long long)msbk86);
-                        unsigned long long msdst88 = (((unsigned long long)msbase31[ix87]) + ((unsigned long long)((t83 + 256 * i84) - mststart34[ix87])));
-                        if ((msdst88 < ((unsigned long long)n))) {
-                            long long ix89 = ((long long)msdst88);
-                            out[ix89] = msv85;
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(256 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                    if (((lane + 256 * warp + 2048 * b24 + 32 * i70) < n)) {
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(256 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 8; i76 += 1) {
+                    {
+                        unsigned int msv77 = mssval35[(t75 + 256 * i76)];
+                        unsigned int msbk78 = min((msv77 & 255u), 255u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
-                    if (((2048 * b24 + t83 + 256 * i84) < n)) {
-                        unsigned int msv85 = mssval35[(t83 + 256 * i84)];
-                        unsigned int msbk86 = min((msv85 & 255u), 255u);
-                        long long ix87 = ((long long)msbk86);
-                        unsigned long long msdst88 = (((unsigned long long)msbase31[ix87]) + ((unsigned long long)((t83 + 256 * i84) - mststart34[ix87])));
-                        if ((msdst88 < ((unsigned long long)n))) {
-                            long long ix89 = ((long long)msdst88);
-                            out[ix89] = msv85;
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 8; i76 += 1) {
+                    if (((2048 * b24 + t75 + 256 * i76) < n)) {
+                        unsigned int msv77 = mssval35[(t75 + 256 * i76)];
+                        unsigned int msbk78 = min((msv77 & 255u), 255u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar90 = mspar29;
-        const patc_int msh91 = ((unsigned int)msctr23[(-mspar90 + 2)]);
+        const patc_int mspar82 = mspar29;
+        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
         {
-            const patc_int t92 = threadIdx.x;
-            if (((b24 < 1) && (t92 < 1))) {
-                msctr23[(mspar90 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            const patc_int t84 = threadIdx.x;
+            if (((b24 < 1) && (t84 < 1))) {
+                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 2047) / 2048));
             }
-            unsigned int mszi93 = ((unsigned int)(256 * b24 + t92 + 256 * ((n + 2047) / 2048)));
+            unsigned int mszi85 = ((unsigned int)(256 * b24 + t84 + 256 * ((n + 2047) / 2048)));
             for (;;) {
-                if ((mszi93 >= ((unsigned int)(256 * msh91)))) {
+                if ((mszi85 >= ((unsigned int)(256 * msh83)))) {
                     break;
                 }
-                const patc_int msz94 = mszi93;
-                msstate22[msz94] = 0u;
-                mszi93 = (mszi93 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz86 = mszi85;
+                msstate22[msz86] = 0u;
+                mszi85 = (mszi85 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }
@@ -513,26 +499,20 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                         msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm43);
-                    long long ix49 = ((long long)msb42);
-                    unsigned int msh50 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 3u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh50 = mshist30[(7 * warp + ix49)];
+                        msh47 = mshist30[(7 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
-                        mshist30[(7 * warp + ix49)] = (msh50 + msct48);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(7 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
@@ -546,166 +526,176 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                         msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm43);
-                    long long ix49 = ((long long)msb42);
-                    unsigned int msh50 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 3u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh50 = mshist30[(7 * warp + ix49)];
+                        msh47 = mshist30[(7 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
-                        mshist30[(7 * warp + ix49)] = (msh50 + msct48);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(7 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t51 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i52 = 0;
-                if (((t51 + 32 * i52) < 7)) {
-                    unsigned int msrun53 = 0u;
+                const patc_int i49 = 0;
+                if (((t48 + 32 * i49) < 7)) {
+                    unsigned int msrun50 = 0u;
                     {
-                        const patc_int i54 = 0;
-                        unsigned int msc55 = mshist30[(t51 + 32 * i52 + 7 * i54)];
-                        mshist30[(t51 + 32 * i52 + 7 * i54)] = msrun53;
-                        msrun53 = (msrun53 + msc55);
+                        const patc_int i51 = 0;
+                        unsigned int msc52 = mshist30[(t48 + 32 * i49 + 7 * i51)];
+                        mshist30[(t48 + 32 * i49 + 7 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
-                    unsigned int mspre56 = 0u;
+                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(7 * b24 + t51 + 32 * i52)], (((2u | mspar29) << 30u) | msrun53));
+                        patc_set32(&msstate22[(7 * b24 + t48 + 32 * i49)], (((2u | mspar29) << 30u) | msrun50));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(7 * b24 + t51 + 32 * i52)], (((2u | mspar29) << 29u) | msrun53));
-                        for (patc_int msd57 = 0; ; msd57 += 1) {
-                            unsigned int msw58;
-                            bool msfull59;
+                        patc_set32(&msstate22[(7 * b24 + t48 + 32 * i49)], (((2u | mspar29) << 29u) | msrun50));
+                        for (patc_int msd54 = 0; ; msd54 += 1) {
+                            unsigned int msw55;
+                            bool msfull56;
                             for (;;) {
-                                msw58 = patc_peek32(&msstate22[(7 * b24 + t51 + 32 * i52 - 7 * msd57 - 7)]);
-                                msfull59 = ((msw58 >> 30u) == (2u | mspar29));
-                                if ((msfull59 || ((msw58 >> 29u) == (2u | mspar29)))) {
+                                msw55 = patc_peek32(&msstate22[(7 * b24 + t48 + 32 * i49 - 7 * msd54 - 7)]);
+                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
+                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre56 = (mspre56 + (msw58 & (msfull59 ? 1073741823u : 536870911u)));
-                            if (msfull59) {
+                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
+                            if (msfull56) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(7 * b24 + t51 + 32 * i52)], (((2u | mspar29) << 30u) | (mspre56 + msrun53)));
+                        patc_set32(&msstate22[(7 * b24 + t48 + 32 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
                     }
-                    msbase31[(t51 + 32 * i52)] = (glob12[(t51 + 32 * i52)] + mspre56);
-                    mststart34[(t51 + 32 * i52)] = msrun53;
+                    msbase31[(t48 + 32 * i49)] = (glob12[(t48 + 32 * i49)] + mspre53);
+                    mststart34[(t48 + 32 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum61 = 0u;
+                unsigned int mssum58 = 0u;
                 {
-                    const patc_int i62 = 0;
-                    if (((lane + i62) < 7)) {
-                        mssum61 = (mssum61 + mststart34[(lane + i62)]);
+                    const patc_int i59 = 0;
+                    if (((lane + i59) < 7)) {
+                        mssum58 = (mssum58 + mststart34[(lane + i59)]);
                     }
                 }
-                unsigned int msinc63 = mssum61;
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
-                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
-                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
-                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
-                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
-                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
-                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
-                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
-                unsigned int msat69 = (msinc63 - mssum61);
+                unsigned int msinc60 = mssum58;
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
+                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
+                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
+                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
+                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
+                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
+                unsigned int msat66 = (msinc60 - mssum58);
                 {
-                    const patc_int i70 = 0;
-                    if (((lane + i70) < 7)) {
-                        unsigned int mscb71 = mststart34[(lane + i70)];
-                        mststart34[(lane + i70)] = msat69;
-                        msat69 = (msat69 + mscb71);
+                    const patc_int i67 = 0;
+                    if (((lane + i67) < 7)) {
+                        unsigned int mscb68 = mststart34[(lane + i67)];
+                        mststart34[(lane + i67)] = msat66;
+                        msbase31[(lane + i67)] = (msbase31[(lane + i67)] - msat66);
+                        msat66 = (msat66 + mscb68);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i73 = 0; i73 < 31; i73 += 1) {
-                unsigned int msi74 = msinfo33[i73];
-                unsigned int msbk75 = (msi74 >> 16u);
-                if ((msbk75 < 7u)) {
-                    long long ix76 = ((long long)msbk75);
-                    long long ix77 = ((long long)(mststart34[ix76] + (mshist30[(7 * warp + ix76)] + (msi74 & 65535u))));
-                    mssval35[ix77] = msval32[i73];
                 }
             }
         }
         __syncthreads();
         if (((992 * b24 + 991) < n)) {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 31; i79 += 1) {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 31; i70 += 1) {
                     {
-                        int msv80 = mssval35[(t78 + 32 * i79)];
-                        unsigned int msbk81 = min(((unsigned int)(msv80 % 7)), 6u);
-                        long long ix82 = ((long long)msbk81);
-                        unsigned long long msdst83 = (((unsigned long long)msbase31[ix82]) + ((unsigned long long)((t78 + 32 * i79) - mststart34[ix82])));
-                        if ((msdst83 < ((unsigned long long)n))) {
-                            long long ix84 = ((long long)msdst83);
-                            out[ix84] = msv80;
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(7 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 31; i70 += 1) {
+                    if (((lane + 992 * warp + 992 * b24 + 32 * i70) < n)) {
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(7 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((992 * b24 + 991) < n)) {
+            {
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 31; i76 += 1) {
+                    {
+                        int msv77 = mssval35[(t75 + 32 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 % 7)), 6u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 31; i79 += 1) {
-                    if (((992 * b24 + t78 + 32 * i79) < n)) {
-                        int msv80 = mssval35[(t78 + 32 * i79)];
-                        unsigned int msbk81 = min(((unsigned int)(msv80 % 7)), 6u);
-                        long long ix82 = ((long long)msbk81);
-                        unsigned long long msdst83 = (((unsigned long long)msbase31[ix82]) + ((unsigned long long)((t78 + 32 * i79) - mststart34[ix82])));
-                        if ((msdst83 < ((unsigned long long)n))) {
-                            long long ix84 = ((long long)msdst83);
-                            out[ix84] = msv80;
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 31; i76 += 1) {
+                    if (((992 * b24 + t75 + 32 * i76) < n)) {
+                        int msv77 = mssval35[(t75 + 32 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 % 7)), 6u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar85 = mspar29;
-        const patc_int msh86 = ((unsigned int)msctr23[(-mspar85 + 2)]);
+        const patc_int mspar82 = mspar29;
+        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
         {
-            const patc_int t87 = threadIdx.x;
-            if (((b24 < 1) && (t87 < 1))) {
-                msctr23[(mspar85 + 1)] = ((unsigned long long)((n + 991) / 992));
+            const patc_int t84 = threadIdx.x;
+            if (((b24 < 1) && (t84 < 1))) {
+                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 991) / 992));
             }
-            unsigned int mszi88 = ((unsigned int)(32 * b24 + t87 + 7 * ((n + 991) / 992)));
+            unsigned int mszi85 = ((unsigned int)(32 * b24 + t84 + 7 * ((n + 991) / 992)));
             for (;;) {
-                if ((mszi88 >= ((unsigned int)(7 * msh86)))) {
+                if ((mszi85 >= ((unsigned int)(7 * msh83)))) {
                     break;
                 }
-                const patc_int msz89 = mszi88;
-                msstate22[msz89] = 0u;
-                mszi88 = (mszi88 + ((unsigned int)(32 * ((n + 991) / 992))));
+                const patc_int msz86 = mszi85;
+                msstate22[msz86] = 0u;
+                mszi85 = (mszi85 + ((unsigned int)(32 * ((n + 991) / 992))));
             }
         }
     }
@@ -856,28 +846,20 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                         msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msrk48 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm43);
-                    long long ix50 = ((long long)msb42);
-                    unsigned int msh51 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 4u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh51 = mshist30[(16 * warp + ix50)];
+                        msh47 = mshist30[(16 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk48 + 1u) == msct49))) {
-                        mshist30[(16 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(16 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh51 + msrk48)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
@@ -891,167 +873,175 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                         msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msrk48 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm43);
-                    long long ix50 = ((long long)msb42);
-                    unsigned int msh51 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 4u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh51 = mshist30[(16 * warp + ix50)];
+                        msh47 = mshist30[(16 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk48 + 1u) == msct49))) {
-                        mshist30[(16 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(16 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh51 + msrk48)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t52 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i53 = 0;
-                if (((t52 + 128 * i53) < 16)) {
-                    unsigned int msrun54 = 0u;
-                    for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                        unsigned int msc56 = mshist30[(t52 + 128 * i53 + 16 * i55)];
-                        mshist30[(t52 + 128 * i53 + 16 * i55)] = msrun54;
-                        msrun54 = (msrun54 + msc56);
+                const patc_int i49 = 0;
+                if (((t48 + 128 * i49) < 16)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 128 * i49 + 16 * i51)];
+                        mshist30[(t48 + 128 * i49 + 16 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
-                    unsigned int mspre57 = 0u;
+                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(16 * b24 + t52 + 128 * i53)], (((2u | mspar29) << 30u) | msrun54));
+                        patc_set32(&msstate22[(16 * b24 + t48 + 128 * i49)], (((2u | mspar29) << 30u) | msrun50));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(16 * b24 + t52 + 128 * i53)], (((2u | mspar29) << 29u) | msrun54));
-                        for (patc_int msd58 = 0; ; msd58 += 1) {
-                            unsigned int msw59;
-                            bool msfull60;
+                        patc_set32(&msstate22[(16 * b24 + t48 + 128 * i49)], (((2u | mspar29) << 29u) | msrun50));
+                        for (patc_int msd54 = 0; ; msd54 += 1) {
+                            unsigned int msw55;
+                            bool msfull56;
                             for (;;) {
-                                msw59 = patc_peek32(&msstate22[(16 * b24 + t52 + 128 * i53 - 16 * msd58 - 16)]);
-                                msfull60 = ((msw59 >> 30u) == (2u | mspar29));
-                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar29)))) {
+                                msw55 = patc_peek32(&msstate22[(16 * b24 + t48 + 128 * i49 - 16 * msd54 - 16)]);
+                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
+                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
-                            if (msfull60) {
+                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
+                            if (msfull56) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(16 * b24 + t52 + 128 * i53)], (((2u | mspar29) << 30u) | (mspre57 + msrun54)));
+                        patc_set32(&msstate22[(16 * b24 + t48 + 128 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
                     }
-                    msbase31[(t52 + 128 * i53)] = (glob12[(t52 + 128 * i53)] + mspre57);
-                    mststart34[(t52 + 128 * i53)] = msrun54;
+                    msbase31[(t48 + 128 * i49)] = (glob12[(t48 + 128 * i49)] + mspre53);
+                    mststart34[(t48 + 128 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum62 = 0u;
+                unsigned int mssum58 = 0u;
                 {
-                    const patc_int i63 = 0;
-                    if (((lane + i63) < 16)) {
-                        mssum62 = (mssum62 + mststart34[(lane + i63)]);
+                    const patc_int i59 = 0;
+                    if (((lane + i59) < 16)) {
+                        mssum58 = (mssum58 + mststart34[(lane + i59)]);
                     }
                 }
-                unsigned int msinc64 = mssum62;
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc64, 1);
-                msinc64 = ((lane >= 1) ? (msinc64 + msup65) : msinc64);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc64, 2);
-                msinc64 = ((lane >= 2) ? (msinc64 + msup66) : msinc64);
-                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc64, 4);
-                msinc64 = ((lane >= 4) ? (msinc64 + msup67) : msinc64);
-                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc64, 8);
-                msinc64 = ((lane >= 8) ? (msinc64 + msup68) : msinc64);
-                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc64, 16);
-                msinc64 = ((lane >= 16) ? (msinc64 + msup69) : msinc64);
-                unsigned int msat70 = (msinc64 - mssum62);
+                unsigned int msinc60 = mssum58;
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
+                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
+                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
+                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
+                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
+                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
+                unsigned int msat66 = (msinc60 - mssum58);
                 {
-                    const patc_int i71 = 0;
-                    if (((lane + i71) < 16)) {
-                        unsigned int mscb72 = mststart34[(lane + i71)];
-                        mststart34[(lane + i71)] = msat70;
-                        msat70 = (msat70 + mscb72);
+                    const patc_int i67 = 0;
+                    if (((lane + i67) < 16)) {
+                        unsigned int mscb68 = mststart34[(lane + i67)];
+                        mststart34[(lane + i67)] = msat66;
+                        msbase31[(lane + i67)] = (msbase31[(lane + i67)] - msat66);
+                        msat66 = (msat66 + mscb68);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i74 = 0; i74 < 5; i74 += 1) {
-                unsigned int msi75 = msinfo33[i74];
-                unsigned int msbk76 = (msi75 >> 16u);
-                if ((msbk76 < 16u)) {
-                    long long ix77 = ((long long)msbk76);
-                    long long ix78 = ((long long)(mststart34[ix77] + (mshist30[(16 * warp + ix77)] + (msi75 & 65535u))));
-                    mssval35[ix78] = msval32[i74];
                 }
             }
         }
         __syncthreads();
         if (((640 * b24 + 639) < n)) {
             {
-                const patc_int t79 = threadIdx.x;
-                for (patc_int i80 = 0; i80 < 5; i80 += 1) {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 5; i70 += 1) {
                     {
-                        float msv81 = mssval35[(t79 + 128 * i80)];
-                        unsigned int msbk82 = min(((unsigned int)(msv81 * 16.0f)), 15u);
-                        long long ix83 = ((long long)msbk82);
-                        unsigned long long msdst84 = (((unsigned long long)msbase31[ix83]) + ((unsigned long long)((t79 + 128 * i80) - mststart34[ix83])));
-                        if ((msdst84 < ((unsigned long long)n))) {
-                            long long ix85 = ((long long)msdst84);
-                            out[ix85] = msv81;
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(16 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 5; i70 += 1) {
+                    if (((lane + 160 * warp + 640 * b24 + 32 * i70) < n)) {
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(16 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 5; i76 += 1) {
+                    {
+                        float msv77 = mssval35[(t75 + 128 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 * 16.0f)), 15u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t79 = threadIdx.x;
-                for (patc_int i80 = 0; i80 < 5; i80 += 1) {
-                    if (((640 * b24 + t79 + 128 * i80) < n)) {
-                        float msv81 = mssval35[(t79 + 128 * i80)];
-                        unsigned int msbk82 = min(((unsigned int)(msv81 * 16.0f)), 15u);
-                        long long ix83 = ((long long)msbk82);
-                        unsigned long long msdst84 = (((unsigned long long)msbase31[ix83]) + ((unsigned long long)((t79 + 128 * i80) - mststart34[ix83])));
-                        if ((msdst84 < ((unsigned long long)n))) {
-                            long long ix85 = ((long long)msdst84);
-                            out[ix85] = msv81;
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 5; i76 += 1) {
+                    if (((640 * b24 + t75 + 128 * i76) < n)) {
+                        float msv77 = mssval35[(t75 + 128 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 * 16.0f)), 15u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar86 = mspar29;
-        const patc_int msh87 = ((unsigned int)msctr23[(-mspar86 + 2)]);
+        const patc_int mspar82 = mspar29;
+        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
         {
-            const patc_int t88 = threadIdx.x;
-            if (((b24 < 1) && (t88 < 1))) {
-                msctr23[(mspar86 + 1)] = ((unsigned long long)((n + 639) / 640));
+            const patc_int t84 = threadIdx.x;
+            if (((b24 < 1) && (t84 < 1))) {
+                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 639) / 640));
             }
-            unsigned int mszi89 = ((unsigned int)(128 * b24 + t88 + 16 * ((n + 639) / 640)));
+            unsigned int mszi85 = ((unsigned int)(128 * b24 + t84 + 16 * ((n + 639) / 640)));
             for (;;) {
-                if ((mszi89 >= ((unsigned int)(16 * msh87)))) {
+                if ((mszi85 >= ((unsigned int)(16 * msh83)))) {
                     break;
                 }
-                const patc_int msz90 = mszi89;
-                msstate22[msz90] = 0u;
-                mszi89 = (mszi89 + ((unsigned int)(128 * ((n + 639) / 640))));
+                const patc_int msz86 = mszi85;
+                msstate22[msz86] = 0u;
+                mszi85 = (mszi85 + ((unsigned int)(128 * ((n + 639) / 640))));
             }
         }
     }
@@ -1201,40 +1191,20 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                         msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msrk54 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct55 = __popc(mspm43);
-                    long long ix56 = ((long long)msb42);
-                    unsigned int msh57 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 10u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh57 = mshist30[(1000 * warp + ix56)];
+                        msh47 = mshist30[(1000 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk54 + 1u) == msct55))) {
-                        mshist30[(1000 * warp + ix56)] = (msh57 + msct55);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(1000 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh57 + msrk54)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
@@ -1248,176 +1218,172 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                         msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msrk54 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct55 = __popc(mspm43);
-                    long long ix56 = ((long long)msb42);
-                    unsigned int msh57 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 10u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh57 = mshist30[(1000 * warp + ix56)];
+                        msh47 = mshist30[(1000 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk54 + 1u) == msct55))) {
-                        mshist30[(1000 * warp + ix56)] = (msh57 + msct55);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(1000 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh57 + msrk54)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t58 = threadIdx.x;
-            for (patc_int i59 = 0; i59 < 4; i59 += 1) {
-                if (((t58 + 256 * i59) < 1000)) {
-                    unsigned int msrun60 = 0u;
-                    for (patc_int i61 = 0; i61 < 8; i61 += 1) {
-                        unsigned int msc62 = mshist30[(t58 + 256 * i59 + 1000 * i61)];
-                        mshist30[(t58 + 256 * i59 + 1000 * i61)] = msrun60;
-                        msrun60 = (msrun60 + msc62);
+            const patc_int t48 = threadIdx.x;
+            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                if (((t48 + 256 * i49) < 1000)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 1000 * i51)];
+                        mshist30[(t48 + 256 * i49 + 1000 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
-                    unsigned int mspre63 = 0u;
+                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(1000 * b24 + t58 + 256 * i59)], (((2u | mspar29) << 30u) | msrun60));
+                        patc_set32(&msstate22[(1000 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(1000 * b24 + t58 + 256 * i59)], (((2u | mspar29) << 29u) | msrun60));
-                        for (patc_int msd64 = 0; ; msd64 += 1) {
-                            unsigned int msw65;
-                            bool msfull66;
+                        patc_set32(&msstate22[(1000 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
+                        for (patc_int msd54 = 0; ; msd54 += 1) {
+                            unsigned int msw55;
+                            bool msfull56;
                             for (;;) {
-                                msw65 = patc_peek32(&msstate22[(1000 * b24 + t58 + 256 * i59 - 1000 * msd64 - 1000)]);
-                                msfull66 = ((msw65 >> 30u) == (2u | mspar29));
-                                if ((msfull66 || ((msw65 >> 29u) == (2u | mspar29)))) {
+                                msw55 = patc_peek32(&msstate22[(1000 * b24 + t48 + 256 * i49 - 1000 * msd54 - 1000)]);
+                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
+                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre63 = (mspre63 + (msw65 & (msfull66 ? 1073741823u : 536870911u)));
-                            if (msfull66) {
+                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
+                            if (msfull56) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(1000 * b24 + t58 + 256 * i59)], (((2u | mspar29) << 30u) | (mspre63 + msrun60)));
+                        patc_set32(&msstate22[(1000 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
                     }
-                    msbase31[(t58 + 256 * i59)] = (glob12[(t58 + 256 * i59)] + mspre63);
-                    mststart34[(t58 + 256 * i59)] = msrun60;
+                    msbase31[(t48 + 256 * i49)] = (glob12[(t48 + 256 * i49)] + mspre53);
+                    mststart34[(t48 + 256 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum68 = 0u;
-                for (patc_int i69 = 0; i69 < 32; i69 += 1) {
-                    if (((32 * lane + i69) < 1000)) {
-                        mssum68 = (mssum68 + mststart34[(32 * lane + i69)]);
+                unsigned int mssum58 = 0u;
+                for (patc_int i59 = 0; i59 < 32; i59 += 1) {
+                    if (((32 * lane + i59) < 1000)) {
+                        mssum58 = (mssum58 + mststart34[(32 * lane + i59)]);
                     }
                 }
-                unsigned int msinc70 = mssum68;
-                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc70, 1);
-                msinc70 = ((lane >= 1) ? (msinc70 + msup71) : msinc70);
-                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc70, 2);
-                msinc70 = ((lane >= 2) ? (msinc70 + msup72) : msinc70);
-                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc70, 4);
-                msinc70 = ((lane >= 4) ? (msinc70 + msup73) : msinc70);
-                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc70, 8);
-                msinc70 = ((lane >= 8) ? (msinc70 + msup74) : msinc70);
-                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc70, 16);
-                msinc70 = ((lane >= 16) ? (msinc70 + msup75) : msinc70);
-                unsigned int msat76 = (msinc70 - mssum68);
-                for (patc_int i77 = 0; i77 < 32; i77 += 1) {
-                    if (((32 * lane + i77) < 1000)) {
-                        unsigned int mscb78 = mststart34[(32 * lane + i77)];
-                        mststart34[(32 * lane + i77)] = msat76;
-                        msat76 = (msat76 + mscb78);
+                unsigned int msinc60 = mssum58;
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
+                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
+                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
+                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
+                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
+                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
+                unsigned int msat66 = (msinc60 - mssum58);
+                for (patc_int i67 = 0; i67 < 32; i67 += 1) {
+                    if (((32 * lane + i67) < 1000)) {
+                        unsigned int mscb68 = mststart34[(32 * lane + i67)];
+                        mststart34[(32 * lane + i67)] = msat66;
+                        msbase31[(32 * lane + i67)] = (msbase31[(32 * lane + i67)] - msat66);
+                        msat66 = (msat66 + mscb68);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i80 = 0; i80 < 4; i80 += 1) {
-                unsigned int msi81 = msinfo33[i80];
-                unsigned int msbk82 = (msi81 >> 16u);
-                if ((msbk82 < 1000u)) {
-                    long long ix83 = ((long long)msbk82);
-                    long long ix84 = ((long long)(mststart34[ix83] + (mshist30[(1000 * warp + ix83)] + (msi81 & 65535u))));
-                    mssval35[ix84] = msval32[i80];
                 }
             }
         }
         __syncthreads();
         if (((1024 * b24 + 1023) < n)) {
             {
-                const patc_int t85 = threadIdx.x;
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                     {
-                        unsigned long long msv87 = mssval35[(t85 + 256 * i86)];
-                        unsigned int msbk88 = min((((unsigned int)((msv87 * ((unsigned long long)10)) + (msv87 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix89 = ((long long)msbk88);
-                        unsigned long long msdst90 = (((unsigned long long)msbase31[ix89]) + ((unsigned long long)((t85 + 256 * i86) - mststart34[ix89])));
-                        if ((msdst90 < ((unsigned long long)n))) {
-                            long long ix91 = ((long long)msdst90);
-                            out[ix91] = msv87;
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(1000 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                    if (((lane + 128 * warp + 1024 * b24 + 32 * i70) < n)) {
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(1000 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((1024 * b24 + 1023) < n)) {
+            {
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 4; i76 += 1) {
+                    {
+                        unsigned long long msv77 = mssval35[(t75 + 256 * i76)];
+                        unsigned int msbk78 = min((((unsigned int)((msv77 * ((unsigned long long)10)) + (msv77 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t85 = threadIdx.x;
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    if (((1024 * b24 + t85 + 256 * i86) < n)) {
-                        unsigned long long msv87 = mssval35[(t85 + 256 * i86)];
-                        unsigned int msbk88 = min((((unsigned int)((msv87 * ((unsigned long long)10)) + (msv87 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix89 = ((long long)msbk88);
-                        unsigned long long msdst90 = (((unsigned long long)msbase31[ix89]) + ((unsigned long long)((t85 + 256 * i86) - mststart34[ix89])));
-                        if ((msdst90 < ((unsigned long long)n))) {
-                            long long ix91 = ((long long)msdst90);
-                            out[ix91] = msv87;
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 4; i76 += 1) {
+                    if (((1024 * b24 + t75 + 256 * i76) < n)) {
+                        unsigned long long msv77 = mssval35[(t75 + 256 * i76)];
+                        unsigned int msbk78 = min((((unsigned int)((msv77 * ((unsigned long long)10)) + (msv77 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar92 = mspar29;
-        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
+        const patc_int mspar82 = mspar29;
+        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
         {
-            const patc_int t94 = threadIdx.x;
-            if (((b24 < 1) && (t94 < 1))) {
-                msctr23[(mspar92 + 1)] = ((unsigned long long)((n + 1023) / 1024));
+            const patc_int t84 = threadIdx.x;
+            if (((b24 < 1) && (t84 < 1))) {
+                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 1023) / 1024));
             }
-            unsigned int mszi95 = ((unsigned int)(256 * b24 + t94 + 1000 * ((n + 1023) / 1024)));
+            unsigned int mszi85 = ((unsigned int)(256 * b24 + t84 + 1000 * ((n + 1023) / 1024)));
             for (;;) {
-                if ((mszi95 >= ((unsigned int)(1000 * msh93)))) {
+                if ((mszi85 >= ((unsigned int)(1000 * msh83)))) {
                     break;
                 }
-                const patc_int msz96 = mszi95;
-                msstate22[msz96] = 0u;
-                mszi95 = (mszi95 + ((unsigned int)(256 * ((n + 1023) / 1024))));
+                const patc_int msz86 = mszi85;
+                msstate22[msz86] = 0u;
+                mszi85 = (mszi85 + ((unsigned int)(256 * ((n + 1023) / 1024))));
             }
         }
     }
@@ -1568,22 +1534,20 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                         msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msrk45 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct46 = __popc(mspm43);
-                    long long ix47 = ((long long)msb42);
-                    unsigned int msh48 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 1u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh48 = mshist30[(2 * warp + ix47)];
+                        msh47 = mshist30[(2 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk45 + 1u) == msct46))) {
-                        mshist30[(2 * warp + ix47)] = (msh48 + msct46);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(2 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh48 + msrk45)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
@@ -1597,161 +1561,175 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                         msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msrk45 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct46 = __popc(mspm43);
-                    long long ix47 = ((long long)msb42);
-                    unsigned int msh48 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 1u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh48 = mshist30[(2 * warp + ix47)];
+                        msh47 = mshist30[(2 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk45 + 1u) == msct46))) {
-                        mshist30[(2 * warp + ix47)] = (msh48 + msct46);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(2 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh48 + msrk45)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t49 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i50 = 0;
-                if (((t49 + 64 * i50) < 2)) {
-                    unsigned int msrun51 = 0u;
-                    for (patc_int i52 = 0; i52 < 2; i52 += 1) {
-                        unsigned int msc53 = mshist30[(t49 + 64 * i50 + 2 * i52)];
-                        mshist30[(t49 + 64 * i50 + 2 * i52)] = msrun51;
-                        msrun51 = (msrun51 + msc53);
+                const patc_int i49 = 0;
+                if (((t48 + 64 * i49) < 2)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 2; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 64 * i49 + 2 * i51)];
+                        mshist30[(t48 + 64 * i49 + 2 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
-                    unsigned int mspre54 = 0u;
+                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(2 * b24 + t49 + 64 * i50)], (((2u | mspar29) << 30u) | msrun51));
+                        patc_set32(&msstate22[(2 * b24 + t48 + 64 * i49)], (((2u | mspar29) << 30u) | msrun50));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(2 * b24 + t49 + 64 * i50)], (((2u | mspar29) << 29u) | msrun51));
-                        for (patc_int msd55 = 0; ; msd55 += 1) {
-                            unsigned int msw56;
-                            bool msfull57;
+                        patc_set32(&msstate22[(2 * b24 + t48 + 64 * i49)], (((2u | mspar29) << 29u) | msrun50));
+                        for (patc_int msd54 = 0; ; msd54 += 1) {
+                            unsigned int msw55;
+                            bool msfull56;
                             for (;;) {
-                                msw56 = patc_peek32(&msstate22[(2 * b24 + t49 + 64 * i50 - 2 * msd55 - 2)]);
-                                msfull57 = ((msw56 >> 30u) == (2u | mspar29));
-                                if ((msfull57 || ((msw56 >> 29u) == (2u | mspar29)))) {
+                                msw55 = patc_peek32(&msstate22[(2 * b24 + t48 + 64 * i49 - 2 * msd54 - 2)]);
+                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
+                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre54 = (mspre54 + (msw56 & (msfull57 ? 1073741823u : 536870911u)));
-                            if (msfull57) {
+                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
+                            if (msfull56) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(2 * b24 + t49 + 64 * i50)], (((2u | mspar29) << 30u) | (mspre54 + msrun51)));
+                        patc_set32(&msstate22[(2 * b24 + t48 + 64 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
                     }
-                    msbase31[(t49 + 64 * i50)] = (glob12[(t49 + 64 * i50)] + mspre54);
-                    mststart34[(t49 + 64 * i50)] = msrun51;
+                    msbase31[(t48 + 64 * i49)] = (glob12[(t48 + 64 * i49)] + mspre53);
+                    mststart34[(t48 + 64 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum59 = 0u;
+                unsigned int mssum58 = 0u;
                 {
-                    const patc_int i60 = 0;
-                    if (((lane + i60) < 2)) {
-                        mssum59 = (mssum59 + mststart34[(lane + i60)]);
+                    const patc_int i59 = 0;
+                    if (((lane + i59) < 2)) {
+                        mssum58 = (mssum58 + mststart34[(lane + i59)]);
                     }
                 }
-                unsigned int msinc61 = mssum59;
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc61, 1);
-                msinc61 = ((lane >= 1) ? (msinc61 + msup62) : msinc61);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc61, 2);
-                msinc61 = ((lane >= 2) ? (msinc61 + msup63) : msinc61);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc61, 4);
-                msinc61 = ((lane >= 4) ? (msinc61 + msup64) : msinc61);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc61, 8);
-                msinc61 = ((lane >= 8) ? (msinc61 + msup65) : msinc61);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc61, 16);
-                msinc61 = ((lane >= 16) ? (msinc61 + msup66) : msinc61);
-                unsigned int msat67 = (msinc61 - mssum59);
+                unsigned int msinc60 = mssum58;
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
+                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
+                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
+                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
+                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
+                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
+                unsigned int msat66 = (msinc60 - mssum58);
                 {
-                    const patc_int i68 = 0;
-                    if (((lane + i68) < 2)) {
-                        unsigned int mscb69 = mststart34[(lane + i68)];
-                        mststart34[(lane + i68)] = msat67;
-                        msat67 = (msat67 + mscb69);
+                    const patc_int i67 = 0;
+                    if (((lane + i67) < 2)) {
+                        unsigned int mscb68 = mststart34[(lane + i67)];
+                        mststart34[(lane + i67)] = msat66;
+                        msbase31[(lane + i67)] = (msbase31[(lane + i67)] - msat66);
+                        msat66 = (msat66 + mscb68);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i71 = 0; i71 < 3; i71 += 1) {
-                unsigned int msi72 = msinfo33[i71];
-                unsigned int msbk73 = (msi72 >> 16u);
-                if ((msbk73 < 2u)) {
-                    long long ix74 = ((long long)msbk73);
-                    long long ix75 = ((long long)(mststart34[ix74] + (mshist30[(2 * warp + ix74)] + (msi72 & 65535u))));
-                    mssval35[ix75] = msval32[i71];
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t76 = threadIdx.x;
-                for (patc_int i77 = 0; i77 < 3; i77 += 1) {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 3; i70 += 1) {
                     {
-                        long long msv78 = mssval35[(t76 + 64 * i77)];
-                        unsigned int msbk79 = min(((unsigned int)(msv78 & ((long long)1))), 1u);
-                        long long ix80 = ((long long)msbk79);
-                        unsigned long long msdst81 = (((unsigned long long)msbase31[ix80]) + ((unsigned long long)((t76 + 64 * i77) - mststart34[ix80])));
-                        if ((msdst81 < ((unsigned long long)n))) {
-                            long long ix82 = ((long long)msdst81);
-                            out[ix82] = msv78;
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(2 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 3; i70 += 1) {
+                    if (((lane + 96 * warp + 192 * b24 + 32 * i70) < n)) {
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(2 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((192 * b24 + 191) < n)) {
+            {
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 3; i76 += 1) {
+                    {
+                        long long msv77 = mssval35[(t75 + 64 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t76 = threadIdx.x;
-                for (patc_int i77 = 0; i77 < 3; i77 += 1) {
-                    if (((192 * b24 + t76 + 64 * i77) < n)) {
-                        long long msv78 = mssval35[(t76 + 64 * i77)];
-                        unsigned int msbk79 = min(((unsigned int)(msv78 & ((long long)1))), 1u);
-                        long long ix80 = ((long long)msbk79);
-                        unsigned long long msdst81 = (((unsigned long long)msbase31[ix80]) + ((unsigned long long)((t76 + 64 * i77) - mststart34[ix80])));
-                        if ((msdst81 < ((unsigned long long)n))) {
-                            long long ix82 = ((long long)msdst81);
-                            out[ix82] = msv78;
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 3; i76 += 1) {
+                    if (((192 * b24 + t75 + 64 * i76) < n)) {
+                        long long msv77 = mssval35[(t75 + 64 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar83 = mspar29;
-        const patc_int msh84 = ((unsigned int)msctr23[(-mspar83 + 2)]);
+        const patc_int mspar82 = mspar29;
+        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
         {
-            const patc_int t85 = threadIdx.x;
-            if (((b24 < 1) && (t85 < 1))) {
-                msctr23[(mspar83 + 1)] = ((unsigned long long)((n + 191) / 192));
+            const patc_int t84 = threadIdx.x;
+            if (((b24 < 1) && (t84 < 1))) {
+                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 191) / 192));
             }
-            unsigned int mszi86 = ((unsigned int)(64 * b24 + t85 + 2 * ((n + 191) / 192)));
+            unsigned int mszi85 = ((unsigned int)(64 * b24 + t84 + 2 * ((n + 191) / 192)));
             for (;;) {
-                if ((mszi86 >= ((unsigned int)(2 * msh84)))) {
+                if ((mszi85 >= ((unsigned int)(2 * msh83)))) {
                     break;
                 }
-                const patc_int msz87 = mszi86;
-                msstate22[msz87] = 0u;
-                mszi86 = (mszi86 + ((unsigned int)(64 * ((n + 191) / 192))));
+                const patc_int msz86 = mszi85;
+                msstate22[msz86] = 0u;
+                mszi85 = (mszi85 + ((unsigned int)(64 * ((n + 191) / 192))));
             }
         }
     }
@@ -1902,26 +1880,20 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                         msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm43);
-                    long long ix49 = ((long long)msb42);
-                    unsigned int msh50 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 3u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh50 = mshist30[(5 * warp + ix49)];
+                        msh47 = mshist30[(5 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
-                        mshist30[(5 * warp + ix49)] = (msh50 + msct48);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(5 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
@@ -1935,165 +1907,175 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                         msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm43);
-                    long long ix49 = ((long long)msb42);
-                    unsigned int msh50 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 3u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh50 = mshist30[(5 * warp + ix49)];
+                        msh47 = mshist30[(5 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
-                        mshist30[(5 * warp + ix49)] = (msh50 + msct48);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(5 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t51 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i52 = 0;
-                if (((t51 + 96 * i52) < 5)) {
-                    unsigned int msrun53 = 0u;
-                    for (patc_int i54 = 0; i54 < 3; i54 += 1) {
-                        unsigned int msc55 = mshist30[(t51 + 96 * i52 + 5 * i54)];
-                        mshist30[(t51 + 96 * i52 + 5 * i54)] = msrun53;
-                        msrun53 = (msrun53 + msc55);
+                const patc_int i49 = 0;
+                if (((t48 + 96 * i49) < 5)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 3; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 96 * i49 + 5 * i51)];
+                        mshist30[(t48 + 96 * i49 + 5 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
-                    unsigned int mspre56 = 0u;
+                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(5 * b24 + t51 + 96 * i52)], (((2u | mspar29) << 30u) | msrun53));
+                        patc_set32(&msstate22[(5 * b24 + t48 + 96 * i49)], (((2u | mspar29) << 30u) | msrun50));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(5 * b24 + t51 + 96 * i52)], (((2u | mspar29) << 29u) | msrun53));
-                        for (patc_int msd57 = 0; ; msd57 += 1) {
-                            unsigned int msw58;
-                            bool msfull59;
+                        patc_set32(&msstate22[(5 * b24 + t48 + 96 * i49)], (((2u | mspar29) << 29u) | msrun50));
+                        for (patc_int msd54 = 0; ; msd54 += 1) {
+                            unsigned int msw55;
+                            bool msfull56;
                             for (;;) {
-                                msw58 = patc_peek32(&msstate22[(5 * b24 + t51 + 96 * i52 - 5 * msd57 - 5)]);
-                                msfull59 = ((msw58 >> 30u) == (2u | mspar29));
-                                if ((msfull59 || ((msw58 >> 29u) == (2u | mspar29)))) {
+                                msw55 = patc_peek32(&msstate22[(5 * b24 + t48 + 96 * i49 - 5 * msd54 - 5)]);
+                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
+                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre56 = (mspre56 + (msw58 & (msfull59 ? 1073741823u : 536870911u)));
-                            if (msfull59) {
+                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
+                            if (msfull56) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(5 * b24 + t51 + 96 * i52)], (((2u | mspar29) << 30u) | (mspre56 + msrun53)));
+                        patc_set32(&msstate22[(5 * b24 + t48 + 96 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
                     }
-                    msbase31[(t51 + 96 * i52)] = (glob12[(t51 + 96 * i52)] + mspre56);
-                    mststart34[(t51 + 96 * i52)] = msrun53;
+                    msbase31[(t48 + 96 * i49)] = (glob12[(t48 + 96 * i49)] + mspre53);
+                    mststart34[(t48 + 96 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum61 = 0u;
+                unsigned int mssum58 = 0u;
                 {
-                    const patc_int i62 = 0;
-                    if (((lane + i62) < 5)) {
-                        mssum61 = (mssum61 + mststart34[(lane + i62)]);
+                    const patc_int i59 = 0;
+                    if (((lane + i59) < 5)) {
+                        mssum58 = (mssum58 + mststart34[(lane + i59)]);
                     }
                 }
-                unsigned int msinc63 = mssum61;
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
-                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
-                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
-                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
-                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
-                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
-                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
-                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
-                unsigned int msat69 = (msinc63 - mssum61);
+                unsigned int msinc60 = mssum58;
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
+                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
+                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
+                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
+                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
+                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
+                unsigned int msat66 = (msinc60 - mssum58);
                 {
-                    const patc_int i70 = 0;
-                    if (((lane + i70) < 5)) {
-                        unsigned int mscb71 = mststart34[(lane + i70)];
-                        mststart34[(lane + i70)] = msat69;
-                        msat69 = (msat69 + mscb71);
+                    const patc_int i67 = 0;
+                    if (((lane + i67) < 5)) {
+                        unsigned int mscb68 = mststart34[(lane + i67)];
+                        mststart34[(lane + i67)] = msat66;
+                        msbase31[(lane + i67)] = (msbase31[(lane + i67)] - msat66);
+                        msat66 = (msat66 + mscb68);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i73 = 0; i73 < 2; i73 += 1) {
-                unsigned int msi74 = msinfo33[i73];
-                unsigned int msbk75 = (msi74 >> 16u);
-                if ((msbk75 < 5u)) {
-                    long long ix76 = ((long long)msbk75);
-                    long long ix77 = ((long long)(mststart34[ix76] + (mshist30[(5 * warp + ix76)] + (msi74 & 65535u))));
-                    mssval35[ix77] = msval32[i73];
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 2; i70 += 1) {
                     {
-                        double msv80 = mssval35[(t78 + 96 * i79)];
-                        unsigned int msbk81 = min(((unsigned int)(msv80 * 5.0)), 4u);
-                        long long ix82 = ((long long)msbk81);
-                        unsigned long long msdst83 = (((unsigned long long)msbase31[ix82]) + ((unsigned long long)((t78 + 96 * i79) - mststart34[ix82])));
-                        if ((msdst83 < ((unsigned long long)n))) {
-                            long long ix84 = ((long long)msdst83);
-                            out[ix84] = msv80;
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(5 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 2; i70 += 1) {
+                    if (((lane + 64 * warp + 192 * b24 + 32 * i70) < n)) {
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(5 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((192 * b24 + 191) < n)) {
+            {
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 2; i76 += 1) {
+                    {
+                        double msv77 = mssval35[(t75 + 96 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 * 5.0)), 4u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 2; i79 += 1) {
-                    if (((192 * b24 + t78 + 96 * i79) < n)) {
-                        double msv80 = mssval35[(t78 + 96 * i79)];
-                        unsigned int msbk81 = min(((unsigned int)(msv80 * 5.0)), 4u);
-                        long long ix82 = ((long long)msbk81);
-                        unsigned long long msdst83 = (((unsigned long long)msbase31[ix82]) + ((unsigned long long)((t78 + 96 * i79) - mststart34[ix82])));
-                        if ((msdst83 < ((unsigned long long)n))) {
-                            long long ix84 = ((long long)msdst83);
-                            out[ix84] = msv80;
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 2; i76 += 1) {
+                    if (((192 * b24 + t75 + 96 * i76) < n)) {
+                        double msv77 = mssval35[(t75 + 96 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 * 5.0)), 4u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar85 = mspar29;
-        const patc_int msh86 = ((unsigned int)msctr23[(-mspar85 + 2)]);
+        const patc_int mspar82 = mspar29;
+        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
         {
-            const patc_int t87 = threadIdx.x;
-            if (((b24 < 1) && (t87 < 1))) {
-                msctr23[(mspar85 + 1)] = ((unsigned long long)((n + 191) / 192));
+            const patc_int t84 = threadIdx.x;
+            if (((b24 < 1) && (t84 < 1))) {
+                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 191) / 192));
             }
-            unsigned int mszi88 = ((unsigned int)(96 * b24 + t87 + 5 * ((n + 191) / 192)));
+            unsigned int mszi85 = ((unsigned int)(96 * b24 + t84 + 5 * ((n + 191) / 192)));
             for (;;) {
-                if ((mszi88 >= ((unsigned int)(5 * msh86)))) {
+                if ((mszi85 >= ((unsigned int)(5 * msh83)))) {
                     break;
                 }
-                const patc_int msz89 = mszi88;
-                msstate22[msz89] = 0u;
-                mszi88 = (mszi88 + ((unsigned int)(96 * ((n + 191) / 192))));
+                const patc_int msz86 = mszi85;
+                msstate22[msz86] = 0u;
+                mszi85 = (mszi85 + ((unsigned int)(96 * ((n + 191) / 192))));
             }
         }
     }
@@ -2243,7 +2225,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
                     }
                     unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
-                    unsigned int mspm41 = __ballot_sync(0xffffffffu, msok38);
+                    unsigned int mspm41 = (__ballot_sync(0xffffffffu, msok38) & patc_match_bits(msb40, 0u));
                     unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
                     unsigned int msct43 = __popc(mspm41);
                     long long ix44 = ((long long)msb40);
@@ -2256,7 +2238,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         mshist28[(warp + ix44)] = (msh45 + msct43);
                     }
                     __syncwarp();
-                    msinfo31 = (msok38 ? ((msb40 << 16u) | (msh45 + msrk42)) : 4294901760u);
+                    msinfo31 = ((msb40 << 16u) | (msh45 + msrk42));
                     msval30 = msx39;
                 }
             }
@@ -2270,7 +2252,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
                     }
                     unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
-                    unsigned int mspm41 = __ballot_sync(0xffffffffu, msok38);
+                    unsigned int mspm41 = (__ballot_sync(0xffffffffu, msok38) & patc_match_bits(msb40, 0u));
                     unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
                     unsigned int msct43 = __popc(mspm41);
                     long long ix44 = ((long long)msb40);
@@ -2283,7 +2265,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         mshist28[(warp + ix44)] = (msh45 + msct43);
                     }
                     __syncwarp();
-                    msinfo31 = (msok38 ? ((msb40 << 16u) | (msh45 + msrk42)) : 4294901760u);
+                    msinfo31 = ((msb40 << 16u) | (msh45 + msrk42));
                     msval30 = msx39;
                 }
             }
@@ -2357,19 +2339,33 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                     if (((lane + i65) < 1)) {
                         unsigned int mscb66 = mststart32[(lane + i65)];
                         mststart32[(lane + i65)] = msat64;
+                        msbase29[(lane + i65)] = (msbase29[(lane + i65)] - msat64);
                         msat64 = (msat64 + mscb66);
                     }
                 }
             }
         }
         __syncthreads();
-        {
+        if (((32 * b22 + 31) < n)) {
             {
-                unsigned int msbk69 = (msinfo31 >> 16u);
-                if ((msbk69 < 1u)) {
-                    long long ix70 = ((long long)msbk69);
-                    long long ix71 = ((long long)(mststart32[ix70] + (mshist28[(warp + ix70)] + (msinfo31 & 65535u))));
-                    mssval33[ix71] = msval30;
+                {
+                    {
+                        unsigned int msbk69 = (msinfo31 >> 16u);
+                        long long ix70 = ((long long)msbk69);
+                        long long ix71 = ((long long)(mststart32[ix70] + (mshist28[(warp + ix70)] + (msinfo31 & 65535u))));
+                        mssval33[ix71] = msval30;
+                    }
+                }
+            }
+        } else {
+            {
+                {
+                    if (((lane + 32 * warp + 32 * b22) < n)) {
+                        unsigned int msbk69 = (msinfo31 >> 16u);
+                        long long ix70 = ((long long)msbk69);
+                        long long ix71 = ((long long)(mststart32[ix70] + (mshist28[(warp + ix70)] + (msinfo31 & 65535u))));
+                        mssval33[ix71] = msval30;
+                    }
                 }
             }
         }
@@ -2383,7 +2379,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         unsigned int msv74 = mssval33[(t72 + 32 * i73)];
                         unsigned int msbk75 = min(0u, 0u);
                         long long ix76 = ((long long)msbk75);
-                        unsigned long long msdst77 = (((unsigned long long)msbase29[ix76]) + ((unsigned long long)((t72 + 32 * i73) - mststart32[ix76])));
+                        unsigned long long msdst77 = ((unsigned long long)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73))));
                         if ((msdst77 < ((unsigned long long)n))) {
                             long long ix78 = ((long long)msdst77);
                             out[ix78] = msv74;
@@ -2400,7 +2396,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         unsigned int msv74 = mssval33[(t72 + 32 * i73)];
                         unsigned int msbk75 = min(0u, 0u);
                         long long ix76 = ((long long)msbk75);
-                        unsigned long long msdst77 = (((unsigned long long)msbase29[ix76]) + ((unsigned long long)((t72 + 32 * i73) - mststart32[ix76])));
+                        unsigned long long msdst77 = ((unsigned long long)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73))));
                         if ((msdst77 < ((unsigned long long)n))) {
                             long long ix78 = ((long long)msdst77);
                             out[ix78] = msv74;
@@ -2570,44 +2566,20 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                         msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb42 >> 10u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 10u) & 1u) == 1u) ? msv54 : (~msv54)));
-                    unsigned int msv55 = __ballot_sync(0xffffffffu, (((msb42 >> 11u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 11u) & 1u) == 1u) ? msv55 : (~msv55)));
-                    unsigned int msrk56 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct57 = __popc(mspm43);
-                    long long ix58 = ((long long)msb42);
-                    unsigned int msh59 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 12u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh59 = mshist30[(4096 * warp + ix58)];
+                        msh47 = mshist30[(4096 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk56 + 1u) == msct57))) {
-                        mshist30[(4096 * warp + ix58)] = (msh59 + msct57);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(4096 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh59 + msrk56)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
@@ -2621,180 +2593,172 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                         msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb42 >> 10u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 10u) & 1u) == 1u) ? msv54 : (~msv54)));
-                    unsigned int msv55 = __ballot_sync(0xffffffffu, (((msb42 >> 11u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 11u) & 1u) == 1u) ? msv55 : (~msv55)));
-                    unsigned int msrk56 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct57 = __popc(mspm43);
-                    long long ix58 = ((long long)msb42);
-                    unsigned int msh59 = 0u;
+                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 12u));
+                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm43);
+                    long long ix46 = ((long long)msb42);
+                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh59 = mshist30[(4096 * warp + ix58)];
+                        msh47 = mshist30[(4096 * warp + ix46)];
                     }
                     __syncwarp();
-                    if ((msok40 && ((msrk56 + 1u) == msct57))) {
-                        mshist30[(4096 * warp + ix58)] = (msh59 + msct57);
+                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
+                        mshist30[(4096 * warp + ix46)] = (msh47 + msct45);
                     }
                     __syncwarp();
-                    msinfo33[i39] = (msok40 ? ((msb42 << 16u) | (msh59 + msrk56)) : 4294901760u);
+                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t60 = threadIdx.x;
-            for (patc_int i61 = 0; i61 < 16; i61 += 1) {
-                if (((t60 + 256 * i61) < 4096)) {
-                    unsigned int msrun62 = 0u;
-                    for (patc_int i63 = 0; i63 < 8; i63 += 1) {
-                        unsigned int msc64 = mshist30[(t60 + 256 * i61 + 4096 * i63)];
-                        mshist30[(t60 + 256 * i61 + 4096 * i63)] = msrun62;
-                        msrun62 = (msrun62 + msc64);
+            const patc_int t48 = threadIdx.x;
+            for (patc_int i49 = 0; i49 < 16; i49 += 1) {
+                if (((t48 + 256 * i49) < 4096)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 4096 * i51)];
+                        mshist30[(t48 + 256 * i49 + 4096 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
-                    unsigned int mspre65 = 0u;
+                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(4096 * b24 + t60 + 256 * i61)], (((2u | mspar29) << 30u) | msrun62));
+                        patc_set32(&msstate22[(4096 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(4096 * b24 + t60 + 256 * i61)], (((2u | mspar29) << 29u) | msrun62));
-                        for (patc_int msd66 = 0; ; msd66 += 1) {
-                            unsigned int msw67;
-                            bool msfull68;
+                        patc_set32(&msstate22[(4096 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
+                        for (patc_int msd54 = 0; ; msd54 += 1) {
+                            unsigned int msw55;
+                            bool msfull56;
                             for (;;) {
-                                msw67 = patc_peek32(&msstate22[(4096 * b24 + t60 + 256 * i61 - 4096 * msd66 - 4096)]);
-                                msfull68 = ((msw67 >> 30u) == (2u | mspar29));
-                                if ((msfull68 || ((msw67 >> 29u) == (2u | mspar29)))) {
+                                msw55 = patc_peek32(&msstate22[(4096 * b24 + t48 + 256 * i49 - 4096 * msd54 - 4096)]);
+                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
+                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre65 = (mspre65 + (msw67 & (msfull68 ? 1073741823u : 536870911u)));
-                            if (msfull68) {
+                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
+                            if (msfull56) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(4096 * b24 + t60 + 256 * i61)], (((2u | mspar29) << 30u) | (mspre65 + msrun62)));
+                        patc_set32(&msstate22[(4096 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
                     }
-                    msbase31[(t60 + 256 * i61)] = (glob12[(t60 + 256 * i61)] + mspre65);
-                    mststart34[(t60 + 256 * i61)] = msrun62;
+                    msbase31[(t48 + 256 * i49)] = (glob12[(t48 + 256 * i49)] + mspre53);
+                    mststart34[(t48 + 256 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum70 = 0u;
-                for (patc_int i71 = 0; i71 < 128; i71 += 1) {
-                    if (((128 * lane + i71) < 4096)) {
-                        mssum70 = (mssum70 + mststart34[(128 * lane + i71)]);
+                unsigned int mssum58 = 0u;
+                for (patc_int i59 = 0; i59 < 128; i59 += 1) {
+                    if (((128 * lane + i59) < 4096)) {
+                        mssum58 = (mssum58 + mststart34[(128 * lane + i59)]);
                     }
                 }
-                unsigned int msinc72 = mssum70;
-                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc72, 1);
-                msinc72 = ((lane >= 1) ? (msinc72 + msup73) : msinc72);
-                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc72, 2);
-                msinc72 = ((lane >= 2) ? (msinc72 + msup74) : msinc72);
-                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc72, 4);
-                msinc72 = ((lane >= 4) ? (msinc72 + msup75) : msinc72);
-                unsigned int msup76 = __shfl_up_sync(0xffffffffu, msinc72, 8);
-                msinc72 = ((lane >= 8) ? (msinc72 + msup76) : msinc72);
-                unsigned int msup77 = __shfl_up_sync(0xffffffffu, msinc72, 16);
-                msinc72 = ((lane >= 16) ? (msinc72 + msup77) : msinc72);
-                unsigned int msat78 = (msinc72 - mssum70);
-                for (patc_int i79 = 0; i79 < 128; i79 += 1) {
-                    if (((128 * lane + i79) < 4096)) {
-                        unsigned int mscb80 = mststart34[(128 * lane + i79)];
-                        mststart34[(128 * lane + i79)] = msat78;
-                        msat78 = (msat78 + mscb80);
+                unsigned int msinc60 = mssum58;
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
+                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
+                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
+                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
+                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
+                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
+                unsigned int msat66 = (msinc60 - mssum58);
+                for (patc_int i67 = 0; i67 < 128; i67 += 1) {
+                    if (((128 * lane + i67) < 4096)) {
+                        unsigned int mscb68 = mststart34[(128 * lane + i67)];
+                        mststart34[(128 * lane + i67)] = msat66;
+                        msbase31[(128 * lane + i67)] = (msbase31[(128 * lane + i67)] - msat66);
+                        msat66 = (msat66 + mscb68);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i82 = 0; i82 < 8; i82 += 1) {
-                unsigned int msi83 = msinfo33[i82];
-                unsigned int msbk84 = (msi83 >> 16u);
-                if ((msbk84 < 4096u)) {
-                    long long ix85 = ((long long)msbk84);
-                    long long ix86 = ((long long)(mststart34[ix85] + (mshist30[(4096 * warp + ix85)] + (msi83 & 65535u))));
-                    mssval35[ix86] = msval32[i82];
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t87 = threadIdx.x;
-                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
                     {
-                        unsigned int msv89 = mssval35[(t87 + 256 * i88)];
-                        unsigned int msbk90 = min((msv89 & 4095u), 4095u);
-                        long long ix91 = ((long long)msbk90);
-                        unsigned long long msdst92 = (((unsigned long long)msbase31[ix91]) + ((unsigned long long)((t87 + 256 * i88) - mststart34[ix91])));
-                        if ((msdst92 < ((unsigned long long)n))) {
-                            long long ix93 = ((long long)msdst92);
-                            out[ix93] = msv89;
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(4096 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                    if (((lane + 256 * warp + 2048 * b24 + 32 * i70) < n)) {
+                        unsigned int msi71 = msinfo33[i70];
+                        unsigned int msbk72 = (msi71 >> 16u);
+                        long long ix73 = ((long long)msbk72);
+                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(4096 * warp + ix73)] + (msi71 & 65535u))));
+                        mssval35[ix74] = msval32[i70];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 8; i76 += 1) {
+                    {
+                        unsigned int msv77 = mssval35[(t75 + 256 * i76)];
+                        unsigned int msbk78 = min((msv77 & 4095u), 4095u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t87 = threadIdx.x;
-                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
-                    if (((2048 * b24 + t87 + 256 * i88) < n)) {
-                        unsigned int msv89 = mssval35[(t87 + 256 * i88)];
-                        unsigned int msbk90 = min((msv89 & 4095u), 4095u);
-                        long long ix91 = ((long long)msbk90);
-                        unsigned long long msdst92 = (((unsigned long long)msbase31[ix91]) + ((unsigned long long)((t87 + 256 * i88) - mststart34[ix91])));
-                        if ((msdst92 < ((unsigned long long)n))) {
-                            long long ix93 = ((long long)msdst92);
-                            out[ix93] = msv89;
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 8; i76 += 1) {
+                    if (((2048 * b24 + t75 + 256 * i76) < n)) {
+                        unsigned int msv77 = mssval35[(t75 + 256 * i76)];
+                        unsigned int msbk78 = min((msv77 & 4095u), 4095u);
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar94 = mspar29;
-        const patc_int msh95 = ((unsigned int)msctr23[(-mspar94 + 2)]);
+        const patc_int mspar82 = mspar29;
+        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
         {
-            const patc_int t96 = threadIdx.x;
-            if (((b24 < 1) && (t96 < 1))) {
-                msctr23[(mspar94 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            const patc_int t84 = threadIdx.x;
+            if (((b24 < 1) && (t84 < 1))) {
+                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 2047) / 2048));
             }
-            unsigned int mszi97 = ((unsigned int)(256 * b24 + t96 + 4096 * ((n + 2047) / 2048)));
+            unsigned int mszi85 = ((unsigned int)(256 * b24 + t84 + 4096 * ((n + 2047) / 2048)));
             for (;;) {
-                if ((mszi97 >= ((unsigned int)(4096 * msh95)))) {
+                if ((mszi85 >= ((unsigned int)(4096 * msh83)))) {
                     break;
                 }
-                const patc_int msz98 = mszi97;
-                msstate22[msz98] = 0u;
-                mszi97 = (mszi97 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz86 = mszi85;
+                msstate22[msz86] = 0u;
+                mszi85 = (mszi85 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }

@@ -11,6 +11,8 @@ static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int 
 
 static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
+static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
+
 /* kernel rsHistU32
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
@@ -341,36 +343,20 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                         msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
                     }
                     unsigned int msb21 = (msok19 ? min(((msx20 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm22 = __ballot_sync(0xffffffffu, msok19);
-                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb21 >> 0u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 0u) & 1u) == 1u) ? msv23 : (~msv23)));
-                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb21 >> 1u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 1u) & 1u) == 1u) ? msv24 : (~msv24)));
-                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb21 >> 2u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 2u) & 1u) == 1u) ? msv25 : (~msv25)));
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb21 >> 3u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 3u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb21 >> 4u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 4u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb21 >> 5u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 5u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb21 >> 6u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 6u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb21 >> 7u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 7u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msrk31 = __popc((mspm22 & ((1u << lane) - 1u)));
-                    unsigned int msct32 = __popc(mspm22);
-                    long long ix33 = ((long long)msb21);
-                    unsigned int msh34 = 0u;
+                    unsigned int mspm22 = (__ballot_sync(0xffffffffu, msok19) & patc_match_bits(msb21, 8u));
+                    unsigned int msrk23 = __popc((mspm22 & ((1u << lane) - 1u)));
+                    unsigned int msct24 = __popc(mspm22);
+                    long long ix25 = ((long long)msb21);
+                    unsigned int msh26 = 0u;
                     if (msok19) {
-                        msh34 = mshist9[(256 * warp + ix33)];
+                        msh26 = mshist9[(256 * warp + ix25)];
                     }
                     __syncwarp();
-                    if ((msok19 && ((msrk31 + 1u) == msct32))) {
-                        mshist9[(256 * warp + ix33)] = (msh34 + msct32);
+                    if ((msok19 && ((msrk23 + 1u) == msct24))) {
+                        mshist9[(256 * warp + ix25)] = (msh26 + msct24);
                     }
                     __syncwarp();
-                    msinfo12[i18] = (msok19 ? ((msb21 << 16u) | (msh34 + msrk31)) : 4294901760u);
+                    msinfo12[i18] = ((msb21 << 16u) | (msh26 + msrk23));
                     msval11[i18] = msx20;
                 }
             }
@@ -384,173 +370,173 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                         msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
                     }
                     unsigned int msb21 = (msok19 ? min(((msx20 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm22 = __ballot_sync(0xffffffffu, msok19);
-                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb21 >> 0u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 0u) & 1u) == 1u) ? msv23 : (~msv23)));
-                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb21 >> 1u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 1u) & 1u) == 1u) ? msv24 : (~msv24)));
-                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb21 >> 2u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 2u) & 1u) == 1u) ? msv25 : (~msv25)));
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb21 >> 3u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 3u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb21 >> 4u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 4u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb21 >> 5u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 5u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb21 >> 6u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 6u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb21 >> 7u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 7u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msrk31 = __popc((mspm22 & ((1u << lane) - 1u)));
-                    unsigned int msct32 = __popc(mspm22);
-                    long long ix33 = ((long long)msb21);
-                    unsigned int msh34 = 0u;
+                    unsigned int mspm22 = (__ballot_sync(0xffffffffu, msok19) & patc_match_bits(msb21, 8u));
+                    unsigned int msrk23 = __popc((mspm22 & ((1u << lane) - 1u)));
+                    unsigned int msct24 = __popc(mspm22);
+                    long long ix25 = ((long long)msb21);
+                    unsigned int msh26 = 0u;
                     if (msok19) {
-                        msh34 = mshist9[(256 * warp + ix33)];
+                        msh26 = mshist9[(256 * warp + ix25)];
                     }
                     __syncwarp();
-                    if ((msok19 && ((msrk31 + 1u) == msct32))) {
-                        mshist9[(256 * warp + ix33)] = (msh34 + msct32);
+                    if ((msok19 && ((msrk23 + 1u) == msct24))) {
+                        mshist9[(256 * warp + ix25)] = (msh26 + msct24);
                     }
                     __syncwarp();
-                    msinfo12[i18] = (msok19 ? ((msb21 << 16u) | (msh34 + msrk31)) : 4294901760u);
+                    msinfo12[i18] = ((msb21 << 16u) | (msh26 + msrk23));
                     msval11[i18] = msx20;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
+            const patc_int t27 = threadIdx.x;
             {
-                const patc_int i36 = 0;
-                if (((t35 + 384 * i36) < 256)) {
-                    unsigned int msrun37 = 0u;
-                    for (patc_int i38 = 0; i38 < 12; i38 += 1) {
-                        unsigned int msc39 = mshist9[(t35 + 384 * i36 + 256 * i38)];
-                        mshist9[(t35 + 384 * i36 + 256 * i38)] = msrun37;
-                        msrun37 = (msrun37 + msc39);
+                const patc_int i28 = 0;
+                if (((t27 + 384 * i28) < 256)) {
+                    unsigned int msrun29 = 0u;
+                    for (patc_int i30 = 0; i30 < 12; i30 += 1) {
+                        unsigned int msc31 = mshist9[(t27 + 384 * i28 + 256 * i30)];
+                        mshist9[(t27 + 384 * i28 + 256 * i30)] = msrun29;
+                        msrun29 = (msrun29 + msc31);
                     }
-                    unsigned int mspre40 = 0u;
+                    unsigned int mspre32 = 0u;
                     if ((b3 < 1)) {
-                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 30u) | msrun37));
+                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | msrun29));
                     }
                     if ((!(b3 < 1))) {
-                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 29u) | msrun37));
-                        for (patc_int msd41 = 0; ; msd41 += 1) {
-                            unsigned int msw42;
-                            bool msfull43;
+                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 29u) | msrun29));
+                        for (patc_int msd33 = 0; ; msd33 += 1) {
+                            unsigned int msw34;
+                            bool msfull35;
                             for (;;) {
-                                msw42 = patc_peek32(&msstate1[(256 * b3 + t35 + 384 * i36 - 256 * msd41 - 256)]);
-                                msfull43 = ((msw42 >> 30u) == (2u | mspar8));
-                                if ((msfull43 || ((msw42 >> 29u) == (2u | mspar8)))) {
+                                msw34 = patc_peek32(&msstate1[(256 * b3 + t27 + 384 * i28 - 256 * msd33 - 256)]);
+                                msfull35 = ((msw34 >> 30u) == (2u | mspar8));
+                                if ((msfull35 || ((msw34 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre40 = (mspre40 + (msw42 & (msfull43 ? 1073741823u : 536870911u)));
-                            if (msfull43) {
+                            mspre32 = (mspre32 + (msw34 & (msfull35 ? 1073741823u : 536870911u)));
+                            if (msfull35) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 30u) | (mspre40 + msrun37)));
+                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | (mspre32 + msrun29)));
                     }
-                    msbase10[(t35 + 384 * i36)] = (offs[(t35 + 384 * i36)] + mspre40);
-                    mststart13[(t35 + 384 * i36)] = msrun37;
+                    msbase10[(t27 + 384 * i28)] = (offs[(t27 + 384 * i28)] + mspre32);
+                    mststart13[(t27 + 384 * i28)] = msrun29;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum45 = 0u;
+                unsigned int mssum37 = 0u;
+                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                    if (((8 * lane + i38) < 256)) {
+                        mssum37 = (mssum37 + mststart13[(8 * lane + i38)]);
+                    }
+                }
+                unsigned int msinc39 = mssum37;
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
+                msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
+                msinc39 = ((lane >= 2) ? (msinc39 + msup41) : msinc39);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc39, 4);
+                msinc39 = ((lane >= 4) ? (msinc39 + msup42) : msinc39);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc39, 8);
+                msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
+                msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
+                unsigned int msat45 = (msinc39 - mssum37);
                 for (patc_int i46 = 0; i46 < 8; i46 += 1) {
                     if (((8 * lane + i46) < 256)) {
-                        mssum45 = (mssum45 + mststart13[(8 * lane + i46)]);
+                        unsigned int mscb47 = mststart13[(8 * lane + i46)];
+                        mststart13[(8 * lane + i46)] = msat45;
+                        msbase10[(8 * lane + i46)] = (msbase10[(8 * lane + i46)] - msat45);
+                        msat45 = (msat45 + mscb47);
                     }
-                }
-                unsigned int msinc47 = mssum45;
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc47, 1);
-                msinc47 = ((lane >= 1) ? (msinc47 + msup48) : msinc47);
-                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc47, 2);
-                msinc47 = ((lane >= 2) ? (msinc47 + msup49) : msinc47);
-                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc47, 4);
-                msinc47 = ((lane >= 4) ? (msinc47 + msup50) : msinc47);
-                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc47, 8);
-                msinc47 = ((lane >= 8) ? (msinc47 + msup51) : msinc47);
-                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc47, 16);
-                msinc47 = ((lane >= 16) ? (msinc47 + msup52) : msinc47);
-                unsigned int msat53 = (msinc47 - mssum45);
-                for (patc_int i54 = 0; i54 < 8; i54 += 1) {
-                    if (((8 * lane + i54) < 256)) {
-                        unsigned int mscb55 = mststart13[(8 * lane + i54)];
-                        mststart13[(8 * lane + i54)] = msat53;
-                        msat53 = (msat53 + mscb55);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                unsigned int msi58 = msinfo12[i57];
-                unsigned int msbk59 = (msi58 >> 16u);
-                if ((msbk59 < 256u)) {
-                    long long ix60 = ((long long)msbk59);
-                    long long ix61 = ((long long)(mststart13[ix60] + (mshist9[(256 * warp + ix60)] + (msi58 & 65535u))));
-                    mssval14[ix61] = msval11[i57];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                #pragma unroll
+                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
                     {
-                        unsigned int msv64 = mssval14[(t62 + 384 * i63)];
-                        unsigned int msbk65 = min(((msv64 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        unsigned long long msdst67 = (((unsigned long long)msbase10[ix66]) + ((unsigned long long)((t62 + 384 * i63) - mststart13[ix66])));
-                        if ((msdst67 < ((unsigned long long)n))) {
-                            long long ix68 = ((long long)msdst67);
-                            out[ix68] = msv64;
+                        unsigned int msi50 = msinfo12[i49];
+                        unsigned int msbk51 = (msi50 >> 16u);
+                        long long ix52 = ((long long)msbk51);
+                        long long ix53 = ((long long)(mststart13[ix52] + (mshist9[(256 * warp + ix52)] + (msi50 & 65535u))));
+                        mssval14[ix53] = msval11[i49];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
+                    if (((lane + 512 * warp + 6144 * b3 + 32 * i49) < n)) {
+                        unsigned int msi50 = msinfo12[i49];
+                        unsigned int msbk51 = (msi50 >> 16u);
+                        long long ix52 = ((long long)msbk51);
+                        long long ix53 = ((long long)(mststart13[ix52] + (mshist9[(256 * warp + ix52)] + (msi50 & 65535u))));
+                        mssval14[ix53] = msval11[i49];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b3 + 6143) < n)) {
+            {
+                const patc_int t54 = threadIdx.x;
+                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
+                    {
+                        unsigned int msv56 = mssval14[(t54 + 384 * i55)];
+                        unsigned int msbk57 = min(((msv56 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix58 = ((long long)msbk57);
+                        unsigned long long msdst59 = ((unsigned long long)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
+                        if ((msdst59 < ((unsigned long long)n))) {
+                            long long ix60 = ((long long)msdst59);
+                            out[ix60] = msv56;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                    if (((6144 * b3 + t62 + 384 * i63) < n)) {
-                        unsigned int msv64 = mssval14[(t62 + 384 * i63)];
-                        unsigned int msbk65 = min(((msv64 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        unsigned long long msdst67 = (((unsigned long long)msbase10[ix66]) + ((unsigned long long)((t62 + 384 * i63) - mststart13[ix66])));
-                        if ((msdst67 < ((unsigned long long)n))) {
-                            long long ix68 = ((long long)msdst67);
-                            out[ix68] = msv64;
+                const patc_int t54 = threadIdx.x;
+                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
+                    if (((6144 * b3 + t54 + 384 * i55) < n)) {
+                        unsigned int msv56 = mssval14[(t54 + 384 * i55)];
+                        unsigned int msbk57 = min(((msv56 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix58 = ((long long)msbk57);
+                        unsigned long long msdst59 = ((unsigned long long)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
+                        if ((msdst59 < ((unsigned long long)n))) {
+                            long long ix60 = ((long long)msdst59);
+                            out[ix60] = msv56;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar69 = mspar8;
-        const patc_int msh70 = ((unsigned int)msctr2[(-mspar69 + 2)]);
+        const patc_int mspar61 = mspar8;
+        const patc_int msh62 = ((unsigned int)msctr2[(-mspar61 + 2)]);
         {
-            const patc_int t71 = threadIdx.x;
-            if (((b3 < 1) && (t71 < 1))) {
-                msctr2[(mspar69 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t63 = threadIdx.x;
+            if (((b3 < 1) && (t63 < 1))) {
+                msctr2[(mspar61 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi72 = ((unsigned int)(384 * b3 + t71 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi64 = ((unsigned int)(384 * b3 + t63 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi72 >= ((unsigned int)(256 * msh70)))) {
+                if ((mszi64 >= ((unsigned int)(256 * msh62)))) {
                     break;
                 }
-                const patc_int msz73 = mszi72;
-                msstate1[msz73] = 0u;
-                mszi72 = (mszi72 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz65 = mszi64;
+                msstate1[msz65] = 0u;
+                mszi64 = (mszi64 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -612,36 +598,20 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                         msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
                     }
                     unsigned int msb21 = (msok19 ? min((((((unsigned int)msx20) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm22 = __ballot_sync(0xffffffffu, msok19);
-                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb21 >> 0u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 0u) & 1u) == 1u) ? msv23 : (~msv23)));
-                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb21 >> 1u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 1u) & 1u) == 1u) ? msv24 : (~msv24)));
-                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb21 >> 2u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 2u) & 1u) == 1u) ? msv25 : (~msv25)));
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb21 >> 3u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 3u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb21 >> 4u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 4u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb21 >> 5u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 5u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb21 >> 6u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 6u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb21 >> 7u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 7u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msrk31 = __popc((mspm22 & ((1u << lane) - 1u)));
-                    unsigned int msct32 = __popc(mspm22);
-                    long long ix33 = ((long long)msb21);
-                    unsigned int msh34 = 0u;
+                    unsigned int mspm22 = (__ballot_sync(0xffffffffu, msok19) & patc_match_bits(msb21, 8u));
+                    unsigned int msrk23 = __popc((mspm22 & ((1u << lane) - 1u)));
+                    unsigned int msct24 = __popc(mspm22);
+                    long long ix25 = ((long long)msb21);
+                    unsigned int msh26 = 0u;
                     if (msok19) {
-                        msh34 = mshist9[(256 * warp + ix33)];
+                        msh26 = mshist9[(256 * warp + ix25)];
                     }
                     __syncwarp();
-                    if ((msok19 && ((msrk31 + 1u) == msct32))) {
-                        mshist9[(256 * warp + ix33)] = (msh34 + msct32);
+                    if ((msok19 && ((msrk23 + 1u) == msct24))) {
+                        mshist9[(256 * warp + ix25)] = (msh26 + msct24);
                     }
                     __syncwarp();
-                    msinfo12[i18] = (msok19 ? ((msb21 << 16u) | (msh34 + msrk31)) : 4294901760u);
+                    msinfo12[i18] = ((msb21 << 16u) | (msh26 + msrk23));
                     msval11[i18] = msx20;
                 }
             }
@@ -655,173 +625,173 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                         msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
                     }
                     unsigned int msb21 = (msok19 ? min((((((unsigned int)msx20) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm22 = __ballot_sync(0xffffffffu, msok19);
-                    unsigned int msv23 = __ballot_sync(0xffffffffu, (((msb21 >> 0u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 0u) & 1u) == 1u) ? msv23 : (~msv23)));
-                    unsigned int msv24 = __ballot_sync(0xffffffffu, (((msb21 >> 1u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 1u) & 1u) == 1u) ? msv24 : (~msv24)));
-                    unsigned int msv25 = __ballot_sync(0xffffffffu, (((msb21 >> 2u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 2u) & 1u) == 1u) ? msv25 : (~msv25)));
-                    unsigned int msv26 = __ballot_sync(0xffffffffu, (((msb21 >> 3u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 3u) & 1u) == 1u) ? msv26 : (~msv26)));
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb21 >> 4u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 4u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb21 >> 5u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 5u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb21 >> 6u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 6u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb21 >> 7u) & 1u) == 1u));
-                    mspm22 = (mspm22 & ((((msb21 >> 7u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msrk31 = __popc((mspm22 & ((1u << lane) - 1u)));
-                    unsigned int msct32 = __popc(mspm22);
-                    long long ix33 = ((long long)msb21);
-                    unsigned int msh34 = 0u;
+                    unsigned int mspm22 = (__ballot_sync(0xffffffffu, msok19) & patc_match_bits(msb21, 8u));
+                    unsigned int msrk23 = __popc((mspm22 & ((1u << lane) - 1u)));
+                    unsigned int msct24 = __popc(mspm22);
+                    long long ix25 = ((long long)msb21);
+                    unsigned int msh26 = 0u;
                     if (msok19) {
-                        msh34 = mshist9[(256 * warp + ix33)];
+                        msh26 = mshist9[(256 * warp + ix25)];
                     }
                     __syncwarp();
-                    if ((msok19 && ((msrk31 + 1u) == msct32))) {
-                        mshist9[(256 * warp + ix33)] = (msh34 + msct32);
+                    if ((msok19 && ((msrk23 + 1u) == msct24))) {
+                        mshist9[(256 * warp + ix25)] = (msh26 + msct24);
                     }
                     __syncwarp();
-                    msinfo12[i18] = (msok19 ? ((msb21 << 16u) | (msh34 + msrk31)) : 4294901760u);
+                    msinfo12[i18] = ((msb21 << 16u) | (msh26 + msrk23));
                     msval11[i18] = msx20;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
+            const patc_int t27 = threadIdx.x;
             {
-                const patc_int i36 = 0;
-                if (((t35 + 384 * i36) < 256)) {
-                    unsigned int msrun37 = 0u;
-                    for (patc_int i38 = 0; i38 < 12; i38 += 1) {
-                        unsigned int msc39 = mshist9[(t35 + 384 * i36 + 256 * i38)];
-                        mshist9[(t35 + 384 * i36 + 256 * i38)] = msrun37;
-                        msrun37 = (msrun37 + msc39);
+                const patc_int i28 = 0;
+                if (((t27 + 384 * i28) < 256)) {
+                    unsigned int msrun29 = 0u;
+                    for (patc_int i30 = 0; i30 < 12; i30 += 1) {
+                        unsigned int msc31 = mshist9[(t27 + 384 * i28 + 256 * i30)];
+                        mshist9[(t27 + 384 * i28 + 256 * i30)] = msrun29;
+                        msrun29 = (msrun29 + msc31);
                     }
-                    unsigned int mspre40 = 0u;
+                    unsigned int mspre32 = 0u;
                     if ((b3 < 1)) {
-                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 30u) | msrun37));
+                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | msrun29));
                     }
                     if ((!(b3 < 1))) {
-                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 29u) | msrun37));
-                        for (patc_int msd41 = 0; ; msd41 += 1) {
-                            unsigned int msw42;
-                            bool msfull43;
+                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 29u) | msrun29));
+                        for (patc_int msd33 = 0; ; msd33 += 1) {
+                            unsigned int msw34;
+                            bool msfull35;
                             for (;;) {
-                                msw42 = patc_peek32(&msstate1[(256 * b3 + t35 + 384 * i36 - 256 * msd41 - 256)]);
-                                msfull43 = ((msw42 >> 30u) == (2u | mspar8));
-                                if ((msfull43 || ((msw42 >> 29u) == (2u | mspar8)))) {
+                                msw34 = patc_peek32(&msstate1[(256 * b3 + t27 + 384 * i28 - 256 * msd33 - 256)]);
+                                msfull35 = ((msw34 >> 30u) == (2u | mspar8));
+                                if ((msfull35 || ((msw34 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre40 = (mspre40 + (msw42 & (msfull43 ? 1073741823u : 536870911u)));
-                            if (msfull43) {
+                            mspre32 = (mspre32 + (msw34 & (msfull35 ? 1073741823u : 536870911u)));
+                            if (msfull35) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate1[(256 * b3 + t35 + 384 * i36)], (((2u | mspar8) << 30u) | (mspre40 + msrun37)));
+                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | (mspre32 + msrun29)));
                     }
-                    msbase10[(t35 + 384 * i36)] = (offs[(t35 + 384 * i36)] + mspre40);
-                    mststart13[(t35 + 384 * i36)] = msrun37;
+                    msbase10[(t27 + 384 * i28)] = (offs[(t27 + 384 * i28)] + mspre32);
+                    mststart13[(t27 + 384 * i28)] = msrun29;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum45 = 0u;
+                unsigned int mssum37 = 0u;
+                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                    if (((8 * lane + i38) < 256)) {
+                        mssum37 = (mssum37 + mststart13[(8 * lane + i38)]);
+                    }
+                }
+                unsigned int msinc39 = mssum37;
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
+                msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
+                msinc39 = ((lane >= 2) ? (msinc39 + msup41) : msinc39);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc39, 4);
+                msinc39 = ((lane >= 4) ? (msinc39 + msup42) : msinc39);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc39, 8);
+                msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
+                msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
+                unsigned int msat45 = (msinc39 - mssum37);
                 for (patc_int i46 = 0; i46 < 8; i46 += 1) {
                     if (((8 * lane + i46) < 256)) {
-                        mssum45 = (mssum45 + mststart13[(8 * lane + i46)]);
+                        unsigned int mscb47 = mststart13[(8 * lane + i46)];
+                        mststart13[(8 * lane + i46)] = msat45;
+                        msbase10[(8 * lane + i46)] = (msbase10[(8 * lane + i46)] - msat45);
+                        msat45 = (msat45 + mscb47);
                     }
-                }
-                unsigned int msinc47 = mssum45;
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc47, 1);
-                msinc47 = ((lane >= 1) ? (msinc47 + msup48) : msinc47);
-                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc47, 2);
-                msinc47 = ((lane >= 2) ? (msinc47 + msup49) : msinc47);
-                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc47, 4);
-                msinc47 = ((lane >= 4) ? (msinc47 + msup50) : msinc47);
-                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc47, 8);
-                msinc47 = ((lane >= 8) ? (msinc47 + msup51) : msinc47);
-                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc47, 16);
-                msinc47 = ((lane >= 16) ? (msinc47 + msup52) : msinc47);
-                unsigned int msat53 = (msinc47 - mssum45);
-                for (patc_int i54 = 0; i54 < 8; i54 += 1) {
-                    if (((8 * lane + i54) < 256)) {
-                        unsigned int mscb55 = mststart13[(8 * lane + i54)];
-                        mststart13[(8 * lane + i54)] = msat53;
-                        msat53 = (msat53 + mscb55);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                unsigned int msi58 = msinfo12[i57];
-                unsigned int msbk59 = (msi58 >> 16u);
-                if ((msbk59 < 256u)) {
-                    long long ix60 = ((long long)msbk59);
-                    long long ix61 = ((long long)(mststart13[ix60] + (mshist9[(256 * warp + ix60)] + (msi58 & 65535u))));
-                    mssval14[ix61] = msval11[i57];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                #pragma unroll
+                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
                     {
-                        int msv64 = mssval14[(t62 + 384 * i63)];
-                        unsigned int msbk65 = min((((((unsigned int)msv64) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        unsigned long long msdst67 = (((unsigned long long)msbase10[ix66]) + ((unsigned long long)((t62 + 384 * i63) - mststart13[ix66])));
-                        if ((msdst67 < ((unsigned long long)n))) {
-                            long long ix68 = ((long long)msdst67);
-                            out[ix68] = msv64;
+                        unsigned int msi50 = msinfo12[i49];
+                        unsigned int msbk51 = (msi50 >> 16u);
+                        long long ix52 = ((long long)msbk51);
+                        long long ix53 = ((long long)(mststart13[ix52] + (mshist9[(256 * warp + ix52)] + (msi50 & 65535u))));
+                        mssval14[ix53] = msval11[i49];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
+                    if (((lane + 512 * warp + 6144 * b3 + 32 * i49) < n)) {
+                        unsigned int msi50 = msinfo12[i49];
+                        unsigned int msbk51 = (msi50 >> 16u);
+                        long long ix52 = ((long long)msbk51);
+                        long long ix53 = ((long long)(mststart13[ix52] + (mshist9[(256 * warp + ix52)] + (msi50 & 65535u))));
+                        mssval14[ix53] = msval11[i49];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b3 + 6143) < n)) {
+            {
+                const patc_int t54 = threadIdx.x;
+                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
+                    {
+                        int msv56 = mssval14[(t54 + 384 * i55)];
+                        unsigned int msbk57 = min((((((unsigned int)msv56) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix58 = ((long long)msbk57);
+                        unsigned long long msdst59 = ((unsigned long long)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
+                        if ((msdst59 < ((unsigned long long)n))) {
+                            long long ix60 = ((long long)msdst59);
+                            out[ix60] = msv56;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                    if (((6144 * b3 + t62 + 384 * i63) < n)) {
-                        int msv64 = mssval14[(t62 + 384 * i63)];
-                        unsigned int msbk65 = min((((((unsigned int)msv64) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        unsigned long long msdst67 = (((unsigned long long)msbase10[ix66]) + ((unsigned long long)((t62 + 384 * i63) - mststart13[ix66])));
-                        if ((msdst67 < ((unsigned long long)n))) {
-                            long long ix68 = ((long long)msdst67);
-                            out[ix68] = msv64;
+                const patc_int t54 = threadIdx.x;
+                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
+                    if (((6144 * b3 + t54 + 384 * i55) < n)) {
+                        int msv56 = mssval14[(t54 + 384 * i55)];
+                        unsigned int msbk57 = min((((((unsigned int)msv56) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix58 = ((long long)msbk57);
+                        unsigned long long msdst59 = ((unsigned long long)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
+                        if ((msdst59 < ((unsigned long long)n))) {
+                            long long ix60 = ((long long)msdst59);
+                            out[ix60] = msv56;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar69 = mspar8;
-        const patc_int msh70 = ((unsigned int)msctr2[(-mspar69 + 2)]);
+        const patc_int mspar61 = mspar8;
+        const patc_int msh62 = ((unsigned int)msctr2[(-mspar61 + 2)]);
         {
-            const patc_int t71 = threadIdx.x;
-            if (((b3 < 1) && (t71 < 1))) {
-                msctr2[(mspar69 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t63 = threadIdx.x;
+            if (((b3 < 1) && (t63 < 1))) {
+                msctr2[(mspar61 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi72 = ((unsigned int)(384 * b3 + t71 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi64 = ((unsigned int)(384 * b3 + t63 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi72 >= ((unsigned int)(256 * msh70)))) {
+                if ((mszi64 >= ((unsigned int)(256 * msh62)))) {
                     break;
                 }
-                const patc_int msz73 = mszi72;
-                msstate1[msz73] = 0u;
-                mszi72 = (mszi72 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz65 = mszi64;
+                msstate1[msz65] = 0u;
+                mszi64 = (mszi64 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -886,36 +856,20 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                     unsigned int s25 = (msx23 ^ 2147483648u);
                     unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
                     unsigned int msb27 = (msok22 ? min(((((msx23 == 2147483648u) ? 2147483648u : s26) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm28 = __ballot_sync(0xffffffffu, msok22);
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb27 >> 0u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 0u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb27 >> 1u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 1u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb27 >> 2u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 2u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb27 >> 3u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 3u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb27 >> 4u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 4u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb27 >> 5u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 5u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb27 >> 6u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 6u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb27 >> 7u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 7u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msrk37 = __popc((mspm28 & ((1u << lane) - 1u)));
-                    unsigned int msct38 = __popc(mspm28);
-                    long long ix39 = ((long long)msb27);
-                    unsigned int msh40 = 0u;
+                    unsigned int mspm28 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb27, 8u));
+                    unsigned int msrk29 = __popc((mspm28 & ((1u << lane) - 1u)));
+                    unsigned int msct30 = __popc(mspm28);
+                    long long ix31 = ((long long)msb27);
+                    unsigned int msh32 = 0u;
                     if (msok22) {
-                        msh40 = mshist12[(256 * warp + ix39)];
+                        msh32 = mshist12[(256 * warp + ix31)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk37 + 1u) == msct38))) {
-                        mshist12[(256 * warp + ix39)] = (msh40 + msct38);
+                    if ((msok22 && ((msrk29 + 1u) == msct30))) {
+                        mshist12[(256 * warp + ix31)] = (msh32 + msct30);
                     }
                     __syncwarp();
-                    msinfo15[i21] = (msok22 ? ((msb27 << 16u) | (msh40 + msrk37)) : 4294901760u);
+                    msinfo15[i21] = ((msb27 << 16u) | (msh32 + msrk29));
                     msval14[i21] = msx23;
                 }
             }
@@ -932,179 +886,179 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                     unsigned int s25 = (msx23 ^ 2147483648u);
                     unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
                     unsigned int msb27 = (msok22 ? min(((((msx23 == 2147483648u) ? 2147483648u : s26) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm28 = __ballot_sync(0xffffffffu, msok22);
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb27 >> 0u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 0u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb27 >> 1u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 1u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb27 >> 2u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 2u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb27 >> 3u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 3u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb27 >> 4u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 4u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb27 >> 5u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 5u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb27 >> 6u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 6u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb27 >> 7u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 7u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msrk37 = __popc((mspm28 & ((1u << lane) - 1u)));
-                    unsigned int msct38 = __popc(mspm28);
-                    long long ix39 = ((long long)msb27);
-                    unsigned int msh40 = 0u;
+                    unsigned int mspm28 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb27, 8u));
+                    unsigned int msrk29 = __popc((mspm28 & ((1u << lane) - 1u)));
+                    unsigned int msct30 = __popc(mspm28);
+                    long long ix31 = ((long long)msb27);
+                    unsigned int msh32 = 0u;
                     if (msok22) {
-                        msh40 = mshist12[(256 * warp + ix39)];
+                        msh32 = mshist12[(256 * warp + ix31)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk37 + 1u) == msct38))) {
-                        mshist12[(256 * warp + ix39)] = (msh40 + msct38);
+                    if ((msok22 && ((msrk29 + 1u) == msct30))) {
+                        mshist12[(256 * warp + ix31)] = (msh32 + msct30);
                     }
                     __syncwarp();
-                    msinfo15[i21] = (msok22 ? ((msb27 << 16u) | (msh40 + msrk37)) : 4294901760u);
+                    msinfo15[i21] = ((msb27 << 16u) | (msh32 + msrk29));
                     msval14[i21] = msx23;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t41 = threadIdx.x;
+            const patc_int t33 = threadIdx.x;
             {
-                const patc_int i42 = 0;
-                if (((t41 + 384 * i42) < 256)) {
-                    unsigned int msrun43 = 0u;
-                    for (patc_int i44 = 0; i44 < 12; i44 += 1) {
-                        unsigned int msc45 = mshist12[(t41 + 384 * i42 + 256 * i44)];
-                        mshist12[(t41 + 384 * i42 + 256 * i44)] = msrun43;
-                        msrun43 = (msrun43 + msc45);
+                const patc_int i34 = 0;
+                if (((t33 + 384 * i34) < 256)) {
+                    unsigned int msrun35 = 0u;
+                    for (patc_int i36 = 0; i36 < 12; i36 += 1) {
+                        unsigned int msc37 = mshist12[(t33 + 384 * i34 + 256 * i36)];
+                        mshist12[(t33 + 384 * i34 + 256 * i36)] = msrun35;
+                        msrun35 = (msrun35 + msc37);
                     }
-                    unsigned int mspre46 = 0u;
+                    unsigned int mspre38 = 0u;
                     if ((b6 < 1)) {
-                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 30u) | msrun43));
+                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 30u) | msrun35));
                     }
                     if ((!(b6 < 1))) {
-                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 29u) | msrun43));
-                        for (patc_int msd47 = 0; ; msd47 += 1) {
-                            unsigned int msw48;
-                            bool msfull49;
+                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 29u) | msrun35));
+                        for (patc_int msd39 = 0; ; msd39 += 1) {
+                            unsigned int msw40;
+                            bool msfull41;
                             for (;;) {
-                                msw48 = patc_peek32(&msstate4[(256 * b6 + t41 + 384 * i42 - 256 * msd47 - 256)]);
-                                msfull49 = ((msw48 >> 30u) == (2u | mspar11));
-                                if ((msfull49 || ((msw48 >> 29u) == (2u | mspar11)))) {
+                                msw40 = patc_peek32(&msstate4[(256 * b6 + t33 + 384 * i34 - 256 * msd39 - 256)]);
+                                msfull41 = ((msw40 >> 30u) == (2u | mspar11));
+                                if ((msfull41 || ((msw40 >> 29u) == (2u | mspar11)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre46 = (mspre46 + (msw48 & (msfull49 ? 1073741823u : 536870911u)));
-                            if (msfull49) {
+                            mspre38 = (mspre38 + (msw40 & (msfull41 ? 1073741823u : 536870911u)));
+                            if (msfull41) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 30u) | (mspre46 + msrun43)));
+                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 30u) | (mspre38 + msrun35)));
                     }
-                    msbase13[(t41 + 384 * i42)] = (offs[(t41 + 384 * i42)] + mspre46);
-                    mststart16[(t41 + 384 * i42)] = msrun43;
+                    msbase13[(t33 + 384 * i34)] = (offs[(t33 + 384 * i34)] + mspre38);
+                    mststart16[(t33 + 384 * i34)] = msrun35;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum51 = 0u;
+                unsigned int mssum43 = 0u;
+                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                    if (((8 * lane + i44) < 256)) {
+                        mssum43 = (mssum43 + mststart16[(8 * lane + i44)]);
+                    }
+                }
+                unsigned int msinc45 = mssum43;
+                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc45, 1);
+                msinc45 = ((lane >= 1) ? (msinc45 + msup46) : msinc45);
+                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc45, 2);
+                msinc45 = ((lane >= 2) ? (msinc45 + msup47) : msinc45);
+                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc45, 4);
+                msinc45 = ((lane >= 4) ? (msinc45 + msup48) : msinc45);
+                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc45, 8);
+                msinc45 = ((lane >= 8) ? (msinc45 + msup49) : msinc45);
+                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc45, 16);
+                msinc45 = ((lane >= 16) ? (msinc45 + msup50) : msinc45);
+                unsigned int msat51 = (msinc45 - mssum43);
                 for (patc_int i52 = 0; i52 < 8; i52 += 1) {
                     if (((8 * lane + i52) < 256)) {
-                        mssum51 = (mssum51 + mststart16[(8 * lane + i52)]);
+                        unsigned int mscb53 = mststart16[(8 * lane + i52)];
+                        mststart16[(8 * lane + i52)] = msat51;
+                        msbase13[(8 * lane + i52)] = (msbase13[(8 * lane + i52)] - msat51);
+                        msat51 = (msat51 + mscb53);
                     }
-                }
-                unsigned int msinc53 = mssum51;
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc53, 1);
-                msinc53 = ((lane >= 1) ? (msinc53 + msup54) : msinc53);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc53, 2);
-                msinc53 = ((lane >= 2) ? (msinc53 + msup55) : msinc53);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc53, 4);
-                msinc53 = ((lane >= 4) ? (msinc53 + msup56) : msinc53);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc53, 8);
-                msinc53 = ((lane >= 8) ? (msinc53 + msup57) : msinc53);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc53, 16);
-                msinc53 = ((lane >= 16) ? (msinc53 + msup58) : msinc53);
-                unsigned int msat59 = (msinc53 - mssum51);
-                for (patc_int i60 = 0; i60 < 8; i60 += 1) {
-                    if (((8 * lane + i60) < 256)) {
-                        unsigned int mscb61 = mststart16[(8 * lane + i60)];
-                        mststart16[(8 * lane + i60)] = msat59;
-                        msat59 = (msat59 + mscb61);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                unsigned int msi64 = msinfo15[i63];
-                unsigned int msbk65 = (msi64 >> 16u);
-                if ((msbk65 < 256u)) {
-                    long long ix66 = ((long long)msbk65);
-                    long long ix67 = ((long long)(mststart16[ix66] + (mshist12[(256 * warp + ix66)] + (msi64 & 65535u))));
-                    mssval17[ix67] = msval14[i63];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b6 + 6143) < n)) {
             {
-                const patc_int t68 = threadIdx.x;
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                #pragma unroll
+                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
                     {
-                        unsigned int msv70 = mssval17[(t68 + 384 * i69)];
-                        unsigned int s71 = (~msv70);
-                        unsigned int s72 = (msv70 ^ 2147483648u);
-                        unsigned int s73 = (((msv70 & 2147483648u) != 0u) ? s71 : s72);
-                        unsigned int msbk74 = min(((((msv70 == 2147483648u) ? 2147483648u : s73) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix75 = ((long long)msbk74);
-                        unsigned long long msdst76 = (((unsigned long long)msbase13[ix75]) + ((unsigned long long)((t68 + 384 * i69) - mststart16[ix75])));
-                        if ((msdst76 < ((unsigned long long)n))) {
-                            long long ix77 = ((long long)msdst76);
-                            out[ix77] = msv70;
+                        unsigned int msi56 = msinfo15[i55];
+                        unsigned int msbk57 = (msi56 >> 16u);
+                        long long ix58 = ((long long)msbk57);
+                        long long ix59 = ((long long)(mststart16[ix58] + (mshist12[(256 * warp + ix58)] + (msi56 & 65535u))));
+                        mssval17[ix59] = msval14[i55];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
+                    if (((lane + 512 * warp + 6144 * b6 + 32 * i55) < n)) {
+                        unsigned int msi56 = msinfo15[i55];
+                        unsigned int msbk57 = (msi56 >> 16u);
+                        long long ix58 = ((long long)msbk57);
+                        long long ix59 = ((long long)(mststart16[ix58] + (mshist12[(256 * warp + ix58)] + (msi56 & 65535u))));
+                        mssval17[ix59] = msval14[i55];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b6 + 6143) < n)) {
+            {
+                const patc_int t60 = threadIdx.x;
+                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                    {
+                        unsigned int msv62 = mssval17[(t60 + 384 * i61)];
+                        unsigned int s63 = (~msv62);
+                        unsigned int s64 = (msv62 ^ 2147483648u);
+                        unsigned int s65 = (((msv62 & 2147483648u) != 0u) ? s63 : s64);
+                        unsigned int msbk66 = min(((((msv62 == 2147483648u) ? 2147483648u : s65) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix67 = ((long long)msbk66);
+                        unsigned long long msdst68 = ((unsigned long long)(msbase13[ix67] + ((unsigned int)(t60 + 384 * i61))));
+                        if ((msdst68 < ((unsigned long long)n))) {
+                            long long ix69 = ((long long)msdst68);
+                            out[ix69] = msv62;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t68 = threadIdx.x;
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
-                    if (((6144 * b6 + t68 + 384 * i69) < n)) {
-                        unsigned int msv70 = mssval17[(t68 + 384 * i69)];
-                        unsigned int s71 = (~msv70);
-                        unsigned int s72 = (msv70 ^ 2147483648u);
-                        unsigned int s73 = (((msv70 & 2147483648u) != 0u) ? s71 : s72);
-                        unsigned int msbk74 = min(((((msv70 == 2147483648u) ? 2147483648u : s73) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix75 = ((long long)msbk74);
-                        unsigned long long msdst76 = (((unsigned long long)msbase13[ix75]) + ((unsigned long long)((t68 + 384 * i69) - mststart16[ix75])));
-                        if ((msdst76 < ((unsigned long long)n))) {
-                            long long ix77 = ((long long)msdst76);
-                            out[ix77] = msv70;
+                const patc_int t60 = threadIdx.x;
+                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                    if (((6144 * b6 + t60 + 384 * i61) < n)) {
+                        unsigned int msv62 = mssval17[(t60 + 384 * i61)];
+                        unsigned int s63 = (~msv62);
+                        unsigned int s64 = (msv62 ^ 2147483648u);
+                        unsigned int s65 = (((msv62 & 2147483648u) != 0u) ? s63 : s64);
+                        unsigned int msbk66 = min(((((msv62 == 2147483648u) ? 2147483648u : s65) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix67 = ((long long)msbk66);
+                        unsigned long long msdst68 = ((unsigned long long)(msbase13[ix67] + ((unsigned int)(t60 + 384 * i61))));
+                        if ((msdst68 < ((unsigned long long)n))) {
+                            long long ix69 = ((long long)msdst68);
+                            out[ix69] = msv62;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar78 = mspar11;
-        const patc_int msh79 = ((unsigned int)msctr5[(-mspar78 + 2)]);
+        const patc_int mspar70 = mspar11;
+        const patc_int msh71 = ((unsigned int)msctr5[(-mspar70 + 2)]);
         {
-            const patc_int t80 = threadIdx.x;
-            if (((b6 < 1) && (t80 < 1))) {
-                msctr5[(mspar78 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t72 = threadIdx.x;
+            if (((b6 < 1) && (t72 < 1))) {
+                msctr5[(mspar70 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi81 = ((unsigned int)(384 * b6 + t80 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi73 = ((unsigned int)(384 * b6 + t72 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi81 >= ((unsigned int)(256 * msh79)))) {
+                if ((mszi73 >= ((unsigned int)(256 * msh71)))) {
                     break;
                 }
-                const patc_int msz82 = mszi81;
-                msstate4[msz82] = 0u;
-                mszi81 = (mszi81 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz74 = mszi73;
+                msstate4[msz74] = 0u;
+                mszi73 = (mszi73 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1166,36 +1120,20 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                     {
                         bool stok13 = true;
                         unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
-                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                        unsigned int stct25 = __popc(stpm15);
-                        long long ix26 = ((long long)stb14);
-                        unsigned int sth27 = 0u;
+                        unsigned int stpm15 = (__ballot_sync(0xffffffffu, stok13) & patc_match_bits(stb14, 8u));
+                        unsigned int strk16 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct17 = __popc(stpm15);
+                        long long ix18 = ((long long)stb14);
+                        unsigned int sth19 = 0u;
                         if (stok13) {
-                            sth27 = sthist5[(257 * warp + ix26)];
+                            sth19 = sthist5[(257 * warp + ix18)];
                         }
                         __syncwarp();
-                        if ((stok13 && ((strk24 + 1u) == stct25))) {
-                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        if ((stok13 && ((strk16 + 1u) == stct17))) {
+                            sthist5[(257 * warp + ix18)] = (sth19 + stct17);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth19 + strk16)) : 4294901760u);
                     }
                 }
             }
@@ -1205,103 +1143,135 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                     if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
                         bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
                         unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
-                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                        unsigned int stct25 = __popc(stpm15);
-                        long long ix26 = ((long long)stb14);
-                        unsigned int sth27 = 0u;
+                        unsigned int stpm15 = (__ballot_sync(0xffffffffu, stok13) & patc_match_bits(stb14, 8u));
+                        unsigned int strk16 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct17 = __popc(stpm15);
+                        long long ix18 = ((long long)stb14);
+                        unsigned int sth19 = 0u;
                         if (stok13) {
-                            sth27 = sthist5[(257 * warp + ix26)];
+                            sth19 = sthist5[(257 * warp + ix18)];
                         }
                         __syncwarp();
-                        if ((stok13 && ((strk24 + 1u) == stct25))) {
-                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        if ((stok13 && ((strk16 + 1u) == stct17))) {
+                            sthist5[(257 * warp + ix18)] = (sth19 + stct17);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth19 + strk16)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t28 = threadIdx.x;
-            unsigned int stsum29 = 0u;
-            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
-                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
+            const patc_int t20 = threadIdx.x;
+            unsigned int stsum21 = 0u;
+            for (patc_int i22 = 0; i22 < 8; i22 += 1) {
+                stsum21 = (stsum21 + sthist5[(2056 * t20 + 257 * i22 - 8223 * ((8 * t20 + i22) / 32))]);
             }
-            unsigned int stinc31 = stsum29;
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
-            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
-            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
-            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
-            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
-            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
-            unsigned int stat37 = (stinc31 - stsum29);
-            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
-                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
-                stat37 = (stat37 + stcb39);
+            unsigned int stinc23 = stsum21;
+            unsigned int stup24 = __shfl_up_sync(0xffffffffu, stinc23, 1);
+            stinc23 = ((lane >= 1) ? (stinc23 + stup24) : stinc23);
+            unsigned int stup25 = __shfl_up_sync(0xffffffffu, stinc23, 2);
+            stinc23 = ((lane >= 2) ? (stinc23 + stup25) : stinc23);
+            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc23, 4);
+            stinc23 = ((lane >= 4) ? (stinc23 + stup26) : stinc23);
+            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc23, 8);
+            stinc23 = ((lane >= 8) ? (stinc23 + stup27) : stinc23);
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc23, 16);
+            stinc23 = ((lane >= 16) ? (stinc23 + stup28) : stinc23);
+            unsigned int stat29 = (stinc23 - stsum21);
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                unsigned int stcb31 = sthist5[(2056 * t20 + 257 * i30 - 8223 * ((8 * t20 + i30) / 32))];
+                sthist5[(2056 * t20 + 257 * i30 - 8223 * ((8 * t20 + i30) / 32))] = stat29;
+                stat29 = (stat29 + stcb31);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc31;
+                stwsum6[warp] = stinc23;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw41 = 0u;
+                unsigned int stw33 = 0u;
                 if ((lane < 32)) {
-                    stw41 = stwsum6[lane];
+                    stw33 = stwsum6[lane];
                 }
-                unsigned int stwinc42 = stw41;
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
-                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
-                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
-                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
-                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
-                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
-                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
+                unsigned int stwinc34 = stw33;
+                unsigned int stup35 = __shfl_up_sync(0xffffffffu, stwinc34, 1);
+                stwinc34 = ((lane >= 1) ? (stwinc34 + stup35) : stwinc34);
+                unsigned int stup36 = __shfl_up_sync(0xffffffffu, stwinc34, 2);
+                stwinc34 = ((lane >= 2) ? (stwinc34 + stup36) : stwinc34);
+                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc34, 4);
+                stwinc34 = ((lane >= 4) ? (stwinc34 + stup37) : stwinc34);
+                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc34, 8);
+                stwinc34 = ((lane >= 8) ? (stwinc34 + stup38) : stwinc34);
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc34, 16);
+                stwinc34 = ((lane >= 16) ? (stwinc34 + stup39) : stwinc34);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc42 - stw41);
+                    stwsum6[lane] = (stwinc34 - stw33);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4064) < n)) {
             {
+                for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                    {
+                        unsigned int sti42 = stinfo4[(lane + 128 * warp + 32 * i41)];
+                        unsigned int stbk43 = (sti42 >> 16u);
+                        if ((stbk43 < 256u)) {
+                            long long ix44 = ((long long)stbk43);
+                            long long ix45 = ((long long)(stwsum6[((warp + 32 * ix44) / 256)] + (sthist5[(257 * warp + ix44)] + (sti42 & 65535u))));
+                            stkey3[ix45] = stkey2[(lane + 128 * warp + 32 * i41)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i41) < n)) {
+                        unsigned int sti42 = stinfo4[(lane + 128 * warp + 32 * i41)];
+                        unsigned int stbk43 = (sti42 >> 16u);
+                        if ((stbk43 < 256u)) {
+                            long long ix44 = ((long long)stbk43);
+                            long long ix45 = ((long long)(stwsum6[((warp + 32 * ix44) / 256)] + (sthist5[(257 * warp + ix44)] + (sti42 & 65535u))));
+                            stkey3[ix45] = stkey2[(lane + 128 * warp + 32 * i41)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t46 = threadIdx.x;
+            for (patc_int i47 = 0; i47 < 9; i47 += 1) {
+                if (((t46 + 1024 * i47) < 8224)) {
+                    sthist5[(t46 + 1024 * i47)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
                 for (patc_int i49 = 0; i49 < 4; i49 += 1) {
                     {
-                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
-                        unsigned int stbk51 = (sti50 >> 16u);
-                        if ((stbk51 < 256u)) {
-                            long long ix52 = ((long long)stbk51);
-                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
-                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        bool stok50 = true;
+                        unsigned int stb51 = (stok50 ? ((stkey3[(lane + 128 * warp + 32 * i49)] >> 8u) & 255u) : 0u);
+                        unsigned int stpm52 = (__ballot_sync(0xffffffffu, stok50) & patc_match_bits(stb51, 8u));
+                        unsigned int strk53 = __popc((stpm52 & ((1u << lane) - 1u)));
+                        unsigned int stct54 = __popc(stpm52);
+                        long long ix55 = ((long long)stb51);
+                        unsigned int sth56 = 0u;
+                        if (stok50) {
+                            sth56 = sthist5[(257 * warp + ix55)];
                         }
+                        __syncwarp();
+                        if ((stok50 && ((strk53 + 1u) == stct54))) {
+                            sthist5[(257 * warp + ix55)] = (sth56 + stct54);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i49)] = (stok50 ? ((stb51 << 16u) | (sth56 + strk53)) : 4294901760u);
                     }
                 }
             }
@@ -1309,182 +1279,102 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             {
                 for (patc_int i49 = 0; i49 < 4; i49 += 1) {
                     if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
-                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
-                        unsigned int stbk51 = (sti50 >> 16u);
-                        if ((stbk51 < 256u)) {
-                            long long ix52 = ((long long)stbk51);
-                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
-                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        bool stok50 = ((lane + 128 * warp + 4096 * b1 + 32 * i49) < n);
+                        unsigned int stb51 = (stok50 ? ((stkey3[(lane + 128 * warp + 32 * i49)] >> 8u) & 255u) : 0u);
+                        unsigned int stpm52 = (__ballot_sync(0xffffffffu, stok50) & patc_match_bits(stb51, 8u));
+                        unsigned int strk53 = __popc((stpm52 & ((1u << lane) - 1u)));
+                        unsigned int stct54 = __popc(stpm52);
+                        long long ix55 = ((long long)stb51);
+                        unsigned int sth56 = 0u;
+                        if (stok50) {
+                            sth56 = sthist5[(257 * warp + ix55)];
                         }
+                        __syncwarp();
+                        if ((stok50 && ((strk53 + 1u) == stct54))) {
+                            sthist5[(257 * warp + ix55)] = (sth56 + stct54);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i49)] = (stok50 ? ((stb51 << 16u) | (sth56 + strk53)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t54 = threadIdx.x;
-            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
-                if (((t54 + 1024 * i55) < 8224)) {
-                    sthist5[(t54 + 1024 * i55)] = 0u;
-                }
+            const patc_int t57 = threadIdx.x;
+            unsigned int stsum58 = 0u;
+            for (patc_int i59 = 0; i59 < 8; i59 += 1) {
+                stsum58 = (stsum58 + sthist5[(2056 * t57 + 257 * i59 - 8223 * ((8 * t57 + i59) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    {
-                        bool stok58 = true;
-                        unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
-                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                        unsigned int stct70 = __popc(stpm60);
-                        long long ix71 = ((long long)stb59);
-                        unsigned int sth72 = 0u;
-                        if (stok58) {
-                            sth72 = sthist5[(257 * warp + ix71)];
-                        }
-                        __syncwarp();
-                        if ((stok58 && ((strk69 + 1u) == stct70))) {
-                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
-                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
-                        unsigned int stb59 = (stok58 ? ((stkey3[(lane + 128 * warp + 32 * i57)] >> 8u) & 255u) : 0u);
-                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                        unsigned int stct70 = __popc(stpm60);
-                        long long ix71 = ((long long)stb59);
-                        unsigned int sth72 = 0u;
-                        if (stok58) {
-                            sth72 = sthist5[(257 * warp + ix71)];
-                        }
-                        __syncwarp();
-                        if ((stok58 && ((strk69 + 1u) == stct70))) {
-                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t73 = threadIdx.x;
-            unsigned int stsum74 = 0u;
-            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
-                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
-            }
-            unsigned int stinc76 = stsum74;
-            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
-            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
-            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
-            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
-            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
-            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
-            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
-            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
-            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
-            unsigned int stat82 = (stinc76 - stsum74);
-            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
-                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
-                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
-                stat82 = (stat82 + stcb84);
+            unsigned int stinc60 = stsum58;
+            unsigned int stup61 = __shfl_up_sync(0xffffffffu, stinc60, 1);
+            stinc60 = ((lane >= 1) ? (stinc60 + stup61) : stinc60);
+            unsigned int stup62 = __shfl_up_sync(0xffffffffu, stinc60, 2);
+            stinc60 = ((lane >= 2) ? (stinc60 + stup62) : stinc60);
+            unsigned int stup63 = __shfl_up_sync(0xffffffffu, stinc60, 4);
+            stinc60 = ((lane >= 4) ? (stinc60 + stup63) : stinc60);
+            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc60, 8);
+            stinc60 = ((lane >= 8) ? (stinc60 + stup64) : stinc60);
+            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc60, 16);
+            stinc60 = ((lane >= 16) ? (stinc60 + stup65) : stinc60);
+            unsigned int stat66 = (stinc60 - stsum58);
+            for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                unsigned int stcb68 = sthist5[(2056 * t57 + 257 * i67 - 8223 * ((8 * t57 + i67) / 32))];
+                sthist5[(2056 * t57 + 257 * i67 - 8223 * ((8 * t57 + i67) / 32))] = stat66;
+                stat66 = (stat66 + stcb68);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc76;
+                stwsum6[warp] = stinc60;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw86 = 0u;
+                unsigned int stw70 = 0u;
                 if ((lane < 32)) {
-                    stw86 = stwsum6[lane];
+                    stw70 = stwsum6[lane];
                 }
-                unsigned int stwinc87 = stw86;
-                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
-                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
-                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
-                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
-                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
-                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
-                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
-                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
-                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
-                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
+                unsigned int stwinc71 = stw70;
+                unsigned int stup72 = __shfl_up_sync(0xffffffffu, stwinc71, 1);
+                stwinc71 = ((lane >= 1) ? (stwinc71 + stup72) : stwinc71);
+                unsigned int stup73 = __shfl_up_sync(0xffffffffu, stwinc71, 2);
+                stwinc71 = ((lane >= 2) ? (stwinc71 + stup73) : stwinc71);
+                unsigned int stup74 = __shfl_up_sync(0xffffffffu, stwinc71, 4);
+                stwinc71 = ((lane >= 4) ? (stwinc71 + stup74) : stwinc71);
+                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc71, 8);
+                stwinc71 = ((lane >= 8) ? (stwinc71 + stup75) : stwinc71);
+                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc71, 16);
+                stwinc71 = ((lane >= 16) ? (stwinc71 + stup76) : stwinc71);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc87 - stw86);
+                    stwsum6[lane] = (stwinc71 - stw70);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4064) < n)) {
             {
-                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                for (patc_int i78 = 0; i78 < 4; i78 += 1) {
                     {
-                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
-                        unsigned int stbk96 = (sti95 >> 16u);
-                        if ((stbk96 < 256u)) {
-                            long long ix97 = ((long long)stbk96);
-                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
-                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        unsigned int sti79 = stinfo4[(lane + 128 * warp + 32 * i78)];
+                        unsigned int stbk80 = (sti79 >> 16u);
+                        if ((stbk80 < 256u)) {
+                            long long ix81 = ((long long)stbk80);
+                            long long ix82 = ((long long)(stwsum6[((warp + 32 * ix81) / 256)] + (sthist5[(257 * warp + ix81)] + (sti79 & 65535u))));
+                            stkey2[ix82] = stkey3[(lane + 128 * warp + 32 * i78)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
-                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
-                        unsigned int stbk96 = (sti95 >> 16u);
-                        if ((stbk96 < 256u)) {
-                            long long ix97 = ((long long)stbk96);
-                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
-                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                for (patc_int i78 = 0; i78 < 4; i78 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i78) < n)) {
+                        unsigned int sti79 = stinfo4[(lane + 128 * warp + 32 * i78)];
+                        unsigned int stbk80 = (sti79 >> 16u);
+                        if ((stbk80 < 256u)) {
+                            long long ix81 = ((long long)stbk80);
+                            long long ix82 = ((long long)(stwsum6[((warp + 32 * ix81) / 256)] + (sthist5[(257 * warp + ix81)] + (sti79 & 65535u))));
+                            stkey2[ix82] = stkey3[(lane + 128 * warp + 32 * i78)];
                         }
                     }
                 }
@@ -1492,169 +1382,137 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
         }
         __syncthreads();
         {
-            const patc_int t99 = threadIdx.x;
-            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
-                if (((t99 + 1024 * i100) < 8224)) {
-                    sthist5[(t99 + 1024 * i100)] = 0u;
+            const patc_int t83 = threadIdx.x;
+            for (patc_int i84 = 0; i84 < 9; i84 += 1) {
+                if (((t83 + 1024 * i84) < 8224)) {
+                    sthist5[(t83 + 1024 * i84)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
                     {
-                        bool stok103 = true;
-                        unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
-                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                        unsigned int stct115 = __popc(stpm105);
-                        long long ix116 = ((long long)stb104);
-                        unsigned int sth117 = 0u;
-                        if (stok103) {
-                            sth117 = sthist5[(257 * warp + ix116)];
+                        bool stok87 = true;
+                        unsigned int stb88 = (stok87 ? ((stkey2[(lane + 128 * warp + 32 * i86)] >> 16u) & 255u) : 0u);
+                        unsigned int stpm89 = (__ballot_sync(0xffffffffu, stok87) & patc_match_bits(stb88, 8u));
+                        unsigned int strk90 = __popc((stpm89 & ((1u << lane) - 1u)));
+                        unsigned int stct91 = __popc(stpm89);
+                        long long ix92 = ((long long)stb88);
+                        unsigned int sth93 = 0u;
+                        if (stok87) {
+                            sth93 = sthist5[(257 * warp + ix92)];
                         }
                         __syncwarp();
-                        if ((stok103 && ((strk114 + 1u) == stct115))) {
-                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        if ((stok87 && ((strk90 + 1u) == stct91))) {
+                            sthist5[(257 * warp + ix92)] = (sth93 + stct91);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i86)] = (stok87 ? ((stb88 << 16u) | (sth93 + strk90)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
-                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
-                        unsigned int stb104 = (stok103 ? ((stkey2[(lane + 128 * warp + 32 * i102)] >> 16u) & 255u) : 0u);
-                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                        unsigned int stct115 = __popc(stpm105);
-                        long long ix116 = ((long long)stb104);
-                        unsigned int sth117 = 0u;
-                        if (stok103) {
-                            sth117 = sthist5[(257 * warp + ix116)];
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i86) < n)) {
+                        bool stok87 = ((lane + 128 * warp + 4096 * b1 + 32 * i86) < n);
+                        unsigned int stb88 = (stok87 ? ((stkey2[(lane + 128 * warp + 32 * i86)] >> 16u) & 255u) : 0u);
+                        unsigned int stpm89 = (__ballot_sync(0xffffffffu, stok87) & patc_match_bits(stb88, 8u));
+                        unsigned int strk90 = __popc((stpm89 & ((1u << lane) - 1u)));
+                        unsigned int stct91 = __popc(stpm89);
+                        long long ix92 = ((long long)stb88);
+                        unsigned int sth93 = 0u;
+                        if (stok87) {
+                            sth93 = sthist5[(257 * warp + ix92)];
                         }
                         __syncwarp();
-                        if ((stok103 && ((strk114 + 1u) == stct115))) {
-                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        if ((stok87 && ((strk90 + 1u) == stct91))) {
+                            sthist5[(257 * warp + ix92)] = (sth93 + stct91);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i86)] = (stok87 ? ((stb88 << 16u) | (sth93 + strk90)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t118 = threadIdx.x;
-            unsigned int stsum119 = 0u;
-            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
-                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
+            const patc_int t94 = threadIdx.x;
+            unsigned int stsum95 = 0u;
+            for (patc_int i96 = 0; i96 < 8; i96 += 1) {
+                stsum95 = (stsum95 + sthist5[(2056 * t94 + 257 * i96 - 8223 * ((8 * t94 + i96) / 32))]);
             }
-            unsigned int stinc121 = stsum119;
-            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
-            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
-            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
-            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
-            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
-            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
-            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
-            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
-            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
-            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
-            unsigned int stat127 = (stinc121 - stsum119);
-            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
-                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
-                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
-                stat127 = (stat127 + stcb129);
+            unsigned int stinc97 = stsum95;
+            unsigned int stup98 = __shfl_up_sync(0xffffffffu, stinc97, 1);
+            stinc97 = ((lane >= 1) ? (stinc97 + stup98) : stinc97);
+            unsigned int stup99 = __shfl_up_sync(0xffffffffu, stinc97, 2);
+            stinc97 = ((lane >= 2) ? (stinc97 + stup99) : stinc97);
+            unsigned int stup100 = __shfl_up_sync(0xffffffffu, stinc97, 4);
+            stinc97 = ((lane >= 4) ? (stinc97 + stup100) : stinc97);
+            unsigned int stup101 = __shfl_up_sync(0xffffffffu, stinc97, 8);
+            stinc97 = ((lane >= 8) ? (stinc97 + stup101) : stinc97);
+            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc97, 16);
+            stinc97 = ((lane >= 16) ? (stinc97 + stup102) : stinc97);
+            unsigned int stat103 = (stinc97 - stsum95);
+            for (patc_int i104 = 0; i104 < 8; i104 += 1) {
+                unsigned int stcb105 = sthist5[(2056 * t94 + 257 * i104 - 8223 * ((8 * t94 + i104) / 32))];
+                sthist5[(2056 * t94 + 257 * i104 - 8223 * ((8 * t94 + i104) / 32))] = stat103;
+                stat103 = (stat103 + stcb105);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc121;
+                stwsum6[warp] = stinc97;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw131 = 0u;
+                unsigned int stw107 = 0u;
                 if ((lane < 32)) {
-                    stw131 = stwsum6[lane];
+                    stw107 = stwsum6[lane];
                 }
-                unsigned int stwinc132 = stw131;
-                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
-                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
-                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
-                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
-                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
-                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
-                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
-                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
-                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
-                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
+                unsigned int stwinc108 = stw107;
+                unsigned int stup109 = __shfl_up_sync(0xffffffffu, stwinc108, 1);
+                stwinc108 = ((lane >= 1) ? (stwinc108 + stup109) : stwinc108);
+                unsigned int stup110 = __shfl_up_sync(0xffffffffu, stwinc108, 2);
+                stwinc108 = ((lane >= 2) ? (stwinc108 + stup110) : stwinc108);
+                unsigned int stup111 = __shfl_up_sync(0xffffffffu, stwinc108, 4);
+                stwinc108 = ((lane >= 4) ? (stwinc108 + stup111) : stwinc108);
+                unsigned int stup112 = __shfl_up_sync(0xffffffffu, stwinc108, 8);
+                stwinc108 = ((lane >= 8) ? (stwinc108 + stup112) : stwinc108);
+                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc108, 16);
+                stwinc108 = ((lane >= 16) ? (stwinc108 + stup113) : stwinc108);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc132 - stw131);
+                    stwsum6[lane] = (stwinc108 - stw107);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4064) < n)) {
             {
-                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                for (patc_int i115 = 0; i115 < 4; i115 += 1) {
                     {
-                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
-                        unsigned int stbk141 = (sti140 >> 16u);
-                        if ((stbk141 < 256u)) {
-                            long long ix142 = ((long long)stbk141);
-                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
-                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        unsigned int sti116 = stinfo4[(lane + 128 * warp + 32 * i115)];
+                        unsigned int stbk117 = (sti116 >> 16u);
+                        if ((stbk117 < 256u)) {
+                            long long ix118 = ((long long)stbk117);
+                            long long ix119 = ((long long)(stwsum6[((warp + 32 * ix118) / 256)] + (sthist5[(257 * warp + ix118)] + (sti116 & 65535u))));
+                            stkey3[ix119] = stkey2[(lane + 128 * warp + 32 * i115)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
-                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
-                        unsigned int stbk141 = (sti140 >> 16u);
-                        if ((stbk141 < 256u)) {
-                            long long ix142 = ((long long)stbk141);
-                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
-                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                for (patc_int i115 = 0; i115 < 4; i115 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i115) < n)) {
+                        unsigned int sti116 = stinfo4[(lane + 128 * warp + 32 * i115)];
+                        unsigned int stbk117 = (sti116 >> 16u);
+                        if ((stbk117 < 256u)) {
+                            long long ix118 = ((long long)stbk117);
+                            long long ix119 = ((long long)(stwsum6[((warp + 32 * ix118) / 256)] + (sthist5[(257 * warp + ix118)] + (sti116 & 65535u))));
+                            stkey3[ix119] = stkey2[(lane + 128 * warp + 32 * i115)];
                         }
                     }
                 }
@@ -1662,169 +1520,137 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
         }
         __syncthreads();
         {
-            const patc_int t144 = threadIdx.x;
-            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
-                if (((t144 + 1024 * i145) < 8224)) {
-                    sthist5[(t144 + 1024 * i145)] = 0u;
+            const patc_int t120 = threadIdx.x;
+            for (patc_int i121 = 0; i121 < 9; i121 += 1) {
+                if (((t120 + 1024 * i121) < 8224)) {
+                    sthist5[(t120 + 1024 * i121)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
                     {
-                        bool stok148 = true;
-                        unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
-                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                        unsigned int stct160 = __popc(stpm150);
-                        long long ix161 = ((long long)stb149);
-                        unsigned int sth162 = 0u;
-                        if (stok148) {
-                            sth162 = sthist5[(257 * warp + ix161)];
+                        bool stok124 = true;
+                        unsigned int stb125 = (stok124 ? ((stkey3[(lane + 128 * warp + 32 * i123)] >> 24u) & 255u) : 0u);
+                        unsigned int stpm126 = (__ballot_sync(0xffffffffu, stok124) & patc_match_bits(stb125, 8u));
+                        unsigned int strk127 = __popc((stpm126 & ((1u << lane) - 1u)));
+                        unsigned int stct128 = __popc(stpm126);
+                        long long ix129 = ((long long)stb125);
+                        unsigned int sth130 = 0u;
+                        if (stok124) {
+                            sth130 = sthist5[(257 * warp + ix129)];
                         }
                         __syncwarp();
-                        if ((stok148 && ((strk159 + 1u) == stct160))) {
-                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        if ((stok124 && ((strk127 + 1u) == stct128))) {
+                            sthist5[(257 * warp + ix129)] = (sth130 + stct128);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i123)] = (stok124 ? ((stb125 << 16u) | (sth130 + strk127)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
-                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
-                        unsigned int stb149 = (stok148 ? ((stkey3[(lane + 128 * warp + 32 * i147)] >> 24u) & 255u) : 0u);
-                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                        unsigned int stct160 = __popc(stpm150);
-                        long long ix161 = ((long long)stb149);
-                        unsigned int sth162 = 0u;
-                        if (stok148) {
-                            sth162 = sthist5[(257 * warp + ix161)];
+                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i123) < n)) {
+                        bool stok124 = ((lane + 128 * warp + 4096 * b1 + 32 * i123) < n);
+                        unsigned int stb125 = (stok124 ? ((stkey3[(lane + 128 * warp + 32 * i123)] >> 24u) & 255u) : 0u);
+                        unsigned int stpm126 = (__ballot_sync(0xffffffffu, stok124) & patc_match_bits(stb125, 8u));
+                        unsigned int strk127 = __popc((stpm126 & ((1u << lane) - 1u)));
+                        unsigned int stct128 = __popc(stpm126);
+                        long long ix129 = ((long long)stb125);
+                        unsigned int sth130 = 0u;
+                        if (stok124) {
+                            sth130 = sthist5[(257 * warp + ix129)];
                         }
                         __syncwarp();
-                        if ((stok148 && ((strk159 + 1u) == stct160))) {
-                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        if ((stok124 && ((strk127 + 1u) == stct128))) {
+                            sthist5[(257 * warp + ix129)] = (sth130 + stct128);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i123)] = (stok124 ? ((stb125 << 16u) | (sth130 + strk127)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t163 = threadIdx.x;
-            unsigned int stsum164 = 0u;
-            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
-                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
+            const patc_int t131 = threadIdx.x;
+            unsigned int stsum132 = 0u;
+            for (patc_int i133 = 0; i133 < 8; i133 += 1) {
+                stsum132 = (stsum132 + sthist5[(2056 * t131 + 257 * i133 - 8223 * ((8 * t131 + i133) / 32))]);
             }
-            unsigned int stinc166 = stsum164;
-            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
-            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
-            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
-            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
-            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
-            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
-            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
-            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
-            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
-            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
-            unsigned int stat172 = (stinc166 - stsum164);
-            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
-                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
-                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
-                stat172 = (stat172 + stcb174);
+            unsigned int stinc134 = stsum132;
+            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc134, 1);
+            stinc134 = ((lane >= 1) ? (stinc134 + stup135) : stinc134);
+            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc134, 2);
+            stinc134 = ((lane >= 2) ? (stinc134 + stup136) : stinc134);
+            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc134, 4);
+            stinc134 = ((lane >= 4) ? (stinc134 + stup137) : stinc134);
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc134, 8);
+            stinc134 = ((lane >= 8) ? (stinc134 + stup138) : stinc134);
+            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc134, 16);
+            stinc134 = ((lane >= 16) ? (stinc134 + stup139) : stinc134);
+            unsigned int stat140 = (stinc134 - stsum132);
+            for (patc_int i141 = 0; i141 < 8; i141 += 1) {
+                unsigned int stcb142 = sthist5[(2056 * t131 + 257 * i141 - 8223 * ((8 * t131 + i141) / 32))];
+                sthist5[(2056 * t131 + 257 * i141 - 8223 * ((8 * t131 + i141) / 32))] = stat140;
+                stat140 = (stat140 + stcb142);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc166;
+                stwsum6[warp] = stinc134;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw176 = 0u;
+                unsigned int stw144 = 0u;
                 if ((lane < 32)) {
-                    stw176 = stwsum6[lane];
+                    stw144 = stwsum6[lane];
                 }
-                unsigned int stwinc177 = stw176;
-                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
-                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
-                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
-                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
-                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
-                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
-                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
-                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
-                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
-                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
+                unsigned int stwinc145 = stw144;
+                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc145, 1);
+                stwinc145 = ((lane >= 1) ? (stwinc145 + stup146) : stwinc145);
+                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc145, 2);
+                stwinc145 = ((lane >= 2) ? (stwinc145 + stup147) : stwinc145);
+                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc145, 4);
+                stwinc145 = ((lane >= 4) ? (stwinc145 + stup148) : stwinc145);
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc145, 8);
+                stwinc145 = ((lane >= 8) ? (stwinc145 + stup149) : stwinc145);
+                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc145, 16);
+                stwinc145 = ((lane >= 16) ? (stwinc145 + stup150) : stwinc145);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc177 - stw176);
+                    stwsum6[lane] = (stwinc145 - stw144);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4064) < n)) {
             {
-                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                for (patc_int i152 = 0; i152 < 4; i152 += 1) {
                     {
-                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
-                        unsigned int stbk186 = (sti185 >> 16u);
-                        if ((stbk186 < 256u)) {
-                            long long ix187 = ((long long)stbk186);
-                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
-                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        unsigned int sti153 = stinfo4[(lane + 128 * warp + 32 * i152)];
+                        unsigned int stbk154 = (sti153 >> 16u);
+                        if ((stbk154 < 256u)) {
+                            long long ix155 = ((long long)stbk154);
+                            long long ix156 = ((long long)(stwsum6[((warp + 32 * ix155) / 256)] + (sthist5[(257 * warp + ix155)] + (sti153 & 65535u))));
+                            stkey2[ix156] = stkey3[(lane + 128 * warp + 32 * i152)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
-                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
-                        unsigned int stbk186 = (sti185 >> 16u);
-                        if ((stbk186 < 256u)) {
-                            long long ix187 = ((long long)stbk186);
-                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
-                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                for (patc_int i152 = 0; i152 < 4; i152 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i152) < n)) {
+                        unsigned int sti153 = stinfo4[(lane + 128 * warp + 32 * i152)];
+                        unsigned int stbk154 = (sti153 >> 16u);
+                        if ((stbk154 < 256u)) {
+                            long long ix155 = ((long long)stbk154);
+                            long long ix156 = ((long long)(stwsum6[((warp + 32 * ix155) / 256)] + (sthist5[(257 * warp + ix155)] + (sti153 & 65535u))));
+                            stkey2[ix156] = stkey3[(lane + 128 * warp + 32 * i152)];
                         }
                     }
                 }
@@ -1833,19 +1659,19 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t189 = threadIdx.x;
-                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                const patc_int t157 = threadIdx.x;
+                for (patc_int i158 = 0; i158 < 4; i158 += 1) {
                     {
-                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                        out[(4096 * b1 + t157 + 1024 * i158)] = stkey2[(t157 + 1024 * i158)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t189 = threadIdx.x;
-                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
-                    if (((4096 * b1 + t189 + 1024 * i190) < n)) {
-                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                const patc_int t157 = threadIdx.x;
+                for (patc_int i158 = 0; i158 < 4; i158 += 1) {
+                    if (((4096 * b1 + t157 + 1024 * i158) < n)) {
+                        out[(4096 * b1 + t157 + 1024 * i158)] = stkey2[(t157 + 1024 * i158)];
                     }
                 }
             }
@@ -1909,36 +1735,20 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                     {
                         bool stok13 = true;
                         unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                        unsigned int stct25 = __popc(stpm15);
-                        long long ix26 = ((long long)stb14);
-                        unsigned int sth27 = 0u;
+                        unsigned int stpm15 = (__ballot_sync(0xffffffffu, stok13) & patc_match_bits(stb14, 8u));
+                        unsigned int strk16 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct17 = __popc(stpm15);
+                        long long ix18 = ((long long)stb14);
+                        unsigned int sth19 = 0u;
                         if (stok13) {
-                            sth27 = sthist5[(257 * warp + ix26)];
+                            sth19 = sthist5[(257 * warp + ix18)];
                         }
                         __syncwarp();
-                        if ((stok13 && ((strk24 + 1u) == stct25))) {
-                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        if ((stok13 && ((strk16 + 1u) == stct17))) {
+                            sthist5[(257 * warp + ix18)] = (sth19 + stct17);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth19 + strk16)) : 4294901760u);
                     }
                 }
             }
@@ -1948,103 +1758,135 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                     if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
                         bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
                         unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                        unsigned int stpm15 = __ballot_sync(0xffffffffu, stok13);
-                        unsigned int stv16 = __ballot_sync(0xffffffffu, ((stb14 & 1u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 1u) != 0u) ? stv16 : (~stv16)));
-                        unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb14 & 2u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 2u) != 0u) ? stv17 : (~stv17)));
-                        unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb14 & 4u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 4u) != 0u) ? stv18 : (~stv18)));
-                        unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb14 & 8u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 8u) != 0u) ? stv19 : (~stv19)));
-                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb14 & 16u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 16u) != 0u) ? stv20 : (~stv20)));
-                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb14 & 32u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 32u) != 0u) ? stv21 : (~stv21)));
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb14 & 64u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 64u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb14 & 128u) != 0u));
-                        stpm15 = (stpm15 & (((stb14 & 128u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int strk24 = __popc((stpm15 & ((1u << lane) - 1u)));
-                        unsigned int stct25 = __popc(stpm15);
-                        long long ix26 = ((long long)stb14);
-                        unsigned int sth27 = 0u;
+                        unsigned int stpm15 = (__ballot_sync(0xffffffffu, stok13) & patc_match_bits(stb14, 8u));
+                        unsigned int strk16 = __popc((stpm15 & ((1u << lane) - 1u)));
+                        unsigned int stct17 = __popc(stpm15);
+                        long long ix18 = ((long long)stb14);
+                        unsigned int sth19 = 0u;
                         if (stok13) {
-                            sth27 = sthist5[(257 * warp + ix26)];
+                            sth19 = sthist5[(257 * warp + ix18)];
                         }
                         __syncwarp();
-                        if ((stok13 && ((strk24 + 1u) == stct25))) {
-                            sthist5[(257 * warp + ix26)] = (sth27 + stct25);
+                        if ((stok13 && ((strk16 + 1u) == stct17))) {
+                            sthist5[(257 * warp + ix18)] = (sth19 + stct17);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth27 + strk24)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth19 + strk16)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t28 = threadIdx.x;
-            unsigned int stsum29 = 0u;
-            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
-                stsum29 = (stsum29 + sthist5[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
+            const patc_int t20 = threadIdx.x;
+            unsigned int stsum21 = 0u;
+            for (patc_int i22 = 0; i22 < 8; i22 += 1) {
+                stsum21 = (stsum21 + sthist5[(2056 * t20 + 257 * i22 - 8223 * ((8 * t20 + i22) / 32))]);
             }
-            unsigned int stinc31 = stsum29;
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
-            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
-            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
-            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
-            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
-            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
-            unsigned int stat37 = (stinc31 - stsum29);
-            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                unsigned int stcb39 = sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
-                sthist5[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
-                stat37 = (stat37 + stcb39);
+            unsigned int stinc23 = stsum21;
+            unsigned int stup24 = __shfl_up_sync(0xffffffffu, stinc23, 1);
+            stinc23 = ((lane >= 1) ? (stinc23 + stup24) : stinc23);
+            unsigned int stup25 = __shfl_up_sync(0xffffffffu, stinc23, 2);
+            stinc23 = ((lane >= 2) ? (stinc23 + stup25) : stinc23);
+            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc23, 4);
+            stinc23 = ((lane >= 4) ? (stinc23 + stup26) : stinc23);
+            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc23, 8);
+            stinc23 = ((lane >= 8) ? (stinc23 + stup27) : stinc23);
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc23, 16);
+            stinc23 = ((lane >= 16) ? (stinc23 + stup28) : stinc23);
+            unsigned int stat29 = (stinc23 - stsum21);
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                unsigned int stcb31 = sthist5[(2056 * t20 + 257 * i30 - 8223 * ((8 * t20 + i30) / 32))];
+                sthist5[(2056 * t20 + 257 * i30 - 8223 * ((8 * t20 + i30) / 32))] = stat29;
+                stat29 = (stat29 + stcb31);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc31;
+                stwsum6[warp] = stinc23;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw41 = 0u;
+                unsigned int stw33 = 0u;
                 if ((lane < 32)) {
-                    stw41 = stwsum6[lane];
+                    stw33 = stwsum6[lane];
                 }
-                unsigned int stwinc42 = stw41;
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
-                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
-                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
-                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
-                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
-                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
-                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
+                unsigned int stwinc34 = stw33;
+                unsigned int stup35 = __shfl_up_sync(0xffffffffu, stwinc34, 1);
+                stwinc34 = ((lane >= 1) ? (stwinc34 + stup35) : stwinc34);
+                unsigned int stup36 = __shfl_up_sync(0xffffffffu, stwinc34, 2);
+                stwinc34 = ((lane >= 2) ? (stwinc34 + stup36) : stwinc34);
+                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc34, 4);
+                stwinc34 = ((lane >= 4) ? (stwinc34 + stup37) : stwinc34);
+                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc34, 8);
+                stwinc34 = ((lane >= 8) ? (stwinc34 + stup38) : stwinc34);
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc34, 16);
+                stwinc34 = ((lane >= 16) ? (stwinc34 + stup39) : stwinc34);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc42 - stw41);
+                    stwsum6[lane] = (stwinc34 - stw33);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4064) < n)) {
             {
+                for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                    {
+                        unsigned int sti42 = stinfo4[(lane + 128 * warp + 32 * i41)];
+                        unsigned int stbk43 = (sti42 >> 16u);
+                        if ((stbk43 < 256u)) {
+                            long long ix44 = ((long long)stbk43);
+                            long long ix45 = ((long long)(stwsum6[((warp + 32 * ix44) / 256)] + (sthist5[(257 * warp + ix44)] + (sti42 & 65535u))));
+                            stkey3[ix45] = stkey2[(lane + 128 * warp + 32 * i41)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i41) < n)) {
+                        unsigned int sti42 = stinfo4[(lane + 128 * warp + 32 * i41)];
+                        unsigned int stbk43 = (sti42 >> 16u);
+                        if ((stbk43 < 256u)) {
+                            long long ix44 = ((long long)stbk43);
+                            long long ix45 = ((long long)(stwsum6[((warp + 32 * ix44) / 256)] + (sthist5[(257 * warp + ix44)] + (sti42 & 65535u))));
+                            stkey3[ix45] = stkey2[(lane + 128 * warp + 32 * i41)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t46 = threadIdx.x;
+            for (patc_int i47 = 0; i47 < 9; i47 += 1) {
+                if (((t46 + 1024 * i47) < 8224)) {
+                    sthist5[(t46 + 1024 * i47)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
                 for (patc_int i49 = 0; i49 < 4; i49 += 1) {
                     {
-                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
-                        unsigned int stbk51 = (sti50 >> 16u);
-                        if ((stbk51 < 256u)) {
-                            long long ix52 = ((long long)stbk51);
-                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
-                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        bool stok50 = true;
+                        unsigned int stb51 = (stok50 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i49)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm52 = (__ballot_sync(0xffffffffu, stok50) & patc_match_bits(stb51, 8u));
+                        unsigned int strk53 = __popc((stpm52 & ((1u << lane) - 1u)));
+                        unsigned int stct54 = __popc(stpm52);
+                        long long ix55 = ((long long)stb51);
+                        unsigned int sth56 = 0u;
+                        if (stok50) {
+                            sth56 = sthist5[(257 * warp + ix55)];
                         }
+                        __syncwarp();
+                        if ((stok50 && ((strk53 + 1u) == stct54))) {
+                            sthist5[(257 * warp + ix55)] = (sth56 + stct54);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i49)] = (stok50 ? ((stb51 << 16u) | (sth56 + strk53)) : 4294901760u);
                     }
                 }
             }
@@ -2052,182 +1894,102 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             {
                 for (patc_int i49 = 0; i49 < 4; i49 += 1) {
                     if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
-                        unsigned int sti50 = stinfo4[(lane + 128 * warp + 32 * i49)];
-                        unsigned int stbk51 = (sti50 >> 16u);
-                        if ((stbk51 < 256u)) {
-                            long long ix52 = ((long long)stbk51);
-                            long long ix53 = ((long long)(stwsum6[((warp + 32 * ix52) / 256)] + (sthist5[(257 * warp + ix52)] + (sti50 & 65535u))));
-                            stkey3[ix53] = stkey2[(lane + 128 * warp + 32 * i49)];
+                        bool stok50 = ((lane + 128 * warp + 4096 * b1 + 32 * i49) < n);
+                        unsigned int stb51 = (stok50 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i49)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm52 = (__ballot_sync(0xffffffffu, stok50) & patc_match_bits(stb51, 8u));
+                        unsigned int strk53 = __popc((stpm52 & ((1u << lane) - 1u)));
+                        unsigned int stct54 = __popc(stpm52);
+                        long long ix55 = ((long long)stb51);
+                        unsigned int sth56 = 0u;
+                        if (stok50) {
+                            sth56 = sthist5[(257 * warp + ix55)];
                         }
+                        __syncwarp();
+                        if ((stok50 && ((strk53 + 1u) == stct54))) {
+                            sthist5[(257 * warp + ix55)] = (sth56 + stct54);
+                        }
+                        __syncwarp();
+                        stinfo4[(lane + 128 * warp + 32 * i49)] = (stok50 ? ((stb51 << 16u) | (sth56 + strk53)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t54 = threadIdx.x;
-            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
-                if (((t54 + 1024 * i55) < 8224)) {
-                    sthist5[(t54 + 1024 * i55)] = 0u;
-                }
+            const patc_int t57 = threadIdx.x;
+            unsigned int stsum58 = 0u;
+            for (patc_int i59 = 0; i59 < 8; i59 += 1) {
+                stsum58 = (stsum58 + sthist5[(2056 * t57 + 257 * i59 - 8223 * ((8 * t57 + i59) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    {
-                        bool stok58 = true;
-                        unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                        unsigned int stct70 = __popc(stpm60);
-                        long long ix71 = ((long long)stb59);
-                        unsigned int sth72 = 0u;
-                        if (stok58) {
-                            sth72 = sthist5[(257 * warp + ix71)];
-                        }
-                        __syncwarp();
-                        if ((stok58 && ((strk69 + 1u) == stct70))) {
-                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i57) < n)) {
-                        bool stok58 = ((lane + 128 * warp + 4096 * b1 + 32 * i57) < n);
-                        unsigned int stb59 = (stok58 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i57)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                        unsigned int stpm60 = __ballot_sync(0xffffffffu, stok58);
-                        unsigned int stv61 = __ballot_sync(0xffffffffu, ((stb59 & 1u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 1u) != 0u) ? stv61 : (~stv61)));
-                        unsigned int stv62 = __ballot_sync(0xffffffffu, ((stb59 & 2u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 2u) != 0u) ? stv62 : (~stv62)));
-                        unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb59 & 4u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 4u) != 0u) ? stv63 : (~stv63)));
-                        unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb59 & 8u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 8u) != 0u) ? stv64 : (~stv64)));
-                        unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb59 & 16u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 16u) != 0u) ? stv65 : (~stv65)));
-                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb59 & 32u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 32u) != 0u) ? stv66 : (~stv66)));
-                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb59 & 64u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 64u) != 0u) ? stv67 : (~stv67)));
-                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb59 & 128u) != 0u));
-                        stpm60 = (stpm60 & (((stb59 & 128u) != 0u) ? stv68 : (~stv68)));
-                        unsigned int strk69 = __popc((stpm60 & ((1u << lane) - 1u)));
-                        unsigned int stct70 = __popc(stpm60);
-                        long long ix71 = ((long long)stb59);
-                        unsigned int sth72 = 0u;
-                        if (stok58) {
-                            sth72 = sthist5[(257 * warp + ix71)];
-                        }
-                        __syncwarp();
-                        if ((stok58 && ((strk69 + 1u) == stct70))) {
-                            sthist5[(257 * warp + ix71)] = (sth72 + stct70);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb59 << 16u) | (sth72 + strk69)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t73 = threadIdx.x;
-            unsigned int stsum74 = 0u;
-            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
-                stsum74 = (stsum74 + sthist5[(2056 * t73 + 257 * i75 - 8223 * ((8 * t73 + i75) / 32))]);
-            }
-            unsigned int stinc76 = stsum74;
-            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc76, 1);
-            stinc76 = ((lane >= 1) ? (stinc76 + stup77) : stinc76);
-            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc76, 2);
-            stinc76 = ((lane >= 2) ? (stinc76 + stup78) : stinc76);
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc76, 4);
-            stinc76 = ((lane >= 4) ? (stinc76 + stup79) : stinc76);
-            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc76, 8);
-            stinc76 = ((lane >= 8) ? (stinc76 + stup80) : stinc76);
-            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc76, 16);
-            stinc76 = ((lane >= 16) ? (stinc76 + stup81) : stinc76);
-            unsigned int stat82 = (stinc76 - stsum74);
-            for (patc_int i83 = 0; i83 < 8; i83 += 1) {
-                unsigned int stcb84 = sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))];
-                sthist5[(2056 * t73 + 257 * i83 - 8223 * ((8 * t73 + i83) / 32))] = stat82;
-                stat82 = (stat82 + stcb84);
+            unsigned int stinc60 = stsum58;
+            unsigned int stup61 = __shfl_up_sync(0xffffffffu, stinc60, 1);
+            stinc60 = ((lane >= 1) ? (stinc60 + stup61) : stinc60);
+            unsigned int stup62 = __shfl_up_sync(0xffffffffu, stinc60, 2);
+            stinc60 = ((lane >= 2) ? (stinc60 + stup62) : stinc60);
+            unsigned int stup63 = __shfl_up_sync(0xffffffffu, stinc60, 4);
+            stinc60 = ((lane >= 4) ? (stinc60 + stup63) : stinc60);
+            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc60, 8);
+            stinc60 = ((lane >= 8) ? (stinc60 + stup64) : stinc60);
+            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc60, 16);
+            stinc60 = ((lane >= 16) ? (stinc60 + stup65) : stinc60);
+            unsigned int stat66 = (stinc60 - stsum58);
+            for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                unsigned int stcb68 = sthist5[(2056 * t57 + 257 * i67 - 8223 * ((8 * t57 + i67) / 32))];
+                sthist5[(2056 * t57 + 257 * i67 - 8223 * ((8 * t57 + i67) / 32))] = stat66;
+                stat66 = (stat66 + stcb68);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc76;
+                stwsum6[warp] = stinc60;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw86 = 0u;
+                unsigned int stw70 = 0u;
                 if ((lane < 32)) {
-                    stw86 = stwsum6[lane];
+                    stw70 = stwsum6[lane];
                 }
-                unsigned int stwinc87 = stw86;
-                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc87, 1);
-                stwinc87 = ((lane >= 1) ? (stwinc87 + stup88) : stwinc87);
-                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc87, 2);
-                stwinc87 = ((lane >= 2) ? (stwinc87 + stup89) : stwinc87);
-                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc87, 4);
-                stwinc87 = ((lane >= 4) ? (stwinc87 + stup90) : stwinc87);
-                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc87, 8);
-                stwinc87 = ((lane >= 8) ? (stwinc87 + stup91) : stwinc87);
-                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc87, 16);
-                stwinc87 = ((lane >= 16) ? (stwinc87 + stup92) : stwinc87);
+                unsigned int stwinc71 = stw70;
+                unsigned int stup72 = __shfl_up_sync(0xffffffffu, stwinc71, 1);
+                stwinc71 = ((lane >= 1) ? (stwinc71 + stup72) : stwinc71);
+                unsigned int stup73 = __shfl_up_sync(0xffffffffu, stwinc71, 2);
+                stwinc71 = ((lane >= 2) ? (stwinc71 + stup73) : stwinc71);
+                unsigned int stup74 = __shfl_up_sync(0xffffffffu, stwinc71, 4);
+                stwinc71 = ((lane >= 4) ? (stwinc71 + stup74) : stwinc71);
+                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc71, 8);
+                stwinc71 = ((lane >= 8) ? (stwinc71 + stup75) : stwinc71);
+                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc71, 16);
+                stwinc71 = ((lane >= 16) ? (stwinc71 + stup76) : stwinc71);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc87 - stw86);
+                    stwsum6[lane] = (stwinc71 - stw70);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4064) < n)) {
             {
-                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                for (patc_int i78 = 0; i78 < 4; i78 += 1) {
                     {
-                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
-                        unsigned int stbk96 = (sti95 >> 16u);
-                        if ((stbk96 < 256u)) {
-                            long long ix97 = ((long long)stbk96);
-                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
-                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                        unsigned int sti79 = stinfo4[(lane + 128 * warp + 32 * i78)];
+                        unsigned int stbk80 = (sti79 >> 16u);
+                        if ((stbk80 < 256u)) {
+                            long long ix81 = ((long long)stbk80);
+                            long long ix82 = ((long long)(stwsum6[((warp + 32 * ix81) / 256)] + (sthist5[(257 * warp + ix81)] + (sti79 & 65535u))));
+                            stkey2[ix82] = stkey3[(lane + 128 * warp + 32 * i78)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i94) < n)) {
-                        unsigned int sti95 = stinfo4[(lane + 128 * warp + 32 * i94)];
-                        unsigned int stbk96 = (sti95 >> 16u);
-                        if ((stbk96 < 256u)) {
-                            long long ix97 = ((long long)stbk96);
-                            long long ix98 = ((long long)(stwsum6[((warp + 32 * ix97) / 256)] + (sthist5[(257 * warp + ix97)] + (sti95 & 65535u))));
-                            stkey2[ix98] = stkey3[(lane + 128 * warp + 32 * i94)];
+                for (patc_int i78 = 0; i78 < 4; i78 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i78) < n)) {
+                        unsigned int sti79 = stinfo4[(lane + 128 * warp + 32 * i78)];
+                        unsigned int stbk80 = (sti79 >> 16u);
+                        if ((stbk80 < 256u)) {
+                            long long ix81 = ((long long)stbk80);
+                            long long ix82 = ((long long)(stwsum6[((warp + 32 * ix81) / 256)] + (sthist5[(257 * warp + ix81)] + (sti79 & 65535u))));
+                            stkey2[ix82] = stkey3[(lane + 128 * warp + 32 * i78)];
                         }
                     }
                 }
@@ -2235,169 +1997,137 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
         }
         __syncthreads();
         {
-            const patc_int t99 = threadIdx.x;
-            for (patc_int i100 = 0; i100 < 9; i100 += 1) {
-                if (((t99 + 1024 * i100) < 8224)) {
-                    sthist5[(t99 + 1024 * i100)] = 0u;
+            const patc_int t83 = threadIdx.x;
+            for (patc_int i84 = 0; i84 < 9; i84 += 1) {
+                if (((t83 + 1024 * i84) < 8224)) {
+                    sthist5[(t83 + 1024 * i84)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
                     {
-                        bool stok103 = true;
-                        unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                        unsigned int stct115 = __popc(stpm105);
-                        long long ix116 = ((long long)stb104);
-                        unsigned int sth117 = 0u;
-                        if (stok103) {
-                            sth117 = sthist5[(257 * warp + ix116)];
+                        bool stok87 = true;
+                        unsigned int stb88 = (stok87 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i86)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm89 = (__ballot_sync(0xffffffffu, stok87) & patc_match_bits(stb88, 8u));
+                        unsigned int strk90 = __popc((stpm89 & ((1u << lane) - 1u)));
+                        unsigned int stct91 = __popc(stpm89);
+                        long long ix92 = ((long long)stb88);
+                        unsigned int sth93 = 0u;
+                        if (stok87) {
+                            sth93 = sthist5[(257 * warp + ix92)];
                         }
                         __syncwarp();
-                        if ((stok103 && ((strk114 + 1u) == stct115))) {
-                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        if ((stok87 && ((strk90 + 1u) == stct91))) {
+                            sthist5[(257 * warp + ix92)] = (sth93 + stct91);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i86)] = (stok87 ? ((stb88 << 16u) | (sth93 + strk90)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i102) < n)) {
-                        bool stok103 = ((lane + 128 * warp + 4096 * b1 + 32 * i102) < n);
-                        unsigned int stb104 = (stok103 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i102)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                        unsigned int stpm105 = __ballot_sync(0xffffffffu, stok103);
-                        unsigned int stv106 = __ballot_sync(0xffffffffu, ((stb104 & 1u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 1u) != 0u) ? stv106 : (~stv106)));
-                        unsigned int stv107 = __ballot_sync(0xffffffffu, ((stb104 & 2u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 2u) != 0u) ? stv107 : (~stv107)));
-                        unsigned int stv108 = __ballot_sync(0xffffffffu, ((stb104 & 4u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 4u) != 0u) ? stv108 : (~stv108)));
-                        unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb104 & 8u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 8u) != 0u) ? stv109 : (~stv109)));
-                        unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb104 & 16u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 16u) != 0u) ? stv110 : (~stv110)));
-                        unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb104 & 32u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 32u) != 0u) ? stv111 : (~stv111)));
-                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb104 & 64u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 64u) != 0u) ? stv112 : (~stv112)));
-                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb104 & 128u) != 0u));
-                        stpm105 = (stpm105 & (((stb104 & 128u) != 0u) ? stv113 : (~stv113)));
-                        unsigned int strk114 = __popc((stpm105 & ((1u << lane) - 1u)));
-                        unsigned int stct115 = __popc(stpm105);
-                        long long ix116 = ((long long)stb104);
-                        unsigned int sth117 = 0u;
-                        if (stok103) {
-                            sth117 = sthist5[(257 * warp + ix116)];
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i86) < n)) {
+                        bool stok87 = ((lane + 128 * warp + 4096 * b1 + 32 * i86) < n);
+                        unsigned int stb88 = (stok87 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i86)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm89 = (__ballot_sync(0xffffffffu, stok87) & patc_match_bits(stb88, 8u));
+                        unsigned int strk90 = __popc((stpm89 & ((1u << lane) - 1u)));
+                        unsigned int stct91 = __popc(stpm89);
+                        long long ix92 = ((long long)stb88);
+                        unsigned int sth93 = 0u;
+                        if (stok87) {
+                            sth93 = sthist5[(257 * warp + ix92)];
                         }
                         __syncwarp();
-                        if ((stok103 && ((strk114 + 1u) == stct115))) {
-                            sthist5[(257 * warp + ix116)] = (sth117 + stct115);
+                        if ((stok87 && ((strk90 + 1u) == stct91))) {
+                            sthist5[(257 * warp + ix92)] = (sth93 + stct91);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i102)] = (stok103 ? ((stb104 << 16u) | (sth117 + strk114)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i86)] = (stok87 ? ((stb88 << 16u) | (sth93 + strk90)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t118 = threadIdx.x;
-            unsigned int stsum119 = 0u;
-            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
-                stsum119 = (stsum119 + sthist5[(2056 * t118 + 257 * i120 - 8223 * ((8 * t118 + i120) / 32))]);
+            const patc_int t94 = threadIdx.x;
+            unsigned int stsum95 = 0u;
+            for (patc_int i96 = 0; i96 < 8; i96 += 1) {
+                stsum95 = (stsum95 + sthist5[(2056 * t94 + 257 * i96 - 8223 * ((8 * t94 + i96) / 32))]);
             }
-            unsigned int stinc121 = stsum119;
-            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc121, 1);
-            stinc121 = ((lane >= 1) ? (stinc121 + stup122) : stinc121);
-            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc121, 2);
-            stinc121 = ((lane >= 2) ? (stinc121 + stup123) : stinc121);
-            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc121, 4);
-            stinc121 = ((lane >= 4) ? (stinc121 + stup124) : stinc121);
-            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc121, 8);
-            stinc121 = ((lane >= 8) ? (stinc121 + stup125) : stinc121);
-            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc121, 16);
-            stinc121 = ((lane >= 16) ? (stinc121 + stup126) : stinc121);
-            unsigned int stat127 = (stinc121 - stsum119);
-            for (patc_int i128 = 0; i128 < 8; i128 += 1) {
-                unsigned int stcb129 = sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))];
-                sthist5[(2056 * t118 + 257 * i128 - 8223 * ((8 * t118 + i128) / 32))] = stat127;
-                stat127 = (stat127 + stcb129);
+            unsigned int stinc97 = stsum95;
+            unsigned int stup98 = __shfl_up_sync(0xffffffffu, stinc97, 1);
+            stinc97 = ((lane >= 1) ? (stinc97 + stup98) : stinc97);
+            unsigned int stup99 = __shfl_up_sync(0xffffffffu, stinc97, 2);
+            stinc97 = ((lane >= 2) ? (stinc97 + stup99) : stinc97);
+            unsigned int stup100 = __shfl_up_sync(0xffffffffu, stinc97, 4);
+            stinc97 = ((lane >= 4) ? (stinc97 + stup100) : stinc97);
+            unsigned int stup101 = __shfl_up_sync(0xffffffffu, stinc97, 8);
+            stinc97 = ((lane >= 8) ? (stinc97 + stup101) : stinc97);
+            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc97, 16);
+            stinc97 = ((lane >= 16) ? (stinc97 + stup102) : stinc97);
+            unsigned int stat103 = (stinc97 - stsum95);
+            for (patc_int i104 = 0; i104 < 8; i104 += 1) {
+                unsigned int stcb105 = sthist5[(2056 * t94 + 257 * i104 - 8223 * ((8 * t94 + i104) / 32))];
+                sthist5[(2056 * t94 + 257 * i104 - 8223 * ((8 * t94 + i104) / 32))] = stat103;
+                stat103 = (stat103 + stcb105);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc121;
+                stwsum6[warp] = stinc97;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw131 = 0u;
+                unsigned int stw107 = 0u;
                 if ((lane < 32)) {
-                    stw131 = stwsum6[lane];
+                    stw107 = stwsum6[lane];
                 }
-                unsigned int stwinc132 = stw131;
-                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc132, 1);
-                stwinc132 = ((lane >= 1) ? (stwinc132 + stup133) : stwinc132);
-                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc132, 2);
-                stwinc132 = ((lane >= 2) ? (stwinc132 + stup134) : stwinc132);
-                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc132, 4);
-                stwinc132 = ((lane >= 4) ? (stwinc132 + stup135) : stwinc132);
-                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc132, 8);
-                stwinc132 = ((lane >= 8) ? (stwinc132 + stup136) : stwinc132);
-                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc132, 16);
-                stwinc132 = ((lane >= 16) ? (stwinc132 + stup137) : stwinc132);
+                unsigned int stwinc108 = stw107;
+                unsigned int stup109 = __shfl_up_sync(0xffffffffu, stwinc108, 1);
+                stwinc108 = ((lane >= 1) ? (stwinc108 + stup109) : stwinc108);
+                unsigned int stup110 = __shfl_up_sync(0xffffffffu, stwinc108, 2);
+                stwinc108 = ((lane >= 2) ? (stwinc108 + stup110) : stwinc108);
+                unsigned int stup111 = __shfl_up_sync(0xffffffffu, stwinc108, 4);
+                stwinc108 = ((lane >= 4) ? (stwinc108 + stup111) : stwinc108);
+                unsigned int stup112 = __shfl_up_sync(0xffffffffu, stwinc108, 8);
+                stwinc108 = ((lane >= 8) ? (stwinc108 + stup112) : stwinc108);
+                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc108, 16);
+                stwinc108 = ((lane >= 16) ? (stwinc108 + stup113) : stwinc108);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc132 - stw131);
+                    stwsum6[lane] = (stwinc108 - stw107);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4064) < n)) {
             {
-                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                for (patc_int i115 = 0; i115 < 4; i115 += 1) {
                     {
-                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
-                        unsigned int stbk141 = (sti140 >> 16u);
-                        if ((stbk141 < 256u)) {
-                            long long ix142 = ((long long)stbk141);
-                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
-                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                        unsigned int sti116 = stinfo4[(lane + 128 * warp + 32 * i115)];
+                        unsigned int stbk117 = (sti116 >> 16u);
+                        if ((stbk117 < 256u)) {
+                            long long ix118 = ((long long)stbk117);
+                            long long ix119 = ((long long)(stwsum6[((warp + 32 * ix118) / 256)] + (sthist5[(257 * warp + ix118)] + (sti116 & 65535u))));
+                            stkey3[ix119] = stkey2[(lane + 128 * warp + 32 * i115)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i139) < n)) {
-                        unsigned int sti140 = stinfo4[(lane + 128 * warp + 32 * i139)];
-                        unsigned int stbk141 = (sti140 >> 16u);
-                        if ((stbk141 < 256u)) {
-                            long long ix142 = ((long long)stbk141);
-                            long long ix143 = ((long long)(stwsum6[((warp + 32 * ix142) / 256)] + (sthist5[(257 * warp + ix142)] + (sti140 & 65535u))));
-                            stkey3[ix143] = stkey2[(lane + 128 * warp + 32 * i139)];
+                for (patc_int i115 = 0; i115 < 4; i115 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i115) < n)) {
+                        unsigned int sti116 = stinfo4[(lane + 128 * warp + 32 * i115)];
+                        unsigned int stbk117 = (sti116 >> 16u);
+                        if ((stbk117 < 256u)) {
+                            long long ix118 = ((long long)stbk117);
+                            long long ix119 = ((long long)(stwsum6[((warp + 32 * ix118) / 256)] + (sthist5[(257 * warp + ix118)] + (sti116 & 65535u))));
+                            stkey3[ix119] = stkey2[(lane + 128 * warp + 32 * i115)];
                         }
                     }
                 }
@@ -2405,169 +2135,137 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
         }
         __syncthreads();
         {
-            const patc_int t144 = threadIdx.x;
-            for (patc_int i145 = 0; i145 < 9; i145 += 1) {
-                if (((t144 + 1024 * i145) < 8224)) {
-                    sthist5[(t144 + 1024 * i145)] = 0u;
+            const patc_int t120 = threadIdx.x;
+            for (patc_int i121 = 0; i121 < 9; i121 += 1) {
+                if (((t120 + 1024 * i121) < 8224)) {
+                    sthist5[(t120 + 1024 * i121)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
                     {
-                        bool stok148 = true;
-                        unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                        unsigned int stct160 = __popc(stpm150);
-                        long long ix161 = ((long long)stb149);
-                        unsigned int sth162 = 0u;
-                        if (stok148) {
-                            sth162 = sthist5[(257 * warp + ix161)];
+                        bool stok124 = true;
+                        unsigned int stb125 = (stok124 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i123)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm126 = (__ballot_sync(0xffffffffu, stok124) & patc_match_bits(stb125, 8u));
+                        unsigned int strk127 = __popc((stpm126 & ((1u << lane) - 1u)));
+                        unsigned int stct128 = __popc(stpm126);
+                        long long ix129 = ((long long)stb125);
+                        unsigned int sth130 = 0u;
+                        if (stok124) {
+                            sth130 = sthist5[(257 * warp + ix129)];
                         }
                         __syncwarp();
-                        if ((stok148 && ((strk159 + 1u) == stct160))) {
-                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        if ((stok124 && ((strk127 + 1u) == stct128))) {
+                            sthist5[(257 * warp + ix129)] = (sth130 + stct128);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i123)] = (stok124 ? ((stb125 << 16u) | (sth130 + strk127)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i147 = 0; i147 < 4; i147 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i147) < n)) {
-                        bool stok148 = ((lane + 128 * warp + 4096 * b1 + 32 * i147) < n);
-                        unsigned int stb149 = (stok148 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i147)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                        unsigned int stpm150 = __ballot_sync(0xffffffffu, stok148);
-                        unsigned int stv151 = __ballot_sync(0xffffffffu, ((stb149 & 1u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 1u) != 0u) ? stv151 : (~stv151)));
-                        unsigned int stv152 = __ballot_sync(0xffffffffu, ((stb149 & 2u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 2u) != 0u) ? stv152 : (~stv152)));
-                        unsigned int stv153 = __ballot_sync(0xffffffffu, ((stb149 & 4u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 4u) != 0u) ? stv153 : (~stv153)));
-                        unsigned int stv154 = __ballot_sync(0xffffffffu, ((stb149 & 8u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 8u) != 0u) ? stv154 : (~stv154)));
-                        unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb149 & 16u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 16u) != 0u) ? stv155 : (~stv155)));
-                        unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb149 & 32u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 32u) != 0u) ? stv156 : (~stv156)));
-                        unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb149 & 64u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 64u) != 0u) ? stv157 : (~stv157)));
-                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb149 & 128u) != 0u));
-                        stpm150 = (stpm150 & (((stb149 & 128u) != 0u) ? stv158 : (~stv158)));
-                        unsigned int strk159 = __popc((stpm150 & ((1u << lane) - 1u)));
-                        unsigned int stct160 = __popc(stpm150);
-                        long long ix161 = ((long long)stb149);
-                        unsigned int sth162 = 0u;
-                        if (stok148) {
-                            sth162 = sthist5[(257 * warp + ix161)];
+                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i123) < n)) {
+                        bool stok124 = ((lane + 128 * warp + 4096 * b1 + 32 * i123) < n);
+                        unsigned int stb125 = (stok124 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i123)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm126 = (__ballot_sync(0xffffffffu, stok124) & patc_match_bits(stb125, 8u));
+                        unsigned int strk127 = __popc((stpm126 & ((1u << lane) - 1u)));
+                        unsigned int stct128 = __popc(stpm126);
+                        long long ix129 = ((long long)stb125);
+                        unsigned int sth130 = 0u;
+                        if (stok124) {
+                            sth130 = sthist5[(257 * warp + ix129)];
                         }
                         __syncwarp();
-                        if ((stok148 && ((strk159 + 1u) == stct160))) {
-                            sthist5[(257 * warp + ix161)] = (sth162 + stct160);
+                        if ((stok124 && ((strk127 + 1u) == stct128))) {
+                            sthist5[(257 * warp + ix129)] = (sth130 + stct128);
                         }
                         __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i147)] = (stok148 ? ((stb149 << 16u) | (sth162 + strk159)) : 4294901760u);
+                        stinfo4[(lane + 128 * warp + 32 * i123)] = (stok124 ? ((stb125 << 16u) | (sth130 + strk127)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t163 = threadIdx.x;
-            unsigned int stsum164 = 0u;
-            for (patc_int i165 = 0; i165 < 8; i165 += 1) {
-                stsum164 = (stsum164 + sthist5[(2056 * t163 + 257 * i165 - 8223 * ((8 * t163 + i165) / 32))]);
+            const patc_int t131 = threadIdx.x;
+            unsigned int stsum132 = 0u;
+            for (patc_int i133 = 0; i133 < 8; i133 += 1) {
+                stsum132 = (stsum132 + sthist5[(2056 * t131 + 257 * i133 - 8223 * ((8 * t131 + i133) / 32))]);
             }
-            unsigned int stinc166 = stsum164;
-            unsigned int stup167 = __shfl_up_sync(0xffffffffu, stinc166, 1);
-            stinc166 = ((lane >= 1) ? (stinc166 + stup167) : stinc166);
-            unsigned int stup168 = __shfl_up_sync(0xffffffffu, stinc166, 2);
-            stinc166 = ((lane >= 2) ? (stinc166 + stup168) : stinc166);
-            unsigned int stup169 = __shfl_up_sync(0xffffffffu, stinc166, 4);
-            stinc166 = ((lane >= 4) ? (stinc166 + stup169) : stinc166);
-            unsigned int stup170 = __shfl_up_sync(0xffffffffu, stinc166, 8);
-            stinc166 = ((lane >= 8) ? (stinc166 + stup170) : stinc166);
-            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc166, 16);
-            stinc166 = ((lane >= 16) ? (stinc166 + stup171) : stinc166);
-            unsigned int stat172 = (stinc166 - stsum164);
-            for (patc_int i173 = 0; i173 < 8; i173 += 1) {
-                unsigned int stcb174 = sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))];
-                sthist5[(2056 * t163 + 257 * i173 - 8223 * ((8 * t163 + i173) / 32))] = stat172;
-                stat172 = (stat172 + stcb174);
+            unsigned int stinc134 = stsum132;
+            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc134, 1);
+            stinc134 = ((lane >= 1) ? (stinc134 + stup135) : stinc134);
+            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc134, 2);
+            stinc134 = ((lane >= 2) ? (stinc134 + stup136) : stinc134);
+            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc134, 4);
+            stinc134 = ((lane >= 4) ? (stinc134 + stup137) : stinc134);
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc134, 8);
+            stinc134 = ((lane >= 8) ? (stinc134 + stup138) : stinc134);
+            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc134, 16);
+            stinc134 = ((lane >= 16) ? (stinc134 + stup139) : stinc134);
+            unsigned int stat140 = (stinc134 - stsum132);
+            for (patc_int i141 = 0; i141 < 8; i141 += 1) {
+                unsigned int stcb142 = sthist5[(2056 * t131 + 257 * i141 - 8223 * ((8 * t131 + i141) / 32))];
+                sthist5[(2056 * t131 + 257 * i141 - 8223 * ((8 * t131 + i141) / 32))] = stat140;
+                stat140 = (stat140 + stcb142);
             }
             if ((lane == 31)) {
-                stwsum6[warp] = stinc166;
+                stwsum6[warp] = stinc134;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw176 = 0u;
+                unsigned int stw144 = 0u;
                 if ((lane < 32)) {
-                    stw176 = stwsum6[lane];
+                    stw144 = stwsum6[lane];
                 }
-                unsigned int stwinc177 = stw176;
-                unsigned int stup178 = __shfl_up_sync(0xffffffffu, stwinc177, 1);
-                stwinc177 = ((lane >= 1) ? (stwinc177 + stup178) : stwinc177);
-                unsigned int stup179 = __shfl_up_sync(0xffffffffu, stwinc177, 2);
-                stwinc177 = ((lane >= 2) ? (stwinc177 + stup179) : stwinc177);
-                unsigned int stup180 = __shfl_up_sync(0xffffffffu, stwinc177, 4);
-                stwinc177 = ((lane >= 4) ? (stwinc177 + stup180) : stwinc177);
-                unsigned int stup181 = __shfl_up_sync(0xffffffffu, stwinc177, 8);
-                stwinc177 = ((lane >= 8) ? (stwinc177 + stup181) : stwinc177);
-                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc177, 16);
-                stwinc177 = ((lane >= 16) ? (stwinc177 + stup182) : stwinc177);
+                unsigned int stwinc145 = stw144;
+                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc145, 1);
+                stwinc145 = ((lane >= 1) ? (stwinc145 + stup146) : stwinc145);
+                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc145, 2);
+                stwinc145 = ((lane >= 2) ? (stwinc145 + stup147) : stwinc145);
+                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc145, 4);
+                stwinc145 = ((lane >= 4) ? (stwinc145 + stup148) : stwinc145);
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc145, 8);
+                stwinc145 = ((lane >= 8) ? (stwinc145 + stup149) : stwinc145);
+                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc145, 16);
+                stwinc145 = ((lane >= 16) ? (stwinc145 + stup150) : stwinc145);
                 if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc177 - stw176);
+                    stwsum6[lane] = (stwinc145 - stw144);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4064) < n)) {
             {
-                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                for (patc_int i152 = 0; i152 < 4; i152 += 1) {
                     {
-                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
-                        unsigned int stbk186 = (sti185 >> 16u);
-                        if ((stbk186 < 256u)) {
-                            long long ix187 = ((long long)stbk186);
-                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
-                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                        unsigned int sti153 = stinfo4[(lane + 128 * warp + 32 * i152)];
+                        unsigned int stbk154 = (sti153 >> 16u);
+                        if ((stbk154 < 256u)) {
+                            long long ix155 = ((long long)stbk154);
+                            long long ix156 = ((long long)(stwsum6[((warp + 32 * ix155) / 256)] + (sthist5[(257 * warp + ix155)] + (sti153 & 65535u))));
+                            stkey2[ix156] = stkey3[(lane + 128 * warp + 32 * i152)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i184 = 0; i184 < 4; i184 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i184) < n)) {
-                        unsigned int sti185 = stinfo4[(lane + 128 * warp + 32 * i184)];
-                        unsigned int stbk186 = (sti185 >> 16u);
-                        if ((stbk186 < 256u)) {
-                            long long ix187 = ((long long)stbk186);
-                            long long ix188 = ((long long)(stwsum6[((warp + 32 * ix187) / 256)] + (sthist5[(257 * warp + ix187)] + (sti185 & 65535u))));
-                            stkey2[ix188] = stkey3[(lane + 128 * warp + 32 * i184)];
+                for (patc_int i152 = 0; i152 < 4; i152 += 1) {
+                    if (((128 * warp + 4096 * b1 + 32 * i152) < n)) {
+                        unsigned int sti153 = stinfo4[(lane + 128 * warp + 32 * i152)];
+                        unsigned int stbk154 = (sti153 >> 16u);
+                        if ((stbk154 < 256u)) {
+                            long long ix155 = ((long long)stbk154);
+                            long long ix156 = ((long long)(stwsum6[((warp + 32 * ix155) / 256)] + (sthist5[(257 * warp + ix155)] + (sti153 & 65535u))));
+                            stkey2[ix156] = stkey3[(lane + 128 * warp + 32 * i152)];
                         }
                     }
                 }
@@ -2576,19 +2274,19 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t189 = threadIdx.x;
-                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
+                const patc_int t157 = threadIdx.x;
+                for (patc_int i158 = 0; i158 < 4; i158 += 1) {
                     {
-                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                        out[(4096 * b1 + t157 + 1024 * i158)] = stkey2[(t157 + 1024 * i158)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t189 = threadIdx.x;
-                for (patc_int i190 = 0; i190 < 4; i190 += 1) {
-                    if (((4096 * b1 + t189 + 1024 * i190) < n)) {
-                        out[(4096 * b1 + t189 + 1024 * i190)] = stkey2[(t189 + 1024 * i190)];
+                const patc_int t157 = threadIdx.x;
+                for (patc_int i158 = 0; i158 < 4; i158 += 1) {
+                    if (((4096 * b1 + t157 + 1024 * i158) < n)) {
+                        out[(4096 * b1 + t157 + 1024 * i158)] = stkey2[(t157 + 1024 * i158)];
                     }
                 }
             }
@@ -2655,36 +2353,20 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                         unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
                         unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
                         unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct31 = __popc(stpm21);
-                        long long ix32 = ((long long)stb20);
-                        unsigned int sth33 = 0u;
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
                         if (stok16) {
-                            sth33 = sthist8[(257 * warp + ix32)];
+                            sth25 = sthist8[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk30 + 1u) == stct31))) {
-                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        if ((stok16 && ((strk22 + 1u) == stct23))) {
+                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
@@ -2697,103 +2379,138 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                         unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
                         unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
                         unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct31 = __popc(stpm21);
-                        long long ix32 = ((long long)stb20);
-                        unsigned int sth33 = 0u;
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
                         if (stok16) {
-                            sth33 = sthist8[(257 * warp + ix32)];
+                            sth25 = sthist8[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk30 + 1u) == stct31))) {
-                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        if ((stok16 && ((strk22 + 1u) == stct23))) {
+                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t34 = threadIdx.x;
-            unsigned int stsum35 = 0u;
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                stsum35 = (stsum35 + sthist8[(2056 * t34 + 257 * i36 - 8223 * ((8 * t34 + i36) / 32))]);
+            const patc_int t26 = threadIdx.x;
+            unsigned int stsum27 = 0u;
+            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
+                stsum27 = (stsum27 + sthist8[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
             }
-            unsigned int stinc37 = stsum35;
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc37, 1);
-            stinc37 = ((lane >= 1) ? (stinc37 + stup38) : stinc37);
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc37, 2);
-            stinc37 = ((lane >= 2) ? (stinc37 + stup39) : stinc37);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc37, 4);
-            stinc37 = ((lane >= 4) ? (stinc37 + stup40) : stinc37);
-            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc37, 8);
-            stinc37 = ((lane >= 8) ? (stinc37 + stup41) : stinc37);
-            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc37, 16);
-            stinc37 = ((lane >= 16) ? (stinc37 + stup42) : stinc37);
-            unsigned int stat43 = (stinc37 - stsum35);
-            for (patc_int i44 = 0; i44 < 8; i44 += 1) {
-                unsigned int stcb45 = sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))];
-                sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))] = stat43;
-                stat43 = (stat43 + stcb45);
+            unsigned int stinc29 = stsum27;
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
+            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
+            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
+            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
+            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
+            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
+            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
+            unsigned int stat35 = (stinc29 - stsum27);
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                unsigned int stcb37 = sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
+                sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
+                stat35 = (stat35 + stcb37);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc37;
+                stwsum9[warp] = stinc29;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw47 = 0u;
+                unsigned int stw39 = 0u;
                 if ((lane < 32)) {
-                    stw47 = stwsum9[lane];
+                    stw39 = stwsum9[lane];
                 }
-                unsigned int stwinc48 = stw47;
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc48, 1);
-                stwinc48 = ((lane >= 1) ? (stwinc48 + stup49) : stwinc48);
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc48, 2);
-                stwinc48 = ((lane >= 2) ? (stwinc48 + stup50) : stwinc48);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc48, 4);
-                stwinc48 = ((lane >= 4) ? (stwinc48 + stup51) : stwinc48);
-                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc48, 8);
-                stwinc48 = ((lane >= 8) ? (stwinc48 + stup52) : stwinc48);
-                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc48, 16);
-                stwinc48 = ((lane >= 16) ? (stwinc48 + stup53) : stwinc48);
+                unsigned int stwinc40 = stw39;
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
+                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
+                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
+                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
+                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
+                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
+                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc48 - stw47);
+                    stwsum9[lane] = (stwinc40 - stw39);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4064) < n)) {
             {
+                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                    {
+                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i47) < n)) {
+                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t52 = threadIdx.x;
+            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
+                if (((t52 + 1024 * i53) < 8224)) {
+                    sthist8[(t52 + 1024 * i53)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
                 for (patc_int i55 = 0; i55 < 4; i55 += 1) {
                     {
-                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
-                        unsigned int stbk57 = (sti56 >> 16u);
-                        if ((stbk57 < 256u)) {
-                            long long ix58 = ((long long)stbk57);
-                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        bool stok56 = true;
+                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
+                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
+                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
+                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
+                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
+                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
+                        unsigned int stct63 = __popc(stpm61);
+                        long long ix64 = ((long long)stb60);
+                        unsigned int sth65 = 0u;
+                        if (stok56) {
+                            sth65 = sthist8[(257 * warp + ix64)];
                         }
+                        __syncwarp();
+                        if ((stok56 && ((strk62 + 1u) == stct63))) {
+                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
                     }
                 }
             }
@@ -2801,188 +2518,105 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             {
                 for (patc_int i55 = 0; i55 < 4; i55 += 1) {
                     if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
-                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
-                        unsigned int stbk57 = (sti56 >> 16u);
-                        if ((stbk57 < 256u)) {
-                            long long ix58 = ((long long)stbk57);
-                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        bool stok56 = ((lane + 128 * warp + 4096 * b4 + 32 * i55) < n);
+                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
+                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
+                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
+                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
+                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
+                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
+                        unsigned int stct63 = __popc(stpm61);
+                        long long ix64 = ((long long)stb60);
+                        unsigned int sth65 = 0u;
+                        if (stok56) {
+                            sth65 = sthist8[(257 * warp + ix64)];
                         }
+                        __syncwarp();
+                        if ((stok56 && ((strk62 + 1u) == stct63))) {
+                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t60 = threadIdx.x;
-            for (patc_int i61 = 0; i61 < 9; i61 += 1) {
-                if (((t60 + 1024 * i61) < 8224)) {
-                    sthist8[(t60 + 1024 * i61)] = 0u;
-                }
+            const patc_int t66 = threadIdx.x;
+            unsigned int stsum67 = 0u;
+            for (patc_int i68 = 0; i68 < 8; i68 += 1) {
+                stsum67 = (stsum67 + sthist8[(2056 * t66 + 257 * i68 - 8223 * ((8 * t66 + i68) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    {
-                        bool stok64 = true;
-                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
-                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                        unsigned int stct79 = __popc(stpm69);
-                        long long ix80 = ((long long)stb68);
-                        unsigned int sth81 = 0u;
-                        if (stok64) {
-                            sth81 = sthist8[(257 * warp + ix80)];
-                        }
-                        __syncwarp();
-                        if ((stok64 && ((strk78 + 1u) == stct79))) {
-                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i63) < n)) {
-                        bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
-                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
-                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                        unsigned int stct79 = __popc(stpm69);
-                        long long ix80 = ((long long)stb68);
-                        unsigned int sth81 = 0u;
-                        if (stok64) {
-                            sth81 = sthist8[(257 * warp + ix80)];
-                        }
-                        __syncwarp();
-                        if ((stok64 && ((strk78 + 1u) == stct79))) {
-                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t82 = threadIdx.x;
-            unsigned int stsum83 = 0u;
-            for (patc_int i84 = 0; i84 < 8; i84 += 1) {
-                stsum83 = (stsum83 + sthist8[(2056 * t82 + 257 * i84 - 8223 * ((8 * t82 + i84) / 32))]);
-            }
-            unsigned int stinc85 = stsum83;
-            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc85, 1);
-            stinc85 = ((lane >= 1) ? (stinc85 + stup86) : stinc85);
-            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc85, 2);
-            stinc85 = ((lane >= 2) ? (stinc85 + stup87) : stinc85);
-            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc85, 4);
-            stinc85 = ((lane >= 4) ? (stinc85 + stup88) : stinc85);
-            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc85, 8);
-            stinc85 = ((lane >= 8) ? (stinc85 + stup89) : stinc85);
-            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc85, 16);
-            stinc85 = ((lane >= 16) ? (stinc85 + stup90) : stinc85);
-            unsigned int stat91 = (stinc85 - stsum83);
-            for (patc_int i92 = 0; i92 < 8; i92 += 1) {
-                unsigned int stcb93 = sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))];
-                sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))] = stat91;
-                stat91 = (stat91 + stcb93);
+            unsigned int stinc69 = stsum67;
+            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc69, 1);
+            stinc69 = ((lane >= 1) ? (stinc69 + stup70) : stinc69);
+            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc69, 2);
+            stinc69 = ((lane >= 2) ? (stinc69 + stup71) : stinc69);
+            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc69, 4);
+            stinc69 = ((lane >= 4) ? (stinc69 + stup72) : stinc69);
+            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc69, 8);
+            stinc69 = ((lane >= 8) ? (stinc69 + stup73) : stinc69);
+            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc69, 16);
+            stinc69 = ((lane >= 16) ? (stinc69 + stup74) : stinc69);
+            unsigned int stat75 = (stinc69 - stsum67);
+            for (patc_int i76 = 0; i76 < 8; i76 += 1) {
+                unsigned int stcb77 = sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))];
+                sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))] = stat75;
+                stat75 = (stat75 + stcb77);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc85;
+                stwsum9[warp] = stinc69;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw95 = 0u;
+                unsigned int stw79 = 0u;
                 if ((lane < 32)) {
-                    stw95 = stwsum9[lane];
+                    stw79 = stwsum9[lane];
                 }
-                unsigned int stwinc96 = stw95;
-                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc96, 1);
-                stwinc96 = ((lane >= 1) ? (stwinc96 + stup97) : stwinc96);
-                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc96, 2);
-                stwinc96 = ((lane >= 2) ? (stwinc96 + stup98) : stwinc96);
-                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc96, 4);
-                stwinc96 = ((lane >= 4) ? (stwinc96 + stup99) : stwinc96);
-                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc96, 8);
-                stwinc96 = ((lane >= 8) ? (stwinc96 + stup100) : stwinc96);
-                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc96, 16);
-                stwinc96 = ((lane >= 16) ? (stwinc96 + stup101) : stwinc96);
+                unsigned int stwinc80 = stw79;
+                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc80, 1);
+                stwinc80 = ((lane >= 1) ? (stwinc80 + stup81) : stwinc80);
+                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc80, 2);
+                stwinc80 = ((lane >= 2) ? (stwinc80 + stup82) : stwinc80);
+                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc80, 4);
+                stwinc80 = ((lane >= 4) ? (stwinc80 + stup83) : stwinc80);
+                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc80, 8);
+                stwinc80 = ((lane >= 8) ? (stwinc80 + stup84) : stwinc80);
+                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc80, 16);
+                stwinc80 = ((lane >= 16) ? (stwinc80 + stup85) : stwinc80);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc96 - stw95);
+                    stwsum9[lane] = (stwinc80 - stw79);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
                     {
-                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
-                        unsigned int stbk105 = (sti104 >> 16u);
-                        if ((stbk105 < 256u)) {
-                            long long ix106 = ((long long)stbk105);
-                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
+                        unsigned int stbk89 = (sti88 >> 16u);
+                        if ((stbk89 < 256u)) {
+                            long long ix90 = ((long long)stbk89);
+                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
+                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i103) < n)) {
-                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
-                        unsigned int stbk105 = (sti104 >> 16u);
-                        if ((stbk105 < 256u)) {
-                            long long ix106 = ((long long)stbk105);
-                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i87) < n)) {
+                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
+                        unsigned int stbk89 = (sti88 >> 16u);
+                        if ((stbk89 < 256u)) {
+                            long long ix90 = ((long long)stbk89);
+                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
+                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
                         }
                     }
                 }
@@ -2990,175 +2624,143 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         }
         __syncthreads();
         {
-            const patc_int t108 = threadIdx.x;
-            for (patc_int i109 = 0; i109 < 9; i109 += 1) {
-                if (((t108 + 1024 * i109) < 8224)) {
-                    sthist8[(t108 + 1024 * i109)] = 0u;
+            const patc_int t92 = threadIdx.x;
+            for (patc_int i93 = 0; i93 < 9; i93 += 1) {
+                if (((t92 + 1024 * i93) < 8224)) {
+                    sthist8[(t92 + 1024 * i93)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
                     {
-                        bool stok112 = true;
-                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
-                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                        unsigned int stct127 = __popc(stpm117);
-                        long long ix128 = ((long long)stb116);
-                        unsigned int sth129 = 0u;
-                        if (stok112) {
-                            sth129 = sthist8[(257 * warp + ix128)];
+                        bool stok96 = true;
+                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
+                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
+                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
+                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
+                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
+                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
+                        unsigned int stct103 = __popc(stpm101);
+                        long long ix104 = ((long long)stb100);
+                        unsigned int sth105 = 0u;
+                        if (stok96) {
+                            sth105 = sthist8[(257 * warp + ix104)];
                         }
                         __syncwarp();
-                        if ((stok112 && ((strk126 + 1u) == stct127))) {
-                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        if ((stok96 && ((strk102 + 1u) == stct103))) {
+                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i111) < n)) {
-                        bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
-                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
-                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                        unsigned int stct127 = __popc(stpm117);
-                        long long ix128 = ((long long)stb116);
-                        unsigned int sth129 = 0u;
-                        if (stok112) {
-                            sth129 = sthist8[(257 * warp + ix128)];
+                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i95) < n)) {
+                        bool stok96 = ((lane + 128 * warp + 4096 * b4 + 32 * i95) < n);
+                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
+                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
+                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
+                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
+                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
+                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
+                        unsigned int stct103 = __popc(stpm101);
+                        long long ix104 = ((long long)stb100);
+                        unsigned int sth105 = 0u;
+                        if (stok96) {
+                            sth105 = sthist8[(257 * warp + ix104)];
                         }
                         __syncwarp();
-                        if ((stok112 && ((strk126 + 1u) == stct127))) {
-                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        if ((stok96 && ((strk102 + 1u) == stct103))) {
+                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t130 = threadIdx.x;
-            unsigned int stsum131 = 0u;
-            for (patc_int i132 = 0; i132 < 8; i132 += 1) {
-                stsum131 = (stsum131 + sthist8[(2056 * t130 + 257 * i132 - 8223 * ((8 * t130 + i132) / 32))]);
+            const patc_int t106 = threadIdx.x;
+            unsigned int stsum107 = 0u;
+            for (patc_int i108 = 0; i108 < 8; i108 += 1) {
+                stsum107 = (stsum107 + sthist8[(2056 * t106 + 257 * i108 - 8223 * ((8 * t106 + i108) / 32))]);
             }
-            unsigned int stinc133 = stsum131;
-            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc133, 1);
-            stinc133 = ((lane >= 1) ? (stinc133 + stup134) : stinc133);
-            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc133, 2);
-            stinc133 = ((lane >= 2) ? (stinc133 + stup135) : stinc133);
-            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc133, 4);
-            stinc133 = ((lane >= 4) ? (stinc133 + stup136) : stinc133);
-            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc133, 8);
-            stinc133 = ((lane >= 8) ? (stinc133 + stup137) : stinc133);
-            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc133, 16);
-            stinc133 = ((lane >= 16) ? (stinc133 + stup138) : stinc133);
-            unsigned int stat139 = (stinc133 - stsum131);
-            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
-                unsigned int stcb141 = sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))];
-                sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))] = stat139;
-                stat139 = (stat139 + stcb141);
+            unsigned int stinc109 = stsum107;
+            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc109, 1);
+            stinc109 = ((lane >= 1) ? (stinc109 + stup110) : stinc109);
+            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc109, 2);
+            stinc109 = ((lane >= 2) ? (stinc109 + stup111) : stinc109);
+            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc109, 4);
+            stinc109 = ((lane >= 4) ? (stinc109 + stup112) : stinc109);
+            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc109, 8);
+            stinc109 = ((lane >= 8) ? (stinc109 + stup113) : stinc109);
+            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc109, 16);
+            stinc109 = ((lane >= 16) ? (stinc109 + stup114) : stinc109);
+            unsigned int stat115 = (stinc109 - stsum107);
+            for (patc_int i116 = 0; i116 < 8; i116 += 1) {
+                unsigned int stcb117 = sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))];
+                sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))] = stat115;
+                stat115 = (stat115 + stcb117);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc133;
+                stwsum9[warp] = stinc109;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw143 = 0u;
+                unsigned int stw119 = 0u;
                 if ((lane < 32)) {
-                    stw143 = stwsum9[lane];
+                    stw119 = stwsum9[lane];
                 }
-                unsigned int stwinc144 = stw143;
-                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc144, 1);
-                stwinc144 = ((lane >= 1) ? (stwinc144 + stup145) : stwinc144);
-                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc144, 2);
-                stwinc144 = ((lane >= 2) ? (stwinc144 + stup146) : stwinc144);
-                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc144, 4);
-                stwinc144 = ((lane >= 4) ? (stwinc144 + stup147) : stwinc144);
-                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc144, 8);
-                stwinc144 = ((lane >= 8) ? (stwinc144 + stup148) : stwinc144);
-                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc144, 16);
-                stwinc144 = ((lane >= 16) ? (stwinc144 + stup149) : stwinc144);
+                unsigned int stwinc120 = stw119;
+                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc120, 1);
+                stwinc120 = ((lane >= 1) ? (stwinc120 + stup121) : stwinc120);
+                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc120, 2);
+                stwinc120 = ((lane >= 2) ? (stwinc120 + stup122) : stwinc120);
+                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc120, 4);
+                stwinc120 = ((lane >= 4) ? (stwinc120 + stup123) : stwinc120);
+                unsigned int stup124 = __shfl_up_sync(0xffffffffu, stwinc120, 8);
+                stwinc120 = ((lane >= 8) ? (stwinc120 + stup124) : stwinc120);
+                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc120, 16);
+                stwinc120 = ((lane >= 16) ? (stwinc120 + stup125) : stwinc120);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc144 - stw143);
+                    stwsum9[lane] = (stwinc120 - stw119);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
                     {
-                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
-                        unsigned int stbk153 = (sti152 >> 16u);
-                        if ((stbk153 < 256u)) {
-                            long long ix154 = ((long long)stbk153);
-                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
+                        unsigned int stbk129 = (sti128 >> 16u);
+                        if ((stbk129 < 256u)) {
+                            long long ix130 = ((long long)stbk129);
+                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
+                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i151) < n)) {
-                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
-                        unsigned int stbk153 = (sti152 >> 16u);
-                        if ((stbk153 < 256u)) {
-                            long long ix154 = ((long long)stbk153);
-                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i127) < n)) {
+                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
+                        unsigned int stbk129 = (sti128 >> 16u);
+                        if ((stbk129 < 256u)) {
+                            long long ix130 = ((long long)stbk129);
+                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
+                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
                         }
                     }
                 }
@@ -3166,175 +2768,143 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         }
         __syncthreads();
         {
-            const patc_int t156 = threadIdx.x;
-            for (patc_int i157 = 0; i157 < 9; i157 += 1) {
-                if (((t156 + 1024 * i157) < 8224)) {
-                    sthist8[(t156 + 1024 * i157)] = 0u;
+            const patc_int t132 = threadIdx.x;
+            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
+                if (((t132 + 1024 * i133) < 8224)) {
+                    sthist8[(t132 + 1024 * i133)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
                     {
-                        bool stok160 = true;
-                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
-                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                        unsigned int stct175 = __popc(stpm165);
-                        long long ix176 = ((long long)stb164);
-                        unsigned int sth177 = 0u;
-                        if (stok160) {
-                            sth177 = sthist8[(257 * warp + ix176)];
+                        bool stok136 = true;
+                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
+                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
+                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
+                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
+                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
+                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
+                        unsigned int stct143 = __popc(stpm141);
+                        long long ix144 = ((long long)stb140);
+                        unsigned int sth145 = 0u;
+                        if (stok136) {
+                            sth145 = sthist8[(257 * warp + ix144)];
                         }
                         __syncwarp();
-                        if ((stok160 && ((strk174 + 1u) == stct175))) {
-                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        if ((stok136 && ((strk142 + 1u) == stct143))) {
+                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i159) < n)) {
-                        bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
-                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
-                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                        unsigned int stct175 = __popc(stpm165);
-                        long long ix176 = ((long long)stb164);
-                        unsigned int sth177 = 0u;
-                        if (stok160) {
-                            sth177 = sthist8[(257 * warp + ix176)];
+                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i135) < n)) {
+                        bool stok136 = ((lane + 128 * warp + 4096 * b4 + 32 * i135) < n);
+                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
+                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
+                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
+                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
+                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
+                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
+                        unsigned int stct143 = __popc(stpm141);
+                        long long ix144 = ((long long)stb140);
+                        unsigned int sth145 = 0u;
+                        if (stok136) {
+                            sth145 = sthist8[(257 * warp + ix144)];
                         }
                         __syncwarp();
-                        if ((stok160 && ((strk174 + 1u) == stct175))) {
-                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        if ((stok136 && ((strk142 + 1u) == stct143))) {
+                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t178 = threadIdx.x;
-            unsigned int stsum179 = 0u;
-            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
-                stsum179 = (stsum179 + sthist8[(2056 * t178 + 257 * i180 - 8223 * ((8 * t178 + i180) / 32))]);
+            const patc_int t146 = threadIdx.x;
+            unsigned int stsum147 = 0u;
+            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
+                stsum147 = (stsum147 + sthist8[(2056 * t146 + 257 * i148 - 8223 * ((8 * t146 + i148) / 32))]);
             }
-            unsigned int stinc181 = stsum179;
-            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc181, 1);
-            stinc181 = ((lane >= 1) ? (stinc181 + stup182) : stinc181);
-            unsigned int stup183 = __shfl_up_sync(0xffffffffu, stinc181, 2);
-            stinc181 = ((lane >= 2) ? (stinc181 + stup183) : stinc181);
-            unsigned int stup184 = __shfl_up_sync(0xffffffffu, stinc181, 4);
-            stinc181 = ((lane >= 4) ? (stinc181 + stup184) : stinc181);
-            unsigned int stup185 = __shfl_up_sync(0xffffffffu, stinc181, 8);
-            stinc181 = ((lane >= 8) ? (stinc181 + stup185) : stinc181);
-            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc181, 16);
-            stinc181 = ((lane >= 16) ? (stinc181 + stup186) : stinc181);
-            unsigned int stat187 = (stinc181 - stsum179);
-            for (patc_int i188 = 0; i188 < 8; i188 += 1) {
-                unsigned int stcb189 = sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))];
-                sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))] = stat187;
-                stat187 = (stat187 + stcb189);
+            unsigned int stinc149 = stsum147;
+            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc149, 1);
+            stinc149 = ((lane >= 1) ? (stinc149 + stup150) : stinc149);
+            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc149, 2);
+            stinc149 = ((lane >= 2) ? (stinc149 + stup151) : stinc149);
+            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc149, 4);
+            stinc149 = ((lane >= 4) ? (stinc149 + stup152) : stinc149);
+            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc149, 8);
+            stinc149 = ((lane >= 8) ? (stinc149 + stup153) : stinc149);
+            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc149, 16);
+            stinc149 = ((lane >= 16) ? (stinc149 + stup154) : stinc149);
+            unsigned int stat155 = (stinc149 - stsum147);
+            for (patc_int i156 = 0; i156 < 8; i156 += 1) {
+                unsigned int stcb157 = sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))];
+                sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))] = stat155;
+                stat155 = (stat155 + stcb157);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc181;
+                stwsum9[warp] = stinc149;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw191 = 0u;
+                unsigned int stw159 = 0u;
                 if ((lane < 32)) {
-                    stw191 = stwsum9[lane];
+                    stw159 = stwsum9[lane];
                 }
-                unsigned int stwinc192 = stw191;
-                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc192, 1);
-                stwinc192 = ((lane >= 1) ? (stwinc192 + stup193) : stwinc192);
-                unsigned int stup194 = __shfl_up_sync(0xffffffffu, stwinc192, 2);
-                stwinc192 = ((lane >= 2) ? (stwinc192 + stup194) : stwinc192);
-                unsigned int stup195 = __shfl_up_sync(0xffffffffu, stwinc192, 4);
-                stwinc192 = ((lane >= 4) ? (stwinc192 + stup195) : stwinc192);
-                unsigned int stup196 = __shfl_up_sync(0xffffffffu, stwinc192, 8);
-                stwinc192 = ((lane >= 8) ? (stwinc192 + stup196) : stwinc192);
-                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc192, 16);
-                stwinc192 = ((lane >= 16) ? (stwinc192 + stup197) : stwinc192);
+                unsigned int stwinc160 = stw159;
+                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc160, 1);
+                stwinc160 = ((lane >= 1) ? (stwinc160 + stup161) : stwinc160);
+                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc160, 2);
+                stwinc160 = ((lane >= 2) ? (stwinc160 + stup162) : stwinc160);
+                unsigned int stup163 = __shfl_up_sync(0xffffffffu, stwinc160, 4);
+                stwinc160 = ((lane >= 4) ? (stwinc160 + stup163) : stwinc160);
+                unsigned int stup164 = __shfl_up_sync(0xffffffffu, stwinc160, 8);
+                stwinc160 = ((lane >= 8) ? (stwinc160 + stup164) : stwinc160);
+                unsigned int stup165 = __shfl_up_sync(0xffffffffu, stwinc160, 16);
+                stwinc160 = ((lane >= 16) ? (stwinc160 + stup165) : stwinc160);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc192 - stw191);
+                    stwsum9[lane] = (stwinc160 - stw159);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
                     {
-                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
-                        unsigned int stbk201 = (sti200 >> 16u);
-                        if ((stbk201 < 256u)) {
-                            long long ix202 = ((long long)stbk201);
-                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
+                        unsigned int stbk169 = (sti168 >> 16u);
+                        if ((stbk169 < 256u)) {
+                            long long ix170 = ((long long)stbk169);
+                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
+                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i199) < n)) {
-                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
-                        unsigned int stbk201 = (sti200 >> 16u);
-                        if ((stbk201 < 256u)) {
-                            long long ix202 = ((long long)stbk201);
-                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i167) < n)) {
+                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
+                        unsigned int stbk169 = (sti168 >> 16u);
+                        if ((stbk169 < 256u)) {
+                            long long ix170 = ((long long)stbk169);
+                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
+                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
                         }
                     }
                 }
@@ -3343,19 +2913,19 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                const patc_int t204 = threadIdx.x;
-                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                const patc_int t172 = threadIdx.x;
+                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
                     {
-                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t204 = threadIdx.x;
-                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
-                    if (((4096 * b4 + t204 + 1024 * i205) < n)) {
-                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                const patc_int t172 = threadIdx.x;
+                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
+                    if (((4096 * b4 + t172 + 1024 * i173) < n)) {
+                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
                     }
                 }
             }

@@ -11,6 +11,8 @@ static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int 
 
 static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
+static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
+
 /* kernel rsPassPairsU32
  *   data parameters: d: u32 (by value), offs: 256.u32, ks: n.u32, vs: n.u32
  *   nat parameters:  n
@@ -32,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
     unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
     unsigned int *mssval15 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mssval216 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -50,12 +52,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         unsigned int mspar9 = (lbepoch8 & 1u);
         unsigned int msval12[16];
         unsigned int msinfo13[16];
-        unsigned int msval216[16];
         {
-            const patc_int t18 = threadIdx.x;
-            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
-                if (((t18 + 384 * i19) < 3072)) {
-                    mshist10[(t18 + 384 * i19)] = 0u;
+            const patc_int t17 = threadIdx.x;
+            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
+                if (((t17 + 384 * i18) < 3072)) {
+                    mshist10[(t17 + 384 * i18)] = 0u;
                 }
             }
         }
@@ -63,234 +64,213 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = true;
-                    unsigned int msx23 = 0u;
-                    unsigned int msy24 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
-                        msy24 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = true;
+                    unsigned int msx22 = 0u;
+                    if (msok21) {
+                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int msb25 = (msok22 ? min(((msx23 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm26 = __ballot_sync(0xffffffffu, msok22);
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb25 >> 0u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 0u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb25 >> 1u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 1u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb25 >> 2u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 2u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb25 >> 3u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 3u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb25 >> 4u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 4u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb25 >> 5u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 5u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb25 >> 6u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 6u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb25 >> 7u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 7u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msrk35 = __popc((mspm26 & ((1u << lane) - 1u)));
-                    unsigned int msct36 = __popc(mspm26);
-                    long long ix37 = ((long long)msb25);
-                    unsigned int msh38 = 0u;
-                    if (msok22) {
-                        msh38 = mshist10[(256 * warp + ix37)];
+                    unsigned int msb23 = (msok21 ? min(((msx22 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb23, 8u));
+                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
+                    unsigned int msct26 = __popc(mspm24);
+                    long long ix27 = ((long long)msb23);
+                    unsigned int msh28 = 0u;
+                    if (msok21) {
+                        msh28 = mshist10[(256 * warp + ix27)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk35 + 1u) == msct36))) {
-                        mshist10[(256 * warp + ix37)] = (msh38 + msct36);
+                    if ((msok21 && ((msrk25 + 1u) == msct26))) {
+                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
                     }
                     __syncwarp();
-                    msinfo13[i21] = (msok22 ? ((msb25 << 16u) | (msh38 + msrk35)) : 4294901760u);
-                    msval12[i21] = msx23;
-                    msval216[i21] = msy24;
+                    msinfo13[i20] = ((msb23 << 16u) | (msh28 + msrk25));
+                    msval12[i20] = msx22;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
-                    unsigned int msx23 = 0u;
-                    unsigned int msy24 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
-                        msy24 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
+                    unsigned int msx22 = 0u;
+                    if (msok21) {
+                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int msb25 = (msok22 ? min(((msx23 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm26 = __ballot_sync(0xffffffffu, msok22);
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb25 >> 0u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 0u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb25 >> 1u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 1u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb25 >> 2u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 2u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb25 >> 3u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 3u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb25 >> 4u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 4u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb25 >> 5u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 5u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb25 >> 6u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 6u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb25 >> 7u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 7u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msrk35 = __popc((mspm26 & ((1u << lane) - 1u)));
-                    unsigned int msct36 = __popc(mspm26);
-                    long long ix37 = ((long long)msb25);
-                    unsigned int msh38 = 0u;
-                    if (msok22) {
-                        msh38 = mshist10[(256 * warp + ix37)];
+                    unsigned int msb23 = (msok21 ? min(((msx22 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb23, 8u));
+                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
+                    unsigned int msct26 = __popc(mspm24);
+                    long long ix27 = ((long long)msb23);
+                    unsigned int msh28 = 0u;
+                    if (msok21) {
+                        msh28 = mshist10[(256 * warp + ix27)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk35 + 1u) == msct36))) {
-                        mshist10[(256 * warp + ix37)] = (msh38 + msct36);
+                    if ((msok21 && ((msrk25 + 1u) == msct26))) {
+                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
                     }
                     __syncwarp();
-                    msinfo13[i21] = (msok22 ? ((msb25 << 16u) | (msh38 + msrk35)) : 4294901760u);
-                    msval12[i21] = msx23;
-                    msval216[i21] = msy24;
+                    msinfo13[i20] = ((msb23 << 16u) | (msh28 + msrk25));
+                    msval12[i20] = msx22;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t39 = threadIdx.x;
+            const patc_int t29 = threadIdx.x;
             {
-                const patc_int i40 = 0;
-                if (((t39 + 384 * i40) < 256)) {
-                    unsigned int msrun41 = 0u;
-                    for (patc_int i42 = 0; i42 < 12; i42 += 1) {
-                        unsigned int msc43 = mshist10[(t39 + 384 * i40 + 256 * i42)];
-                        mshist10[(t39 + 384 * i40 + 256 * i42)] = msrun41;
-                        msrun41 = (msrun41 + msc43);
+                const patc_int i30 = 0;
+                if (((t29 + 384 * i30) < 256)) {
+                    unsigned int msrun31 = 0u;
+                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
+                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
+                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
+                        msrun31 = (msrun31 + msc33);
                     }
-                    unsigned int mspre44 = 0u;
+                    unsigned int mspre34 = 0u;
                     if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 30u) | msrun41));
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
                     }
                     if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 29u) | msrun41));
-                        for (patc_int msd45 = 0; ; msd45 += 1) {
-                            unsigned int msw46;
-                            bool msfull47;
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
+                        for (patc_int msd35 = 0; ; msd35 += 1) {
+                            unsigned int msw36;
+                            bool msfull37;
                             for (;;) {
-                                msw46 = patc_peek32(&msstate2[(256 * b4 + t39 + 384 * i40 - 256 * msd45 - 256)]);
-                                msfull47 = ((msw46 >> 30u) == (2u | mspar9));
-                                if ((msfull47 || ((msw46 >> 29u) == (2u | mspar9)))) {
+                                msw36 = patc_peek32(&msstate2[(256 * b4 + t29 + 384 * i30 - 256 * msd35 - 256)]);
+                                msfull37 = ((msw36 >> 30u) == (2u | mspar9));
+                                if ((msfull37 || ((msw36 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre44 = (mspre44 + (msw46 & (msfull47 ? 1073741823u : 536870911u)));
-                            if (msfull47) {
+                            mspre34 = (mspre34 + (msw36 & (msfull37 ? 1073741823u : 536870911u)));
+                            if (msfull37) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 30u) | (mspre44 + msrun41)));
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | (mspre34 + msrun31)));
                     }
-                    msbase11[(t39 + 384 * i40)] = (offs[(t39 + 384 * i40)] + mspre44);
-                    mststart14[(t39 + 384 * i40)] = msrun41;
+                    msbase11[(t29 + 384 * i30)] = (offs[(t29 + 384 * i30)] + mspre34);
+                    mststart14[(t29 + 384 * i30)] = msrun31;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum49 = 0u;
-                for (patc_int i50 = 0; i50 < 8; i50 += 1) {
-                    if (((8 * lane + i50) < 256)) {
-                        mssum49 = (mssum49 + mststart14[(8 * lane + i50)]);
+                unsigned int mssum39 = 0u;
+                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                    if (((8 * lane + i40) < 256)) {
+                        mssum39 = (mssum39 + mststart14[(8 * lane + i40)]);
                     }
                 }
-                unsigned int msinc51 = mssum49;
-                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc51, 1);
-                msinc51 = ((lane >= 1) ? (msinc51 + msup52) : msinc51);
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc51, 2);
-                msinc51 = ((lane >= 2) ? (msinc51 + msup53) : msinc51);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc51, 4);
-                msinc51 = ((lane >= 4) ? (msinc51 + msup54) : msinc51);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc51, 8);
-                msinc51 = ((lane >= 8) ? (msinc51 + msup55) : msinc51);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc51, 16);
-                msinc51 = ((lane >= 16) ? (msinc51 + msup56) : msinc51);
-                unsigned int msat57 = (msinc51 - mssum49);
-                for (patc_int i58 = 0; i58 < 8; i58 += 1) {
-                    if (((8 * lane + i58) < 256)) {
-                        unsigned int mscb59 = mststart14[(8 * lane + i58)];
-                        mststart14[(8 * lane + i58)] = msat57;
-                        msat57 = (msat57 + mscb59);
+                unsigned int msinc41 = mssum39;
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
+                msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
+                msinc41 = ((lane >= 2) ? (msinc41 + msup43) : msinc41);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc41, 4);
+                msinc41 = ((lane >= 4) ? (msinc41 + msup44) : msinc41);
+                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc41, 8);
+                msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
+                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
+                msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
+                unsigned int msat47 = (msinc41 - mssum39);
+                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
+                    if (((8 * lane + i48) < 256)) {
+                        unsigned int mscb49 = mststart14[(8 * lane + i48)];
+                        mststart14[(8 * lane + i48)] = msat47;
+                        msbase11[(8 * lane + i48)] = (msbase11[(8 * lane + i48)] - msat47);
+                        msat47 = (msat47 + mscb49);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i61 = 0; i61 < 16; i61 += 1) {
-                unsigned int msi62 = msinfo13[i61];
-                unsigned int msbk63 = (msi62 >> 16u);
-                if ((msbk63 < 256u)) {
-                    long long ix64 = ((long long)msbk63);
-                    long long ix65 = ((long long)(mststart14[ix64] + (mshist10[(256 * warp + ix64)] + (msi62 & 65535u))));
-                    mssval15[ix65] = msval12[i61];
-                    mssval217[ix65] = msval216[i61];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                #pragma unroll
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
                     {
-                        unsigned int msv68 = mssval15[(t66 + 384 * i67)];
-                        unsigned int msv69 = mssval217[(t66 + 384 * i67)];
-                        unsigned int msbk70 = min(((msv68 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix71 = ((long long)msbk70);
-                        unsigned long long msdst72 = (((unsigned long long)msbase11[ix71]) + ((unsigned long long)((t66 + 384 * i67) - mststart14[ix71])));
-                        if ((msdst72 < ((unsigned long long)n))) {
-                            long long ix73 = ((long long)msdst72);
-                            out0[ix73] = msv68;
-                            out1[ix73] = msv69;
+                        unsigned int msi52 = msinfo13[i51];
+                        unsigned int msbk53 = (msi52 >> 16u);
+                        long long ix54 = ((long long)msbk53);
+                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
+                        mssval15[ix55] = msval12[i51];
+                        mssval216[ix55] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i51)];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i51) < n)) {
+                        unsigned int msi52 = msinfo13[i51];
+                        unsigned int msbk53 = (msi52 >> 16u);
+                        long long ix54 = ((long long)msbk53);
+                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
+                        mssval15[ix55] = msval12[i51];
+                        mssval216[ix55] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i51)];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                const patc_int t56 = threadIdx.x;
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                    {
+                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
+                        unsigned int msv59 = mssval216[(t56 + 384 * i57)];
+                        unsigned int msbk60 = min(((msv58 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix61 = ((long long)msbk60);
+                        unsigned long long msdst62 = ((unsigned long long)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                        if ((msdst62 < ((unsigned long long)n))) {
+                            long long ix63 = ((long long)msdst62);
+                            out0[ix63] = msv58;
+                            out1[ix63] = msv59;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                    if (((6144 * b4 + t66 + 384 * i67) < n)) {
-                        unsigned int msv68 = mssval15[(t66 + 384 * i67)];
-                        unsigned int msv69 = mssval217[(t66 + 384 * i67)];
-                        unsigned int msbk70 = min(((msv68 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix71 = ((long long)msbk70);
-                        unsigned long long msdst72 = (((unsigned long long)msbase11[ix71]) + ((unsigned long long)((t66 + 384 * i67) - mststart14[ix71])));
-                        if ((msdst72 < ((unsigned long long)n))) {
-                            long long ix73 = ((long long)msdst72);
-                            out0[ix73] = msv68;
-                            out1[ix73] = msv69;
+                const patc_int t56 = threadIdx.x;
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                    if (((6144 * b4 + t56 + 384 * i57) < n)) {
+                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
+                        unsigned int msv59 = mssval216[(t56 + 384 * i57)];
+                        unsigned int msbk60 = min(((msv58 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix61 = ((long long)msbk60);
+                        unsigned long long msdst62 = ((unsigned long long)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                        if ((msdst62 < ((unsigned long long)n))) {
+                            long long ix63 = ((long long)msdst62);
+                            out0[ix63] = msv58;
+                            out1[ix63] = msv59;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar74 = mspar9;
-        const patc_int msh75 = ((unsigned int)msctr3[(-mspar74 + 2)]);
+        const patc_int mspar64 = mspar9;
+        const patc_int msh65 = ((unsigned int)msctr3[(-mspar64 + 2)]);
         {
-            const patc_int t76 = threadIdx.x;
-            if (((b4 < 1) && (t76 < 1))) {
-                msctr3[(mspar74 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t66 = threadIdx.x;
+            if (((b4 < 1) && (t66 < 1))) {
+                msctr3[(mspar64 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi77 = ((unsigned int)(384 * b4 + t76 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi67 = ((unsigned int)(384 * b4 + t66 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi77 >= ((unsigned int)(256 * msh75)))) {
+                if ((mszi67 >= ((unsigned int)(256 * msh65)))) {
                     break;
                 }
-                const patc_int msz78 = mszi77;
-                msstate2[msz78] = 0u;
-                mszi77 = (mszi77 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz68 = mszi67;
+                msstate2[msz68] = 0u;
+                mszi67 = (mszi67 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -317,7 +297,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
     unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
     int *mssval15 = (int *)(patc_smem + 14352);
-    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mssval216 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -335,12 +315,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         unsigned int mspar9 = (lbepoch8 & 1u);
         int msval12[16];
         unsigned int msinfo13[16];
-        unsigned int msval216[16];
         {
-            const patc_int t18 = threadIdx.x;
-            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
-                if (((t18 + 384 * i19) < 3072)) {
-                    mshist10[(t18 + 384 * i19)] = 0u;
+            const patc_int t17 = threadIdx.x;
+            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
+                if (((t17 + 384 * i18) < 3072)) {
+                    mshist10[(t17 + 384 * i18)] = 0u;
                 }
             }
         }
@@ -348,234 +327,213 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = true;
-                    int msx23 = 0;
-                    unsigned int msy24 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
-                        msy24 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = true;
+                    int msx22 = 0;
+                    if (msok21) {
+                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int msb25 = (msok22 ? min((((((unsigned int)msx23) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm26 = __ballot_sync(0xffffffffu, msok22);
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb25 >> 0u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 0u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb25 >> 1u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 1u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb25 >> 2u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 2u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb25 >> 3u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 3u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb25 >> 4u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 4u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb25 >> 5u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 5u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb25 >> 6u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 6u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb25 >> 7u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 7u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msrk35 = __popc((mspm26 & ((1u << lane) - 1u)));
-                    unsigned int msct36 = __popc(mspm26);
-                    long long ix37 = ((long long)msb25);
-                    unsigned int msh38 = 0u;
-                    if (msok22) {
-                        msh38 = mshist10[(256 * warp + ix37)];
+                    unsigned int msb23 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb23, 8u));
+                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
+                    unsigned int msct26 = __popc(mspm24);
+                    long long ix27 = ((long long)msb23);
+                    unsigned int msh28 = 0u;
+                    if (msok21) {
+                        msh28 = mshist10[(256 * warp + ix27)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk35 + 1u) == msct36))) {
-                        mshist10[(256 * warp + ix37)] = (msh38 + msct36);
+                    if ((msok21 && ((msrk25 + 1u) == msct26))) {
+                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
                     }
                     __syncwarp();
-                    msinfo13[i21] = (msok22 ? ((msb25 << 16u) | (msh38 + msrk35)) : 4294901760u);
-                    msval12[i21] = msx23;
-                    msval216[i21] = msy24;
+                    msinfo13[i20] = ((msb23 << 16u) | (msh28 + msrk25));
+                    msval12[i20] = msx22;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
-                    int msx23 = 0;
-                    unsigned int msy24 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
-                        msy24 = vs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
+                    int msx22 = 0;
+                    if (msok21) {
+                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int msb25 = (msok22 ? min((((((unsigned int)msx23) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm26 = __ballot_sync(0xffffffffu, msok22);
-                    unsigned int msv27 = __ballot_sync(0xffffffffu, (((msb25 >> 0u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 0u) & 1u) == 1u) ? msv27 : (~msv27)));
-                    unsigned int msv28 = __ballot_sync(0xffffffffu, (((msb25 >> 1u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 1u) & 1u) == 1u) ? msv28 : (~msv28)));
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb25 >> 2u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 2u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb25 >> 3u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 3u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb25 >> 4u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 4u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb25 >> 5u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 5u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb25 >> 6u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 6u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb25 >> 7u) & 1u) == 1u));
-                    mspm26 = (mspm26 & ((((msb25 >> 7u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msrk35 = __popc((mspm26 & ((1u << lane) - 1u)));
-                    unsigned int msct36 = __popc(mspm26);
-                    long long ix37 = ((long long)msb25);
-                    unsigned int msh38 = 0u;
-                    if (msok22) {
-                        msh38 = mshist10[(256 * warp + ix37)];
+                    unsigned int msb23 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb23, 8u));
+                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
+                    unsigned int msct26 = __popc(mspm24);
+                    long long ix27 = ((long long)msb23);
+                    unsigned int msh28 = 0u;
+                    if (msok21) {
+                        msh28 = mshist10[(256 * warp + ix27)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk35 + 1u) == msct36))) {
-                        mshist10[(256 * warp + ix37)] = (msh38 + msct36);
+                    if ((msok21 && ((msrk25 + 1u) == msct26))) {
+                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
                     }
                     __syncwarp();
-                    msinfo13[i21] = (msok22 ? ((msb25 << 16u) | (msh38 + msrk35)) : 4294901760u);
-                    msval12[i21] = msx23;
-                    msval216[i21] = msy24;
+                    msinfo13[i20] = ((msb23 << 16u) | (msh28 + msrk25));
+                    msval12[i20] = msx22;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t39 = threadIdx.x;
+            const patc_int t29 = threadIdx.x;
             {
-                const patc_int i40 = 0;
-                if (((t39 + 384 * i40) < 256)) {
-                    unsigned int msrun41 = 0u;
-                    for (patc_int i42 = 0; i42 < 12; i42 += 1) {
-                        unsigned int msc43 = mshist10[(t39 + 384 * i40 + 256 * i42)];
-                        mshist10[(t39 + 384 * i40 + 256 * i42)] = msrun41;
-                        msrun41 = (msrun41 + msc43);
+                const patc_int i30 = 0;
+                if (((t29 + 384 * i30) < 256)) {
+                    unsigned int msrun31 = 0u;
+                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
+                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
+                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
+                        msrun31 = (msrun31 + msc33);
                     }
-                    unsigned int mspre44 = 0u;
+                    unsigned int mspre34 = 0u;
                     if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 30u) | msrun41));
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
                     }
                     if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 29u) | msrun41));
-                        for (patc_int msd45 = 0; ; msd45 += 1) {
-                            unsigned int msw46;
-                            bool msfull47;
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
+                        for (patc_int msd35 = 0; ; msd35 += 1) {
+                            unsigned int msw36;
+                            bool msfull37;
                             for (;;) {
-                                msw46 = patc_peek32(&msstate2[(256 * b4 + t39 + 384 * i40 - 256 * msd45 - 256)]);
-                                msfull47 = ((msw46 >> 30u) == (2u | mspar9));
-                                if ((msfull47 || ((msw46 >> 29u) == (2u | mspar9)))) {
+                                msw36 = patc_peek32(&msstate2[(256 * b4 + t29 + 384 * i30 - 256 * msd35 - 256)]);
+                                msfull37 = ((msw36 >> 30u) == (2u | mspar9));
+                                if ((msfull37 || ((msw36 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre44 = (mspre44 + (msw46 & (msfull47 ? 1073741823u : 536870911u)));
-                            if (msfull47) {
+                            mspre34 = (mspre34 + (msw36 & (msfull37 ? 1073741823u : 536870911u)));
+                            if (msfull37) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t39 + 384 * i40)], (((2u | mspar9) << 30u) | (mspre44 + msrun41)));
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | (mspre34 + msrun31)));
                     }
-                    msbase11[(t39 + 384 * i40)] = (offs[(t39 + 384 * i40)] + mspre44);
-                    mststart14[(t39 + 384 * i40)] = msrun41;
+                    msbase11[(t29 + 384 * i30)] = (offs[(t29 + 384 * i30)] + mspre34);
+                    mststart14[(t29 + 384 * i30)] = msrun31;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum49 = 0u;
-                for (patc_int i50 = 0; i50 < 8; i50 += 1) {
-                    if (((8 * lane + i50) < 256)) {
-                        mssum49 = (mssum49 + mststart14[(8 * lane + i50)]);
+                unsigned int mssum39 = 0u;
+                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                    if (((8 * lane + i40) < 256)) {
+                        mssum39 = (mssum39 + mststart14[(8 * lane + i40)]);
                     }
                 }
-                unsigned int msinc51 = mssum49;
-                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc51, 1);
-                msinc51 = ((lane >= 1) ? (msinc51 + msup52) : msinc51);
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc51, 2);
-                msinc51 = ((lane >= 2) ? (msinc51 + msup53) : msinc51);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc51, 4);
-                msinc51 = ((lane >= 4) ? (msinc51 + msup54) : msinc51);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc51, 8);
-                msinc51 = ((lane >= 8) ? (msinc51 + msup55) : msinc51);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc51, 16);
-                msinc51 = ((lane >= 16) ? (msinc51 + msup56) : msinc51);
-                unsigned int msat57 = (msinc51 - mssum49);
-                for (patc_int i58 = 0; i58 < 8; i58 += 1) {
-                    if (((8 * lane + i58) < 256)) {
-                        unsigned int mscb59 = mststart14[(8 * lane + i58)];
-                        mststart14[(8 * lane + i58)] = msat57;
-                        msat57 = (msat57 + mscb59);
+                unsigned int msinc41 = mssum39;
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
+                msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
+                msinc41 = ((lane >= 2) ? (msinc41 + msup43) : msinc41);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc41, 4);
+                msinc41 = ((lane >= 4) ? (msinc41 + msup44) : msinc41);
+                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc41, 8);
+                msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
+                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
+                msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
+                unsigned int msat47 = (msinc41 - mssum39);
+                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
+                    if (((8 * lane + i48) < 256)) {
+                        unsigned int mscb49 = mststart14[(8 * lane + i48)];
+                        mststart14[(8 * lane + i48)] = msat47;
+                        msbase11[(8 * lane + i48)] = (msbase11[(8 * lane + i48)] - msat47);
+                        msat47 = (msat47 + mscb49);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i61 = 0; i61 < 16; i61 += 1) {
-                unsigned int msi62 = msinfo13[i61];
-                unsigned int msbk63 = (msi62 >> 16u);
-                if ((msbk63 < 256u)) {
-                    long long ix64 = ((long long)msbk63);
-                    long long ix65 = ((long long)(mststart14[ix64] + (mshist10[(256 * warp + ix64)] + (msi62 & 65535u))));
-                    mssval15[ix65] = msval12[i61];
-                    mssval217[ix65] = msval216[i61];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                #pragma unroll
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
                     {
-                        int msv68 = mssval15[(t66 + 384 * i67)];
-                        unsigned int msv69 = mssval217[(t66 + 384 * i67)];
-                        unsigned int msbk70 = min((((((unsigned int)msv68) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix71 = ((long long)msbk70);
-                        unsigned long long msdst72 = (((unsigned long long)msbase11[ix71]) + ((unsigned long long)((t66 + 384 * i67) - mststart14[ix71])));
-                        if ((msdst72 < ((unsigned long long)n))) {
-                            long long ix73 = ((long long)msdst72);
-                            out0[ix73] = msv68;
-                            out1[ix73] = msv69;
+                        unsigned int msi52 = msinfo13[i51];
+                        unsigned int msbk53 = (msi52 >> 16u);
+                        long long ix54 = ((long long)msbk53);
+                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
+                        mssval15[ix55] = msval12[i51];
+                        mssval216[ix55] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i51)];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i51) < n)) {
+                        unsigned int msi52 = msinfo13[i51];
+                        unsigned int msbk53 = (msi52 >> 16u);
+                        long long ix54 = ((long long)msbk53);
+                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
+                        mssval15[ix55] = msval12[i51];
+                        mssval216[ix55] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i51)];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                const patc_int t56 = threadIdx.x;
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                    {
+                        int msv58 = mssval15[(t56 + 384 * i57)];
+                        unsigned int msv59 = mssval216[(t56 + 384 * i57)];
+                        unsigned int msbk60 = min((((((unsigned int)msv58) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix61 = ((long long)msbk60);
+                        unsigned long long msdst62 = ((unsigned long long)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                        if ((msdst62 < ((unsigned long long)n))) {
+                            long long ix63 = ((long long)msdst62);
+                            out0[ix63] = msv58;
+                            out1[ix63] = msv59;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                    if (((6144 * b4 + t66 + 384 * i67) < n)) {
-                        int msv68 = mssval15[(t66 + 384 * i67)];
-                        unsigned int msv69 = mssval217[(t66 + 384 * i67)];
-                        unsigned int msbk70 = min((((((unsigned int)msv68) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix71 = ((long long)msbk70);
-                        unsigned long long msdst72 = (((unsigned long long)msbase11[ix71]) + ((unsigned long long)((t66 + 384 * i67) - mststart14[ix71])));
-                        if ((msdst72 < ((unsigned long long)n))) {
-                            long long ix73 = ((long long)msdst72);
-                            out0[ix73] = msv68;
-                            out1[ix73] = msv69;
+                const patc_int t56 = threadIdx.x;
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                    if (((6144 * b4 + t56 + 384 * i57) < n)) {
+                        int msv58 = mssval15[(t56 + 384 * i57)];
+                        unsigned int msv59 = mssval216[(t56 + 384 * i57)];
+                        unsigned int msbk60 = min((((((unsigned int)msv58) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix61 = ((long long)msbk60);
+                        unsigned long long msdst62 = ((unsigned long long)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                        if ((msdst62 < ((unsigned long long)n))) {
+                            long long ix63 = ((long long)msdst62);
+                            out0[ix63] = msv58;
+                            out1[ix63] = msv59;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar74 = mspar9;
-        const patc_int msh75 = ((unsigned int)msctr3[(-mspar74 + 2)]);
+        const patc_int mspar64 = mspar9;
+        const patc_int msh65 = ((unsigned int)msctr3[(-mspar64 + 2)]);
         {
-            const patc_int t76 = threadIdx.x;
-            if (((b4 < 1) && (t76 < 1))) {
-                msctr3[(mspar74 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t66 = threadIdx.x;
+            if (((b4 < 1) && (t66 < 1))) {
+                msctr3[(mspar64 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi77 = ((unsigned int)(384 * b4 + t76 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi67 = ((unsigned int)(384 * b4 + t66 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi77 >= ((unsigned int)(256 * msh75)))) {
+                if ((mszi67 >= ((unsigned int)(256 * msh65)))) {
                     break;
                 }
-                const patc_int msz78 = mszi77;
-                msstate2[msz78] = 0u;
-                mszi77 = (mszi77 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz68 = mszi67;
+                msstate2[msz68] = 0u;
+                mszi67 = (mszi67 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -602,7 +560,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
     unsigned int *msbase14 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart17 = (unsigned int *)(patc_smem + 13328);
     unsigned int *mssval18 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval220 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mssval219 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -620,12 +578,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         unsigned int mspar12 = (lbepoch11 & 1u);
         unsigned int msval15[16];
         unsigned int msinfo16[16];
-        unsigned int msval219[16];
         {
-            const patc_int t21 = threadIdx.x;
-            for (patc_int i22 = 0; i22 < 8; i22 += 1) {
-                if (((t21 + 384 * i22) < 3072)) {
-                    mshist13[(t21 + 384 * i22)] = 0u;
+            const patc_int t20 = threadIdx.x;
+            for (patc_int i21 = 0; i21 < 8; i21 += 1) {
+                if (((t20 + 384 * i21) < 3072)) {
+                    mshist13[(t20 + 384 * i21)] = 0u;
                 }
             }
         }
@@ -633,246 +590,225 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         if (((6144 * b7 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
-                    bool msok25 = true;
-                    unsigned int msx26 = 0u;
-                    unsigned int msy27 = 0u;
-                    if (msok25) {
-                        msx26 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
-                        msy27 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = true;
+                    unsigned int msx25 = 0u;
+                    if (msok24) {
+                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
                     }
-                    unsigned int s28 = (~msx26);
-                    unsigned int s29 = (msx26 ^ 2147483648u);
-                    unsigned int s30 = (((msx26 & 2147483648u) != 0u) ? s28 : s29);
-                    unsigned int msb31 = (msok25 ? min(((((msx26 == 2147483648u) ? 2147483648u : s30) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm32 = __ballot_sync(0xffffffffu, msok25);
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb31 >> 0u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 0u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb31 >> 1u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 1u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb31 >> 2u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 2u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb31 >> 3u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 3u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb31 >> 4u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 4u) & 1u) == 1u) ? msv37 : (~msv37)));
-                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb31 >> 5u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 5u) & 1u) == 1u) ? msv38 : (~msv38)));
-                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb31 >> 6u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 6u) & 1u) == 1u) ? msv39 : (~msv39)));
-                    unsigned int msv40 = __ballot_sync(0xffffffffu, (((msb31 >> 7u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 7u) & 1u) == 1u) ? msv40 : (~msv40)));
-                    unsigned int msrk41 = __popc((mspm32 & ((1u << lane) - 1u)));
-                    unsigned int msct42 = __popc(mspm32);
-                    long long ix43 = ((long long)msb31);
-                    unsigned int msh44 = 0u;
-                    if (msok25) {
-                        msh44 = mshist13[(256 * warp + ix43)];
+                    unsigned int s26 = (~msx25);
+                    unsigned int s27 = (msx25 ^ 2147483648u);
+                    unsigned int s28 = (((msx25 & 2147483648u) != 0u) ? s26 : s27);
+                    unsigned int msb29 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s28) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm30 = (__ballot_sync(0xffffffffu, msok24) & patc_match_bits(msb29, 8u));
+                    unsigned int msrk31 = __popc((mspm30 & ((1u << lane) - 1u)));
+                    unsigned int msct32 = __popc(mspm30);
+                    long long ix33 = ((long long)msb29);
+                    unsigned int msh34 = 0u;
+                    if (msok24) {
+                        msh34 = mshist13[(256 * warp + ix33)];
                     }
                     __syncwarp();
-                    if ((msok25 && ((msrk41 + 1u) == msct42))) {
-                        mshist13[(256 * warp + ix43)] = (msh44 + msct42);
+                    if ((msok24 && ((msrk31 + 1u) == msct32))) {
+                        mshist13[(256 * warp + ix33)] = (msh34 + msct32);
                     }
                     __syncwarp();
-                    msinfo16[i24] = (msok25 ? ((msb31 << 16u) | (msh44 + msrk41)) : 4294901760u);
-                    msval15[i24] = msx26;
-                    msval219[i24] = msy27;
+                    msinfo16[i23] = ((msb29 << 16u) | (msh34 + msrk31));
+                    msval15[i23] = msx25;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
-                    bool msok25 = ((lane + 512 * warp + 6144 * b7 + 32 * i24) < n);
-                    unsigned int msx26 = 0u;
-                    unsigned int msy27 = 0u;
-                    if (msok25) {
-                        msx26 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
-                        msy27 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = ((lane + 512 * warp + 6144 * b7 + 32 * i23) < n);
+                    unsigned int msx25 = 0u;
+                    if (msok24) {
+                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
                     }
-                    unsigned int s28 = (~msx26);
-                    unsigned int s29 = (msx26 ^ 2147483648u);
-                    unsigned int s30 = (((msx26 & 2147483648u) != 0u) ? s28 : s29);
-                    unsigned int msb31 = (msok25 ? min(((((msx26 == 2147483648u) ? 2147483648u : s30) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm32 = __ballot_sync(0xffffffffu, msok25);
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb31 >> 0u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 0u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb31 >> 1u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 1u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb31 >> 2u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 2u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb31 >> 3u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 3u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb31 >> 4u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 4u) & 1u) == 1u) ? msv37 : (~msv37)));
-                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb31 >> 5u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 5u) & 1u) == 1u) ? msv38 : (~msv38)));
-                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb31 >> 6u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 6u) & 1u) == 1u) ? msv39 : (~msv39)));
-                    unsigned int msv40 = __ballot_sync(0xffffffffu, (((msb31 >> 7u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 7u) & 1u) == 1u) ? msv40 : (~msv40)));
-                    unsigned int msrk41 = __popc((mspm32 & ((1u << lane) - 1u)));
-                    unsigned int msct42 = __popc(mspm32);
-                    long long ix43 = ((long long)msb31);
-                    unsigned int msh44 = 0u;
-                    if (msok25) {
-                        msh44 = mshist13[(256 * warp + ix43)];
+                    unsigned int s26 = (~msx25);
+                    unsigned int s27 = (msx25 ^ 2147483648u);
+                    unsigned int s28 = (((msx25 & 2147483648u) != 0u) ? s26 : s27);
+                    unsigned int msb29 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s28) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm30 = (__ballot_sync(0xffffffffu, msok24) & patc_match_bits(msb29, 8u));
+                    unsigned int msrk31 = __popc((mspm30 & ((1u << lane) - 1u)));
+                    unsigned int msct32 = __popc(mspm30);
+                    long long ix33 = ((long long)msb29);
+                    unsigned int msh34 = 0u;
+                    if (msok24) {
+                        msh34 = mshist13[(256 * warp + ix33)];
                     }
                     __syncwarp();
-                    if ((msok25 && ((msrk41 + 1u) == msct42))) {
-                        mshist13[(256 * warp + ix43)] = (msh44 + msct42);
+                    if ((msok24 && ((msrk31 + 1u) == msct32))) {
+                        mshist13[(256 * warp + ix33)] = (msh34 + msct32);
                     }
                     __syncwarp();
-                    msinfo16[i24] = (msok25 ? ((msb31 << 16u) | (msh44 + msrk41)) : 4294901760u);
-                    msval15[i24] = msx26;
-                    msval219[i24] = msy27;
+                    msinfo16[i23] = ((msb29 << 16u) | (msh34 + msrk31));
+                    msval15[i23] = msx25;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
+            const patc_int t35 = threadIdx.x;
             {
-                const patc_int i46 = 0;
-                if (((t45 + 384 * i46) < 256)) {
-                    unsigned int msrun47 = 0u;
-                    for (patc_int i48 = 0; i48 < 12; i48 += 1) {
-                        unsigned int msc49 = mshist13[(t45 + 384 * i46 + 256 * i48)];
-                        mshist13[(t45 + 384 * i46 + 256 * i48)] = msrun47;
-                        msrun47 = (msrun47 + msc49);
+                const patc_int i36 = 0;
+                if (((t35 + 384 * i36) < 256)) {
+                    unsigned int msrun37 = 0u;
+                    for (patc_int i38 = 0; i38 < 12; i38 += 1) {
+                        unsigned int msc39 = mshist13[(t35 + 384 * i36 + 256 * i38)];
+                        mshist13[(t35 + 384 * i36 + 256 * i38)] = msrun37;
+                        msrun37 = (msrun37 + msc39);
                     }
-                    unsigned int mspre50 = 0u;
+                    unsigned int mspre40 = 0u;
                     if ((b7 < 1)) {
-                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 30u) | msrun47));
+                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 30u) | msrun37));
                     }
                     if ((!(b7 < 1))) {
-                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 29u) | msrun47));
-                        for (patc_int msd51 = 0; ; msd51 += 1) {
-                            unsigned int msw52;
-                            bool msfull53;
+                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 29u) | msrun37));
+                        for (patc_int msd41 = 0; ; msd41 += 1) {
+                            unsigned int msw42;
+                            bool msfull43;
                             for (;;) {
-                                msw52 = patc_peek32(&msstate5[(256 * b7 + t45 + 384 * i46 - 256 * msd51 - 256)]);
-                                msfull53 = ((msw52 >> 30u) == (2u | mspar12));
-                                if ((msfull53 || ((msw52 >> 29u) == (2u | mspar12)))) {
+                                msw42 = patc_peek32(&msstate5[(256 * b7 + t35 + 384 * i36 - 256 * msd41 - 256)]);
+                                msfull43 = ((msw42 >> 30u) == (2u | mspar12));
+                                if ((msfull43 || ((msw42 >> 29u) == (2u | mspar12)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre50 = (mspre50 + (msw52 & (msfull53 ? 1073741823u : 536870911u)));
-                            if (msfull53) {
+                            mspre40 = (mspre40 + (msw42 & (msfull43 ? 1073741823u : 536870911u)));
+                            if (msfull43) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 30u) | (mspre50 + msrun47)));
+                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 30u) | (mspre40 + msrun37)));
                     }
-                    msbase14[(t45 + 384 * i46)] = (offs[(t45 + 384 * i46)] + mspre50);
-                    mststart17[(t45 + 384 * i46)] = msrun47;
+                    msbase14[(t35 + 384 * i36)] = (offs[(t35 + 384 * i36)] + mspre40);
+                    mststart17[(t35 + 384 * i36)] = msrun37;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum55 = 0u;
-                for (patc_int i56 = 0; i56 < 8; i56 += 1) {
-                    if (((8 * lane + i56) < 256)) {
-                        mssum55 = (mssum55 + mststart17[(8 * lane + i56)]);
+                unsigned int mssum45 = 0u;
+                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
+                    if (((8 * lane + i46) < 256)) {
+                        mssum45 = (mssum45 + mststart17[(8 * lane + i46)]);
                     }
                 }
-                unsigned int msinc57 = mssum55;
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc57, 1);
-                msinc57 = ((lane >= 1) ? (msinc57 + msup58) : msinc57);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc57, 2);
-                msinc57 = ((lane >= 2) ? (msinc57 + msup59) : msinc57);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc57, 4);
-                msinc57 = ((lane >= 4) ? (msinc57 + msup60) : msinc57);
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc57, 8);
-                msinc57 = ((lane >= 8) ? (msinc57 + msup61) : msinc57);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc57, 16);
-                msinc57 = ((lane >= 16) ? (msinc57 + msup62) : msinc57);
-                unsigned int msat63 = (msinc57 - mssum55);
-                for (patc_int i64 = 0; i64 < 8; i64 += 1) {
-                    if (((8 * lane + i64) < 256)) {
-                        unsigned int mscb65 = mststart17[(8 * lane + i64)];
-                        mststart17[(8 * lane + i64)] = msat63;
-                        msat63 = (msat63 + mscb65);
+                unsigned int msinc47 = mssum45;
+                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc47, 1);
+                msinc47 = ((lane >= 1) ? (msinc47 + msup48) : msinc47);
+                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc47, 2);
+                msinc47 = ((lane >= 2) ? (msinc47 + msup49) : msinc47);
+                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc47, 4);
+                msinc47 = ((lane >= 4) ? (msinc47 + msup50) : msinc47);
+                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc47, 8);
+                msinc47 = ((lane >= 8) ? (msinc47 + msup51) : msinc47);
+                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc47, 16);
+                msinc47 = ((lane >= 16) ? (msinc47 + msup52) : msinc47);
+                unsigned int msat53 = (msinc47 - mssum45);
+                for (patc_int i54 = 0; i54 < 8; i54 += 1) {
+                    if (((8 * lane + i54) < 256)) {
+                        unsigned int mscb55 = mststart17[(8 * lane + i54)];
+                        mststart17[(8 * lane + i54)] = msat53;
+                        msbase14[(8 * lane + i54)] = (msbase14[(8 * lane + i54)] - msat53);
+                        msat53 = (msat53 + mscb55);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                unsigned int msi68 = msinfo16[i67];
-                unsigned int msbk69 = (msi68 >> 16u);
-                if ((msbk69 < 256u)) {
-                    long long ix70 = ((long long)msbk69);
-                    long long ix71 = ((long long)(mststart17[ix70] + (mshist13[(256 * warp + ix70)] + (msi68 & 65535u))));
-                    mssval18[ix71] = msval15[i67];
-                    mssval220[ix71] = msval219[i67];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b7 + 6143) < n)) {
             {
-                const patc_int t72 = threadIdx.x;
-                for (patc_int i73 = 0; i73 < 16; i73 += 1) {
+                #pragma unroll
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
                     {
-                        unsigned int msv74 = mssval18[(t72 + 384 * i73)];
-                        unsigned int msv75 = mssval220[(t72 + 384 * i73)];
-                        unsigned int s76 = (~msv74);
-                        unsigned int s77 = (msv74 ^ 2147483648u);
-                        unsigned int s78 = (((msv74 & 2147483648u) != 0u) ? s76 : s77);
-                        unsigned int msbk79 = min(((((msv74 == 2147483648u) ? 2147483648u : s78) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix80 = ((long long)msbk79);
-                        unsigned long long msdst81 = (((unsigned long long)msbase14[ix80]) + ((unsigned long long)((t72 + 384 * i73) - mststart17[ix80])));
-                        if ((msdst81 < ((unsigned long long)n))) {
-                            long long ix82 = ((long long)msdst81);
-                            out0[ix82] = msv74;
-                            out1[ix82] = msv75;
+                        unsigned int msi58 = msinfo16[i57];
+                        unsigned int msbk59 = (msi58 >> 16u);
+                        long long ix60 = ((long long)msbk59);
+                        long long ix61 = ((long long)(mststart17[ix60] + (mshist13[(256 * warp + ix60)] + (msi58 & 65535u))));
+                        mssval18[ix61] = msval15[i57];
+                        mssval219[ix61] = vs[(lane + 512 * warp + 6144 * b7 + 32 * i57)];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                    if (((lane + 512 * warp + 6144 * b7 + 32 * i57) < n)) {
+                        unsigned int msi58 = msinfo16[i57];
+                        unsigned int msbk59 = (msi58 >> 16u);
+                        long long ix60 = ((long long)msbk59);
+                        long long ix61 = ((long long)(mststart17[ix60] + (mshist13[(256 * warp + ix60)] + (msi58 & 65535u))));
+                        mssval18[ix61] = msval15[i57];
+                        mssval219[ix61] = vs[(lane + 512 * warp + 6144 * b7 + 32 * i57)];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b7 + 6143) < n)) {
+            {
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    {
+                        unsigned int msv64 = mssval18[(t62 + 384 * i63)];
+                        unsigned int msv65 = mssval219[(t62 + 384 * i63)];
+                        unsigned int s66 = (~msv64);
+                        unsigned int s67 = (msv64 ^ 2147483648u);
+                        unsigned int s68 = (((msv64 & 2147483648u) != 0u) ? s66 : s67);
+                        unsigned int msbk69 = min(((((msv64 == 2147483648u) ? 2147483648u : s68) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix70 = ((long long)msbk69);
+                        unsigned long long msdst71 = ((unsigned long long)(msbase14[ix70] + ((unsigned int)(t62 + 384 * i63))));
+                        if ((msdst71 < ((unsigned long long)n))) {
+                            long long ix72 = ((long long)msdst71);
+                            out0[ix72] = msv64;
+                            out1[ix72] = msv65;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t72 = threadIdx.x;
-                for (patc_int i73 = 0; i73 < 16; i73 += 1) {
-                    if (((6144 * b7 + t72 + 384 * i73) < n)) {
-                        unsigned int msv74 = mssval18[(t72 + 384 * i73)];
-                        unsigned int msv75 = mssval220[(t72 + 384 * i73)];
-                        unsigned int s76 = (~msv74);
-                        unsigned int s77 = (msv74 ^ 2147483648u);
-                        unsigned int s78 = (((msv74 & 2147483648u) != 0u) ? s76 : s77);
-                        unsigned int msbk79 = min(((((msv74 == 2147483648u) ? 2147483648u : s78) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix80 = ((long long)msbk79);
-                        unsigned long long msdst81 = (((unsigned long long)msbase14[ix80]) + ((unsigned long long)((t72 + 384 * i73) - mststart17[ix80])));
-                        if ((msdst81 < ((unsigned long long)n))) {
-                            long long ix82 = ((long long)msdst81);
-                            out0[ix82] = msv74;
-                            out1[ix82] = msv75;
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    if (((6144 * b7 + t62 + 384 * i63) < n)) {
+                        unsigned int msv64 = mssval18[(t62 + 384 * i63)];
+                        unsigned int msv65 = mssval219[(t62 + 384 * i63)];
+                        unsigned int s66 = (~msv64);
+                        unsigned int s67 = (msv64 ^ 2147483648u);
+                        unsigned int s68 = (((msv64 & 2147483648u) != 0u) ? s66 : s67);
+                        unsigned int msbk69 = min(((((msv64 == 2147483648u) ? 2147483648u : s68) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix70 = ((long long)msbk69);
+                        unsigned long long msdst71 = ((unsigned long long)(msbase14[ix70] + ((unsigned int)(t62 + 384 * i63))));
+                        if ((msdst71 < ((unsigned long long)n))) {
+                            long long ix72 = ((long long)msdst71);
+                            out0[ix72] = msv64;
+                            out1[ix72] = msv65;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar83 = mspar12;
-        const patc_int msh84 = ((unsigned int)msctr6[(-mspar83 + 2)]);
+        const patc_int mspar73 = mspar12;
+        const patc_int msh74 = ((unsigned int)msctr6[(-mspar73 + 2)]);
         {
-            const patc_int t85 = threadIdx.x;
-            if (((b7 < 1) && (t85 < 1))) {
-                msctr6[(mspar83 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t75 = threadIdx.x;
+            if (((b7 < 1) && (t75 < 1))) {
+                msctr6[(mspar73 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi86 = ((unsigned int)(384 * b7 + t85 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi76 = ((unsigned int)(384 * b7 + t75 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi86 >= ((unsigned int)(256 * msh84)))) {
+                if ((mszi76 >= ((unsigned int)(256 * msh74)))) {
                     break;
                 }
-                const patc_int msz87 = mszi86;
-                msstate5[msz87] = 0u;
-                mszi86 = (mszi86 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz77 = mszi76;
+                msstate5[msz77] = 0u;
+                mszi76 = (mszi76 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1013,36 +949,20 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                     unsigned int s25 = (msx23 ^ 2147483648u);
                     unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
                     unsigned int msb27 = (msok22 ? min((((~((msx23 == 2147483648u) ? 2147483648u : s26)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm28 = __ballot_sync(0xffffffffu, msok22);
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb27 >> 0u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 0u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb27 >> 1u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 1u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb27 >> 2u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 2u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb27 >> 3u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 3u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb27 >> 4u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 4u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb27 >> 5u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 5u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb27 >> 6u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 6u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb27 >> 7u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 7u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msrk37 = __popc((mspm28 & ((1u << lane) - 1u)));
-                    unsigned int msct38 = __popc(mspm28);
-                    long long ix39 = ((long long)msb27);
-                    unsigned int msh40 = 0u;
+                    unsigned int mspm28 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb27, 8u));
+                    unsigned int msrk29 = __popc((mspm28 & ((1u << lane) - 1u)));
+                    unsigned int msct30 = __popc(mspm28);
+                    long long ix31 = ((long long)msb27);
+                    unsigned int msh32 = 0u;
                     if (msok22) {
-                        msh40 = mshist12[(256 * warp + ix39)];
+                        msh32 = mshist12[(256 * warp + ix31)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk37 + 1u) == msct38))) {
-                        mshist12[(256 * warp + ix39)] = (msh40 + msct38);
+                    if ((msok22 && ((msrk29 + 1u) == msct30))) {
+                        mshist12[(256 * warp + ix31)] = (msh32 + msct30);
                     }
                     __syncwarp();
-                    msinfo15[i21] = (msok22 ? ((msb27 << 16u) | (msh40 + msrk37)) : 4294901760u);
+                    msinfo15[i21] = ((msb27 << 16u) | (msh32 + msrk29));
                     msval14[i21] = msx23;
                 }
             }
@@ -1059,179 +979,179 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                     unsigned int s25 = (msx23 ^ 2147483648u);
                     unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
                     unsigned int msb27 = (msok22 ? min((((~((msx23 == 2147483648u) ? 2147483648u : s26)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm28 = __ballot_sync(0xffffffffu, msok22);
-                    unsigned int msv29 = __ballot_sync(0xffffffffu, (((msb27 >> 0u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 0u) & 1u) == 1u) ? msv29 : (~msv29)));
-                    unsigned int msv30 = __ballot_sync(0xffffffffu, (((msb27 >> 1u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 1u) & 1u) == 1u) ? msv30 : (~msv30)));
-                    unsigned int msv31 = __ballot_sync(0xffffffffu, (((msb27 >> 2u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 2u) & 1u) == 1u) ? msv31 : (~msv31)));
-                    unsigned int msv32 = __ballot_sync(0xffffffffu, (((msb27 >> 3u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 3u) & 1u) == 1u) ? msv32 : (~msv32)));
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb27 >> 4u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 4u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb27 >> 5u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 5u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb27 >> 6u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 6u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb27 >> 7u) & 1u) == 1u));
-                    mspm28 = (mspm28 & ((((msb27 >> 7u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msrk37 = __popc((mspm28 & ((1u << lane) - 1u)));
-                    unsigned int msct38 = __popc(mspm28);
-                    long long ix39 = ((long long)msb27);
-                    unsigned int msh40 = 0u;
+                    unsigned int mspm28 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb27, 8u));
+                    unsigned int msrk29 = __popc((mspm28 & ((1u << lane) - 1u)));
+                    unsigned int msct30 = __popc(mspm28);
+                    long long ix31 = ((long long)msb27);
+                    unsigned int msh32 = 0u;
                     if (msok22) {
-                        msh40 = mshist12[(256 * warp + ix39)];
+                        msh32 = mshist12[(256 * warp + ix31)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk37 + 1u) == msct38))) {
-                        mshist12[(256 * warp + ix39)] = (msh40 + msct38);
+                    if ((msok22 && ((msrk29 + 1u) == msct30))) {
+                        mshist12[(256 * warp + ix31)] = (msh32 + msct30);
                     }
                     __syncwarp();
-                    msinfo15[i21] = (msok22 ? ((msb27 << 16u) | (msh40 + msrk37)) : 4294901760u);
+                    msinfo15[i21] = ((msb27 << 16u) | (msh32 + msrk29));
                     msval14[i21] = msx23;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t41 = threadIdx.x;
+            const patc_int t33 = threadIdx.x;
             {
-                const patc_int i42 = 0;
-                if (((t41 + 384 * i42) < 256)) {
-                    unsigned int msrun43 = 0u;
-                    for (patc_int i44 = 0; i44 < 12; i44 += 1) {
-                        unsigned int msc45 = mshist12[(t41 + 384 * i42 + 256 * i44)];
-                        mshist12[(t41 + 384 * i42 + 256 * i44)] = msrun43;
-                        msrun43 = (msrun43 + msc45);
+                const patc_int i34 = 0;
+                if (((t33 + 384 * i34) < 256)) {
+                    unsigned int msrun35 = 0u;
+                    for (patc_int i36 = 0; i36 < 12; i36 += 1) {
+                        unsigned int msc37 = mshist12[(t33 + 384 * i34 + 256 * i36)];
+                        mshist12[(t33 + 384 * i34 + 256 * i36)] = msrun35;
+                        msrun35 = (msrun35 + msc37);
                     }
-                    unsigned int mspre46 = 0u;
+                    unsigned int mspre38 = 0u;
                     if ((b6 < 1)) {
-                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 30u) | msrun43));
+                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 30u) | msrun35));
                     }
                     if ((!(b6 < 1))) {
-                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 29u) | msrun43));
-                        for (patc_int msd47 = 0; ; msd47 += 1) {
-                            unsigned int msw48;
-                            bool msfull49;
+                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 29u) | msrun35));
+                        for (patc_int msd39 = 0; ; msd39 += 1) {
+                            unsigned int msw40;
+                            bool msfull41;
                             for (;;) {
-                                msw48 = patc_peek32(&msstate4[(256 * b6 + t41 + 384 * i42 - 256 * msd47 - 256)]);
-                                msfull49 = ((msw48 >> 30u) == (2u | mspar11));
-                                if ((msfull49 || ((msw48 >> 29u) == (2u | mspar11)))) {
+                                msw40 = patc_peek32(&msstate4[(256 * b6 + t33 + 384 * i34 - 256 * msd39 - 256)]);
+                                msfull41 = ((msw40 >> 30u) == (2u | mspar11));
+                                if ((msfull41 || ((msw40 >> 29u) == (2u | mspar11)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre46 = (mspre46 + (msw48 & (msfull49 ? 1073741823u : 536870911u)));
-                            if (msfull49) {
+                            mspre38 = (mspre38 + (msw40 & (msfull41 ? 1073741823u : 536870911u)));
+                            if (msfull41) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate4[(256 * b6 + t41 + 384 * i42)], (((2u | mspar11) << 30u) | (mspre46 + msrun43)));
+                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 30u) | (mspre38 + msrun35)));
                     }
-                    msbase13[(t41 + 384 * i42)] = (offs[(t41 + 384 * i42)] + mspre46);
-                    mststart16[(t41 + 384 * i42)] = msrun43;
+                    msbase13[(t33 + 384 * i34)] = (offs[(t33 + 384 * i34)] + mspre38);
+                    mststart16[(t33 + 384 * i34)] = msrun35;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum51 = 0u;
+                unsigned int mssum43 = 0u;
+                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                    if (((8 * lane + i44) < 256)) {
+                        mssum43 = (mssum43 + mststart16[(8 * lane + i44)]);
+                    }
+                }
+                unsigned int msinc45 = mssum43;
+                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc45, 1);
+                msinc45 = ((lane >= 1) ? (msinc45 + msup46) : msinc45);
+                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc45, 2);
+                msinc45 = ((lane >= 2) ? (msinc45 + msup47) : msinc45);
+                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc45, 4);
+                msinc45 = ((lane >= 4) ? (msinc45 + msup48) : msinc45);
+                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc45, 8);
+                msinc45 = ((lane >= 8) ? (msinc45 + msup49) : msinc45);
+                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc45, 16);
+                msinc45 = ((lane >= 16) ? (msinc45 + msup50) : msinc45);
+                unsigned int msat51 = (msinc45 - mssum43);
                 for (patc_int i52 = 0; i52 < 8; i52 += 1) {
                     if (((8 * lane + i52) < 256)) {
-                        mssum51 = (mssum51 + mststart16[(8 * lane + i52)]);
+                        unsigned int mscb53 = mststart16[(8 * lane + i52)];
+                        mststart16[(8 * lane + i52)] = msat51;
+                        msbase13[(8 * lane + i52)] = (msbase13[(8 * lane + i52)] - msat51);
+                        msat51 = (msat51 + mscb53);
                     }
-                }
-                unsigned int msinc53 = mssum51;
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc53, 1);
-                msinc53 = ((lane >= 1) ? (msinc53 + msup54) : msinc53);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc53, 2);
-                msinc53 = ((lane >= 2) ? (msinc53 + msup55) : msinc53);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc53, 4);
-                msinc53 = ((lane >= 4) ? (msinc53 + msup56) : msinc53);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc53, 8);
-                msinc53 = ((lane >= 8) ? (msinc53 + msup57) : msinc53);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc53, 16);
-                msinc53 = ((lane >= 16) ? (msinc53 + msup58) : msinc53);
-                unsigned int msat59 = (msinc53 - mssum51);
-                for (patc_int i60 = 0; i60 < 8; i60 += 1) {
-                    if (((8 * lane + i60) < 256)) {
-                        unsigned int mscb61 = mststart16[(8 * lane + i60)];
-                        mststart16[(8 * lane + i60)] = msat59;
-                        msat59 = (msat59 + mscb61);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                unsigned int msi64 = msinfo15[i63];
-                unsigned int msbk65 = (msi64 >> 16u);
-                if ((msbk65 < 256u)) {
-                    long long ix66 = ((long long)msbk65);
-                    long long ix67 = ((long long)(mststart16[ix66] + (mshist12[(256 * warp + ix66)] + (msi64 & 65535u))));
-                    mssval17[ix67] = msval14[i63];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b6 + 6143) < n)) {
             {
-                const patc_int t68 = threadIdx.x;
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                #pragma unroll
+                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
                     {
-                        unsigned int msv70 = mssval17[(t68 + 384 * i69)];
-                        unsigned int s71 = (~msv70);
-                        unsigned int s72 = (msv70 ^ 2147483648u);
-                        unsigned int s73 = (((msv70 & 2147483648u) != 0u) ? s71 : s72);
-                        unsigned int msbk74 = min((((~((msv70 == 2147483648u) ? 2147483648u : s73)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix75 = ((long long)msbk74);
-                        unsigned long long msdst76 = (((unsigned long long)msbase13[ix75]) + ((unsigned long long)((t68 + 384 * i69) - mststart16[ix75])));
-                        if ((msdst76 < ((unsigned long long)n))) {
-                            long long ix77 = ((long long)msdst76);
-                            out[ix77] = msv70;
+                        unsigned int msi56 = msinfo15[i55];
+                        unsigned int msbk57 = (msi56 >> 16u);
+                        long long ix58 = ((long long)msbk57);
+                        long long ix59 = ((long long)(mststart16[ix58] + (mshist12[(256 * warp + ix58)] + (msi56 & 65535u))));
+                        mssval17[ix59] = msval14[i55];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
+                    if (((lane + 512 * warp + 6144 * b6 + 32 * i55) < n)) {
+                        unsigned int msi56 = msinfo15[i55];
+                        unsigned int msbk57 = (msi56 >> 16u);
+                        long long ix58 = ((long long)msbk57);
+                        long long ix59 = ((long long)(mststart16[ix58] + (mshist12[(256 * warp + ix58)] + (msi56 & 65535u))));
+                        mssval17[ix59] = msval14[i55];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b6 + 6143) < n)) {
+            {
+                const patc_int t60 = threadIdx.x;
+                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                    {
+                        unsigned int msv62 = mssval17[(t60 + 384 * i61)];
+                        unsigned int s63 = (~msv62);
+                        unsigned int s64 = (msv62 ^ 2147483648u);
+                        unsigned int s65 = (((msv62 & 2147483648u) != 0u) ? s63 : s64);
+                        unsigned int msbk66 = min((((~((msv62 == 2147483648u) ? 2147483648u : s65)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix67 = ((long long)msbk66);
+                        unsigned long long msdst68 = ((unsigned long long)(msbase13[ix67] + ((unsigned int)(t60 + 384 * i61))));
+                        if ((msdst68 < ((unsigned long long)n))) {
+                            long long ix69 = ((long long)msdst68);
+                            out[ix69] = msv62;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t68 = threadIdx.x;
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
-                    if (((6144 * b6 + t68 + 384 * i69) < n)) {
-                        unsigned int msv70 = mssval17[(t68 + 384 * i69)];
-                        unsigned int s71 = (~msv70);
-                        unsigned int s72 = (msv70 ^ 2147483648u);
-                        unsigned int s73 = (((msv70 & 2147483648u) != 0u) ? s71 : s72);
-                        unsigned int msbk74 = min((((~((msv70 == 2147483648u) ? 2147483648u : s73)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix75 = ((long long)msbk74);
-                        unsigned long long msdst76 = (((unsigned long long)msbase13[ix75]) + ((unsigned long long)((t68 + 384 * i69) - mststart16[ix75])));
-                        if ((msdst76 < ((unsigned long long)n))) {
-                            long long ix77 = ((long long)msdst76);
-                            out[ix77] = msv70;
+                const patc_int t60 = threadIdx.x;
+                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                    if (((6144 * b6 + t60 + 384 * i61) < n)) {
+                        unsigned int msv62 = mssval17[(t60 + 384 * i61)];
+                        unsigned int s63 = (~msv62);
+                        unsigned int s64 = (msv62 ^ 2147483648u);
+                        unsigned int s65 = (((msv62 & 2147483648u) != 0u) ? s63 : s64);
+                        unsigned int msbk66 = min((((~((msv62 == 2147483648u) ? 2147483648u : s65)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix67 = ((long long)msbk66);
+                        unsigned long long msdst68 = ((unsigned long long)(msbase13[ix67] + ((unsigned int)(t60 + 384 * i61))));
+                        if ((msdst68 < ((unsigned long long)n))) {
+                            long long ix69 = ((long long)msdst68);
+                            out[ix69] = msv62;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar78 = mspar11;
-        const patc_int msh79 = ((unsigned int)msctr5[(-mspar78 + 2)]);
+        const patc_int mspar70 = mspar11;
+        const patc_int msh71 = ((unsigned int)msctr5[(-mspar70 + 2)]);
         {
-            const patc_int t80 = threadIdx.x;
-            if (((b6 < 1) && (t80 < 1))) {
-                msctr5[(mspar78 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t72 = threadIdx.x;
+            if (((b6 < 1) && (t72 < 1))) {
+                msctr5[(mspar70 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi81 = ((unsigned int)(384 * b6 + t80 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi73 = ((unsigned int)(384 * b6 + t72 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi81 >= ((unsigned int)(256 * msh79)))) {
+                if ((mszi73 >= ((unsigned int)(256 * msh71)))) {
                     break;
                 }
-                const patc_int msz82 = mszi81;
-                msstate4[msz82] = 0u;
-                mszi81 = (mszi81 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz74 = mszi73;
+                msstate4[msz74] = 0u;
+                mszi73 = (mszi73 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1258,7 +1178,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
     unsigned int *msbase14 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart17 = (unsigned int *)(patc_smem + 13328);
     unsigned int *mssval18 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval220 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mssval219 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1276,12 +1196,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         unsigned int mspar12 = (lbepoch11 & 1u);
         unsigned int msval15[16];
         unsigned int msinfo16[16];
-        unsigned int msval219[16];
         {
-            const patc_int t21 = threadIdx.x;
-            for (patc_int i22 = 0; i22 < 8; i22 += 1) {
-                if (((t21 + 384 * i22) < 3072)) {
-                    mshist13[(t21 + 384 * i22)] = 0u;
+            const patc_int t20 = threadIdx.x;
+            for (patc_int i21 = 0; i21 < 8; i21 += 1) {
+                if (((t20 + 384 * i21) < 3072)) {
+                    mshist13[(t20 + 384 * i21)] = 0u;
                 }
             }
         }
@@ -1289,246 +1208,225 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         if (((6144 * b7 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
-                    bool msok25 = true;
-                    unsigned int msx26 = 0u;
-                    unsigned int msy27 = 0u;
-                    if (msok25) {
-                        msx26 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
-                        msy27 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = true;
+                    unsigned int msx25 = 0u;
+                    if (msok24) {
+                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
                     }
-                    unsigned int s28 = (~msx26);
-                    unsigned int s29 = (msx26 ^ 2147483648u);
-                    unsigned int s30 = (((msx26 & 2147483648u) != 0u) ? s28 : s29);
-                    unsigned int msb31 = (msok25 ? min((((~((msx26 == 2147483648u) ? 2147483648u : s30)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm32 = __ballot_sync(0xffffffffu, msok25);
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb31 >> 0u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 0u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb31 >> 1u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 1u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb31 >> 2u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 2u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb31 >> 3u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 3u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb31 >> 4u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 4u) & 1u) == 1u) ? msv37 : (~msv37)));
-                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb31 >> 5u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 5u) & 1u) == 1u) ? msv38 : (~msv38)));
-                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb31 >> 6u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 6u) & 1u) == 1u) ? msv39 : (~msv39)));
-                    unsigned int msv40 = __ballot_sync(0xffffffffu, (((msb31 >> 7u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 7u) & 1u) == 1u) ? msv40 : (~msv40)));
-                    unsigned int msrk41 = __popc((mspm32 & ((1u << lane) - 1u)));
-                    unsigned int msct42 = __popc(mspm32);
-                    long long ix43 = ((long long)msb31);
-                    unsigned int msh44 = 0u;
-                    if (msok25) {
-                        msh44 = mshist13[(256 * warp + ix43)];
+                    unsigned int s26 = (~msx25);
+                    unsigned int s27 = (msx25 ^ 2147483648u);
+                    unsigned int s28 = (((msx25 & 2147483648u) != 0u) ? s26 : s27);
+                    unsigned int msb29 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s28)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm30 = (__ballot_sync(0xffffffffu, msok24) & patc_match_bits(msb29, 8u));
+                    unsigned int msrk31 = __popc((mspm30 & ((1u << lane) - 1u)));
+                    unsigned int msct32 = __popc(mspm30);
+                    long long ix33 = ((long long)msb29);
+                    unsigned int msh34 = 0u;
+                    if (msok24) {
+                        msh34 = mshist13[(256 * warp + ix33)];
                     }
                     __syncwarp();
-                    if ((msok25 && ((msrk41 + 1u) == msct42))) {
-                        mshist13[(256 * warp + ix43)] = (msh44 + msct42);
+                    if ((msok24 && ((msrk31 + 1u) == msct32))) {
+                        mshist13[(256 * warp + ix33)] = (msh34 + msct32);
                     }
                     __syncwarp();
-                    msinfo16[i24] = (msok25 ? ((msb31 << 16u) | (msh44 + msrk41)) : 4294901760u);
-                    msval15[i24] = msx26;
-                    msval219[i24] = msy27;
+                    msinfo16[i23] = ((msb29 << 16u) | (msh34 + msrk31));
+                    msval15[i23] = msx25;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
-                    bool msok25 = ((lane + 512 * warp + 6144 * b7 + 32 * i24) < n);
-                    unsigned int msx26 = 0u;
-                    unsigned int msy27 = 0u;
-                    if (msok25) {
-                        msx26 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
-                        msy27 = vs[(lane + 512 * warp + 6144 * b7 + 32 * i24)];
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = ((lane + 512 * warp + 6144 * b7 + 32 * i23) < n);
+                    unsigned int msx25 = 0u;
+                    if (msok24) {
+                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
                     }
-                    unsigned int s28 = (~msx26);
-                    unsigned int s29 = (msx26 ^ 2147483648u);
-                    unsigned int s30 = (((msx26 & 2147483648u) != 0u) ? s28 : s29);
-                    unsigned int msb31 = (msok25 ? min((((~((msx26 == 2147483648u) ? 2147483648u : s30)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm32 = __ballot_sync(0xffffffffu, msok25);
-                    unsigned int msv33 = __ballot_sync(0xffffffffu, (((msb31 >> 0u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 0u) & 1u) == 1u) ? msv33 : (~msv33)));
-                    unsigned int msv34 = __ballot_sync(0xffffffffu, (((msb31 >> 1u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 1u) & 1u) == 1u) ? msv34 : (~msv34)));
-                    unsigned int msv35 = __ballot_sync(0xffffffffu, (((msb31 >> 2u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 2u) & 1u) == 1u) ? msv35 : (~msv35)));
-                    unsigned int msv36 = __ballot_sync(0xffffffffu, (((msb31 >> 3u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 3u) & 1u) == 1u) ? msv36 : (~msv36)));
-                    unsigned int msv37 = __ballot_sync(0xffffffffu, (((msb31 >> 4u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 4u) & 1u) == 1u) ? msv37 : (~msv37)));
-                    unsigned int msv38 = __ballot_sync(0xffffffffu, (((msb31 >> 5u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 5u) & 1u) == 1u) ? msv38 : (~msv38)));
-                    unsigned int msv39 = __ballot_sync(0xffffffffu, (((msb31 >> 6u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 6u) & 1u) == 1u) ? msv39 : (~msv39)));
-                    unsigned int msv40 = __ballot_sync(0xffffffffu, (((msb31 >> 7u) & 1u) == 1u));
-                    mspm32 = (mspm32 & ((((msb31 >> 7u) & 1u) == 1u) ? msv40 : (~msv40)));
-                    unsigned int msrk41 = __popc((mspm32 & ((1u << lane) - 1u)));
-                    unsigned int msct42 = __popc(mspm32);
-                    long long ix43 = ((long long)msb31);
-                    unsigned int msh44 = 0u;
-                    if (msok25) {
-                        msh44 = mshist13[(256 * warp + ix43)];
+                    unsigned int s26 = (~msx25);
+                    unsigned int s27 = (msx25 ^ 2147483648u);
+                    unsigned int s28 = (((msx25 & 2147483648u) != 0u) ? s26 : s27);
+                    unsigned int msb29 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s28)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm30 = (__ballot_sync(0xffffffffu, msok24) & patc_match_bits(msb29, 8u));
+                    unsigned int msrk31 = __popc((mspm30 & ((1u << lane) - 1u)));
+                    unsigned int msct32 = __popc(mspm30);
+                    long long ix33 = ((long long)msb29);
+                    unsigned int msh34 = 0u;
+                    if (msok24) {
+                        msh34 = mshist13[(256 * warp + ix33)];
                     }
                     __syncwarp();
-                    if ((msok25 && ((msrk41 + 1u) == msct42))) {
-                        mshist13[(256 * warp + ix43)] = (msh44 + msct42);
+                    if ((msok24 && ((msrk31 + 1u) == msct32))) {
+                        mshist13[(256 * warp + ix33)] = (msh34 + msct32);
                     }
                     __syncwarp();
-                    msinfo16[i24] = (msok25 ? ((msb31 << 16u) | (msh44 + msrk41)) : 4294901760u);
-                    msval15[i24] = msx26;
-                    msval219[i24] = msy27;
+                    msinfo16[i23] = ((msb29 << 16u) | (msh34 + msrk31));
+                    msval15[i23] = msx25;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
+            const patc_int t35 = threadIdx.x;
             {
-                const patc_int i46 = 0;
-                if (((t45 + 384 * i46) < 256)) {
-                    unsigned int msrun47 = 0u;
-                    for (patc_int i48 = 0; i48 < 12; i48 += 1) {
-                        unsigned int msc49 = mshist13[(t45 + 384 * i46 + 256 * i48)];
-                        mshist13[(t45 + 384 * i46 + 256 * i48)] = msrun47;
-                        msrun47 = (msrun47 + msc49);
+                const patc_int i36 = 0;
+                if (((t35 + 384 * i36) < 256)) {
+                    unsigned int msrun37 = 0u;
+                    for (patc_int i38 = 0; i38 < 12; i38 += 1) {
+                        unsigned int msc39 = mshist13[(t35 + 384 * i36 + 256 * i38)];
+                        mshist13[(t35 + 384 * i36 + 256 * i38)] = msrun37;
+                        msrun37 = (msrun37 + msc39);
                     }
-                    unsigned int mspre50 = 0u;
+                    unsigned int mspre40 = 0u;
                     if ((b7 < 1)) {
-                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 30u) | msrun47));
+                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 30u) | msrun37));
                     }
                     if ((!(b7 < 1))) {
-                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 29u) | msrun47));
-                        for (patc_int msd51 = 0; ; msd51 += 1) {
-                            unsigned int msw52;
-                            bool msfull53;
+                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 29u) | msrun37));
+                        for (patc_int msd41 = 0; ; msd41 += 1) {
+                            unsigned int msw42;
+                            bool msfull43;
                             for (;;) {
-                                msw52 = patc_peek32(&msstate5[(256 * b7 + t45 + 384 * i46 - 256 * msd51 - 256)]);
-                                msfull53 = ((msw52 >> 30u) == (2u | mspar12));
-                                if ((msfull53 || ((msw52 >> 29u) == (2u | mspar12)))) {
+                                msw42 = patc_peek32(&msstate5[(256 * b7 + t35 + 384 * i36 - 256 * msd41 - 256)]);
+                                msfull43 = ((msw42 >> 30u) == (2u | mspar12));
+                                if ((msfull43 || ((msw42 >> 29u) == (2u | mspar12)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre50 = (mspre50 + (msw52 & (msfull53 ? 1073741823u : 536870911u)));
-                            if (msfull53) {
+                            mspre40 = (mspre40 + (msw42 & (msfull43 ? 1073741823u : 536870911u)));
+                            if (msfull43) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate5[(256 * b7 + t45 + 384 * i46)], (((2u | mspar12) << 30u) | (mspre50 + msrun47)));
+                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 30u) | (mspre40 + msrun37)));
                     }
-                    msbase14[(t45 + 384 * i46)] = (offs[(t45 + 384 * i46)] + mspre50);
-                    mststart17[(t45 + 384 * i46)] = msrun47;
+                    msbase14[(t35 + 384 * i36)] = (offs[(t35 + 384 * i36)] + mspre40);
+                    mststart17[(t35 + 384 * i36)] = msrun37;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum55 = 0u;
-                for (patc_int i56 = 0; i56 < 8; i56 += 1) {
-                    if (((8 * lane + i56) < 256)) {
-                        mssum55 = (mssum55 + mststart17[(8 * lane + i56)]);
+                unsigned int mssum45 = 0u;
+                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
+                    if (((8 * lane + i46) < 256)) {
+                        mssum45 = (mssum45 + mststart17[(8 * lane + i46)]);
                     }
                 }
-                unsigned int msinc57 = mssum55;
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc57, 1);
-                msinc57 = ((lane >= 1) ? (msinc57 + msup58) : msinc57);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc57, 2);
-                msinc57 = ((lane >= 2) ? (msinc57 + msup59) : msinc57);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc57, 4);
-                msinc57 = ((lane >= 4) ? (msinc57 + msup60) : msinc57);
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc57, 8);
-                msinc57 = ((lane >= 8) ? (msinc57 + msup61) : msinc57);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc57, 16);
-                msinc57 = ((lane >= 16) ? (msinc57 + msup62) : msinc57);
-                unsigned int msat63 = (msinc57 - mssum55);
-                for (patc_int i64 = 0; i64 < 8; i64 += 1) {
-                    if (((8 * lane + i64) < 256)) {
-                        unsigned int mscb65 = mststart17[(8 * lane + i64)];
-                        mststart17[(8 * lane + i64)] = msat63;
-                        msat63 = (msat63 + mscb65);
+                unsigned int msinc47 = mssum45;
+                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc47, 1);
+                msinc47 = ((lane >= 1) ? (msinc47 + msup48) : msinc47);
+                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc47, 2);
+                msinc47 = ((lane >= 2) ? (msinc47 + msup49) : msinc47);
+                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc47, 4);
+                msinc47 = ((lane >= 4) ? (msinc47 + msup50) : msinc47);
+                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc47, 8);
+                msinc47 = ((lane >= 8) ? (msinc47 + msup51) : msinc47);
+                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc47, 16);
+                msinc47 = ((lane >= 16) ? (msinc47 + msup52) : msinc47);
+                unsigned int msat53 = (msinc47 - mssum45);
+                for (patc_int i54 = 0; i54 < 8; i54 += 1) {
+                    if (((8 * lane + i54) < 256)) {
+                        unsigned int mscb55 = mststart17[(8 * lane + i54)];
+                        mststart17[(8 * lane + i54)] = msat53;
+                        msbase14[(8 * lane + i54)] = (msbase14[(8 * lane + i54)] - msat53);
+                        msat53 = (msat53 + mscb55);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                unsigned int msi68 = msinfo16[i67];
-                unsigned int msbk69 = (msi68 >> 16u);
-                if ((msbk69 < 256u)) {
-                    long long ix70 = ((long long)msbk69);
-                    long long ix71 = ((long long)(mststart17[ix70] + (mshist13[(256 * warp + ix70)] + (msi68 & 65535u))));
-                    mssval18[ix71] = msval15[i67];
-                    mssval220[ix71] = msval219[i67];
                 }
             }
         }
         __syncthreads();
         if (((6144 * b7 + 6143) < n)) {
             {
-                const patc_int t72 = threadIdx.x;
-                for (patc_int i73 = 0; i73 < 16; i73 += 1) {
+                #pragma unroll
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
                     {
-                        unsigned int msv74 = mssval18[(t72 + 384 * i73)];
-                        unsigned int msv75 = mssval220[(t72 + 384 * i73)];
-                        unsigned int s76 = (~msv74);
-                        unsigned int s77 = (msv74 ^ 2147483648u);
-                        unsigned int s78 = (((msv74 & 2147483648u) != 0u) ? s76 : s77);
-                        unsigned int msbk79 = min((((~((msv74 == 2147483648u) ? 2147483648u : s78)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix80 = ((long long)msbk79);
-                        unsigned long long msdst81 = (((unsigned long long)msbase14[ix80]) + ((unsigned long long)((t72 + 384 * i73) - mststart17[ix80])));
-                        if ((msdst81 < ((unsigned long long)n))) {
-                            long long ix82 = ((long long)msdst81);
-                            out0[ix82] = msv74;
-                            out1[ix82] = msv75;
+                        unsigned int msi58 = msinfo16[i57];
+                        unsigned int msbk59 = (msi58 >> 16u);
+                        long long ix60 = ((long long)msbk59);
+                        long long ix61 = ((long long)(mststart17[ix60] + (mshist13[(256 * warp + ix60)] + (msi58 & 65535u))));
+                        mssval18[ix61] = msval15[i57];
+                        mssval219[ix61] = vs[(lane + 512 * warp + 6144 * b7 + 32 * i57)];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                    if (((lane + 512 * warp + 6144 * b7 + 32 * i57) < n)) {
+                        unsigned int msi58 = msinfo16[i57];
+                        unsigned int msbk59 = (msi58 >> 16u);
+                        long long ix60 = ((long long)msbk59);
+                        long long ix61 = ((long long)(mststart17[ix60] + (mshist13[(256 * warp + ix60)] + (msi58 & 65535u))));
+                        mssval18[ix61] = msval15[i57];
+                        mssval219[ix61] = vs[(lane + 512 * warp + 6144 * b7 + 32 * i57)];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b7 + 6143) < n)) {
+            {
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    {
+                        unsigned int msv64 = mssval18[(t62 + 384 * i63)];
+                        unsigned int msv65 = mssval219[(t62 + 384 * i63)];
+                        unsigned int s66 = (~msv64);
+                        unsigned int s67 = (msv64 ^ 2147483648u);
+                        unsigned int s68 = (((msv64 & 2147483648u) != 0u) ? s66 : s67);
+                        unsigned int msbk69 = min((((~((msv64 == 2147483648u) ? 2147483648u : s68)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix70 = ((long long)msbk69);
+                        unsigned long long msdst71 = ((unsigned long long)(msbase14[ix70] + ((unsigned int)(t62 + 384 * i63))));
+                        if ((msdst71 < ((unsigned long long)n))) {
+                            long long ix72 = ((long long)msdst71);
+                            out0[ix72] = msv64;
+                            out1[ix72] = msv65;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t72 = threadIdx.x;
-                for (patc_int i73 = 0; i73 < 16; i73 += 1) {
-                    if (((6144 * b7 + t72 + 384 * i73) < n)) {
-                        unsigned int msv74 = mssval18[(t72 + 384 * i73)];
-                        unsigned int msv75 = mssval220[(t72 + 384 * i73)];
-                        unsigned int s76 = (~msv74);
-                        unsigned int s77 = (msv74 ^ 2147483648u);
-                        unsigned int s78 = (((msv74 & 2147483648u) != 0u) ? s76 : s77);
-                        unsigned int msbk79 = min((((~((msv74 == 2147483648u) ? 2147483648u : s78)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix80 = ((long long)msbk79);
-                        unsigned long long msdst81 = (((unsigned long long)msbase14[ix80]) + ((unsigned long long)((t72 + 384 * i73) - mststart17[ix80])));
-                        if ((msdst81 < ((unsigned long long)n))) {
-                            long long ix82 = ((long long)msdst81);
-                            out0[ix82] = msv74;
-                            out1[ix82] = msv75;
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    if (((6144 * b7 + t62 + 384 * i63) < n)) {
+                        unsigned int msv64 = mssval18[(t62 + 384 * i63)];
+                        unsigned int msv65 = mssval219[(t62 + 384 * i63)];
+                        unsigned int s66 = (~msv64);
+                        unsigned int s67 = (msv64 ^ 2147483648u);
+                        unsigned int s68 = (((msv64 & 2147483648u) != 0u) ? s66 : s67);
+                        unsigned int msbk69 = min((((~((msv64 == 2147483648u) ? 2147483648u : s68)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix70 = ((long long)msbk69);
+                        unsigned long long msdst71 = ((unsigned long long)(msbase14[ix70] + ((unsigned int)(t62 + 384 * i63))));
+                        if ((msdst71 < ((unsigned long long)n))) {
+                            long long ix72 = ((long long)msdst71);
+                            out0[ix72] = msv64;
+                            out1[ix72] = msv65;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar83 = mspar12;
-        const patc_int msh84 = ((unsigned int)msctr6[(-mspar83 + 2)]);
+        const patc_int mspar73 = mspar12;
+        const patc_int msh74 = ((unsigned int)msctr6[(-mspar73 + 2)]);
         {
-            const patc_int t85 = threadIdx.x;
-            if (((b7 < 1) && (t85 < 1))) {
-                msctr6[(mspar83 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t75 = threadIdx.x;
+            if (((b7 < 1) && (t75 < 1))) {
+                msctr6[(mspar73 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi86 = ((unsigned int)(384 * b7 + t85 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi76 = ((unsigned int)(384 * b7 + t75 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi86 >= ((unsigned int)(256 * msh84)))) {
+                if ((mszi76 >= ((unsigned int)(256 * msh74)))) {
                     break;
                 }
-                const patc_int msz87 = mszi86;
-                msstate5[msz87] = 0u;
-                mszi86 = (mszi86 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz77 = mszi76;
+                msstate5[msz77] = 0u;
+                mszi76 = (mszi76 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1596,36 +1494,20 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                         bool stok16 = true;
                         unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
                         unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
-                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                        unsigned int stct29 = __popc(stpm19);
-                        long long ix30 = ((long long)stb18);
-                        unsigned int sth31 = 0u;
+                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb18, 8u));
+                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct21 = __popc(stpm19);
+                        long long ix22 = ((long long)stb18);
+                        unsigned int sth23 = 0u;
                         if (stok16) {
-                            sth31 = sthist8[(257 * warp + ix30)];
+                            sth23 = sthist8[(257 * warp + ix22)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk28 + 1u) == stct29))) {
-                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        if ((stok16 && ((strk20 + 1u) == stct21))) {
+                            sthist8[(257 * warp + ix22)] = (sth23 + stct21);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
                     }
                 }
             }
@@ -1636,104 +1518,138 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                         bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
                         unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
                         unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
-                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                        unsigned int stct29 = __popc(stpm19);
-                        long long ix30 = ((long long)stb18);
-                        unsigned int sth31 = 0u;
+                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb18, 8u));
+                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct21 = __popc(stpm19);
+                        long long ix22 = ((long long)stb18);
+                        unsigned int sth23 = 0u;
                         if (stok16) {
-                            sth31 = sthist8[(257 * warp + ix30)];
+                            sth23 = sthist8[(257 * warp + ix22)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk28 + 1u) == stct29))) {
-                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        if ((stok16 && ((strk20 + 1u) == stct21))) {
+                            sthist8[(257 * warp + ix22)] = (sth23 + stct21);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t32 = threadIdx.x;
-            unsigned int stsum33 = 0u;
-            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
-                stsum33 = (stsum33 + sthist8[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
+            const patc_int t24 = threadIdx.x;
+            unsigned int stsum25 = 0u;
+            for (patc_int i26 = 0; i26 < 8; i26 += 1) {
+                stsum25 = (stsum25 + sthist8[(2056 * t24 + 257 * i26 - 8223 * ((8 * t24 + i26) / 32))]);
             }
-            unsigned int stinc35 = stsum33;
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
-            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
-            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
-            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
-            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
-            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
-            unsigned int stat41 = (stinc35 - stsum33);
-            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
-                unsigned int stcb43 = sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
-                sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
-                stat41 = (stat41 + stcb43);
+            unsigned int stinc27 = stsum25;
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc27, 1);
+            stinc27 = ((lane >= 1) ? (stinc27 + stup28) : stinc27);
+            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc27, 2);
+            stinc27 = ((lane >= 2) ? (stinc27 + stup29) : stinc27);
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc27, 4);
+            stinc27 = ((lane >= 4) ? (stinc27 + stup30) : stinc27);
+            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc27, 8);
+            stinc27 = ((lane >= 8) ? (stinc27 + stup31) : stinc27);
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc27, 16);
+            stinc27 = ((lane >= 16) ? (stinc27 + stup32) : stinc27);
+            unsigned int stat33 = (stinc27 - stsum25);
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                unsigned int stcb35 = sthist8[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))];
+                sthist8[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))] = stat33;
+                stat33 = (stat33 + stcb35);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc35;
+                stwsum9[warp] = stinc27;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw45 = 0u;
+                unsigned int stw37 = 0u;
                 if ((lane < 32)) {
-                    stw45 = stwsum9[lane];
+                    stw37 = stwsum9[lane];
                 }
-                unsigned int stwinc46 = stw45;
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
-                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
-                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
-                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
-                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
-                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
+                unsigned int stwinc38 = stw37;
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc38, 1);
+                stwinc38 = ((lane >= 1) ? (stwinc38 + stup39) : stwinc38);
+                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc38, 2);
+                stwinc38 = ((lane >= 2) ? (stwinc38 + stup40) : stwinc38);
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc38, 4);
+                stwinc38 = ((lane >= 4) ? (stwinc38 + stup41) : stwinc38);
+                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc38, 8);
+                stwinc38 = ((lane >= 8) ? (stwinc38 + stup42) : stwinc38);
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc38, 16);
+                stwinc38 = ((lane >= 16) ? (stwinc38 + stup43) : stwinc38);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc46 - stw45);
+                    stwsum9[lane] = (stwinc38 - stw37);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4064) < n)) {
             {
+                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                    {
+                        unsigned int sti46 = stinfo7[(lane + 128 * warp + 32 * i45)];
+                        unsigned int stbk47 = (sti46 >> 16u);
+                        if ((stbk47 < 256u)) {
+                            long long ix48 = ((long long)stbk47);
+                            long long ix49 = ((long long)(stwsum9[((warp + 32 * ix48) / 256)] + (sthist8[(257 * warp + ix48)] + (sti46 & 65535u))));
+                            stkey5[ix49] = stkey3[(lane + 128 * warp + 32 * i45)];
+                            stval6[ix49] = stval4[(lane + 128 * warp + 32 * i45)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i45) < n)) {
+                        unsigned int sti46 = stinfo7[(lane + 128 * warp + 32 * i45)];
+                        unsigned int stbk47 = (sti46 >> 16u);
+                        if ((stbk47 < 256u)) {
+                            long long ix48 = ((long long)stbk47);
+                            long long ix49 = ((long long)(stwsum9[((warp + 32 * ix48) / 256)] + (sthist8[(257 * warp + ix48)] + (sti46 & 65535u))));
+                            stkey5[ix49] = stkey3[(lane + 128 * warp + 32 * i45)];
+                            stval6[ix49] = stval4[(lane + 128 * warp + 32 * i45)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t50 = threadIdx.x;
+            for (patc_int i51 = 0; i51 < 9; i51 += 1) {
+                if (((t50 + 1024 * i51) < 8224)) {
+                    sthist8[(t50 + 1024 * i51)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
                 for (patc_int i53 = 0; i53 < 4; i53 += 1) {
                     {
-                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stbk55 = (sti54 >> 16u);
-                        if ((stbk55 < 256u)) {
-                            long long ix56 = ((long long)stbk55);
-                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
-                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
-                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        bool stok54 = true;
+                        unsigned int v55 = stkey5[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stb56 = (stok54 ? ((v55 >> 8u) & 255u) : 0u);
+                        unsigned int stpm57 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb56, 8u));
+                        unsigned int strk58 = __popc((stpm57 & ((1u << lane) - 1u)));
+                        unsigned int stct59 = __popc(stpm57);
+                        long long ix60 = ((long long)stb56);
+                        unsigned int sth61 = 0u;
+                        if (stok54) {
+                            sth61 = sthist8[(257 * warp + ix60)];
                         }
+                        __syncwarp();
+                        if ((stok54 && ((strk58 + 1u) == stct59))) {
+                            sthist8[(257 * warp + ix60)] = (sth61 + stct59);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth61 + strk58)) : 4294901760u);
                     }
                 }
             }
@@ -1741,187 +1657,105 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             {
                 for (patc_int i53 = 0; i53 < 4; i53 += 1) {
                     if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
-                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stbk55 = (sti54 >> 16u);
-                        if ((stbk55 < 256u)) {
-                            long long ix56 = ((long long)stbk55);
-                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
-                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
-                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        bool stok54 = ((lane + 128 * warp + 4096 * b2 + 32 * i53) < n);
+                        unsigned int v55 = stkey5[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stb56 = (stok54 ? ((v55 >> 8u) & 255u) : 0u);
+                        unsigned int stpm57 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb56, 8u));
+                        unsigned int strk58 = __popc((stpm57 & ((1u << lane) - 1u)));
+                        unsigned int stct59 = __popc(stpm57);
+                        long long ix60 = ((long long)stb56);
+                        unsigned int sth61 = 0u;
+                        if (stok54) {
+                            sth61 = sthist8[(257 * warp + ix60)];
                         }
+                        __syncwarp();
+                        if ((stok54 && ((strk58 + 1u) == stct59))) {
+                            sthist8[(257 * warp + ix60)] = (sth61 + stct59);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth61 + strk58)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t58 = threadIdx.x;
-            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
-                if (((t58 + 1024 * i59) < 8224)) {
-                    sthist8[(t58 + 1024 * i59)] = 0u;
-                }
+            const patc_int t62 = threadIdx.x;
+            unsigned int stsum63 = 0u;
+            for (patc_int i64 = 0; i64 < 8; i64 += 1) {
+                stsum63 = (stsum63 + sthist8[(2056 * t62 + 257 * i64 - 8223 * ((8 * t62 + i64) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    {
-                        bool stok62 = true;
-                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                        unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
-                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                        unsigned int stct75 = __popc(stpm65);
-                        long long ix76 = ((long long)stb64);
-                        unsigned int sth77 = 0u;
-                        if (stok62) {
-                            sth77 = sthist8[(257 * warp + ix76)];
-                        }
-                        __syncwarp();
-                        if ((stok62 && ((strk74 + 1u) == stct75))) {
-                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
-                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
-                        unsigned int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                        unsigned int stb64 = (stok62 ? ((v63 >> 8u) & 255u) : 0u);
-                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                        unsigned int stct75 = __popc(stpm65);
-                        long long ix76 = ((long long)stb64);
-                        unsigned int sth77 = 0u;
-                        if (stok62) {
-                            sth77 = sthist8[(257 * warp + ix76)];
-                        }
-                        __syncwarp();
-                        if ((stok62 && ((strk74 + 1u) == stct75))) {
-                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t78 = threadIdx.x;
-            unsigned int stsum79 = 0u;
-            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
-                stsum79 = (stsum79 + sthist8[(2056 * t78 + 257 * i80 - 8223 * ((8 * t78 + i80) / 32))]);
-            }
-            unsigned int stinc81 = stsum79;
-            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc81, 1);
-            stinc81 = ((lane >= 1) ? (stinc81 + stup82) : stinc81);
-            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc81, 2);
-            stinc81 = ((lane >= 2) ? (stinc81 + stup83) : stinc81);
-            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc81, 4);
-            stinc81 = ((lane >= 4) ? (stinc81 + stup84) : stinc81);
-            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc81, 8);
-            stinc81 = ((lane >= 8) ? (stinc81 + stup85) : stinc81);
-            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc81, 16);
-            stinc81 = ((lane >= 16) ? (stinc81 + stup86) : stinc81);
-            unsigned int stat87 = (stinc81 - stsum79);
-            for (patc_int i88 = 0; i88 < 8; i88 += 1) {
-                unsigned int stcb89 = sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))];
-                sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))] = stat87;
-                stat87 = (stat87 + stcb89);
+            unsigned int stinc65 = stsum63;
+            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc65, 1);
+            stinc65 = ((lane >= 1) ? (stinc65 + stup66) : stinc65);
+            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc65, 2);
+            stinc65 = ((lane >= 2) ? (stinc65 + stup67) : stinc65);
+            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc65, 4);
+            stinc65 = ((lane >= 4) ? (stinc65 + stup68) : stinc65);
+            unsigned int stup69 = __shfl_up_sync(0xffffffffu, stinc65, 8);
+            stinc65 = ((lane >= 8) ? (stinc65 + stup69) : stinc65);
+            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc65, 16);
+            stinc65 = ((lane >= 16) ? (stinc65 + stup70) : stinc65);
+            unsigned int stat71 = (stinc65 - stsum63);
+            for (patc_int i72 = 0; i72 < 8; i72 += 1) {
+                unsigned int stcb73 = sthist8[(2056 * t62 + 257 * i72 - 8223 * ((8 * t62 + i72) / 32))];
+                sthist8[(2056 * t62 + 257 * i72 - 8223 * ((8 * t62 + i72) / 32))] = stat71;
+                stat71 = (stat71 + stcb73);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc81;
+                stwsum9[warp] = stinc65;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw91 = 0u;
+                unsigned int stw75 = 0u;
                 if ((lane < 32)) {
-                    stw91 = stwsum9[lane];
+                    stw75 = stwsum9[lane];
                 }
-                unsigned int stwinc92 = stw91;
-                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc92, 1);
-                stwinc92 = ((lane >= 1) ? (stwinc92 + stup93) : stwinc92);
-                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc92, 2);
-                stwinc92 = ((lane >= 2) ? (stwinc92 + stup94) : stwinc92);
-                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc92, 4);
-                stwinc92 = ((lane >= 4) ? (stwinc92 + stup95) : stwinc92);
-                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc92, 8);
-                stwinc92 = ((lane >= 8) ? (stwinc92 + stup96) : stwinc92);
-                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc92, 16);
-                stwinc92 = ((lane >= 16) ? (stwinc92 + stup97) : stwinc92);
+                unsigned int stwinc76 = stw75;
+                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc76, 1);
+                stwinc76 = ((lane >= 1) ? (stwinc76 + stup77) : stwinc76);
+                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc76, 2);
+                stwinc76 = ((lane >= 2) ? (stwinc76 + stup78) : stwinc76);
+                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc76, 4);
+                stwinc76 = ((lane >= 4) ? (stwinc76 + stup79) : stwinc76);
+                unsigned int stup80 = __shfl_up_sync(0xffffffffu, stwinc76, 8);
+                stwinc76 = ((lane >= 8) ? (stwinc76 + stup80) : stwinc76);
+                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc76, 16);
+                stwinc76 = ((lane >= 16) ? (stwinc76 + stup81) : stwinc76);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc92 - stw91);
+                    stwsum9[lane] = (stwinc76 - stw75);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                for (patc_int i83 = 0; i83 < 4; i83 += 1) {
                     {
-                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
-                        unsigned int stbk101 = (sti100 >> 16u);
-                        if ((stbk101 < 256u)) {
-                            long long ix102 = ((long long)stbk101);
-                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
-                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
-                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        unsigned int sti84 = stinfo7[(lane + 128 * warp + 32 * i83)];
+                        unsigned int stbk85 = (sti84 >> 16u);
+                        if ((stbk85 < 256u)) {
+                            long long ix86 = ((long long)stbk85);
+                            long long ix87 = ((long long)(stwsum9[((warp + 32 * ix86) / 256)] + (sthist8[(257 * warp + ix86)] + (sti84 & 65535u))));
+                            stkey3[ix87] = stkey5[(lane + 128 * warp + 32 * i83)];
+                            stval4[ix87] = stval6[(lane + 128 * warp + 32 * i83)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
-                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
-                        unsigned int stbk101 = (sti100 >> 16u);
-                        if ((stbk101 < 256u)) {
-                            long long ix102 = ((long long)stbk101);
-                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
-                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
-                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                for (patc_int i83 = 0; i83 < 4; i83 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i83) < n)) {
+                        unsigned int sti84 = stinfo7[(lane + 128 * warp + 32 * i83)];
+                        unsigned int stbk85 = (sti84 >> 16u);
+                        if ((stbk85 < 256u)) {
+                            long long ix86 = ((long long)stbk85);
+                            long long ix87 = ((long long)(stwsum9[((warp + 32 * ix86) / 256)] + (sthist8[(257 * warp + ix86)] + (sti84 & 65535u))));
+                            stkey3[ix87] = stkey5[(lane + 128 * warp + 32 * i83)];
+                            stval4[ix87] = stval6[(lane + 128 * warp + 32 * i83)];
                         }
                     }
                 }
@@ -1929,173 +1763,141 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
         }
         __syncthreads();
         {
-            const patc_int t104 = threadIdx.x;
-            for (patc_int i105 = 0; i105 < 9; i105 += 1) {
-                if (((t104 + 1024 * i105) < 8224)) {
-                    sthist8[(t104 + 1024 * i105)] = 0u;
+            const patc_int t88 = threadIdx.x;
+            for (patc_int i89 = 0; i89 < 9; i89 += 1) {
+                if (((t88 + 1024 * i89) < 8224)) {
+                    sthist8[(t88 + 1024 * i89)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                for (patc_int i91 = 0; i91 < 4; i91 += 1) {
                     {
-                        bool stok108 = true;
-                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                        unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
-                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                        unsigned int stct121 = __popc(stpm111);
-                        long long ix122 = ((long long)stb110);
-                        unsigned int sth123 = 0u;
-                        if (stok108) {
-                            sth123 = sthist8[(257 * warp + ix122)];
+                        bool stok92 = true;
+                        unsigned int v93 = stkey3[(lane + 128 * warp + 32 * i91)];
+                        unsigned int stb94 = (stok92 ? ((v93 >> 16u) & 255u) : 0u);
+                        unsigned int stpm95 = (__ballot_sync(0xffffffffu, stok92) & patc_match_bits(stb94, 8u));
+                        unsigned int strk96 = __popc((stpm95 & ((1u << lane) - 1u)));
+                        unsigned int stct97 = __popc(stpm95);
+                        long long ix98 = ((long long)stb94);
+                        unsigned int sth99 = 0u;
+                        if (stok92) {
+                            sth99 = sthist8[(257 * warp + ix98)];
                         }
                         __syncwarp();
-                        if ((stok108 && ((strk120 + 1u) == stct121))) {
-                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        if ((stok92 && ((strk96 + 1u) == stct97))) {
+                            sthist8[(257 * warp + ix98)] = (sth99 + stct97);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i91)] = (stok92 ? ((stb94 << 16u) | (sth99 + strk96)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
-                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
-                        unsigned int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                        unsigned int stb110 = (stok108 ? ((v109 >> 16u) & 255u) : 0u);
-                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                        unsigned int stct121 = __popc(stpm111);
-                        long long ix122 = ((long long)stb110);
-                        unsigned int sth123 = 0u;
-                        if (stok108) {
-                            sth123 = sthist8[(257 * warp + ix122)];
+                for (patc_int i91 = 0; i91 < 4; i91 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i91) < n)) {
+                        bool stok92 = ((lane + 128 * warp + 4096 * b2 + 32 * i91) < n);
+                        unsigned int v93 = stkey3[(lane + 128 * warp + 32 * i91)];
+                        unsigned int stb94 = (stok92 ? ((v93 >> 16u) & 255u) : 0u);
+                        unsigned int stpm95 = (__ballot_sync(0xffffffffu, stok92) & patc_match_bits(stb94, 8u));
+                        unsigned int strk96 = __popc((stpm95 & ((1u << lane) - 1u)));
+                        unsigned int stct97 = __popc(stpm95);
+                        long long ix98 = ((long long)stb94);
+                        unsigned int sth99 = 0u;
+                        if (stok92) {
+                            sth99 = sthist8[(257 * warp + ix98)];
                         }
                         __syncwarp();
-                        if ((stok108 && ((strk120 + 1u) == stct121))) {
-                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        if ((stok92 && ((strk96 + 1u) == stct97))) {
+                            sthist8[(257 * warp + ix98)] = (sth99 + stct97);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i91)] = (stok92 ? ((stb94 << 16u) | (sth99 + strk96)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t124 = threadIdx.x;
-            unsigned int stsum125 = 0u;
-            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
-                stsum125 = (stsum125 + sthist8[(2056 * t124 + 257 * i126 - 8223 * ((8 * t124 + i126) / 32))]);
+            const patc_int t100 = threadIdx.x;
+            unsigned int stsum101 = 0u;
+            for (patc_int i102 = 0; i102 < 8; i102 += 1) {
+                stsum101 = (stsum101 + sthist8[(2056 * t100 + 257 * i102 - 8223 * ((8 * t100 + i102) / 32))]);
             }
-            unsigned int stinc127 = stsum125;
-            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc127, 1);
-            stinc127 = ((lane >= 1) ? (stinc127 + stup128) : stinc127);
-            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc127, 2);
-            stinc127 = ((lane >= 2) ? (stinc127 + stup129) : stinc127);
-            unsigned int stup130 = __shfl_up_sync(0xffffffffu, stinc127, 4);
-            stinc127 = ((lane >= 4) ? (stinc127 + stup130) : stinc127);
-            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc127, 8);
-            stinc127 = ((lane >= 8) ? (stinc127 + stup131) : stinc127);
-            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc127, 16);
-            stinc127 = ((lane >= 16) ? (stinc127 + stup132) : stinc127);
-            unsigned int stat133 = (stinc127 - stsum125);
-            for (patc_int i134 = 0; i134 < 8; i134 += 1) {
-                unsigned int stcb135 = sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))];
-                sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))] = stat133;
-                stat133 = (stat133 + stcb135);
+            unsigned int stinc103 = stsum101;
+            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc103, 1);
+            stinc103 = ((lane >= 1) ? (stinc103 + stup104) : stinc103);
+            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc103, 2);
+            stinc103 = ((lane >= 2) ? (stinc103 + stup105) : stinc103);
+            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc103, 4);
+            stinc103 = ((lane >= 4) ? (stinc103 + stup106) : stinc103);
+            unsigned int stup107 = __shfl_up_sync(0xffffffffu, stinc103, 8);
+            stinc103 = ((lane >= 8) ? (stinc103 + stup107) : stinc103);
+            unsigned int stup108 = __shfl_up_sync(0xffffffffu, stinc103, 16);
+            stinc103 = ((lane >= 16) ? (stinc103 + stup108) : stinc103);
+            unsigned int stat109 = (stinc103 - stsum101);
+            for (patc_int i110 = 0; i110 < 8; i110 += 1) {
+                unsigned int stcb111 = sthist8[(2056 * t100 + 257 * i110 - 8223 * ((8 * t100 + i110) / 32))];
+                sthist8[(2056 * t100 + 257 * i110 - 8223 * ((8 * t100 + i110) / 32))] = stat109;
+                stat109 = (stat109 + stcb111);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc127;
+                stwsum9[warp] = stinc103;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw137 = 0u;
+                unsigned int stw113 = 0u;
                 if ((lane < 32)) {
-                    stw137 = stwsum9[lane];
+                    stw113 = stwsum9[lane];
                 }
-                unsigned int stwinc138 = stw137;
-                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc138, 1);
-                stwinc138 = ((lane >= 1) ? (stwinc138 + stup139) : stwinc138);
-                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc138, 2);
-                stwinc138 = ((lane >= 2) ? (stwinc138 + stup140) : stwinc138);
-                unsigned int stup141 = __shfl_up_sync(0xffffffffu, stwinc138, 4);
-                stwinc138 = ((lane >= 4) ? (stwinc138 + stup141) : stwinc138);
-                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc138, 8);
-                stwinc138 = ((lane >= 8) ? (stwinc138 + stup142) : stwinc138);
-                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc138, 16);
-                stwinc138 = ((lane >= 16) ? (stwinc138 + stup143) : stwinc138);
+                unsigned int stwinc114 = stw113;
+                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc114, 1);
+                stwinc114 = ((lane >= 1) ? (stwinc114 + stup115) : stwinc114);
+                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc114, 2);
+                stwinc114 = ((lane >= 2) ? (stwinc114 + stup116) : stwinc114);
+                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc114, 4);
+                stwinc114 = ((lane >= 4) ? (stwinc114 + stup117) : stwinc114);
+                unsigned int stup118 = __shfl_up_sync(0xffffffffu, stwinc114, 8);
+                stwinc114 = ((lane >= 8) ? (stwinc114 + stup118) : stwinc114);
+                unsigned int stup119 = __shfl_up_sync(0xffffffffu, stwinc114, 16);
+                stwinc114 = ((lane >= 16) ? (stwinc114 + stup119) : stwinc114);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc138 - stw137);
+                    stwsum9[lane] = (stwinc114 - stw113);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                for (patc_int i121 = 0; i121 < 4; i121 += 1) {
                     {
-                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
-                        unsigned int stbk147 = (sti146 >> 16u);
-                        if ((stbk147 < 256u)) {
-                            long long ix148 = ((long long)stbk147);
-                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
-                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
-                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        unsigned int sti122 = stinfo7[(lane + 128 * warp + 32 * i121)];
+                        unsigned int stbk123 = (sti122 >> 16u);
+                        if ((stbk123 < 256u)) {
+                            long long ix124 = ((long long)stbk123);
+                            long long ix125 = ((long long)(stwsum9[((warp + 32 * ix124) / 256)] + (sthist8[(257 * warp + ix124)] + (sti122 & 65535u))));
+                            stkey5[ix125] = stkey3[(lane + 128 * warp + 32 * i121)];
+                            stval6[ix125] = stval4[(lane + 128 * warp + 32 * i121)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
-                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
-                        unsigned int stbk147 = (sti146 >> 16u);
-                        if ((stbk147 < 256u)) {
-                            long long ix148 = ((long long)stbk147);
-                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
-                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
-                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                for (patc_int i121 = 0; i121 < 4; i121 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i121) < n)) {
+                        unsigned int sti122 = stinfo7[(lane + 128 * warp + 32 * i121)];
+                        unsigned int stbk123 = (sti122 >> 16u);
+                        if ((stbk123 < 256u)) {
+                            long long ix124 = ((long long)stbk123);
+                            long long ix125 = ((long long)(stwsum9[((warp + 32 * ix124) / 256)] + (sthist8[(257 * warp + ix124)] + (sti122 & 65535u))));
+                            stkey5[ix125] = stkey3[(lane + 128 * warp + 32 * i121)];
+                            stval6[ix125] = stval4[(lane + 128 * warp + 32 * i121)];
                         }
                     }
                 }
@@ -2103,173 +1905,141 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
         }
         __syncthreads();
         {
-            const patc_int t150 = threadIdx.x;
-            for (patc_int i151 = 0; i151 < 9; i151 += 1) {
-                if (((t150 + 1024 * i151) < 8224)) {
-                    sthist8[(t150 + 1024 * i151)] = 0u;
+            const patc_int t126 = threadIdx.x;
+            for (patc_int i127 = 0; i127 < 9; i127 += 1) {
+                if (((t126 + 1024 * i127) < 8224)) {
+                    sthist8[(t126 + 1024 * i127)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
                     {
-                        bool stok154 = true;
-                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                        unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
-                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                        unsigned int stct167 = __popc(stpm157);
-                        long long ix168 = ((long long)stb156);
-                        unsigned int sth169 = 0u;
-                        if (stok154) {
-                            sth169 = sthist8[(257 * warp + ix168)];
+                        bool stok130 = true;
+                        unsigned int v131 = stkey5[(lane + 128 * warp + 32 * i129)];
+                        unsigned int stb132 = (stok130 ? ((v131 >> 24u) & 255u) : 0u);
+                        unsigned int stpm133 = (__ballot_sync(0xffffffffu, stok130) & patc_match_bits(stb132, 8u));
+                        unsigned int strk134 = __popc((stpm133 & ((1u << lane) - 1u)));
+                        unsigned int stct135 = __popc(stpm133);
+                        long long ix136 = ((long long)stb132);
+                        unsigned int sth137 = 0u;
+                        if (stok130) {
+                            sth137 = sthist8[(257 * warp + ix136)];
                         }
                         __syncwarp();
-                        if ((stok154 && ((strk166 + 1u) == stct167))) {
-                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        if ((stok130 && ((strk134 + 1u) == stct135))) {
+                            sthist8[(257 * warp + ix136)] = (sth137 + stct135);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i129)] = (stok130 ? ((stb132 << 16u) | (sth137 + strk134)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
-                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
-                        unsigned int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                        unsigned int stb156 = (stok154 ? ((v155 >> 24u) & 255u) : 0u);
-                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                        unsigned int stct167 = __popc(stpm157);
-                        long long ix168 = ((long long)stb156);
-                        unsigned int sth169 = 0u;
-                        if (stok154) {
-                            sth169 = sthist8[(257 * warp + ix168)];
+                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i129) < n)) {
+                        bool stok130 = ((lane + 128 * warp + 4096 * b2 + 32 * i129) < n);
+                        unsigned int v131 = stkey5[(lane + 128 * warp + 32 * i129)];
+                        unsigned int stb132 = (stok130 ? ((v131 >> 24u) & 255u) : 0u);
+                        unsigned int stpm133 = (__ballot_sync(0xffffffffu, stok130) & patc_match_bits(stb132, 8u));
+                        unsigned int strk134 = __popc((stpm133 & ((1u << lane) - 1u)));
+                        unsigned int stct135 = __popc(stpm133);
+                        long long ix136 = ((long long)stb132);
+                        unsigned int sth137 = 0u;
+                        if (stok130) {
+                            sth137 = sthist8[(257 * warp + ix136)];
                         }
                         __syncwarp();
-                        if ((stok154 && ((strk166 + 1u) == stct167))) {
-                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        if ((stok130 && ((strk134 + 1u) == stct135))) {
+                            sthist8[(257 * warp + ix136)] = (sth137 + stct135);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i129)] = (stok130 ? ((stb132 << 16u) | (sth137 + strk134)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t170 = threadIdx.x;
-            unsigned int stsum171 = 0u;
-            for (patc_int i172 = 0; i172 < 8; i172 += 1) {
-                stsum171 = (stsum171 + sthist8[(2056 * t170 + 257 * i172 - 8223 * ((8 * t170 + i172) / 32))]);
+            const patc_int t138 = threadIdx.x;
+            unsigned int stsum139 = 0u;
+            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
+                stsum139 = (stsum139 + sthist8[(2056 * t138 + 257 * i140 - 8223 * ((8 * t138 + i140) / 32))]);
             }
-            unsigned int stinc173 = stsum171;
-            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc173, 1);
-            stinc173 = ((lane >= 1) ? (stinc173 + stup174) : stinc173);
-            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc173, 2);
-            stinc173 = ((lane >= 2) ? (stinc173 + stup175) : stinc173);
-            unsigned int stup176 = __shfl_up_sync(0xffffffffu, stinc173, 4);
-            stinc173 = ((lane >= 4) ? (stinc173 + stup176) : stinc173);
-            unsigned int stup177 = __shfl_up_sync(0xffffffffu, stinc173, 8);
-            stinc173 = ((lane >= 8) ? (stinc173 + stup177) : stinc173);
-            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc173, 16);
-            stinc173 = ((lane >= 16) ? (stinc173 + stup178) : stinc173);
-            unsigned int stat179 = (stinc173 - stsum171);
-            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
-                unsigned int stcb181 = sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))];
-                sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))] = stat179;
-                stat179 = (stat179 + stcb181);
+            unsigned int stinc141 = stsum139;
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc141, 1);
+            stinc141 = ((lane >= 1) ? (stinc141 + stup142) : stinc141);
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc141, 2);
+            stinc141 = ((lane >= 2) ? (stinc141 + stup143) : stinc141);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc141, 4);
+            stinc141 = ((lane >= 4) ? (stinc141 + stup144) : stinc141);
+            unsigned int stup145 = __shfl_up_sync(0xffffffffu, stinc141, 8);
+            stinc141 = ((lane >= 8) ? (stinc141 + stup145) : stinc141);
+            unsigned int stup146 = __shfl_up_sync(0xffffffffu, stinc141, 16);
+            stinc141 = ((lane >= 16) ? (stinc141 + stup146) : stinc141);
+            unsigned int stat147 = (stinc141 - stsum139);
+            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
+                unsigned int stcb149 = sthist8[(2056 * t138 + 257 * i148 - 8223 * ((8 * t138 + i148) / 32))];
+                sthist8[(2056 * t138 + 257 * i148 - 8223 * ((8 * t138 + i148) / 32))] = stat147;
+                stat147 = (stat147 + stcb149);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc173;
+                stwsum9[warp] = stinc141;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw183 = 0u;
+                unsigned int stw151 = 0u;
                 if ((lane < 32)) {
-                    stw183 = stwsum9[lane];
+                    stw151 = stwsum9[lane];
                 }
-                unsigned int stwinc184 = stw183;
-                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc184, 1);
-                stwinc184 = ((lane >= 1) ? (stwinc184 + stup185) : stwinc184);
-                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc184, 2);
-                stwinc184 = ((lane >= 2) ? (stwinc184 + stup186) : stwinc184);
-                unsigned int stup187 = __shfl_up_sync(0xffffffffu, stwinc184, 4);
-                stwinc184 = ((lane >= 4) ? (stwinc184 + stup187) : stwinc184);
-                unsigned int stup188 = __shfl_up_sync(0xffffffffu, stwinc184, 8);
-                stwinc184 = ((lane >= 8) ? (stwinc184 + stup188) : stwinc184);
-                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc184, 16);
-                stwinc184 = ((lane >= 16) ? (stwinc184 + stup189) : stwinc184);
+                unsigned int stwinc152 = stw151;
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc152, 1);
+                stwinc152 = ((lane >= 1) ? (stwinc152 + stup153) : stwinc152);
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc152, 2);
+                stwinc152 = ((lane >= 2) ? (stwinc152 + stup154) : stwinc152);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc152, 4);
+                stwinc152 = ((lane >= 4) ? (stwinc152 + stup155) : stwinc152);
+                unsigned int stup156 = __shfl_up_sync(0xffffffffu, stwinc152, 8);
+                stwinc152 = ((lane >= 8) ? (stwinc152 + stup156) : stwinc152);
+                unsigned int stup157 = __shfl_up_sync(0xffffffffu, stwinc152, 16);
+                stwinc152 = ((lane >= 16) ? (stwinc152 + stup157) : stwinc152);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc184 - stw183);
+                    stwsum9[lane] = (stwinc152 - stw151);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
                     {
-                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
-                        unsigned int stbk193 = (sti192 >> 16u);
-                        if ((stbk193 < 256u)) {
-                            long long ix194 = ((long long)stbk193);
-                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
-                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
-                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        unsigned int sti160 = stinfo7[(lane + 128 * warp + 32 * i159)];
+                        unsigned int stbk161 = (sti160 >> 16u);
+                        if ((stbk161 < 256u)) {
+                            long long ix162 = ((long long)stbk161);
+                            long long ix163 = ((long long)(stwsum9[((warp + 32 * ix162) / 256)] + (sthist8[(257 * warp + ix162)] + (sti160 & 65535u))));
+                            stkey3[ix163] = stkey5[(lane + 128 * warp + 32 * i159)];
+                            stval4[ix163] = stval6[(lane + 128 * warp + 32 * i159)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
-                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
-                        unsigned int stbk193 = (sti192 >> 16u);
-                        if ((stbk193 < 256u)) {
-                            long long ix194 = ((long long)stbk193);
-                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
-                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
-                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i159) < n)) {
+                        unsigned int sti160 = stinfo7[(lane + 128 * warp + 32 * i159)];
+                        unsigned int stbk161 = (sti160 >> 16u);
+                        if ((stbk161 < 256u)) {
+                            long long ix162 = ((long long)stbk161);
+                            long long ix163 = ((long long)(stwsum9[((warp + 32 * ix162) / 256)] + (sthist8[(257 * warp + ix162)] + (sti160 & 65535u))));
+                            stkey3[ix163] = stkey5[(lane + 128 * warp + 32 * i159)];
+                            stval4[ix163] = stval6[(lane + 128 * warp + 32 * i159)];
                         }
                     }
                 }
@@ -2278,21 +2048,21 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t196 = threadIdx.x;
-                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                const patc_int t164 = threadIdx.x;
+                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
                     {
-                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
-                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                        out0[(4096 * b2 + t164 + 1024 * i165)] = stkey3[(t164 + 1024 * i165)];
+                        out1[(4096 * b2 + t164 + 1024 * i165)] = stval4[(t164 + 1024 * i165)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t196 = threadIdx.x;
-                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
-                    if (((4096 * b2 + t196 + 1024 * i197) < n)) {
-                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
-                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                const patc_int t164 = threadIdx.x;
+                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                    if (((4096 * b2 + t164 + 1024 * i165) < n)) {
+                        out0[(4096 * b2 + t164 + 1024 * i165)] = stkey3[(t164 + 1024 * i165)];
+                        out1[(4096 * b2 + t164 + 1024 * i165)] = stval4[(t164 + 1024 * i165)];
                     }
                 }
             }
@@ -2362,36 +2132,20 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                         bool stok16 = true;
                         int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
                         unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
-                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                        unsigned int stct29 = __popc(stpm19);
-                        long long ix30 = ((long long)stb18);
-                        unsigned int sth31 = 0u;
+                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb18, 8u));
+                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct21 = __popc(stpm19);
+                        long long ix22 = ((long long)stb18);
+                        unsigned int sth23 = 0u;
                         if (stok16) {
-                            sth31 = sthist8[(257 * warp + ix30)];
+                            sth23 = sthist8[(257 * warp + ix22)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk28 + 1u) == stct29))) {
-                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        if ((stok16 && ((strk20 + 1u) == stct21))) {
+                            sthist8[(257 * warp + ix22)] = (sth23 + stct21);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
                     }
                 }
             }
@@ -2402,104 +2156,138 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                         bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
                         int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
                         unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
-                        unsigned int stpm19 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb18 & 1u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 1u) != 0u) ? stv20 : (~stv20)));
-                        unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb18 & 2u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 2u) != 0u) ? stv21 : (~stv21)));
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb18 & 4u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 4u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb18 & 8u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 8u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb18 & 16u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 16u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb18 & 32u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 32u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb18 & 64u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 64u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb18 & 128u) != 0u));
-                        stpm19 = (stpm19 & (((stb18 & 128u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int strk28 = __popc((stpm19 & ((1u << lane) - 1u)));
-                        unsigned int stct29 = __popc(stpm19);
-                        long long ix30 = ((long long)stb18);
-                        unsigned int sth31 = 0u;
+                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb18, 8u));
+                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct21 = __popc(stpm19);
+                        long long ix22 = ((long long)stb18);
+                        unsigned int sth23 = 0u;
                         if (stok16) {
-                            sth31 = sthist8[(257 * warp + ix30)];
+                            sth23 = sthist8[(257 * warp + ix22)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk28 + 1u) == stct29))) {
-                            sthist8[(257 * warp + ix30)] = (sth31 + stct29);
+                        if ((stok16 && ((strk20 + 1u) == stct21))) {
+                            sthist8[(257 * warp + ix22)] = (sth23 + stct21);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth31 + strk28)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t32 = threadIdx.x;
-            unsigned int stsum33 = 0u;
-            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
-                stsum33 = (stsum33 + sthist8[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
+            const patc_int t24 = threadIdx.x;
+            unsigned int stsum25 = 0u;
+            for (patc_int i26 = 0; i26 < 8; i26 += 1) {
+                stsum25 = (stsum25 + sthist8[(2056 * t24 + 257 * i26 - 8223 * ((8 * t24 + i26) / 32))]);
             }
-            unsigned int stinc35 = stsum33;
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
-            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
-            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
-            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
-            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
-            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
-            unsigned int stat41 = (stinc35 - stsum33);
-            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
-                unsigned int stcb43 = sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
-                sthist8[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
-                stat41 = (stat41 + stcb43);
+            unsigned int stinc27 = stsum25;
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc27, 1);
+            stinc27 = ((lane >= 1) ? (stinc27 + stup28) : stinc27);
+            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc27, 2);
+            stinc27 = ((lane >= 2) ? (stinc27 + stup29) : stinc27);
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc27, 4);
+            stinc27 = ((lane >= 4) ? (stinc27 + stup30) : stinc27);
+            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc27, 8);
+            stinc27 = ((lane >= 8) ? (stinc27 + stup31) : stinc27);
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc27, 16);
+            stinc27 = ((lane >= 16) ? (stinc27 + stup32) : stinc27);
+            unsigned int stat33 = (stinc27 - stsum25);
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                unsigned int stcb35 = sthist8[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))];
+                sthist8[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))] = stat33;
+                stat33 = (stat33 + stcb35);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc35;
+                stwsum9[warp] = stinc27;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw45 = 0u;
+                unsigned int stw37 = 0u;
                 if ((lane < 32)) {
-                    stw45 = stwsum9[lane];
+                    stw37 = stwsum9[lane];
                 }
-                unsigned int stwinc46 = stw45;
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
-                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
-                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
-                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
-                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
-                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
+                unsigned int stwinc38 = stw37;
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc38, 1);
+                stwinc38 = ((lane >= 1) ? (stwinc38 + stup39) : stwinc38);
+                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc38, 2);
+                stwinc38 = ((lane >= 2) ? (stwinc38 + stup40) : stwinc38);
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc38, 4);
+                stwinc38 = ((lane >= 4) ? (stwinc38 + stup41) : stwinc38);
+                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc38, 8);
+                stwinc38 = ((lane >= 8) ? (stwinc38 + stup42) : stwinc38);
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc38, 16);
+                stwinc38 = ((lane >= 16) ? (stwinc38 + stup43) : stwinc38);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc46 - stw45);
+                    stwsum9[lane] = (stwinc38 - stw37);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4064) < n)) {
             {
+                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                    {
+                        unsigned int sti46 = stinfo7[(lane + 128 * warp + 32 * i45)];
+                        unsigned int stbk47 = (sti46 >> 16u);
+                        if ((stbk47 < 256u)) {
+                            long long ix48 = ((long long)stbk47);
+                            long long ix49 = ((long long)(stwsum9[((warp + 32 * ix48) / 256)] + (sthist8[(257 * warp + ix48)] + (sti46 & 65535u))));
+                            stkey5[ix49] = stkey3[(lane + 128 * warp + 32 * i45)];
+                            stval6[ix49] = stval4[(lane + 128 * warp + 32 * i45)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i45) < n)) {
+                        unsigned int sti46 = stinfo7[(lane + 128 * warp + 32 * i45)];
+                        unsigned int stbk47 = (sti46 >> 16u);
+                        if ((stbk47 < 256u)) {
+                            long long ix48 = ((long long)stbk47);
+                            long long ix49 = ((long long)(stwsum9[((warp + 32 * ix48) / 256)] + (sthist8[(257 * warp + ix48)] + (sti46 & 65535u))));
+                            stkey5[ix49] = stkey3[(lane + 128 * warp + 32 * i45)];
+                            stval6[ix49] = stval4[(lane + 128 * warp + 32 * i45)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t50 = threadIdx.x;
+            for (patc_int i51 = 0; i51 < 9; i51 += 1) {
+                if (((t50 + 1024 * i51) < 8224)) {
+                    sthist8[(t50 + 1024 * i51)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
                 for (patc_int i53 = 0; i53 < 4; i53 += 1) {
                     {
-                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stbk55 = (sti54 >> 16u);
-                        if ((stbk55 < 256u)) {
-                            long long ix56 = ((long long)stbk55);
-                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
-                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
-                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        bool stok54 = true;
+                        int v55 = stkey5[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stb56 = (stok54 ? (((((unsigned int)v55) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm57 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb56, 8u));
+                        unsigned int strk58 = __popc((stpm57 & ((1u << lane) - 1u)));
+                        unsigned int stct59 = __popc(stpm57);
+                        long long ix60 = ((long long)stb56);
+                        unsigned int sth61 = 0u;
+                        if (stok54) {
+                            sth61 = sthist8[(257 * warp + ix60)];
                         }
+                        __syncwarp();
+                        if ((stok54 && ((strk58 + 1u) == stct59))) {
+                            sthist8[(257 * warp + ix60)] = (sth61 + stct59);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth61 + strk58)) : 4294901760u);
                     }
                 }
             }
@@ -2507,187 +2295,105 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             {
                 for (patc_int i53 = 0; i53 < 4; i53 += 1) {
                     if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
-                        unsigned int sti54 = stinfo7[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stbk55 = (sti54 >> 16u);
-                        if ((stbk55 < 256u)) {
-                            long long ix56 = ((long long)stbk55);
-                            long long ix57 = ((long long)(stwsum9[((warp + 32 * ix56) / 256)] + (sthist8[(257 * warp + ix56)] + (sti54 & 65535u))));
-                            stkey5[ix57] = stkey3[(lane + 128 * warp + 32 * i53)];
-                            stval6[ix57] = stval4[(lane + 128 * warp + 32 * i53)];
+                        bool stok54 = ((lane + 128 * warp + 4096 * b2 + 32 * i53) < n);
+                        int v55 = stkey5[(lane + 128 * warp + 32 * i53)];
+                        unsigned int stb56 = (stok54 ? (((((unsigned int)v55) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                        unsigned int stpm57 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb56, 8u));
+                        unsigned int strk58 = __popc((stpm57 & ((1u << lane) - 1u)));
+                        unsigned int stct59 = __popc(stpm57);
+                        long long ix60 = ((long long)stb56);
+                        unsigned int sth61 = 0u;
+                        if (stok54) {
+                            sth61 = sthist8[(257 * warp + ix60)];
                         }
+                        __syncwarp();
+                        if ((stok54 && ((strk58 + 1u) == stct59))) {
+                            sthist8[(257 * warp + ix60)] = (sth61 + stct59);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth61 + strk58)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t58 = threadIdx.x;
-            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
-                if (((t58 + 1024 * i59) < 8224)) {
-                    sthist8[(t58 + 1024 * i59)] = 0u;
-                }
+            const patc_int t62 = threadIdx.x;
+            unsigned int stsum63 = 0u;
+            for (patc_int i64 = 0; i64 < 8; i64 += 1) {
+                stsum63 = (stsum63 + sthist8[(2056 * t62 + 257 * i64 - 8223 * ((8 * t62 + i64) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    {
-                        bool stok62 = true;
-                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                        unsigned int stct75 = __popc(stpm65);
-                        long long ix76 = ((long long)stb64);
-                        unsigned int sth77 = 0u;
-                        if (stok62) {
-                            sth77 = sthist8[(257 * warp + ix76)];
-                        }
-                        __syncwarp();
-                        if ((stok62 && ((strk74 + 1u) == stct75))) {
-                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i61) < n)) {
-                        bool stok62 = ((lane + 128 * warp + 4096 * b2 + 32 * i61) < n);
-                        int v63 = stkey5[(lane + 128 * warp + 32 * i61)];
-                        unsigned int stb64 = (stok62 ? (((((unsigned int)v63) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                        unsigned int stpm65 = __ballot_sync(0xffffffffu, stok62);
-                        unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb64 & 1u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 1u) != 0u) ? stv66 : (~stv66)));
-                        unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb64 & 2u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 2u) != 0u) ? stv67 : (~stv67)));
-                        unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb64 & 4u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 4u) != 0u) ? stv68 : (~stv68)));
-                        unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb64 & 8u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 8u) != 0u) ? stv69 : (~stv69)));
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb64 & 16u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 16u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb64 & 32u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 32u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb64 & 64u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 64u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb64 & 128u) != 0u));
-                        stpm65 = (stpm65 & (((stb64 & 128u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int strk74 = __popc((stpm65 & ((1u << lane) - 1u)));
-                        unsigned int stct75 = __popc(stpm65);
-                        long long ix76 = ((long long)stb64);
-                        unsigned int sth77 = 0u;
-                        if (stok62) {
-                            sth77 = sthist8[(257 * warp + ix76)];
-                        }
-                        __syncwarp();
-                        if ((stok62 && ((strk74 + 1u) == stct75))) {
-                            sthist8[(257 * warp + ix76)] = (sth77 + stct75);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb64 << 16u) | (sth77 + strk74)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t78 = threadIdx.x;
-            unsigned int stsum79 = 0u;
-            for (patc_int i80 = 0; i80 < 8; i80 += 1) {
-                stsum79 = (stsum79 + sthist8[(2056 * t78 + 257 * i80 - 8223 * ((8 * t78 + i80) / 32))]);
-            }
-            unsigned int stinc81 = stsum79;
-            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc81, 1);
-            stinc81 = ((lane >= 1) ? (stinc81 + stup82) : stinc81);
-            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc81, 2);
-            stinc81 = ((lane >= 2) ? (stinc81 + stup83) : stinc81);
-            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc81, 4);
-            stinc81 = ((lane >= 4) ? (stinc81 + stup84) : stinc81);
-            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc81, 8);
-            stinc81 = ((lane >= 8) ? (stinc81 + stup85) : stinc81);
-            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc81, 16);
-            stinc81 = ((lane >= 16) ? (stinc81 + stup86) : stinc81);
-            unsigned int stat87 = (stinc81 - stsum79);
-            for (patc_int i88 = 0; i88 < 8; i88 += 1) {
-                unsigned int stcb89 = sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))];
-                sthist8[(2056 * t78 + 257 * i88 - 8223 * ((8 * t78 + i88) / 32))] = stat87;
-                stat87 = (stat87 + stcb89);
+            unsigned int stinc65 = stsum63;
+            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc65, 1);
+            stinc65 = ((lane >= 1) ? (stinc65 + stup66) : stinc65);
+            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc65, 2);
+            stinc65 = ((lane >= 2) ? (stinc65 + stup67) : stinc65);
+            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc65, 4);
+            stinc65 = ((lane >= 4) ? (stinc65 + stup68) : stinc65);
+            unsigned int stup69 = __shfl_up_sync(0xffffffffu, stinc65, 8);
+            stinc65 = ((lane >= 8) ? (stinc65 + stup69) : stinc65);
+            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc65, 16);
+            stinc65 = ((lane >= 16) ? (stinc65 + stup70) : stinc65);
+            unsigned int stat71 = (stinc65 - stsum63);
+            for (patc_int i72 = 0; i72 < 8; i72 += 1) {
+                unsigned int stcb73 = sthist8[(2056 * t62 + 257 * i72 - 8223 * ((8 * t62 + i72) / 32))];
+                sthist8[(2056 * t62 + 257 * i72 - 8223 * ((8 * t62 + i72) / 32))] = stat71;
+                stat71 = (stat71 + stcb73);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc81;
+                stwsum9[warp] = stinc65;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw91 = 0u;
+                unsigned int stw75 = 0u;
                 if ((lane < 32)) {
-                    stw91 = stwsum9[lane];
+                    stw75 = stwsum9[lane];
                 }
-                unsigned int stwinc92 = stw91;
-                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc92, 1);
-                stwinc92 = ((lane >= 1) ? (stwinc92 + stup93) : stwinc92);
-                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc92, 2);
-                stwinc92 = ((lane >= 2) ? (stwinc92 + stup94) : stwinc92);
-                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc92, 4);
-                stwinc92 = ((lane >= 4) ? (stwinc92 + stup95) : stwinc92);
-                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc92, 8);
-                stwinc92 = ((lane >= 8) ? (stwinc92 + stup96) : stwinc92);
-                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc92, 16);
-                stwinc92 = ((lane >= 16) ? (stwinc92 + stup97) : stwinc92);
+                unsigned int stwinc76 = stw75;
+                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc76, 1);
+                stwinc76 = ((lane >= 1) ? (stwinc76 + stup77) : stwinc76);
+                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc76, 2);
+                stwinc76 = ((lane >= 2) ? (stwinc76 + stup78) : stwinc76);
+                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc76, 4);
+                stwinc76 = ((lane >= 4) ? (stwinc76 + stup79) : stwinc76);
+                unsigned int stup80 = __shfl_up_sync(0xffffffffu, stwinc76, 8);
+                stwinc76 = ((lane >= 8) ? (stwinc76 + stup80) : stwinc76);
+                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc76, 16);
+                stwinc76 = ((lane >= 16) ? (stwinc76 + stup81) : stwinc76);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc92 - stw91);
+                    stwsum9[lane] = (stwinc76 - stw75);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                for (patc_int i83 = 0; i83 < 4; i83 += 1) {
                     {
-                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
-                        unsigned int stbk101 = (sti100 >> 16u);
-                        if ((stbk101 < 256u)) {
-                            long long ix102 = ((long long)stbk101);
-                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
-                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
-                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                        unsigned int sti84 = stinfo7[(lane + 128 * warp + 32 * i83)];
+                        unsigned int stbk85 = (sti84 >> 16u);
+                        if ((stbk85 < 256u)) {
+                            long long ix86 = ((long long)stbk85);
+                            long long ix87 = ((long long)(stwsum9[((warp + 32 * ix86) / 256)] + (sthist8[(257 * warp + ix86)] + (sti84 & 65535u))));
+                            stkey3[ix87] = stkey5[(lane + 128 * warp + 32 * i83)];
+                            stval4[ix87] = stval6[(lane + 128 * warp + 32 * i83)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i99) < n)) {
-                        unsigned int sti100 = stinfo7[(lane + 128 * warp + 32 * i99)];
-                        unsigned int stbk101 = (sti100 >> 16u);
-                        if ((stbk101 < 256u)) {
-                            long long ix102 = ((long long)stbk101);
-                            long long ix103 = ((long long)(stwsum9[((warp + 32 * ix102) / 256)] + (sthist8[(257 * warp + ix102)] + (sti100 & 65535u))));
-                            stkey3[ix103] = stkey5[(lane + 128 * warp + 32 * i99)];
-                            stval4[ix103] = stval6[(lane + 128 * warp + 32 * i99)];
+                for (patc_int i83 = 0; i83 < 4; i83 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i83) < n)) {
+                        unsigned int sti84 = stinfo7[(lane + 128 * warp + 32 * i83)];
+                        unsigned int stbk85 = (sti84 >> 16u);
+                        if ((stbk85 < 256u)) {
+                            long long ix86 = ((long long)stbk85);
+                            long long ix87 = ((long long)(stwsum9[((warp + 32 * ix86) / 256)] + (sthist8[(257 * warp + ix86)] + (sti84 & 65535u))));
+                            stkey3[ix87] = stkey5[(lane + 128 * warp + 32 * i83)];
+                            stval4[ix87] = stval6[(lane + 128 * warp + 32 * i83)];
                         }
                     }
                 }
@@ -2695,173 +2401,141 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
         }
         __syncthreads();
         {
-            const patc_int t104 = threadIdx.x;
-            for (patc_int i105 = 0; i105 < 9; i105 += 1) {
-                if (((t104 + 1024 * i105) < 8224)) {
-                    sthist8[(t104 + 1024 * i105)] = 0u;
+            const patc_int t88 = threadIdx.x;
+            for (patc_int i89 = 0; i89 < 9; i89 += 1) {
+                if (((t88 + 1024 * i89) < 8224)) {
+                    sthist8[(t88 + 1024 * i89)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                for (patc_int i91 = 0; i91 < 4; i91 += 1) {
                     {
-                        bool stok108 = true;
-                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                        unsigned int stct121 = __popc(stpm111);
-                        long long ix122 = ((long long)stb110);
-                        unsigned int sth123 = 0u;
-                        if (stok108) {
-                            sth123 = sthist8[(257 * warp + ix122)];
+                        bool stok92 = true;
+                        int v93 = stkey3[(lane + 128 * warp + 32 * i91)];
+                        unsigned int stb94 = (stok92 ? (((((unsigned int)v93) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm95 = (__ballot_sync(0xffffffffu, stok92) & patc_match_bits(stb94, 8u));
+                        unsigned int strk96 = __popc((stpm95 & ((1u << lane) - 1u)));
+                        unsigned int stct97 = __popc(stpm95);
+                        long long ix98 = ((long long)stb94);
+                        unsigned int sth99 = 0u;
+                        if (stok92) {
+                            sth99 = sthist8[(257 * warp + ix98)];
                         }
                         __syncwarp();
-                        if ((stok108 && ((strk120 + 1u) == stct121))) {
-                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        if ((stok92 && ((strk96 + 1u) == stct97))) {
+                            sthist8[(257 * warp + ix98)] = (sth99 + stct97);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i91)] = (stok92 ? ((stb94 << 16u) | (sth99 + strk96)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i107) < n)) {
-                        bool stok108 = ((lane + 128 * warp + 4096 * b2 + 32 * i107) < n);
-                        int v109 = stkey3[(lane + 128 * warp + 32 * i107)];
-                        unsigned int stb110 = (stok108 ? (((((unsigned int)v109) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                        unsigned int stpm111 = __ballot_sync(0xffffffffu, stok108);
-                        unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb110 & 1u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 1u) != 0u) ? stv112 : (~stv112)));
-                        unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb110 & 2u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 2u) != 0u) ? stv113 : (~stv113)));
-                        unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb110 & 4u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 4u) != 0u) ? stv114 : (~stv114)));
-                        unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb110 & 8u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 8u) != 0u) ? stv115 : (~stv115)));
-                        unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb110 & 16u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 16u) != 0u) ? stv116 : (~stv116)));
-                        unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb110 & 32u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 32u) != 0u) ? stv117 : (~stv117)));
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb110 & 64u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 64u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb110 & 128u) != 0u));
-                        stpm111 = (stpm111 & (((stb110 & 128u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int strk120 = __popc((stpm111 & ((1u << lane) - 1u)));
-                        unsigned int stct121 = __popc(stpm111);
-                        long long ix122 = ((long long)stb110);
-                        unsigned int sth123 = 0u;
-                        if (stok108) {
-                            sth123 = sthist8[(257 * warp + ix122)];
+                for (patc_int i91 = 0; i91 < 4; i91 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i91) < n)) {
+                        bool stok92 = ((lane + 128 * warp + 4096 * b2 + 32 * i91) < n);
+                        int v93 = stkey3[(lane + 128 * warp + 32 * i91)];
+                        unsigned int stb94 = (stok92 ? (((((unsigned int)v93) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                        unsigned int stpm95 = (__ballot_sync(0xffffffffu, stok92) & patc_match_bits(stb94, 8u));
+                        unsigned int strk96 = __popc((stpm95 & ((1u << lane) - 1u)));
+                        unsigned int stct97 = __popc(stpm95);
+                        long long ix98 = ((long long)stb94);
+                        unsigned int sth99 = 0u;
+                        if (stok92) {
+                            sth99 = sthist8[(257 * warp + ix98)];
                         }
                         __syncwarp();
-                        if ((stok108 && ((strk120 + 1u) == stct121))) {
-                            sthist8[(257 * warp + ix122)] = (sth123 + stct121);
+                        if ((stok92 && ((strk96 + 1u) == stct97))) {
+                            sthist8[(257 * warp + ix98)] = (sth99 + stct97);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i107)] = (stok108 ? ((stb110 << 16u) | (sth123 + strk120)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i91)] = (stok92 ? ((stb94 << 16u) | (sth99 + strk96)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t124 = threadIdx.x;
-            unsigned int stsum125 = 0u;
-            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
-                stsum125 = (stsum125 + sthist8[(2056 * t124 + 257 * i126 - 8223 * ((8 * t124 + i126) / 32))]);
+            const patc_int t100 = threadIdx.x;
+            unsigned int stsum101 = 0u;
+            for (patc_int i102 = 0; i102 < 8; i102 += 1) {
+                stsum101 = (stsum101 + sthist8[(2056 * t100 + 257 * i102 - 8223 * ((8 * t100 + i102) / 32))]);
             }
-            unsigned int stinc127 = stsum125;
-            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc127, 1);
-            stinc127 = ((lane >= 1) ? (stinc127 + stup128) : stinc127);
-            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc127, 2);
-            stinc127 = ((lane >= 2) ? (stinc127 + stup129) : stinc127);
-            unsigned int stup130 = __shfl_up_sync(0xffffffffu, stinc127, 4);
-            stinc127 = ((lane >= 4) ? (stinc127 + stup130) : stinc127);
-            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc127, 8);
-            stinc127 = ((lane >= 8) ? (stinc127 + stup131) : stinc127);
-            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc127, 16);
-            stinc127 = ((lane >= 16) ? (stinc127 + stup132) : stinc127);
-            unsigned int stat133 = (stinc127 - stsum125);
-            for (patc_int i134 = 0; i134 < 8; i134 += 1) {
-                unsigned int stcb135 = sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))];
-                sthist8[(2056 * t124 + 257 * i134 - 8223 * ((8 * t124 + i134) / 32))] = stat133;
-                stat133 = (stat133 + stcb135);
+            unsigned int stinc103 = stsum101;
+            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc103, 1);
+            stinc103 = ((lane >= 1) ? (stinc103 + stup104) : stinc103);
+            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc103, 2);
+            stinc103 = ((lane >= 2) ? (stinc103 + stup105) : stinc103);
+            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc103, 4);
+            stinc103 = ((lane >= 4) ? (stinc103 + stup106) : stinc103);
+            unsigned int stup107 = __shfl_up_sync(0xffffffffu, stinc103, 8);
+            stinc103 = ((lane >= 8) ? (stinc103 + stup107) : stinc103);
+            unsigned int stup108 = __shfl_up_sync(0xffffffffu, stinc103, 16);
+            stinc103 = ((lane >= 16) ? (stinc103 + stup108) : stinc103);
+            unsigned int stat109 = (stinc103 - stsum101);
+            for (patc_int i110 = 0; i110 < 8; i110 += 1) {
+                unsigned int stcb111 = sthist8[(2056 * t100 + 257 * i110 - 8223 * ((8 * t100 + i110) / 32))];
+                sthist8[(2056 * t100 + 257 * i110 - 8223 * ((8 * t100 + i110) / 32))] = stat109;
+                stat109 = (stat109 + stcb111);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc127;
+                stwsum9[warp] = stinc103;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw137 = 0u;
+                unsigned int stw113 = 0u;
                 if ((lane < 32)) {
-                    stw137 = stwsum9[lane];
+                    stw113 = stwsum9[lane];
                 }
-                unsigned int stwinc138 = stw137;
-                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc138, 1);
-                stwinc138 = ((lane >= 1) ? (stwinc138 + stup139) : stwinc138);
-                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc138, 2);
-                stwinc138 = ((lane >= 2) ? (stwinc138 + stup140) : stwinc138);
-                unsigned int stup141 = __shfl_up_sync(0xffffffffu, stwinc138, 4);
-                stwinc138 = ((lane >= 4) ? (stwinc138 + stup141) : stwinc138);
-                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc138, 8);
-                stwinc138 = ((lane >= 8) ? (stwinc138 + stup142) : stwinc138);
-                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc138, 16);
-                stwinc138 = ((lane >= 16) ? (stwinc138 + stup143) : stwinc138);
+                unsigned int stwinc114 = stw113;
+                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc114, 1);
+                stwinc114 = ((lane >= 1) ? (stwinc114 + stup115) : stwinc114);
+                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc114, 2);
+                stwinc114 = ((lane >= 2) ? (stwinc114 + stup116) : stwinc114);
+                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc114, 4);
+                stwinc114 = ((lane >= 4) ? (stwinc114 + stup117) : stwinc114);
+                unsigned int stup118 = __shfl_up_sync(0xffffffffu, stwinc114, 8);
+                stwinc114 = ((lane >= 8) ? (stwinc114 + stup118) : stwinc114);
+                unsigned int stup119 = __shfl_up_sync(0xffffffffu, stwinc114, 16);
+                stwinc114 = ((lane >= 16) ? (stwinc114 + stup119) : stwinc114);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc138 - stw137);
+                    stwsum9[lane] = (stwinc114 - stw113);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
+                for (patc_int i121 = 0; i121 < 4; i121 += 1) {
                     {
-                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
-                        unsigned int stbk147 = (sti146 >> 16u);
-                        if ((stbk147 < 256u)) {
-                            long long ix148 = ((long long)stbk147);
-                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
-                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
-                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                        unsigned int sti122 = stinfo7[(lane + 128 * warp + 32 * i121)];
+                        unsigned int stbk123 = (sti122 >> 16u);
+                        if ((stbk123 < 256u)) {
+                            long long ix124 = ((long long)stbk123);
+                            long long ix125 = ((long long)(stwsum9[((warp + 32 * ix124) / 256)] + (sthist8[(257 * warp + ix124)] + (sti122 & 65535u))));
+                            stkey5[ix125] = stkey3[(lane + 128 * warp + 32 * i121)];
+                            stval6[ix125] = stval4[(lane + 128 * warp + 32 * i121)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i145) < n)) {
-                        unsigned int sti146 = stinfo7[(lane + 128 * warp + 32 * i145)];
-                        unsigned int stbk147 = (sti146 >> 16u);
-                        if ((stbk147 < 256u)) {
-                            long long ix148 = ((long long)stbk147);
-                            long long ix149 = ((long long)(stwsum9[((warp + 32 * ix148) / 256)] + (sthist8[(257 * warp + ix148)] + (sti146 & 65535u))));
-                            stkey5[ix149] = stkey3[(lane + 128 * warp + 32 * i145)];
-                            stval6[ix149] = stval4[(lane + 128 * warp + 32 * i145)];
+                for (patc_int i121 = 0; i121 < 4; i121 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i121) < n)) {
+                        unsigned int sti122 = stinfo7[(lane + 128 * warp + 32 * i121)];
+                        unsigned int stbk123 = (sti122 >> 16u);
+                        if ((stbk123 < 256u)) {
+                            long long ix124 = ((long long)stbk123);
+                            long long ix125 = ((long long)(stwsum9[((warp + 32 * ix124) / 256)] + (sthist8[(257 * warp + ix124)] + (sti122 & 65535u))));
+                            stkey5[ix125] = stkey3[(lane + 128 * warp + 32 * i121)];
+                            stval6[ix125] = stval4[(lane + 128 * warp + 32 * i121)];
                         }
                     }
                 }
@@ -2869,173 +2543,141 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
         }
         __syncthreads();
         {
-            const patc_int t150 = threadIdx.x;
-            for (patc_int i151 = 0; i151 < 9; i151 += 1) {
-                if (((t150 + 1024 * i151) < 8224)) {
-                    sthist8[(t150 + 1024 * i151)] = 0u;
+            const patc_int t126 = threadIdx.x;
+            for (patc_int i127 = 0; i127 < 9; i127 += 1) {
+                if (((t126 + 1024 * i127) < 8224)) {
+                    sthist8[(t126 + 1024 * i127)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
                     {
-                        bool stok154 = true;
-                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                        unsigned int stct167 = __popc(stpm157);
-                        long long ix168 = ((long long)stb156);
-                        unsigned int sth169 = 0u;
-                        if (stok154) {
-                            sth169 = sthist8[(257 * warp + ix168)];
+                        bool stok130 = true;
+                        int v131 = stkey5[(lane + 128 * warp + 32 * i129)];
+                        unsigned int stb132 = (stok130 ? (((((unsigned int)v131) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm133 = (__ballot_sync(0xffffffffu, stok130) & patc_match_bits(stb132, 8u));
+                        unsigned int strk134 = __popc((stpm133 & ((1u << lane) - 1u)));
+                        unsigned int stct135 = __popc(stpm133);
+                        long long ix136 = ((long long)stb132);
+                        unsigned int sth137 = 0u;
+                        if (stok130) {
+                            sth137 = sthist8[(257 * warp + ix136)];
                         }
                         __syncwarp();
-                        if ((stok154 && ((strk166 + 1u) == stct167))) {
-                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        if ((stok130 && ((strk134 + 1u) == stct135))) {
+                            sthist8[(257 * warp + ix136)] = (sth137 + stct135);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i129)] = (stok130 ? ((stb132 << 16u) | (sth137 + strk134)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i153 = 0; i153 < 4; i153 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i153) < n)) {
-                        bool stok154 = ((lane + 128 * warp + 4096 * b2 + 32 * i153) < n);
-                        int v155 = stkey5[(lane + 128 * warp + 32 * i153)];
-                        unsigned int stb156 = (stok154 ? (((((unsigned int)v155) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                        unsigned int stpm157 = __ballot_sync(0xffffffffu, stok154);
-                        unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb156 & 1u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 1u) != 0u) ? stv158 : (~stv158)));
-                        unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb156 & 2u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 2u) != 0u) ? stv159 : (~stv159)));
-                        unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb156 & 4u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 4u) != 0u) ? stv160 : (~stv160)));
-                        unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb156 & 8u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 8u) != 0u) ? stv161 : (~stv161)));
-                        unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb156 & 16u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 16u) != 0u) ? stv162 : (~stv162)));
-                        unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb156 & 32u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 32u) != 0u) ? stv163 : (~stv163)));
-                        unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb156 & 64u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 64u) != 0u) ? stv164 : (~stv164)));
-                        unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb156 & 128u) != 0u));
-                        stpm157 = (stpm157 & (((stb156 & 128u) != 0u) ? stv165 : (~stv165)));
-                        unsigned int strk166 = __popc((stpm157 & ((1u << lane) - 1u)));
-                        unsigned int stct167 = __popc(stpm157);
-                        long long ix168 = ((long long)stb156);
-                        unsigned int sth169 = 0u;
-                        if (stok154) {
-                            sth169 = sthist8[(257 * warp + ix168)];
+                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i129) < n)) {
+                        bool stok130 = ((lane + 128 * warp + 4096 * b2 + 32 * i129) < n);
+                        int v131 = stkey5[(lane + 128 * warp + 32 * i129)];
+                        unsigned int stb132 = (stok130 ? (((((unsigned int)v131) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                        unsigned int stpm133 = (__ballot_sync(0xffffffffu, stok130) & patc_match_bits(stb132, 8u));
+                        unsigned int strk134 = __popc((stpm133 & ((1u << lane) - 1u)));
+                        unsigned int stct135 = __popc(stpm133);
+                        long long ix136 = ((long long)stb132);
+                        unsigned int sth137 = 0u;
+                        if (stok130) {
+                            sth137 = sthist8[(257 * warp + ix136)];
                         }
                         __syncwarp();
-                        if ((stok154 && ((strk166 + 1u) == stct167))) {
-                            sthist8[(257 * warp + ix168)] = (sth169 + stct167);
+                        if ((stok130 && ((strk134 + 1u) == stct135))) {
+                            sthist8[(257 * warp + ix136)] = (sth137 + stct135);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i153)] = (stok154 ? ((stb156 << 16u) | (sth169 + strk166)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i129)] = (stok130 ? ((stb132 << 16u) | (sth137 + strk134)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t170 = threadIdx.x;
-            unsigned int stsum171 = 0u;
-            for (patc_int i172 = 0; i172 < 8; i172 += 1) {
-                stsum171 = (stsum171 + sthist8[(2056 * t170 + 257 * i172 - 8223 * ((8 * t170 + i172) / 32))]);
+            const patc_int t138 = threadIdx.x;
+            unsigned int stsum139 = 0u;
+            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
+                stsum139 = (stsum139 + sthist8[(2056 * t138 + 257 * i140 - 8223 * ((8 * t138 + i140) / 32))]);
             }
-            unsigned int stinc173 = stsum171;
-            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc173, 1);
-            stinc173 = ((lane >= 1) ? (stinc173 + stup174) : stinc173);
-            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc173, 2);
-            stinc173 = ((lane >= 2) ? (stinc173 + stup175) : stinc173);
-            unsigned int stup176 = __shfl_up_sync(0xffffffffu, stinc173, 4);
-            stinc173 = ((lane >= 4) ? (stinc173 + stup176) : stinc173);
-            unsigned int stup177 = __shfl_up_sync(0xffffffffu, stinc173, 8);
-            stinc173 = ((lane >= 8) ? (stinc173 + stup177) : stinc173);
-            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc173, 16);
-            stinc173 = ((lane >= 16) ? (stinc173 + stup178) : stinc173);
-            unsigned int stat179 = (stinc173 - stsum171);
-            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
-                unsigned int stcb181 = sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))];
-                sthist8[(2056 * t170 + 257 * i180 - 8223 * ((8 * t170 + i180) / 32))] = stat179;
-                stat179 = (stat179 + stcb181);
+            unsigned int stinc141 = stsum139;
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc141, 1);
+            stinc141 = ((lane >= 1) ? (stinc141 + stup142) : stinc141);
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc141, 2);
+            stinc141 = ((lane >= 2) ? (stinc141 + stup143) : stinc141);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc141, 4);
+            stinc141 = ((lane >= 4) ? (stinc141 + stup144) : stinc141);
+            unsigned int stup145 = __shfl_up_sync(0xffffffffu, stinc141, 8);
+            stinc141 = ((lane >= 8) ? (stinc141 + stup145) : stinc141);
+            unsigned int stup146 = __shfl_up_sync(0xffffffffu, stinc141, 16);
+            stinc141 = ((lane >= 16) ? (stinc141 + stup146) : stinc141);
+            unsigned int stat147 = (stinc141 - stsum139);
+            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
+                unsigned int stcb149 = sthist8[(2056 * t138 + 257 * i148 - 8223 * ((8 * t138 + i148) / 32))];
+                sthist8[(2056 * t138 + 257 * i148 - 8223 * ((8 * t138 + i148) / 32))] = stat147;
+                stat147 = (stat147 + stcb149);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc173;
+                stwsum9[warp] = stinc141;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw183 = 0u;
+                unsigned int stw151 = 0u;
                 if ((lane < 32)) {
-                    stw183 = stwsum9[lane];
+                    stw151 = stwsum9[lane];
                 }
-                unsigned int stwinc184 = stw183;
-                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc184, 1);
-                stwinc184 = ((lane >= 1) ? (stwinc184 + stup185) : stwinc184);
-                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc184, 2);
-                stwinc184 = ((lane >= 2) ? (stwinc184 + stup186) : stwinc184);
-                unsigned int stup187 = __shfl_up_sync(0xffffffffu, stwinc184, 4);
-                stwinc184 = ((lane >= 4) ? (stwinc184 + stup187) : stwinc184);
-                unsigned int stup188 = __shfl_up_sync(0xffffffffu, stwinc184, 8);
-                stwinc184 = ((lane >= 8) ? (stwinc184 + stup188) : stwinc184);
-                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc184, 16);
-                stwinc184 = ((lane >= 16) ? (stwinc184 + stup189) : stwinc184);
+                unsigned int stwinc152 = stw151;
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc152, 1);
+                stwinc152 = ((lane >= 1) ? (stwinc152 + stup153) : stwinc152);
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc152, 2);
+                stwinc152 = ((lane >= 2) ? (stwinc152 + stup154) : stwinc152);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc152, 4);
+                stwinc152 = ((lane >= 4) ? (stwinc152 + stup155) : stwinc152);
+                unsigned int stup156 = __shfl_up_sync(0xffffffffu, stwinc152, 8);
+                stwinc152 = ((lane >= 8) ? (stwinc152 + stup156) : stwinc152);
+                unsigned int stup157 = __shfl_up_sync(0xffffffffu, stwinc152, 16);
+                stwinc152 = ((lane >= 16) ? (stwinc152 + stup157) : stwinc152);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc184 - stw183);
+                    stwsum9[lane] = (stwinc152 - stw151);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
                     {
-                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
-                        unsigned int stbk193 = (sti192 >> 16u);
-                        if ((stbk193 < 256u)) {
-                            long long ix194 = ((long long)stbk193);
-                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
-                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
-                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                        unsigned int sti160 = stinfo7[(lane + 128 * warp + 32 * i159)];
+                        unsigned int stbk161 = (sti160 >> 16u);
+                        if ((stbk161 < 256u)) {
+                            long long ix162 = ((long long)stbk161);
+                            long long ix163 = ((long long)(stwsum9[((warp + 32 * ix162) / 256)] + (sthist8[(257 * warp + ix162)] + (sti160 & 65535u))));
+                            stkey3[ix163] = stkey5[(lane + 128 * warp + 32 * i159)];
+                            stval4[ix163] = stval6[(lane + 128 * warp + 32 * i159)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i191 = 0; i191 < 4; i191 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i191) < n)) {
-                        unsigned int sti192 = stinfo7[(lane + 128 * warp + 32 * i191)];
-                        unsigned int stbk193 = (sti192 >> 16u);
-                        if ((stbk193 < 256u)) {
-                            long long ix194 = ((long long)stbk193);
-                            long long ix195 = ((long long)(stwsum9[((warp + 32 * ix194) / 256)] + (sthist8[(257 * warp + ix194)] + (sti192 & 65535u))));
-                            stkey3[ix195] = stkey5[(lane + 128 * warp + 32 * i191)];
-                            stval4[ix195] = stval6[(lane + 128 * warp + 32 * i191)];
+                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i159) < n)) {
+                        unsigned int sti160 = stinfo7[(lane + 128 * warp + 32 * i159)];
+                        unsigned int stbk161 = (sti160 >> 16u);
+                        if ((stbk161 < 256u)) {
+                            long long ix162 = ((long long)stbk161);
+                            long long ix163 = ((long long)(stwsum9[((warp + 32 * ix162) / 256)] + (sthist8[(257 * warp + ix162)] + (sti160 & 65535u))));
+                            stkey3[ix163] = stkey5[(lane + 128 * warp + 32 * i159)];
+                            stval4[ix163] = stval6[(lane + 128 * warp + 32 * i159)];
                         }
                     }
                 }
@@ -3044,21 +2686,21 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t196 = threadIdx.x;
-                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
+                const patc_int t164 = threadIdx.x;
+                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
                     {
-                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
-                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                        out0[(4096 * b2 + t164 + 1024 * i165)] = stkey3[(t164 + 1024 * i165)];
+                        out1[(4096 * b2 + t164 + 1024 * i165)] = stval4[(t164 + 1024 * i165)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t196 = threadIdx.x;
-                for (patc_int i197 = 0; i197 < 4; i197 += 1) {
-                    if (((4096 * b2 + t196 + 1024 * i197) < n)) {
-                        out0[(4096 * b2 + t196 + 1024 * i197)] = stkey3[(t196 + 1024 * i197)];
-                        out1[(4096 * b2 + t196 + 1024 * i197)] = stval4[(t196 + 1024 * i197)];
+                const patc_int t164 = threadIdx.x;
+                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                    if (((4096 * b2 + t164 + 1024 * i165) < n)) {
+                        out0[(4096 * b2 + t164 + 1024 * i165)] = stkey3[(t164 + 1024 * i165)];
+                        out1[(4096 * b2 + t164 + 1024 * i165)] = stval4[(t164 + 1024 * i165)];
                     }
                 }
             }
@@ -3131,36 +2773,20 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                         unsigned int s22 = (v20 ^ 2147483648u);
                         unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
                         unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
-                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
-                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
-                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
-                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
-                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
-                        unsigned int stct35 = __popc(stpm25);
-                        long long ix36 = ((long long)stb24);
-                        unsigned int sth37 = 0u;
+                        unsigned int stpm25 = (__ballot_sync(0xffffffffu, stok19) & patc_match_bits(stb24, 8u));
+                        unsigned int strk26 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct27 = __popc(stpm25);
+                        long long ix28 = ((long long)stb24);
+                        unsigned int sth29 = 0u;
                         if (stok19) {
-                            sth37 = sthist11[(257 * warp + ix36)];
+                            sth29 = sthist11[(257 * warp + ix28)];
                         }
                         __syncwarp();
-                        if ((stok19 && ((strk34 + 1u) == stct35))) {
-                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        if ((stok19 && ((strk26 + 1u) == stct27))) {
+                            sthist11[(257 * warp + ix28)] = (sth29 + stct27);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth29 + strk26)) : 4294901760u);
                     }
                 }
             }
@@ -3174,104 +2800,141 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                         unsigned int s22 = (v20 ^ 2147483648u);
                         unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
                         unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
-                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
-                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
-                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
-                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
-                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
-                        unsigned int stct35 = __popc(stpm25);
-                        long long ix36 = ((long long)stb24);
-                        unsigned int sth37 = 0u;
+                        unsigned int stpm25 = (__ballot_sync(0xffffffffu, stok19) & patc_match_bits(stb24, 8u));
+                        unsigned int strk26 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct27 = __popc(stpm25);
+                        long long ix28 = ((long long)stb24);
+                        unsigned int sth29 = 0u;
                         if (stok19) {
-                            sth37 = sthist11[(257 * warp + ix36)];
+                            sth29 = sthist11[(257 * warp + ix28)];
                         }
                         __syncwarp();
-                        if ((stok19 && ((strk34 + 1u) == stct35))) {
-                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        if ((stok19 && ((strk26 + 1u) == stct27))) {
+                            sthist11[(257 * warp + ix28)] = (sth29 + stct27);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth29 + strk26)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t38 = threadIdx.x;
-            unsigned int stsum39 = 0u;
-            for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                stsum39 = (stsum39 + sthist11[(2056 * t38 + 257 * i40 - 8223 * ((8 * t38 + i40) / 32))]);
+            const patc_int t30 = threadIdx.x;
+            unsigned int stsum31 = 0u;
+            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
+                stsum31 = (stsum31 + sthist11[(2056 * t30 + 257 * i32 - 8223 * ((8 * t30 + i32) / 32))]);
             }
-            unsigned int stinc41 = stsum39;
-            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc41, 1);
-            stinc41 = ((lane >= 1) ? (stinc41 + stup42) : stinc41);
-            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc41, 2);
-            stinc41 = ((lane >= 2) ? (stinc41 + stup43) : stinc41);
-            unsigned int stup44 = __shfl_up_sync(0xffffffffu, stinc41, 4);
-            stinc41 = ((lane >= 4) ? (stinc41 + stup44) : stinc41);
-            unsigned int stup45 = __shfl_up_sync(0xffffffffu, stinc41, 8);
-            stinc41 = ((lane >= 8) ? (stinc41 + stup45) : stinc41);
-            unsigned int stup46 = __shfl_up_sync(0xffffffffu, stinc41, 16);
-            stinc41 = ((lane >= 16) ? (stinc41 + stup46) : stinc41);
-            unsigned int stat47 = (stinc41 - stsum39);
-            for (patc_int i48 = 0; i48 < 8; i48 += 1) {
-                unsigned int stcb49 = sthist11[(2056 * t38 + 257 * i48 - 8223 * ((8 * t38 + i48) / 32))];
-                sthist11[(2056 * t38 + 257 * i48 - 8223 * ((8 * t38 + i48) / 32))] = stat47;
-                stat47 = (stat47 + stcb49);
+            unsigned int stinc33 = stsum31;
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc33, 1);
+            stinc33 = ((lane >= 1) ? (stinc33 + stup34) : stinc33);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc33, 2);
+            stinc33 = ((lane >= 2) ? (stinc33 + stup35) : stinc33);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc33, 4);
+            stinc33 = ((lane >= 4) ? (stinc33 + stup36) : stinc33);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc33, 8);
+            stinc33 = ((lane >= 8) ? (stinc33 + stup37) : stinc33);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc33, 16);
+            stinc33 = ((lane >= 16) ? (stinc33 + stup38) : stinc33);
+            unsigned int stat39 = (stinc33 - stsum31);
+            for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                unsigned int stcb41 = sthist11[(2056 * t30 + 257 * i40 - 8223 * ((8 * t30 + i40) / 32))];
+                sthist11[(2056 * t30 + 257 * i40 - 8223 * ((8 * t30 + i40) / 32))] = stat39;
+                stat39 = (stat39 + stcb41);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc41;
+                stwsum12[warp] = stinc33;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw51 = 0u;
+                unsigned int stw43 = 0u;
                 if ((lane < 32)) {
-                    stw51 = stwsum12[lane];
+                    stw43 = stwsum12[lane];
                 }
-                unsigned int stwinc52 = stw51;
-                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc52, 1);
-                stwinc52 = ((lane >= 1) ? (stwinc52 + stup53) : stwinc52);
-                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc52, 2);
-                stwinc52 = ((lane >= 2) ? (stwinc52 + stup54) : stwinc52);
-                unsigned int stup55 = __shfl_up_sync(0xffffffffu, stwinc52, 4);
-                stwinc52 = ((lane >= 4) ? (stwinc52 + stup55) : stwinc52);
-                unsigned int stup56 = __shfl_up_sync(0xffffffffu, stwinc52, 8);
-                stwinc52 = ((lane >= 8) ? (stwinc52 + stup56) : stwinc52);
-                unsigned int stup57 = __shfl_up_sync(0xffffffffu, stwinc52, 16);
-                stwinc52 = ((lane >= 16) ? (stwinc52 + stup57) : stwinc52);
+                unsigned int stwinc44 = stw43;
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc44, 1);
+                stwinc44 = ((lane >= 1) ? (stwinc44 + stup45) : stwinc44);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc44, 2);
+                stwinc44 = ((lane >= 2) ? (stwinc44 + stup46) : stwinc44);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc44, 4);
+                stwinc44 = ((lane >= 4) ? (stwinc44 + stup47) : stwinc44);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc44, 8);
+                stwinc44 = ((lane >= 8) ? (stwinc44 + stup48) : stwinc44);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc44, 16);
+                stwinc44 = ((lane >= 16) ? (stwinc44 + stup49) : stwinc44);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc52 - stw51);
+                    stwsum12[lane] = (stwinc44 - stw43);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4064) < n)) {
             {
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                    {
+                        unsigned int sti52 = stinfo10[(lane + 128 * warp + 32 * i51)];
+                        unsigned int stbk53 = (sti52 >> 16u);
+                        if ((stbk53 < 256u)) {
+                            long long ix54 = ((long long)stbk53);
+                            long long ix55 = ((long long)(stwsum12[((warp + 32 * ix54) / 256)] + (sthist11[(257 * warp + ix54)] + (sti52 & 65535u))));
+                            stkey8[ix55] = stkey6[(lane + 128 * warp + 32 * i51)];
+                            stval9[ix55] = stval7[(lane + 128 * warp + 32 * i51)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i51) < n)) {
+                        unsigned int sti52 = stinfo10[(lane + 128 * warp + 32 * i51)];
+                        unsigned int stbk53 = (sti52 >> 16u);
+                        if ((stbk53 < 256u)) {
+                            long long ix54 = ((long long)stbk53);
+                            long long ix55 = ((long long)(stwsum12[((warp + 32 * ix54) / 256)] + (sthist11[(257 * warp + ix54)] + (sti52 & 65535u))));
+                            stkey8[ix55] = stkey6[(lane + 128 * warp + 32 * i51)];
+                            stval9[ix55] = stval7[(lane + 128 * warp + 32 * i51)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t56 = threadIdx.x;
+            for (patc_int i57 = 0; i57 < 9; i57 += 1) {
+                if (((t56 + 1024 * i57) < 8224)) {
+                    sthist11[(t56 + 1024 * i57)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
                 for (patc_int i59 = 0; i59 < 4; i59 += 1) {
                     {
-                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
-                        unsigned int stbk61 = (sti60 >> 16u);
-                        if ((stbk61 < 256u)) {
-                            long long ix62 = ((long long)stbk61);
-                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
-                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
-                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        bool stok60 = true;
+                        unsigned int v61 = stkey8[(lane + 128 * warp + 32 * i59)];
+                        unsigned int s62 = (~v61);
+                        unsigned int s63 = (v61 ^ 2147483648u);
+                        unsigned int s64 = (((v61 & 2147483648u) != 0u) ? s62 : s63);
+                        unsigned int stb65 = (stok60 ? ((((v61 == 2147483648u) ? 2147483648u : s64) >> 8u) & 255u) : 0u);
+                        unsigned int stpm66 = (__ballot_sync(0xffffffffu, stok60) & patc_match_bits(stb65, 8u));
+                        unsigned int strk67 = __popc((stpm66 & ((1u << lane) - 1u)));
+                        unsigned int stct68 = __popc(stpm66);
+                        long long ix69 = ((long long)stb65);
+                        unsigned int sth70 = 0u;
+                        if (stok60) {
+                            sth70 = sthist11[(257 * warp + ix69)];
                         }
+                        __syncwarp();
+                        if ((stok60 && ((strk67 + 1u) == stct68))) {
+                            sthist11[(257 * warp + ix69)] = (sth70 + stct68);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i59)] = (stok60 ? ((stb65 << 16u) | (sth70 + strk67)) : 4294901760u);
                     }
                 }
             }
@@ -3279,193 +2942,108 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             {
                 for (patc_int i59 = 0; i59 < 4; i59 += 1) {
                     if (((128 * warp + 4096 * b5 + 32 * i59) < n)) {
-                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
-                        unsigned int stbk61 = (sti60 >> 16u);
-                        if ((stbk61 < 256u)) {
-                            long long ix62 = ((long long)stbk61);
-                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
-                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
-                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        bool stok60 = ((lane + 128 * warp + 4096 * b5 + 32 * i59) < n);
+                        unsigned int v61 = stkey8[(lane + 128 * warp + 32 * i59)];
+                        unsigned int s62 = (~v61);
+                        unsigned int s63 = (v61 ^ 2147483648u);
+                        unsigned int s64 = (((v61 & 2147483648u) != 0u) ? s62 : s63);
+                        unsigned int stb65 = (stok60 ? ((((v61 == 2147483648u) ? 2147483648u : s64) >> 8u) & 255u) : 0u);
+                        unsigned int stpm66 = (__ballot_sync(0xffffffffu, stok60) & patc_match_bits(stb65, 8u));
+                        unsigned int strk67 = __popc((stpm66 & ((1u << lane) - 1u)));
+                        unsigned int stct68 = __popc(stpm66);
+                        long long ix69 = ((long long)stb65);
+                        unsigned int sth70 = 0u;
+                        if (stok60) {
+                            sth70 = sthist11[(257 * warp + ix69)];
                         }
+                        __syncwarp();
+                        if ((stok60 && ((strk67 + 1u) == stct68))) {
+                            sthist11[(257 * warp + ix69)] = (sth70 + stct68);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i59)] = (stok60 ? ((stb65 << 16u) | (sth70 + strk67)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t64 = threadIdx.x;
-            for (patc_int i65 = 0; i65 < 9; i65 += 1) {
-                if (((t64 + 1024 * i65) < 8224)) {
-                    sthist11[(t64 + 1024 * i65)] = 0u;
-                }
+            const patc_int t71 = threadIdx.x;
+            unsigned int stsum72 = 0u;
+            for (patc_int i73 = 0; i73 < 8; i73 += 1) {
+                stsum72 = (stsum72 + sthist11[(2056 * t71 + 257 * i73 - 8223 * ((8 * t71 + i73) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
-            {
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    {
-                        bool stok68 = true;
-                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
-                        unsigned int s70 = (~v69);
-                        unsigned int s71 = (v69 ^ 2147483648u);
-                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int stb73 = (stok68 ? ((((v69 == 2147483648u) ? 2147483648u : s72) >> 8u) & 255u) : 0u);
-                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
-                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
-                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
-                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
-                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
-                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
-                        unsigned int stct84 = __popc(stpm74);
-                        long long ix85 = ((long long)stb73);
-                        unsigned int sth86 = 0u;
-                        if (stok68) {
-                            sth86 = sthist11[(257 * warp + ix85)];
-                        }
-                        __syncwarp();
-                        if ((stok68 && ((strk83 + 1u) == stct84))) {
-                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
-                        }
-                        __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i67) < n)) {
-                        bool stok68 = ((lane + 128 * warp + 4096 * b5 + 32 * i67) < n);
-                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
-                        unsigned int s70 = (~v69);
-                        unsigned int s71 = (v69 ^ 2147483648u);
-                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int stb73 = (stok68 ? ((((v69 == 2147483648u) ? 2147483648u : s72) >> 8u) & 255u) : 0u);
-                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
-                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
-                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
-                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
-                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
-                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
-                        unsigned int stct84 = __popc(stpm74);
-                        long long ix85 = ((long long)stb73);
-                        unsigned int sth86 = 0u;
-                        if (stok68) {
-                            sth86 = sthist11[(257 * warp + ix85)];
-                        }
-                        __syncwarp();
-                        if ((stok68 && ((strk83 + 1u) == stct84))) {
-                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
-                        }
-                        __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t87 = threadIdx.x;
-            unsigned int stsum88 = 0u;
-            for (patc_int i89 = 0; i89 < 8; i89 += 1) {
-                stsum88 = (stsum88 + sthist11[(2056 * t87 + 257 * i89 - 8223 * ((8 * t87 + i89) / 32))]);
-            }
-            unsigned int stinc90 = stsum88;
-            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc90, 1);
-            stinc90 = ((lane >= 1) ? (stinc90 + stup91) : stinc90);
-            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc90, 2);
-            stinc90 = ((lane >= 2) ? (stinc90 + stup92) : stinc90);
-            unsigned int stup93 = __shfl_up_sync(0xffffffffu, stinc90, 4);
-            stinc90 = ((lane >= 4) ? (stinc90 + stup93) : stinc90);
-            unsigned int stup94 = __shfl_up_sync(0xffffffffu, stinc90, 8);
-            stinc90 = ((lane >= 8) ? (stinc90 + stup94) : stinc90);
-            unsigned int stup95 = __shfl_up_sync(0xffffffffu, stinc90, 16);
-            stinc90 = ((lane >= 16) ? (stinc90 + stup95) : stinc90);
-            unsigned int stat96 = (stinc90 - stsum88);
-            for (patc_int i97 = 0; i97 < 8; i97 += 1) {
-                unsigned int stcb98 = sthist11[(2056 * t87 + 257 * i97 - 8223 * ((8 * t87 + i97) / 32))];
-                sthist11[(2056 * t87 + 257 * i97 - 8223 * ((8 * t87 + i97) / 32))] = stat96;
-                stat96 = (stat96 + stcb98);
+            unsigned int stinc74 = stsum72;
+            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc74, 1);
+            stinc74 = ((lane >= 1) ? (stinc74 + stup75) : stinc74);
+            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc74, 2);
+            stinc74 = ((lane >= 2) ? (stinc74 + stup76) : stinc74);
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc74, 4);
+            stinc74 = ((lane >= 4) ? (stinc74 + stup77) : stinc74);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc74, 8);
+            stinc74 = ((lane >= 8) ? (stinc74 + stup78) : stinc74);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc74, 16);
+            stinc74 = ((lane >= 16) ? (stinc74 + stup79) : stinc74);
+            unsigned int stat80 = (stinc74 - stsum72);
+            for (patc_int i81 = 0; i81 < 8; i81 += 1) {
+                unsigned int stcb82 = sthist11[(2056 * t71 + 257 * i81 - 8223 * ((8 * t71 + i81) / 32))];
+                sthist11[(2056 * t71 + 257 * i81 - 8223 * ((8 * t71 + i81) / 32))] = stat80;
+                stat80 = (stat80 + stcb82);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc90;
+                stwsum12[warp] = stinc74;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw100 = 0u;
+                unsigned int stw84 = 0u;
                 if ((lane < 32)) {
-                    stw100 = stwsum12[lane];
+                    stw84 = stwsum12[lane];
                 }
-                unsigned int stwinc101 = stw100;
-                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc101, 1);
-                stwinc101 = ((lane >= 1) ? (stwinc101 + stup102) : stwinc101);
-                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc101, 2);
-                stwinc101 = ((lane >= 2) ? (stwinc101 + stup103) : stwinc101);
-                unsigned int stup104 = __shfl_up_sync(0xffffffffu, stwinc101, 4);
-                stwinc101 = ((lane >= 4) ? (stwinc101 + stup104) : stwinc101);
-                unsigned int stup105 = __shfl_up_sync(0xffffffffu, stwinc101, 8);
-                stwinc101 = ((lane >= 8) ? (stwinc101 + stup105) : stwinc101);
-                unsigned int stup106 = __shfl_up_sync(0xffffffffu, stwinc101, 16);
-                stwinc101 = ((lane >= 16) ? (stwinc101 + stup106) : stwinc101);
+                unsigned int stwinc85 = stw84;
+                unsigned int stup86 = __shfl_up_sync(0xffffffffu, stwinc85, 1);
+                stwinc85 = ((lane >= 1) ? (stwinc85 + stup86) : stwinc85);
+                unsigned int stup87 = __shfl_up_sync(0xffffffffu, stwinc85, 2);
+                stwinc85 = ((lane >= 2) ? (stwinc85 + stup87) : stwinc85);
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc85, 4);
+                stwinc85 = ((lane >= 4) ? (stwinc85 + stup88) : stwinc85);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc85, 8);
+                stwinc85 = ((lane >= 8) ? (stwinc85 + stup89) : stwinc85);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc85, 16);
+                stwinc85 = ((lane >= 16) ? (stwinc85 + stup90) : stwinc85);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc101 - stw100);
+                    stwsum12[lane] = (stwinc85 - stw84);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4064) < n)) {
             {
-                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
                     {
-                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
-                        unsigned int stbk110 = (sti109 >> 16u);
-                        if ((stbk110 < 256u)) {
-                            long long ix111 = ((long long)stbk110);
-                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
-                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
-                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        unsigned int sti93 = stinfo10[(lane + 128 * warp + 32 * i92)];
+                        unsigned int stbk94 = (sti93 >> 16u);
+                        if ((stbk94 < 256u)) {
+                            long long ix95 = ((long long)stbk94);
+                            long long ix96 = ((long long)(stwsum12[((warp + 32 * ix95) / 256)] + (sthist11[(257 * warp + ix95)] + (sti93 & 65535u))));
+                            stkey6[ix96] = stkey8[(lane + 128 * warp + 32 * i92)];
+                            stval7[ix96] = stval9[(lane + 128 * warp + 32 * i92)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i108) < n)) {
-                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
-                        unsigned int stbk110 = (sti109 >> 16u);
-                        if ((stbk110 < 256u)) {
-                            long long ix111 = ((long long)stbk110);
-                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
-                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
-                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i92) < n)) {
+                        unsigned int sti93 = stinfo10[(lane + 128 * warp + 32 * i92)];
+                        unsigned int stbk94 = (sti93 >> 16u);
+                        if ((stbk94 < 256u)) {
+                            long long ix95 = ((long long)stbk94);
+                            long long ix96 = ((long long)(stwsum12[((warp + 32 * ix95) / 256)] + (sthist11[(257 * warp + ix95)] + (sti93 & 65535u))));
+                            stkey6[ix96] = stkey8[(lane + 128 * warp + 32 * i92)];
+                            stval7[ix96] = stval9[(lane + 128 * warp + 32 * i92)];
                         }
                     }
                 }
@@ -3473,179 +3051,147 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         }
         __syncthreads();
         {
-            const patc_int t113 = threadIdx.x;
-            for (patc_int i114 = 0; i114 < 9; i114 += 1) {
-                if (((t113 + 1024 * i114) < 8224)) {
-                    sthist11[(t113 + 1024 * i114)] = 0u;
+            const patc_int t97 = threadIdx.x;
+            for (patc_int i98 = 0; i98 < 9; i98 += 1) {
+                if (((t97 + 1024 * i98) < 8224)) {
+                    sthist11[(t97 + 1024 * i98)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4095) < n)) {
             {
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                for (patc_int i100 = 0; i100 < 4; i100 += 1) {
                     {
-                        bool stok117 = true;
-                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
-                        unsigned int s119 = (~v118);
-                        unsigned int s120 = (v118 ^ 2147483648u);
-                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
-                        unsigned int stb122 = (stok117 ? ((((v118 == 2147483648u) ? 2147483648u : s121) >> 16u) & 255u) : 0u);
-                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
-                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
-                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
-                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
-                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
-                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
-                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
-                        unsigned int stct133 = __popc(stpm123);
-                        long long ix134 = ((long long)stb122);
-                        unsigned int sth135 = 0u;
-                        if (stok117) {
-                            sth135 = sthist11[(257 * warp + ix134)];
+                        bool stok101 = true;
+                        unsigned int v102 = stkey6[(lane + 128 * warp + 32 * i100)];
+                        unsigned int s103 = (~v102);
+                        unsigned int s104 = (v102 ^ 2147483648u);
+                        unsigned int s105 = (((v102 & 2147483648u) != 0u) ? s103 : s104);
+                        unsigned int stb106 = (stok101 ? ((((v102 == 2147483648u) ? 2147483648u : s105) >> 16u) & 255u) : 0u);
+                        unsigned int stpm107 = (__ballot_sync(0xffffffffu, stok101) & patc_match_bits(stb106, 8u));
+                        unsigned int strk108 = __popc((stpm107 & ((1u << lane) - 1u)));
+                        unsigned int stct109 = __popc(stpm107);
+                        long long ix110 = ((long long)stb106);
+                        unsigned int sth111 = 0u;
+                        if (stok101) {
+                            sth111 = sthist11[(257 * warp + ix110)];
                         }
                         __syncwarp();
-                        if ((stok117 && ((strk132 + 1u) == stct133))) {
-                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        if ((stok101 && ((strk108 + 1u) == stct109))) {
+                            sthist11[(257 * warp + ix110)] = (sth111 + stct109);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i100)] = (stok101 ? ((stb106 << 16u) | (sth111 + strk108)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i116) < n)) {
-                        bool stok117 = ((lane + 128 * warp + 4096 * b5 + 32 * i116) < n);
-                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
-                        unsigned int s119 = (~v118);
-                        unsigned int s120 = (v118 ^ 2147483648u);
-                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
-                        unsigned int stb122 = (stok117 ? ((((v118 == 2147483648u) ? 2147483648u : s121) >> 16u) & 255u) : 0u);
-                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
-                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
-                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
-                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
-                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
-                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
-                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
-                        unsigned int stct133 = __popc(stpm123);
-                        long long ix134 = ((long long)stb122);
-                        unsigned int sth135 = 0u;
-                        if (stok117) {
-                            sth135 = sthist11[(257 * warp + ix134)];
+                for (patc_int i100 = 0; i100 < 4; i100 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i100) < n)) {
+                        bool stok101 = ((lane + 128 * warp + 4096 * b5 + 32 * i100) < n);
+                        unsigned int v102 = stkey6[(lane + 128 * warp + 32 * i100)];
+                        unsigned int s103 = (~v102);
+                        unsigned int s104 = (v102 ^ 2147483648u);
+                        unsigned int s105 = (((v102 & 2147483648u) != 0u) ? s103 : s104);
+                        unsigned int stb106 = (stok101 ? ((((v102 == 2147483648u) ? 2147483648u : s105) >> 16u) & 255u) : 0u);
+                        unsigned int stpm107 = (__ballot_sync(0xffffffffu, stok101) & patc_match_bits(stb106, 8u));
+                        unsigned int strk108 = __popc((stpm107 & ((1u << lane) - 1u)));
+                        unsigned int stct109 = __popc(stpm107);
+                        long long ix110 = ((long long)stb106);
+                        unsigned int sth111 = 0u;
+                        if (stok101) {
+                            sth111 = sthist11[(257 * warp + ix110)];
                         }
                         __syncwarp();
-                        if ((stok117 && ((strk132 + 1u) == stct133))) {
-                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        if ((stok101 && ((strk108 + 1u) == stct109))) {
+                            sthist11[(257 * warp + ix110)] = (sth111 + stct109);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i100)] = (stok101 ? ((stb106 << 16u) | (sth111 + strk108)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t136 = threadIdx.x;
-            unsigned int stsum137 = 0u;
-            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
-                stsum137 = (stsum137 + sthist11[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
+            const patc_int t112 = threadIdx.x;
+            unsigned int stsum113 = 0u;
+            for (patc_int i114 = 0; i114 < 8; i114 += 1) {
+                stsum113 = (stsum113 + sthist11[(2056 * t112 + 257 * i114 - 8223 * ((8 * t112 + i114) / 32))]);
             }
-            unsigned int stinc139 = stsum137;
-            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
-            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
-            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
-            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
-            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
-            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
-            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
-            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
-            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
-            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
-            unsigned int stat145 = (stinc139 - stsum137);
-            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
-                unsigned int stcb147 = sthist11[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
-                sthist11[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
-                stat145 = (stat145 + stcb147);
+            unsigned int stinc115 = stsum113;
+            unsigned int stup116 = __shfl_up_sync(0xffffffffu, stinc115, 1);
+            stinc115 = ((lane >= 1) ? (stinc115 + stup116) : stinc115);
+            unsigned int stup117 = __shfl_up_sync(0xffffffffu, stinc115, 2);
+            stinc115 = ((lane >= 2) ? (stinc115 + stup117) : stinc115);
+            unsigned int stup118 = __shfl_up_sync(0xffffffffu, stinc115, 4);
+            stinc115 = ((lane >= 4) ? (stinc115 + stup118) : stinc115);
+            unsigned int stup119 = __shfl_up_sync(0xffffffffu, stinc115, 8);
+            stinc115 = ((lane >= 8) ? (stinc115 + stup119) : stinc115);
+            unsigned int stup120 = __shfl_up_sync(0xffffffffu, stinc115, 16);
+            stinc115 = ((lane >= 16) ? (stinc115 + stup120) : stinc115);
+            unsigned int stat121 = (stinc115 - stsum113);
+            for (patc_int i122 = 0; i122 < 8; i122 += 1) {
+                unsigned int stcb123 = sthist11[(2056 * t112 + 257 * i122 - 8223 * ((8 * t112 + i122) / 32))];
+                sthist11[(2056 * t112 + 257 * i122 - 8223 * ((8 * t112 + i122) / 32))] = stat121;
+                stat121 = (stat121 + stcb123);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc139;
+                stwsum12[warp] = stinc115;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw149 = 0u;
+                unsigned int stw125 = 0u;
                 if ((lane < 32)) {
-                    stw149 = stwsum12[lane];
+                    stw125 = stwsum12[lane];
                 }
-                unsigned int stwinc150 = stw149;
-                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
-                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
-                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
-                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
-                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
-                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
-                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
-                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
-                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
-                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
+                unsigned int stwinc126 = stw125;
+                unsigned int stup127 = __shfl_up_sync(0xffffffffu, stwinc126, 1);
+                stwinc126 = ((lane >= 1) ? (stwinc126 + stup127) : stwinc126);
+                unsigned int stup128 = __shfl_up_sync(0xffffffffu, stwinc126, 2);
+                stwinc126 = ((lane >= 2) ? (stwinc126 + stup128) : stwinc126);
+                unsigned int stup129 = __shfl_up_sync(0xffffffffu, stwinc126, 4);
+                stwinc126 = ((lane >= 4) ? (stwinc126 + stup129) : stwinc126);
+                unsigned int stup130 = __shfl_up_sync(0xffffffffu, stwinc126, 8);
+                stwinc126 = ((lane >= 8) ? (stwinc126 + stup130) : stwinc126);
+                unsigned int stup131 = __shfl_up_sync(0xffffffffu, stwinc126, 16);
+                stwinc126 = ((lane >= 16) ? (stwinc126 + stup131) : stwinc126);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc150 - stw149);
+                    stwsum12[lane] = (stwinc126 - stw125);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4064) < n)) {
             {
-                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
                     {
-                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
-                        unsigned int stbk159 = (sti158 >> 16u);
-                        if ((stbk159 < 256u)) {
-                            long long ix160 = ((long long)stbk159);
-                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
-                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
-                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        unsigned int sti134 = stinfo10[(lane + 128 * warp + 32 * i133)];
+                        unsigned int stbk135 = (sti134 >> 16u);
+                        if ((stbk135 < 256u)) {
+                            long long ix136 = ((long long)stbk135);
+                            long long ix137 = ((long long)(stwsum12[((warp + 32 * ix136) / 256)] + (sthist11[(257 * warp + ix136)] + (sti134 & 65535u))));
+                            stkey8[ix137] = stkey6[(lane + 128 * warp + 32 * i133)];
+                            stval9[ix137] = stval7[(lane + 128 * warp + 32 * i133)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i157) < n)) {
-                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
-                        unsigned int stbk159 = (sti158 >> 16u);
-                        if ((stbk159 < 256u)) {
-                            long long ix160 = ((long long)stbk159);
-                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
-                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
-                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i133) < n)) {
+                        unsigned int sti134 = stinfo10[(lane + 128 * warp + 32 * i133)];
+                        unsigned int stbk135 = (sti134 >> 16u);
+                        if ((stbk135 < 256u)) {
+                            long long ix136 = ((long long)stbk135);
+                            long long ix137 = ((long long)(stwsum12[((warp + 32 * ix136) / 256)] + (sthist11[(257 * warp + ix136)] + (sti134 & 65535u))));
+                            stkey8[ix137] = stkey6[(lane + 128 * warp + 32 * i133)];
+                            stval9[ix137] = stval7[(lane + 128 * warp + 32 * i133)];
                         }
                     }
                 }
@@ -3653,179 +3199,147 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         }
         __syncthreads();
         {
-            const patc_int t162 = threadIdx.x;
-            for (patc_int i163 = 0; i163 < 9; i163 += 1) {
-                if (((t162 + 1024 * i163) < 8224)) {
-                    sthist11[(t162 + 1024 * i163)] = 0u;
+            const patc_int t138 = threadIdx.x;
+            for (patc_int i139 = 0; i139 < 9; i139 += 1) {
+                if (((t138 + 1024 * i139) < 8224)) {
+                    sthist11[(t138 + 1024 * i139)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4095) < n)) {
             {
-                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                for (patc_int i141 = 0; i141 < 4; i141 += 1) {
                     {
-                        bool stok166 = true;
-                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
-                        unsigned int s168 = (~v167);
-                        unsigned int s169 = (v167 ^ 2147483648u);
-                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
-                        unsigned int stb171 = (stok166 ? ((((v167 == 2147483648u) ? 2147483648u : s170) >> 24u) & 255u) : 0u);
-                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
-                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
-                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
-                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
-                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
-                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
-                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
-                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
-                        unsigned int stct182 = __popc(stpm172);
-                        long long ix183 = ((long long)stb171);
-                        unsigned int sth184 = 0u;
-                        if (stok166) {
-                            sth184 = sthist11[(257 * warp + ix183)];
+                        bool stok142 = true;
+                        unsigned int v143 = stkey8[(lane + 128 * warp + 32 * i141)];
+                        unsigned int s144 = (~v143);
+                        unsigned int s145 = (v143 ^ 2147483648u);
+                        unsigned int s146 = (((v143 & 2147483648u) != 0u) ? s144 : s145);
+                        unsigned int stb147 = (stok142 ? ((((v143 == 2147483648u) ? 2147483648u : s146) >> 24u) & 255u) : 0u);
+                        unsigned int stpm148 = (__ballot_sync(0xffffffffu, stok142) & patc_match_bits(stb147, 8u));
+                        unsigned int strk149 = __popc((stpm148 & ((1u << lane) - 1u)));
+                        unsigned int stct150 = __popc(stpm148);
+                        long long ix151 = ((long long)stb147);
+                        unsigned int sth152 = 0u;
+                        if (stok142) {
+                            sth152 = sthist11[(257 * warp + ix151)];
                         }
                         __syncwarp();
-                        if ((stok166 && ((strk181 + 1u) == stct182))) {
-                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        if ((stok142 && ((strk149 + 1u) == stct150))) {
+                            sthist11[(257 * warp + ix151)] = (sth152 + stct150);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i141)] = (stok142 ? ((stb147 << 16u) | (sth152 + strk149)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i165) < n)) {
-                        bool stok166 = ((lane + 128 * warp + 4096 * b5 + 32 * i165) < n);
-                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
-                        unsigned int s168 = (~v167);
-                        unsigned int s169 = (v167 ^ 2147483648u);
-                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
-                        unsigned int stb171 = (stok166 ? ((((v167 == 2147483648u) ? 2147483648u : s170) >> 24u) & 255u) : 0u);
-                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
-                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
-                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
-                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
-                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
-                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
-                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
-                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
-                        unsigned int stct182 = __popc(stpm172);
-                        long long ix183 = ((long long)stb171);
-                        unsigned int sth184 = 0u;
-                        if (stok166) {
-                            sth184 = sthist11[(257 * warp + ix183)];
+                for (patc_int i141 = 0; i141 < 4; i141 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i141) < n)) {
+                        bool stok142 = ((lane + 128 * warp + 4096 * b5 + 32 * i141) < n);
+                        unsigned int v143 = stkey8[(lane + 128 * warp + 32 * i141)];
+                        unsigned int s144 = (~v143);
+                        unsigned int s145 = (v143 ^ 2147483648u);
+                        unsigned int s146 = (((v143 & 2147483648u) != 0u) ? s144 : s145);
+                        unsigned int stb147 = (stok142 ? ((((v143 == 2147483648u) ? 2147483648u : s146) >> 24u) & 255u) : 0u);
+                        unsigned int stpm148 = (__ballot_sync(0xffffffffu, stok142) & patc_match_bits(stb147, 8u));
+                        unsigned int strk149 = __popc((stpm148 & ((1u << lane) - 1u)));
+                        unsigned int stct150 = __popc(stpm148);
+                        long long ix151 = ((long long)stb147);
+                        unsigned int sth152 = 0u;
+                        if (stok142) {
+                            sth152 = sthist11[(257 * warp + ix151)];
                         }
                         __syncwarp();
-                        if ((stok166 && ((strk181 + 1u) == stct182))) {
-                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        if ((stok142 && ((strk149 + 1u) == stct150))) {
+                            sthist11[(257 * warp + ix151)] = (sth152 + stct150);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i141)] = (stok142 ? ((stb147 << 16u) | (sth152 + strk149)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t185 = threadIdx.x;
-            unsigned int stsum186 = 0u;
-            for (patc_int i187 = 0; i187 < 8; i187 += 1) {
-                stsum186 = (stsum186 + sthist11[(2056 * t185 + 257 * i187 - 8223 * ((8 * t185 + i187) / 32))]);
+            const patc_int t153 = threadIdx.x;
+            unsigned int stsum154 = 0u;
+            for (patc_int i155 = 0; i155 < 8; i155 += 1) {
+                stsum154 = (stsum154 + sthist11[(2056 * t153 + 257 * i155 - 8223 * ((8 * t153 + i155) / 32))]);
             }
-            unsigned int stinc188 = stsum186;
-            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc188, 1);
-            stinc188 = ((lane >= 1) ? (stinc188 + stup189) : stinc188);
-            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc188, 2);
-            stinc188 = ((lane >= 2) ? (stinc188 + stup190) : stinc188);
-            unsigned int stup191 = __shfl_up_sync(0xffffffffu, stinc188, 4);
-            stinc188 = ((lane >= 4) ? (stinc188 + stup191) : stinc188);
-            unsigned int stup192 = __shfl_up_sync(0xffffffffu, stinc188, 8);
-            stinc188 = ((lane >= 8) ? (stinc188 + stup192) : stinc188);
-            unsigned int stup193 = __shfl_up_sync(0xffffffffu, stinc188, 16);
-            stinc188 = ((lane >= 16) ? (stinc188 + stup193) : stinc188);
-            unsigned int stat194 = (stinc188 - stsum186);
-            for (patc_int i195 = 0; i195 < 8; i195 += 1) {
-                unsigned int stcb196 = sthist11[(2056 * t185 + 257 * i195 - 8223 * ((8 * t185 + i195) / 32))];
-                sthist11[(2056 * t185 + 257 * i195 - 8223 * ((8 * t185 + i195) / 32))] = stat194;
-                stat194 = (stat194 + stcb196);
+            unsigned int stinc156 = stsum154;
+            unsigned int stup157 = __shfl_up_sync(0xffffffffu, stinc156, 1);
+            stinc156 = ((lane >= 1) ? (stinc156 + stup157) : stinc156);
+            unsigned int stup158 = __shfl_up_sync(0xffffffffu, stinc156, 2);
+            stinc156 = ((lane >= 2) ? (stinc156 + stup158) : stinc156);
+            unsigned int stup159 = __shfl_up_sync(0xffffffffu, stinc156, 4);
+            stinc156 = ((lane >= 4) ? (stinc156 + stup159) : stinc156);
+            unsigned int stup160 = __shfl_up_sync(0xffffffffu, stinc156, 8);
+            stinc156 = ((lane >= 8) ? (stinc156 + stup160) : stinc156);
+            unsigned int stup161 = __shfl_up_sync(0xffffffffu, stinc156, 16);
+            stinc156 = ((lane >= 16) ? (stinc156 + stup161) : stinc156);
+            unsigned int stat162 = (stinc156 - stsum154);
+            for (patc_int i163 = 0; i163 < 8; i163 += 1) {
+                unsigned int stcb164 = sthist11[(2056 * t153 + 257 * i163 - 8223 * ((8 * t153 + i163) / 32))];
+                sthist11[(2056 * t153 + 257 * i163 - 8223 * ((8 * t153 + i163) / 32))] = stat162;
+                stat162 = (stat162 + stcb164);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc188;
+                stwsum12[warp] = stinc156;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw198 = 0u;
+                unsigned int stw166 = 0u;
                 if ((lane < 32)) {
-                    stw198 = stwsum12[lane];
+                    stw166 = stwsum12[lane];
                 }
-                unsigned int stwinc199 = stw198;
-                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc199, 1);
-                stwinc199 = ((lane >= 1) ? (stwinc199 + stup200) : stwinc199);
-                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc199, 2);
-                stwinc199 = ((lane >= 2) ? (stwinc199 + stup201) : stwinc199);
-                unsigned int stup202 = __shfl_up_sync(0xffffffffu, stwinc199, 4);
-                stwinc199 = ((lane >= 4) ? (stwinc199 + stup202) : stwinc199);
-                unsigned int stup203 = __shfl_up_sync(0xffffffffu, stwinc199, 8);
-                stwinc199 = ((lane >= 8) ? (stwinc199 + stup203) : stwinc199);
-                unsigned int stup204 = __shfl_up_sync(0xffffffffu, stwinc199, 16);
-                stwinc199 = ((lane >= 16) ? (stwinc199 + stup204) : stwinc199);
+                unsigned int stwinc167 = stw166;
+                unsigned int stup168 = __shfl_up_sync(0xffffffffu, stwinc167, 1);
+                stwinc167 = ((lane >= 1) ? (stwinc167 + stup168) : stwinc167);
+                unsigned int stup169 = __shfl_up_sync(0xffffffffu, stwinc167, 2);
+                stwinc167 = ((lane >= 2) ? (stwinc167 + stup169) : stwinc167);
+                unsigned int stup170 = __shfl_up_sync(0xffffffffu, stwinc167, 4);
+                stwinc167 = ((lane >= 4) ? (stwinc167 + stup170) : stwinc167);
+                unsigned int stup171 = __shfl_up_sync(0xffffffffu, stwinc167, 8);
+                stwinc167 = ((lane >= 8) ? (stwinc167 + stup171) : stwinc167);
+                unsigned int stup172 = __shfl_up_sync(0xffffffffu, stwinc167, 16);
+                stwinc167 = ((lane >= 16) ? (stwinc167 + stup172) : stwinc167);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc199 - stw198);
+                    stwsum12[lane] = (stwinc167 - stw166);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4064) < n)) {
             {
-                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                for (patc_int i174 = 0; i174 < 4; i174 += 1) {
                     {
-                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
-                        unsigned int stbk208 = (sti207 >> 16u);
-                        if ((stbk208 < 256u)) {
-                            long long ix209 = ((long long)stbk208);
-                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
-                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
-                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        unsigned int sti175 = stinfo10[(lane + 128 * warp + 32 * i174)];
+                        unsigned int stbk176 = (sti175 >> 16u);
+                        if ((stbk176 < 256u)) {
+                            long long ix177 = ((long long)stbk176);
+                            long long ix178 = ((long long)(stwsum12[((warp + 32 * ix177) / 256)] + (sthist11[(257 * warp + ix177)] + (sti175 & 65535u))));
+                            stkey6[ix178] = stkey8[(lane + 128 * warp + 32 * i174)];
+                            stval7[ix178] = stval9[(lane + 128 * warp + 32 * i174)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i206) < n)) {
-                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
-                        unsigned int stbk208 = (sti207 >> 16u);
-                        if ((stbk208 < 256u)) {
-                            long long ix209 = ((long long)stbk208);
-                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
-                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
-                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                for (patc_int i174 = 0; i174 < 4; i174 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i174) < n)) {
+                        unsigned int sti175 = stinfo10[(lane + 128 * warp + 32 * i174)];
+                        unsigned int stbk176 = (sti175 >> 16u);
+                        if ((stbk176 < 256u)) {
+                            long long ix177 = ((long long)stbk176);
+                            long long ix178 = ((long long)(stwsum12[((warp + 32 * ix177) / 256)] + (sthist11[(257 * warp + ix177)] + (sti175 & 65535u))));
+                            stkey6[ix178] = stkey8[(lane + 128 * warp + 32 * i174)];
+                            stval7[ix178] = stval9[(lane + 128 * warp + 32 * i174)];
                         }
                     }
                 }
@@ -3834,21 +3348,21 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         __syncthreads();
         if (((4096 * b5 + 4095) < n)) {
             {
-                const patc_int t211 = threadIdx.x;
-                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                const patc_int t179 = threadIdx.x;
+                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
                     {
-                        out0[(4096 * b5 + t211 + 1024 * i212)] = stkey6[(t211 + 1024 * i212)];
-                        out1[(4096 * b5 + t211 + 1024 * i212)] = stval7[(t211 + 1024 * i212)];
+                        out0[(4096 * b5 + t179 + 1024 * i180)] = stkey6[(t179 + 1024 * i180)];
+                        out1[(4096 * b5 + t179 + 1024 * i180)] = stval7[(t179 + 1024 * i180)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t211 = threadIdx.x;
-                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                    if (((4096 * b5 + t211 + 1024 * i212) < n)) {
-                        out0[(4096 * b5 + t211 + 1024 * i212)] = stkey6[(t211 + 1024 * i212)];
-                        out1[(4096 * b5 + t211 + 1024 * i212)] = stval7[(t211 + 1024 * i212)];
+                const patc_int t179 = threadIdx.x;
+                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
+                    if (((4096 * b5 + t179 + 1024 * i180) < n)) {
+                        out0[(4096 * b5 + t179 + 1024 * i180)] = stkey6[(t179 + 1024 * i180)];
+                        out1[(4096 * b5 + t179 + 1024 * i180)] = stval7[(t179 + 1024 * i180)];
                     }
                 }
             }
@@ -3915,36 +3429,20 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                         unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
                         unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
                         unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct31 = __popc(stpm21);
-                        long long ix32 = ((long long)stb20);
-                        unsigned int sth33 = 0u;
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
                         if (stok16) {
-                            sth33 = sthist8[(257 * warp + ix32)];
+                            sth25 = sthist8[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk30 + 1u) == stct31))) {
-                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        if ((stok16 && ((strk22 + 1u) == stct23))) {
+                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
@@ -3957,103 +3455,138 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                         unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
                         unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
                         unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct31 = __popc(stpm21);
-                        long long ix32 = ((long long)stb20);
-                        unsigned int sth33 = 0u;
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
                         if (stok16) {
-                            sth33 = sthist8[(257 * warp + ix32)];
+                            sth25 = sthist8[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk30 + 1u) == stct31))) {
-                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        if ((stok16 && ((strk22 + 1u) == stct23))) {
+                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t34 = threadIdx.x;
-            unsigned int stsum35 = 0u;
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                stsum35 = (stsum35 + sthist8[(2056 * t34 + 257 * i36 - 8223 * ((8 * t34 + i36) / 32))]);
+            const patc_int t26 = threadIdx.x;
+            unsigned int stsum27 = 0u;
+            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
+                stsum27 = (stsum27 + sthist8[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
             }
-            unsigned int stinc37 = stsum35;
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc37, 1);
-            stinc37 = ((lane >= 1) ? (stinc37 + stup38) : stinc37);
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc37, 2);
-            stinc37 = ((lane >= 2) ? (stinc37 + stup39) : stinc37);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc37, 4);
-            stinc37 = ((lane >= 4) ? (stinc37 + stup40) : stinc37);
-            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc37, 8);
-            stinc37 = ((lane >= 8) ? (stinc37 + stup41) : stinc37);
-            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc37, 16);
-            stinc37 = ((lane >= 16) ? (stinc37 + stup42) : stinc37);
-            unsigned int stat43 = (stinc37 - stsum35);
-            for (patc_int i44 = 0; i44 < 8; i44 += 1) {
-                unsigned int stcb45 = sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))];
-                sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))] = stat43;
-                stat43 = (stat43 + stcb45);
+            unsigned int stinc29 = stsum27;
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
+            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
+            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
+            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
+            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
+            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
+            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
+            unsigned int stat35 = (stinc29 - stsum27);
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                unsigned int stcb37 = sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
+                sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
+                stat35 = (stat35 + stcb37);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc37;
+                stwsum9[warp] = stinc29;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw47 = 0u;
+                unsigned int stw39 = 0u;
                 if ((lane < 32)) {
-                    stw47 = stwsum9[lane];
+                    stw39 = stwsum9[lane];
                 }
-                unsigned int stwinc48 = stw47;
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc48, 1);
-                stwinc48 = ((lane >= 1) ? (stwinc48 + stup49) : stwinc48);
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc48, 2);
-                stwinc48 = ((lane >= 2) ? (stwinc48 + stup50) : stwinc48);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc48, 4);
-                stwinc48 = ((lane >= 4) ? (stwinc48 + stup51) : stwinc48);
-                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc48, 8);
-                stwinc48 = ((lane >= 8) ? (stwinc48 + stup52) : stwinc48);
-                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc48, 16);
-                stwinc48 = ((lane >= 16) ? (stwinc48 + stup53) : stwinc48);
+                unsigned int stwinc40 = stw39;
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
+                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
+                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
+                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
+                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
+                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
+                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc48 - stw47);
+                    stwsum9[lane] = (stwinc40 - stw39);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4064) < n)) {
             {
+                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                    {
+                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i47) < n)) {
+                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t52 = threadIdx.x;
+            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
+                if (((t52 + 1024 * i53) < 8224)) {
+                    sthist8[(t52 + 1024 * i53)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
                 for (patc_int i55 = 0; i55 < 4; i55 += 1) {
                     {
-                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
-                        unsigned int stbk57 = (sti56 >> 16u);
-                        if ((stbk57 < 256u)) {
-                            long long ix58 = ((long long)stbk57);
-                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        bool stok56 = true;
+                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
+                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
+                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
+                        unsigned int stb60 = (stok56 ? (((~((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
+                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
+                        unsigned int stct63 = __popc(stpm61);
+                        long long ix64 = ((long long)stb60);
+                        unsigned int sth65 = 0u;
+                        if (stok56) {
+                            sth65 = sthist8[(257 * warp + ix64)];
                         }
+                        __syncwarp();
+                        if ((stok56 && ((strk62 + 1u) == stct63))) {
+                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
                     }
                 }
             }
@@ -4061,188 +3594,105 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             {
                 for (patc_int i55 = 0; i55 < 4; i55 += 1) {
                     if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
-                        unsigned int sti56 = stinfo7[(lane + 128 * warp + 32 * i55)];
-                        unsigned int stbk57 = (sti56 >> 16u);
-                        if ((stbk57 < 256u)) {
-                            long long ix58 = ((long long)stbk57);
-                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                            stkey6[ix59] = stkey5[(lane + 128 * warp + 32 * i55)];
+                        bool stok56 = ((lane + 128 * warp + 4096 * b4 + 32 * i55) < n);
+                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
+                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
+                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
+                        unsigned int stb60 = (stok56 ? (((~((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
+                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
+                        unsigned int stct63 = __popc(stpm61);
+                        long long ix64 = ((long long)stb60);
+                        unsigned int sth65 = 0u;
+                        if (stok56) {
+                            sth65 = sthist8[(257 * warp + ix64)];
                         }
+                        __syncwarp();
+                        if ((stok56 && ((strk62 + 1u) == stct63))) {
+                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t60 = threadIdx.x;
-            for (patc_int i61 = 0; i61 < 9; i61 += 1) {
-                if (((t60 + 1024 * i61) < 8224)) {
-                    sthist8[(t60 + 1024 * i61)] = 0u;
-                }
+            const patc_int t66 = threadIdx.x;
+            unsigned int stsum67 = 0u;
+            for (patc_int i68 = 0; i68 < 8; i68 += 1) {
+                stsum67 = (stsum67 + sthist8[(2056 * t66 + 257 * i68 - 8223 * ((8 * t66 + i68) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    {
-                        bool stok64 = true;
-                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                        unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                        unsigned int stct79 = __popc(stpm69);
-                        long long ix80 = ((long long)stb68);
-                        unsigned int sth81 = 0u;
-                        if (stok64) {
-                            sth81 = sthist8[(257 * warp + ix80)];
-                        }
-                        __syncwarp();
-                        if ((stok64 && ((strk78 + 1u) == stct79))) {
-                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i63) < n)) {
-                        bool stok64 = ((lane + 128 * warp + 4096 * b4 + 32 * i63) < n);
-                        unsigned int s65 = (~stkey6[(lane + 128 * warp + 32 * i63)]);
-                        unsigned int s66 = (stkey6[(lane + 128 * warp + 32 * i63)] ^ 2147483648u);
-                        unsigned int s67 = (((stkey6[(lane + 128 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                        unsigned int stb68 = (stok64 ? (((~((stkey6[(lane + 128 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                        unsigned int stct79 = __popc(stpm69);
-                        long long ix80 = ((long long)stb68);
-                        unsigned int sth81 = 0u;
-                        if (stok64) {
-                            sth81 = sthist8[(257 * warp + ix80)];
-                        }
-                        __syncwarp();
-                        if ((stok64 && ((strk78 + 1u) == stct79))) {
-                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t82 = threadIdx.x;
-            unsigned int stsum83 = 0u;
-            for (patc_int i84 = 0; i84 < 8; i84 += 1) {
-                stsum83 = (stsum83 + sthist8[(2056 * t82 + 257 * i84 - 8223 * ((8 * t82 + i84) / 32))]);
-            }
-            unsigned int stinc85 = stsum83;
-            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc85, 1);
-            stinc85 = ((lane >= 1) ? (stinc85 + stup86) : stinc85);
-            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc85, 2);
-            stinc85 = ((lane >= 2) ? (stinc85 + stup87) : stinc85);
-            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc85, 4);
-            stinc85 = ((lane >= 4) ? (stinc85 + stup88) : stinc85);
-            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc85, 8);
-            stinc85 = ((lane >= 8) ? (stinc85 + stup89) : stinc85);
-            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc85, 16);
-            stinc85 = ((lane >= 16) ? (stinc85 + stup90) : stinc85);
-            unsigned int stat91 = (stinc85 - stsum83);
-            for (patc_int i92 = 0; i92 < 8; i92 += 1) {
-                unsigned int stcb93 = sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))];
-                sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))] = stat91;
-                stat91 = (stat91 + stcb93);
+            unsigned int stinc69 = stsum67;
+            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc69, 1);
+            stinc69 = ((lane >= 1) ? (stinc69 + stup70) : stinc69);
+            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc69, 2);
+            stinc69 = ((lane >= 2) ? (stinc69 + stup71) : stinc69);
+            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc69, 4);
+            stinc69 = ((lane >= 4) ? (stinc69 + stup72) : stinc69);
+            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc69, 8);
+            stinc69 = ((lane >= 8) ? (stinc69 + stup73) : stinc69);
+            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc69, 16);
+            stinc69 = ((lane >= 16) ? (stinc69 + stup74) : stinc69);
+            unsigned int stat75 = (stinc69 - stsum67);
+            for (patc_int i76 = 0; i76 < 8; i76 += 1) {
+                unsigned int stcb77 = sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))];
+                sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))] = stat75;
+                stat75 = (stat75 + stcb77);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc85;
+                stwsum9[warp] = stinc69;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw95 = 0u;
+                unsigned int stw79 = 0u;
                 if ((lane < 32)) {
-                    stw95 = stwsum9[lane];
+                    stw79 = stwsum9[lane];
                 }
-                unsigned int stwinc96 = stw95;
-                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc96, 1);
-                stwinc96 = ((lane >= 1) ? (stwinc96 + stup97) : stwinc96);
-                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc96, 2);
-                stwinc96 = ((lane >= 2) ? (stwinc96 + stup98) : stwinc96);
-                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc96, 4);
-                stwinc96 = ((lane >= 4) ? (stwinc96 + stup99) : stwinc96);
-                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc96, 8);
-                stwinc96 = ((lane >= 8) ? (stwinc96 + stup100) : stwinc96);
-                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc96, 16);
-                stwinc96 = ((lane >= 16) ? (stwinc96 + stup101) : stwinc96);
+                unsigned int stwinc80 = stw79;
+                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc80, 1);
+                stwinc80 = ((lane >= 1) ? (stwinc80 + stup81) : stwinc80);
+                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc80, 2);
+                stwinc80 = ((lane >= 2) ? (stwinc80 + stup82) : stwinc80);
+                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc80, 4);
+                stwinc80 = ((lane >= 4) ? (stwinc80 + stup83) : stwinc80);
+                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc80, 8);
+                stwinc80 = ((lane >= 8) ? (stwinc80 + stup84) : stwinc80);
+                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc80, 16);
+                stwinc80 = ((lane >= 16) ? (stwinc80 + stup85) : stwinc80);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc96 - stw95);
+                    stwsum9[lane] = (stwinc80 - stw79);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
                     {
-                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
-                        unsigned int stbk105 = (sti104 >> 16u);
-                        if ((stbk105 < 256u)) {
-                            long long ix106 = ((long long)stbk105);
-                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
+                        unsigned int stbk89 = (sti88 >> 16u);
+                        if ((stbk89 < 256u)) {
+                            long long ix90 = ((long long)stbk89);
+                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
+                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i103) < n)) {
-                        unsigned int sti104 = stinfo7[(lane + 128 * warp + 32 * i103)];
-                        unsigned int stbk105 = (sti104 >> 16u);
-                        if ((stbk105 < 256u)) {
-                            long long ix106 = ((long long)stbk105);
-                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                            stkey5[ix107] = stkey6[(lane + 128 * warp + 32 * i103)];
+                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i87) < n)) {
+                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
+                        unsigned int stbk89 = (sti88 >> 16u);
+                        if ((stbk89 < 256u)) {
+                            long long ix90 = ((long long)stbk89);
+                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
+                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
                         }
                     }
                 }
@@ -4250,175 +3700,143 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         }
         __syncthreads();
         {
-            const patc_int t108 = threadIdx.x;
-            for (patc_int i109 = 0; i109 < 9; i109 += 1) {
-                if (((t108 + 1024 * i109) < 8224)) {
-                    sthist8[(t108 + 1024 * i109)] = 0u;
+            const patc_int t92 = threadIdx.x;
+            for (patc_int i93 = 0; i93 < 9; i93 += 1) {
+                if (((t92 + 1024 * i93) < 8224)) {
+                    sthist8[(t92 + 1024 * i93)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
+                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
                     {
-                        bool stok112 = true;
-                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                        unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                        unsigned int stct127 = __popc(stpm117);
-                        long long ix128 = ((long long)stb116);
-                        unsigned int sth129 = 0u;
-                        if (stok112) {
-                            sth129 = sthist8[(257 * warp + ix128)];
+                        bool stok96 = true;
+                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
+                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
+                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
+                        unsigned int stb100 = (stok96 ? (((~((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
+                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
+                        unsigned int stct103 = __popc(stpm101);
+                        long long ix104 = ((long long)stb100);
+                        unsigned int sth105 = 0u;
+                        if (stok96) {
+                            sth105 = sthist8[(257 * warp + ix104)];
                         }
                         __syncwarp();
-                        if ((stok112 && ((strk126 + 1u) == stct127))) {
-                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        if ((stok96 && ((strk102 + 1u) == stct103))) {
+                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i111 = 0; i111 < 4; i111 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i111) < n)) {
-                        bool stok112 = ((lane + 128 * warp + 4096 * b4 + 32 * i111) < n);
-                        unsigned int s113 = (~stkey5[(lane + 128 * warp + 32 * i111)]);
-                        unsigned int s114 = (stkey5[(lane + 128 * warp + 32 * i111)] ^ 2147483648u);
-                        unsigned int s115 = (((stkey5[(lane + 128 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                        unsigned int stb116 = (stok112 ? (((~((stkey5[(lane + 128 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                        unsigned int stct127 = __popc(stpm117);
-                        long long ix128 = ((long long)stb116);
-                        unsigned int sth129 = 0u;
-                        if (stok112) {
-                            sth129 = sthist8[(257 * warp + ix128)];
+                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i95) < n)) {
+                        bool stok96 = ((lane + 128 * warp + 4096 * b4 + 32 * i95) < n);
+                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
+                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
+                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
+                        unsigned int stb100 = (stok96 ? (((~((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
+                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
+                        unsigned int stct103 = __popc(stpm101);
+                        long long ix104 = ((long long)stb100);
+                        unsigned int sth105 = 0u;
+                        if (stok96) {
+                            sth105 = sthist8[(257 * warp + ix104)];
                         }
                         __syncwarp();
-                        if ((stok112 && ((strk126 + 1u) == stct127))) {
-                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        if ((stok96 && ((strk102 + 1u) == stct103))) {
+                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t130 = threadIdx.x;
-            unsigned int stsum131 = 0u;
-            for (patc_int i132 = 0; i132 < 8; i132 += 1) {
-                stsum131 = (stsum131 + sthist8[(2056 * t130 + 257 * i132 - 8223 * ((8 * t130 + i132) / 32))]);
+            const patc_int t106 = threadIdx.x;
+            unsigned int stsum107 = 0u;
+            for (patc_int i108 = 0; i108 < 8; i108 += 1) {
+                stsum107 = (stsum107 + sthist8[(2056 * t106 + 257 * i108 - 8223 * ((8 * t106 + i108) / 32))]);
             }
-            unsigned int stinc133 = stsum131;
-            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc133, 1);
-            stinc133 = ((lane >= 1) ? (stinc133 + stup134) : stinc133);
-            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc133, 2);
-            stinc133 = ((lane >= 2) ? (stinc133 + stup135) : stinc133);
-            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc133, 4);
-            stinc133 = ((lane >= 4) ? (stinc133 + stup136) : stinc133);
-            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc133, 8);
-            stinc133 = ((lane >= 8) ? (stinc133 + stup137) : stinc133);
-            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc133, 16);
-            stinc133 = ((lane >= 16) ? (stinc133 + stup138) : stinc133);
-            unsigned int stat139 = (stinc133 - stsum131);
-            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
-                unsigned int stcb141 = sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))];
-                sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))] = stat139;
-                stat139 = (stat139 + stcb141);
+            unsigned int stinc109 = stsum107;
+            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc109, 1);
+            stinc109 = ((lane >= 1) ? (stinc109 + stup110) : stinc109);
+            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc109, 2);
+            stinc109 = ((lane >= 2) ? (stinc109 + stup111) : stinc109);
+            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc109, 4);
+            stinc109 = ((lane >= 4) ? (stinc109 + stup112) : stinc109);
+            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc109, 8);
+            stinc109 = ((lane >= 8) ? (stinc109 + stup113) : stinc109);
+            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc109, 16);
+            stinc109 = ((lane >= 16) ? (stinc109 + stup114) : stinc109);
+            unsigned int stat115 = (stinc109 - stsum107);
+            for (patc_int i116 = 0; i116 < 8; i116 += 1) {
+                unsigned int stcb117 = sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))];
+                sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))] = stat115;
+                stat115 = (stat115 + stcb117);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc133;
+                stwsum9[warp] = stinc109;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw143 = 0u;
+                unsigned int stw119 = 0u;
                 if ((lane < 32)) {
-                    stw143 = stwsum9[lane];
+                    stw119 = stwsum9[lane];
                 }
-                unsigned int stwinc144 = stw143;
-                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc144, 1);
-                stwinc144 = ((lane >= 1) ? (stwinc144 + stup145) : stwinc144);
-                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc144, 2);
-                stwinc144 = ((lane >= 2) ? (stwinc144 + stup146) : stwinc144);
-                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc144, 4);
-                stwinc144 = ((lane >= 4) ? (stwinc144 + stup147) : stwinc144);
-                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc144, 8);
-                stwinc144 = ((lane >= 8) ? (stwinc144 + stup148) : stwinc144);
-                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc144, 16);
-                stwinc144 = ((lane >= 16) ? (stwinc144 + stup149) : stwinc144);
+                unsigned int stwinc120 = stw119;
+                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc120, 1);
+                stwinc120 = ((lane >= 1) ? (stwinc120 + stup121) : stwinc120);
+                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc120, 2);
+                stwinc120 = ((lane >= 2) ? (stwinc120 + stup122) : stwinc120);
+                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc120, 4);
+                stwinc120 = ((lane >= 4) ? (stwinc120 + stup123) : stwinc120);
+                unsigned int stup124 = __shfl_up_sync(0xffffffffu, stwinc120, 8);
+                stwinc120 = ((lane >= 8) ? (stwinc120 + stup124) : stwinc120);
+                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc120, 16);
+                stwinc120 = ((lane >= 16) ? (stwinc120 + stup125) : stwinc120);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc144 - stw143);
+                    stwsum9[lane] = (stwinc120 - stw119);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
                     {
-                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
-                        unsigned int stbk153 = (sti152 >> 16u);
-                        if ((stbk153 < 256u)) {
-                            long long ix154 = ((long long)stbk153);
-                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
+                        unsigned int stbk129 = (sti128 >> 16u);
+                        if ((stbk129 < 256u)) {
+                            long long ix130 = ((long long)stbk129);
+                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
+                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i151) < n)) {
-                        unsigned int sti152 = stinfo7[(lane + 128 * warp + 32 * i151)];
-                        unsigned int stbk153 = (sti152 >> 16u);
-                        if ((stbk153 < 256u)) {
-                            long long ix154 = ((long long)stbk153);
-                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                            stkey6[ix155] = stkey5[(lane + 128 * warp + 32 * i151)];
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i127) < n)) {
+                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
+                        unsigned int stbk129 = (sti128 >> 16u);
+                        if ((stbk129 < 256u)) {
+                            long long ix130 = ((long long)stbk129);
+                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
+                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
                         }
                     }
                 }
@@ -4426,175 +3844,143 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         }
         __syncthreads();
         {
-            const patc_int t156 = threadIdx.x;
-            for (patc_int i157 = 0; i157 < 9; i157 += 1) {
-                if (((t156 + 1024 * i157) < 8224)) {
-                    sthist8[(t156 + 1024 * i157)] = 0u;
+            const patc_int t132 = threadIdx.x;
+            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
+                if (((t132 + 1024 * i133) < 8224)) {
+                    sthist8[(t132 + 1024 * i133)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
                     {
-                        bool stok160 = true;
-                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                        unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                        unsigned int stct175 = __popc(stpm165);
-                        long long ix176 = ((long long)stb164);
-                        unsigned int sth177 = 0u;
-                        if (stok160) {
-                            sth177 = sthist8[(257 * warp + ix176)];
+                        bool stok136 = true;
+                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
+                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
+                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
+                        unsigned int stb140 = (stok136 ? (((~((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
+                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
+                        unsigned int stct143 = __popc(stpm141);
+                        long long ix144 = ((long long)stb140);
+                        unsigned int sth145 = 0u;
+                        if (stok136) {
+                            sth145 = sthist8[(257 * warp + ix144)];
                         }
                         __syncwarp();
-                        if ((stok160 && ((strk174 + 1u) == stct175))) {
-                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        if ((stok136 && ((strk142 + 1u) == stct143))) {
+                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i159) < n)) {
-                        bool stok160 = ((lane + 128 * warp + 4096 * b4 + 32 * i159) < n);
-                        unsigned int s161 = (~stkey6[(lane + 128 * warp + 32 * i159)]);
-                        unsigned int s162 = (stkey6[(lane + 128 * warp + 32 * i159)] ^ 2147483648u);
-                        unsigned int s163 = (((stkey6[(lane + 128 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                        unsigned int stb164 = (stok160 ? (((~((stkey6[(lane + 128 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                        unsigned int stct175 = __popc(stpm165);
-                        long long ix176 = ((long long)stb164);
-                        unsigned int sth177 = 0u;
-                        if (stok160) {
-                            sth177 = sthist8[(257 * warp + ix176)];
+                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i135) < n)) {
+                        bool stok136 = ((lane + 128 * warp + 4096 * b4 + 32 * i135) < n);
+                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
+                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
+                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
+                        unsigned int stb140 = (stok136 ? (((~((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
+                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
+                        unsigned int stct143 = __popc(stpm141);
+                        long long ix144 = ((long long)stb140);
+                        unsigned int sth145 = 0u;
+                        if (stok136) {
+                            sth145 = sthist8[(257 * warp + ix144)];
                         }
                         __syncwarp();
-                        if ((stok160 && ((strk174 + 1u) == stct175))) {
-                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        if ((stok136 && ((strk142 + 1u) == stct143))) {
+                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t178 = threadIdx.x;
-            unsigned int stsum179 = 0u;
-            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
-                stsum179 = (stsum179 + sthist8[(2056 * t178 + 257 * i180 - 8223 * ((8 * t178 + i180) / 32))]);
+            const patc_int t146 = threadIdx.x;
+            unsigned int stsum147 = 0u;
+            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
+                stsum147 = (stsum147 + sthist8[(2056 * t146 + 257 * i148 - 8223 * ((8 * t146 + i148) / 32))]);
             }
-            unsigned int stinc181 = stsum179;
-            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc181, 1);
-            stinc181 = ((lane >= 1) ? (stinc181 + stup182) : stinc181);
-            unsigned int stup183 = __shfl_up_sync(0xffffffffu, stinc181, 2);
-            stinc181 = ((lane >= 2) ? (stinc181 + stup183) : stinc181);
-            unsigned int stup184 = __shfl_up_sync(0xffffffffu, stinc181, 4);
-            stinc181 = ((lane >= 4) ? (stinc181 + stup184) : stinc181);
-            unsigned int stup185 = __shfl_up_sync(0xffffffffu, stinc181, 8);
-            stinc181 = ((lane >= 8) ? (stinc181 + stup185) : stinc181);
-            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc181, 16);
-            stinc181 = ((lane >= 16) ? (stinc181 + stup186) : stinc181);
-            unsigned int stat187 = (stinc181 - stsum179);
-            for (patc_int i188 = 0; i188 < 8; i188 += 1) {
-                unsigned int stcb189 = sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))];
-                sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))] = stat187;
-                stat187 = (stat187 + stcb189);
+            unsigned int stinc149 = stsum147;
+            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc149, 1);
+            stinc149 = ((lane >= 1) ? (stinc149 + stup150) : stinc149);
+            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc149, 2);
+            stinc149 = ((lane >= 2) ? (stinc149 + stup151) : stinc149);
+            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc149, 4);
+            stinc149 = ((lane >= 4) ? (stinc149 + stup152) : stinc149);
+            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc149, 8);
+            stinc149 = ((lane >= 8) ? (stinc149 + stup153) : stinc149);
+            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc149, 16);
+            stinc149 = ((lane >= 16) ? (stinc149 + stup154) : stinc149);
+            unsigned int stat155 = (stinc149 - stsum147);
+            for (patc_int i156 = 0; i156 < 8; i156 += 1) {
+                unsigned int stcb157 = sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))];
+                sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))] = stat155;
+                stat155 = (stat155 + stcb157);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc181;
+                stwsum9[warp] = stinc149;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw191 = 0u;
+                unsigned int stw159 = 0u;
                 if ((lane < 32)) {
-                    stw191 = stwsum9[lane];
+                    stw159 = stwsum9[lane];
                 }
-                unsigned int stwinc192 = stw191;
-                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc192, 1);
-                stwinc192 = ((lane >= 1) ? (stwinc192 + stup193) : stwinc192);
-                unsigned int stup194 = __shfl_up_sync(0xffffffffu, stwinc192, 2);
-                stwinc192 = ((lane >= 2) ? (stwinc192 + stup194) : stwinc192);
-                unsigned int stup195 = __shfl_up_sync(0xffffffffu, stwinc192, 4);
-                stwinc192 = ((lane >= 4) ? (stwinc192 + stup195) : stwinc192);
-                unsigned int stup196 = __shfl_up_sync(0xffffffffu, stwinc192, 8);
-                stwinc192 = ((lane >= 8) ? (stwinc192 + stup196) : stwinc192);
-                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc192, 16);
-                stwinc192 = ((lane >= 16) ? (stwinc192 + stup197) : stwinc192);
+                unsigned int stwinc160 = stw159;
+                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc160, 1);
+                stwinc160 = ((lane >= 1) ? (stwinc160 + stup161) : stwinc160);
+                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc160, 2);
+                stwinc160 = ((lane >= 2) ? (stwinc160 + stup162) : stwinc160);
+                unsigned int stup163 = __shfl_up_sync(0xffffffffu, stwinc160, 4);
+                stwinc160 = ((lane >= 4) ? (stwinc160 + stup163) : stwinc160);
+                unsigned int stup164 = __shfl_up_sync(0xffffffffu, stwinc160, 8);
+                stwinc160 = ((lane >= 8) ? (stwinc160 + stup164) : stwinc160);
+                unsigned int stup165 = __shfl_up_sync(0xffffffffu, stwinc160, 16);
+                stwinc160 = ((lane >= 16) ? (stwinc160 + stup165) : stwinc160);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc192 - stw191);
+                    stwsum9[lane] = (stwinc160 - stw159);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
+                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
                     {
-                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
-                        unsigned int stbk201 = (sti200 >> 16u);
-                        if ((stbk201 < 256u)) {
-                            long long ix202 = ((long long)stbk201);
-                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
+                        unsigned int stbk169 = (sti168 >> 16u);
+                        if ((stbk169 < 256u)) {
+                            long long ix170 = ((long long)stbk169);
+                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
+                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i199 = 0; i199 < 4; i199 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i199) < n)) {
-                        unsigned int sti200 = stinfo7[(lane + 128 * warp + 32 * i199)];
-                        unsigned int stbk201 = (sti200 >> 16u);
-                        if ((stbk201 < 256u)) {
-                            long long ix202 = ((long long)stbk201);
-                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                            stkey5[ix203] = stkey6[(lane + 128 * warp + 32 * i199)];
+                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i167) < n)) {
+                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
+                        unsigned int stbk169 = (sti168 >> 16u);
+                        if ((stbk169 < 256u)) {
+                            long long ix170 = ((long long)stbk169);
+                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
+                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
                         }
                     }
                 }
@@ -4603,19 +3989,19 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         __syncthreads();
         if (((4096 * b4 + 4095) < n)) {
             {
-                const patc_int t204 = threadIdx.x;
-                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                const patc_int t172 = threadIdx.x;
+                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
                     {
-                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t204 = threadIdx.x;
-                for (patc_int i205 = 0; i205 < 4; i205 += 1) {
-                    if (((4096 * b4 + t204 + 1024 * i205) < n)) {
-                        out[(4096 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                const patc_int t172 = threadIdx.x;
+                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
+                    if (((4096 * b4 + t172 + 1024 * i173) < n)) {
+                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
                     }
                 }
             }
@@ -4688,36 +4074,20 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                         unsigned int s22 = (v20 ^ 2147483648u);
                         unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
                         unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
-                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
-                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
-                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
-                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
-                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
-                        unsigned int stct35 = __popc(stpm25);
-                        long long ix36 = ((long long)stb24);
-                        unsigned int sth37 = 0u;
+                        unsigned int stpm25 = (__ballot_sync(0xffffffffu, stok19) & patc_match_bits(stb24, 8u));
+                        unsigned int strk26 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct27 = __popc(stpm25);
+                        long long ix28 = ((long long)stb24);
+                        unsigned int sth29 = 0u;
                         if (stok19) {
-                            sth37 = sthist11[(257 * warp + ix36)];
+                            sth29 = sthist11[(257 * warp + ix28)];
                         }
                         __syncwarp();
-                        if ((stok19 && ((strk34 + 1u) == stct35))) {
-                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        if ((stok19 && ((strk26 + 1u) == stct27))) {
+                            sthist11[(257 * warp + ix28)] = (sth29 + stct27);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth29 + strk26)) : 4294901760u);
                     }
                 }
             }
@@ -4731,104 +4101,141 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                         unsigned int s22 = (v20 ^ 2147483648u);
                         unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
                         unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
-                        unsigned int stpm25 = __ballot_sync(0xffffffffu, stok19);
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb24 & 1u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 1u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb24 & 2u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 2u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb24 & 4u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 4u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb24 & 8u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 8u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb24 & 16u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 16u) != 0u) ? stv30 : (~stv30)));
-                        unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb24 & 32u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 32u) != 0u) ? stv31 : (~stv31)));
-                        unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb24 & 64u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 64u) != 0u) ? stv32 : (~stv32)));
-                        unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb24 & 128u) != 0u));
-                        stpm25 = (stpm25 & (((stb24 & 128u) != 0u) ? stv33 : (~stv33)));
-                        unsigned int strk34 = __popc((stpm25 & ((1u << lane) - 1u)));
-                        unsigned int stct35 = __popc(stpm25);
-                        long long ix36 = ((long long)stb24);
-                        unsigned int sth37 = 0u;
+                        unsigned int stpm25 = (__ballot_sync(0xffffffffu, stok19) & patc_match_bits(stb24, 8u));
+                        unsigned int strk26 = __popc((stpm25 & ((1u << lane) - 1u)));
+                        unsigned int stct27 = __popc(stpm25);
+                        long long ix28 = ((long long)stb24);
+                        unsigned int sth29 = 0u;
                         if (stok19) {
-                            sth37 = sthist11[(257 * warp + ix36)];
+                            sth29 = sthist11[(257 * warp + ix28)];
                         }
                         __syncwarp();
-                        if ((stok19 && ((strk34 + 1u) == stct35))) {
-                            sthist11[(257 * warp + ix36)] = (sth37 + stct35);
+                        if ((stok19 && ((strk26 + 1u) == stct27))) {
+                            sthist11[(257 * warp + ix28)] = (sth29 + stct27);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth37 + strk34)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth29 + strk26)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t38 = threadIdx.x;
-            unsigned int stsum39 = 0u;
-            for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                stsum39 = (stsum39 + sthist11[(2056 * t38 + 257 * i40 - 8223 * ((8 * t38 + i40) / 32))]);
+            const patc_int t30 = threadIdx.x;
+            unsigned int stsum31 = 0u;
+            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
+                stsum31 = (stsum31 + sthist11[(2056 * t30 + 257 * i32 - 8223 * ((8 * t30 + i32) / 32))]);
             }
-            unsigned int stinc41 = stsum39;
-            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc41, 1);
-            stinc41 = ((lane >= 1) ? (stinc41 + stup42) : stinc41);
-            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc41, 2);
-            stinc41 = ((lane >= 2) ? (stinc41 + stup43) : stinc41);
-            unsigned int stup44 = __shfl_up_sync(0xffffffffu, stinc41, 4);
-            stinc41 = ((lane >= 4) ? (stinc41 + stup44) : stinc41);
-            unsigned int stup45 = __shfl_up_sync(0xffffffffu, stinc41, 8);
-            stinc41 = ((lane >= 8) ? (stinc41 + stup45) : stinc41);
-            unsigned int stup46 = __shfl_up_sync(0xffffffffu, stinc41, 16);
-            stinc41 = ((lane >= 16) ? (stinc41 + stup46) : stinc41);
-            unsigned int stat47 = (stinc41 - stsum39);
-            for (patc_int i48 = 0; i48 < 8; i48 += 1) {
-                unsigned int stcb49 = sthist11[(2056 * t38 + 257 * i48 - 8223 * ((8 * t38 + i48) / 32))];
-                sthist11[(2056 * t38 + 257 * i48 - 8223 * ((8 * t38 + i48) / 32))] = stat47;
-                stat47 = (stat47 + stcb49);
+            unsigned int stinc33 = stsum31;
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc33, 1);
+            stinc33 = ((lane >= 1) ? (stinc33 + stup34) : stinc33);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc33, 2);
+            stinc33 = ((lane >= 2) ? (stinc33 + stup35) : stinc33);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc33, 4);
+            stinc33 = ((lane >= 4) ? (stinc33 + stup36) : stinc33);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc33, 8);
+            stinc33 = ((lane >= 8) ? (stinc33 + stup37) : stinc33);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc33, 16);
+            stinc33 = ((lane >= 16) ? (stinc33 + stup38) : stinc33);
+            unsigned int stat39 = (stinc33 - stsum31);
+            for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                unsigned int stcb41 = sthist11[(2056 * t30 + 257 * i40 - 8223 * ((8 * t30 + i40) / 32))];
+                sthist11[(2056 * t30 + 257 * i40 - 8223 * ((8 * t30 + i40) / 32))] = stat39;
+                stat39 = (stat39 + stcb41);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc41;
+                stwsum12[warp] = stinc33;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw51 = 0u;
+                unsigned int stw43 = 0u;
                 if ((lane < 32)) {
-                    stw51 = stwsum12[lane];
+                    stw43 = stwsum12[lane];
                 }
-                unsigned int stwinc52 = stw51;
-                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc52, 1);
-                stwinc52 = ((lane >= 1) ? (stwinc52 + stup53) : stwinc52);
-                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc52, 2);
-                stwinc52 = ((lane >= 2) ? (stwinc52 + stup54) : stwinc52);
-                unsigned int stup55 = __shfl_up_sync(0xffffffffu, stwinc52, 4);
-                stwinc52 = ((lane >= 4) ? (stwinc52 + stup55) : stwinc52);
-                unsigned int stup56 = __shfl_up_sync(0xffffffffu, stwinc52, 8);
-                stwinc52 = ((lane >= 8) ? (stwinc52 + stup56) : stwinc52);
-                unsigned int stup57 = __shfl_up_sync(0xffffffffu, stwinc52, 16);
-                stwinc52 = ((lane >= 16) ? (stwinc52 + stup57) : stwinc52);
+                unsigned int stwinc44 = stw43;
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc44, 1);
+                stwinc44 = ((lane >= 1) ? (stwinc44 + stup45) : stwinc44);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc44, 2);
+                stwinc44 = ((lane >= 2) ? (stwinc44 + stup46) : stwinc44);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc44, 4);
+                stwinc44 = ((lane >= 4) ? (stwinc44 + stup47) : stwinc44);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc44, 8);
+                stwinc44 = ((lane >= 8) ? (stwinc44 + stup48) : stwinc44);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc44, 16);
+                stwinc44 = ((lane >= 16) ? (stwinc44 + stup49) : stwinc44);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc52 - stw51);
+                    stwsum12[lane] = (stwinc44 - stw43);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4064) < n)) {
             {
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                    {
+                        unsigned int sti52 = stinfo10[(lane + 128 * warp + 32 * i51)];
+                        unsigned int stbk53 = (sti52 >> 16u);
+                        if ((stbk53 < 256u)) {
+                            long long ix54 = ((long long)stbk53);
+                            long long ix55 = ((long long)(stwsum12[((warp + 32 * ix54) / 256)] + (sthist11[(257 * warp + ix54)] + (sti52 & 65535u))));
+                            stkey8[ix55] = stkey6[(lane + 128 * warp + 32 * i51)];
+                            stval9[ix55] = stval7[(lane + 128 * warp + 32 * i51)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i51) < n)) {
+                        unsigned int sti52 = stinfo10[(lane + 128 * warp + 32 * i51)];
+                        unsigned int stbk53 = (sti52 >> 16u);
+                        if ((stbk53 < 256u)) {
+                            long long ix54 = ((long long)stbk53);
+                            long long ix55 = ((long long)(stwsum12[((warp + 32 * ix54) / 256)] + (sthist11[(257 * warp + ix54)] + (sti52 & 65535u))));
+                            stkey8[ix55] = stkey6[(lane + 128 * warp + 32 * i51)];
+                            stval9[ix55] = stval7[(lane + 128 * warp + 32 * i51)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t56 = threadIdx.x;
+            for (patc_int i57 = 0; i57 < 9; i57 += 1) {
+                if (((t56 + 1024 * i57) < 8224)) {
+                    sthist11[(t56 + 1024 * i57)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
                 for (patc_int i59 = 0; i59 < 4; i59 += 1) {
                     {
-                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
-                        unsigned int stbk61 = (sti60 >> 16u);
-                        if ((stbk61 < 256u)) {
-                            long long ix62 = ((long long)stbk61);
-                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
-                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
-                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        bool stok60 = true;
+                        unsigned int v61 = stkey8[(lane + 128 * warp + 32 * i59)];
+                        unsigned int s62 = (~v61);
+                        unsigned int s63 = (v61 ^ 2147483648u);
+                        unsigned int s64 = (((v61 & 2147483648u) != 0u) ? s62 : s63);
+                        unsigned int stb65 = (stok60 ? (((~((v61 == 2147483648u) ? 2147483648u : s64)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm66 = (__ballot_sync(0xffffffffu, stok60) & patc_match_bits(stb65, 8u));
+                        unsigned int strk67 = __popc((stpm66 & ((1u << lane) - 1u)));
+                        unsigned int stct68 = __popc(stpm66);
+                        long long ix69 = ((long long)stb65);
+                        unsigned int sth70 = 0u;
+                        if (stok60) {
+                            sth70 = sthist11[(257 * warp + ix69)];
                         }
+                        __syncwarp();
+                        if ((stok60 && ((strk67 + 1u) == stct68))) {
+                            sthist11[(257 * warp + ix69)] = (sth70 + stct68);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i59)] = (stok60 ? ((stb65 << 16u) | (sth70 + strk67)) : 4294901760u);
                     }
                 }
             }
@@ -4836,193 +4243,108 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             {
                 for (patc_int i59 = 0; i59 < 4; i59 += 1) {
                     if (((128 * warp + 4096 * b5 + 32 * i59) < n)) {
-                        unsigned int sti60 = stinfo10[(lane + 128 * warp + 32 * i59)];
-                        unsigned int stbk61 = (sti60 >> 16u);
-                        if ((stbk61 < 256u)) {
-                            long long ix62 = ((long long)stbk61);
-                            long long ix63 = ((long long)(stwsum12[((warp + 32 * ix62) / 256)] + (sthist11[(257 * warp + ix62)] + (sti60 & 65535u))));
-                            stkey8[ix63] = stkey6[(lane + 128 * warp + 32 * i59)];
-                            stval9[ix63] = stval7[(lane + 128 * warp + 32 * i59)];
+                        bool stok60 = ((lane + 128 * warp + 4096 * b5 + 32 * i59) < n);
+                        unsigned int v61 = stkey8[(lane + 128 * warp + 32 * i59)];
+                        unsigned int s62 = (~v61);
+                        unsigned int s63 = (v61 ^ 2147483648u);
+                        unsigned int s64 = (((v61 & 2147483648u) != 0u) ? s62 : s63);
+                        unsigned int stb65 = (stok60 ? (((~((v61 == 2147483648u) ? 2147483648u : s64)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm66 = (__ballot_sync(0xffffffffu, stok60) & patc_match_bits(stb65, 8u));
+                        unsigned int strk67 = __popc((stpm66 & ((1u << lane) - 1u)));
+                        unsigned int stct68 = __popc(stpm66);
+                        long long ix69 = ((long long)stb65);
+                        unsigned int sth70 = 0u;
+                        if (stok60) {
+                            sth70 = sthist11[(257 * warp + ix69)];
                         }
+                        __syncwarp();
+                        if ((stok60 && ((strk67 + 1u) == stct68))) {
+                            sthist11[(257 * warp + ix69)] = (sth70 + stct68);
+                        }
+                        __syncwarp();
+                        stinfo10[(lane + 128 * warp + 32 * i59)] = (stok60 ? ((stb65 << 16u) | (sth70 + strk67)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t64 = threadIdx.x;
-            for (patc_int i65 = 0; i65 < 9; i65 += 1) {
-                if (((t64 + 1024 * i65) < 8224)) {
-                    sthist11[(t64 + 1024 * i65)] = 0u;
-                }
+            const patc_int t71 = threadIdx.x;
+            unsigned int stsum72 = 0u;
+            for (patc_int i73 = 0; i73 < 8; i73 += 1) {
+                stsum72 = (stsum72 + sthist11[(2056 * t71 + 257 * i73 - 8223 * ((8 * t71 + i73) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
-            {
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    {
-                        bool stok68 = true;
-                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
-                        unsigned int s70 = (~v69);
-                        unsigned int s71 = (v69 ^ 2147483648u);
-                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int stb73 = (stok68 ? (((~((v69 == 2147483648u) ? 2147483648u : s72)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
-                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
-                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
-                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
-                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
-                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
-                        unsigned int stct84 = __popc(stpm74);
-                        long long ix85 = ((long long)stb73);
-                        unsigned int sth86 = 0u;
-                        if (stok68) {
-                            sth86 = sthist11[(257 * warp + ix85)];
-                        }
-                        __syncwarp();
-                        if ((stok68 && ((strk83 + 1u) == stct84))) {
-                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
-                        }
-                        __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i67) < n)) {
-                        bool stok68 = ((lane + 128 * warp + 4096 * b5 + 32 * i67) < n);
-                        unsigned int v69 = stkey8[(lane + 128 * warp + 32 * i67)];
-                        unsigned int s70 = (~v69);
-                        unsigned int s71 = (v69 ^ 2147483648u);
-                        unsigned int s72 = (((v69 & 2147483648u) != 0u) ? s70 : s71);
-                        unsigned int stb73 = (stok68 ? (((~((v69 == 2147483648u) ? 2147483648u : s72)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm74 = __ballot_sync(0xffffffffu, stok68);
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb73 & 1u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 1u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb73 & 2u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 2u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb73 & 4u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 4u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb73 & 8u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 8u) != 0u) ? stv78 : (~stv78)));
-                        unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb73 & 16u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 16u) != 0u) ? stv79 : (~stv79)));
-                        unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb73 & 32u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 32u) != 0u) ? stv80 : (~stv80)));
-                        unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb73 & 64u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 64u) != 0u) ? stv81 : (~stv81)));
-                        unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb73 & 128u) != 0u));
-                        stpm74 = (stpm74 & (((stb73 & 128u) != 0u) ? stv82 : (~stv82)));
-                        unsigned int strk83 = __popc((stpm74 & ((1u << lane) - 1u)));
-                        unsigned int stct84 = __popc(stpm74);
-                        long long ix85 = ((long long)stb73);
-                        unsigned int sth86 = 0u;
-                        if (stok68) {
-                            sth86 = sthist11[(257 * warp + ix85)];
-                        }
-                        __syncwarp();
-                        if ((stok68 && ((strk83 + 1u) == stct84))) {
-                            sthist11[(257 * warp + ix85)] = (sth86 + stct84);
-                        }
-                        __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i67)] = (stok68 ? ((stb73 << 16u) | (sth86 + strk83)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t87 = threadIdx.x;
-            unsigned int stsum88 = 0u;
-            for (patc_int i89 = 0; i89 < 8; i89 += 1) {
-                stsum88 = (stsum88 + sthist11[(2056 * t87 + 257 * i89 - 8223 * ((8 * t87 + i89) / 32))]);
-            }
-            unsigned int stinc90 = stsum88;
-            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc90, 1);
-            stinc90 = ((lane >= 1) ? (stinc90 + stup91) : stinc90);
-            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc90, 2);
-            stinc90 = ((lane >= 2) ? (stinc90 + stup92) : stinc90);
-            unsigned int stup93 = __shfl_up_sync(0xffffffffu, stinc90, 4);
-            stinc90 = ((lane >= 4) ? (stinc90 + stup93) : stinc90);
-            unsigned int stup94 = __shfl_up_sync(0xffffffffu, stinc90, 8);
-            stinc90 = ((lane >= 8) ? (stinc90 + stup94) : stinc90);
-            unsigned int stup95 = __shfl_up_sync(0xffffffffu, stinc90, 16);
-            stinc90 = ((lane >= 16) ? (stinc90 + stup95) : stinc90);
-            unsigned int stat96 = (stinc90 - stsum88);
-            for (patc_int i97 = 0; i97 < 8; i97 += 1) {
-                unsigned int stcb98 = sthist11[(2056 * t87 + 257 * i97 - 8223 * ((8 * t87 + i97) / 32))];
-                sthist11[(2056 * t87 + 257 * i97 - 8223 * ((8 * t87 + i97) / 32))] = stat96;
-                stat96 = (stat96 + stcb98);
+            unsigned int stinc74 = stsum72;
+            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc74, 1);
+            stinc74 = ((lane >= 1) ? (stinc74 + stup75) : stinc74);
+            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc74, 2);
+            stinc74 = ((lane >= 2) ? (stinc74 + stup76) : stinc74);
+            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc74, 4);
+            stinc74 = ((lane >= 4) ? (stinc74 + stup77) : stinc74);
+            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc74, 8);
+            stinc74 = ((lane >= 8) ? (stinc74 + stup78) : stinc74);
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc74, 16);
+            stinc74 = ((lane >= 16) ? (stinc74 + stup79) : stinc74);
+            unsigned int stat80 = (stinc74 - stsum72);
+            for (patc_int i81 = 0; i81 < 8; i81 += 1) {
+                unsigned int stcb82 = sthist11[(2056 * t71 + 257 * i81 - 8223 * ((8 * t71 + i81) / 32))];
+                sthist11[(2056 * t71 + 257 * i81 - 8223 * ((8 * t71 + i81) / 32))] = stat80;
+                stat80 = (stat80 + stcb82);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc90;
+                stwsum12[warp] = stinc74;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw100 = 0u;
+                unsigned int stw84 = 0u;
                 if ((lane < 32)) {
-                    stw100 = stwsum12[lane];
+                    stw84 = stwsum12[lane];
                 }
-                unsigned int stwinc101 = stw100;
-                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc101, 1);
-                stwinc101 = ((lane >= 1) ? (stwinc101 + stup102) : stwinc101);
-                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc101, 2);
-                stwinc101 = ((lane >= 2) ? (stwinc101 + stup103) : stwinc101);
-                unsigned int stup104 = __shfl_up_sync(0xffffffffu, stwinc101, 4);
-                stwinc101 = ((lane >= 4) ? (stwinc101 + stup104) : stwinc101);
-                unsigned int stup105 = __shfl_up_sync(0xffffffffu, stwinc101, 8);
-                stwinc101 = ((lane >= 8) ? (stwinc101 + stup105) : stwinc101);
-                unsigned int stup106 = __shfl_up_sync(0xffffffffu, stwinc101, 16);
-                stwinc101 = ((lane >= 16) ? (stwinc101 + stup106) : stwinc101);
+                unsigned int stwinc85 = stw84;
+                unsigned int stup86 = __shfl_up_sync(0xffffffffu, stwinc85, 1);
+                stwinc85 = ((lane >= 1) ? (stwinc85 + stup86) : stwinc85);
+                unsigned int stup87 = __shfl_up_sync(0xffffffffu, stwinc85, 2);
+                stwinc85 = ((lane >= 2) ? (stwinc85 + stup87) : stwinc85);
+                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc85, 4);
+                stwinc85 = ((lane >= 4) ? (stwinc85 + stup88) : stwinc85);
+                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc85, 8);
+                stwinc85 = ((lane >= 8) ? (stwinc85 + stup89) : stwinc85);
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc85, 16);
+                stwinc85 = ((lane >= 16) ? (stwinc85 + stup90) : stwinc85);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc101 - stw100);
+                    stwsum12[lane] = (stwinc85 - stw84);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4064) < n)) {
             {
-                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
                     {
-                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
-                        unsigned int stbk110 = (sti109 >> 16u);
-                        if ((stbk110 < 256u)) {
-                            long long ix111 = ((long long)stbk110);
-                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
-                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
-                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                        unsigned int sti93 = stinfo10[(lane + 128 * warp + 32 * i92)];
+                        unsigned int stbk94 = (sti93 >> 16u);
+                        if ((stbk94 < 256u)) {
+                            long long ix95 = ((long long)stbk94);
+                            long long ix96 = ((long long)(stwsum12[((warp + 32 * ix95) / 256)] + (sthist11[(257 * warp + ix95)] + (sti93 & 65535u))));
+                            stkey6[ix96] = stkey8[(lane + 128 * warp + 32 * i92)];
+                            stval7[ix96] = stval9[(lane + 128 * warp + 32 * i92)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i108 = 0; i108 < 4; i108 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i108) < n)) {
-                        unsigned int sti109 = stinfo10[(lane + 128 * warp + 32 * i108)];
-                        unsigned int stbk110 = (sti109 >> 16u);
-                        if ((stbk110 < 256u)) {
-                            long long ix111 = ((long long)stbk110);
-                            long long ix112 = ((long long)(stwsum12[((warp + 32 * ix111) / 256)] + (sthist11[(257 * warp + ix111)] + (sti109 & 65535u))));
-                            stkey6[ix112] = stkey8[(lane + 128 * warp + 32 * i108)];
-                            stval7[ix112] = stval9[(lane + 128 * warp + 32 * i108)];
+                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i92) < n)) {
+                        unsigned int sti93 = stinfo10[(lane + 128 * warp + 32 * i92)];
+                        unsigned int stbk94 = (sti93 >> 16u);
+                        if ((stbk94 < 256u)) {
+                            long long ix95 = ((long long)stbk94);
+                            long long ix96 = ((long long)(stwsum12[((warp + 32 * ix95) / 256)] + (sthist11[(257 * warp + ix95)] + (sti93 & 65535u))));
+                            stkey6[ix96] = stkey8[(lane + 128 * warp + 32 * i92)];
+                            stval7[ix96] = stval9[(lane + 128 * warp + 32 * i92)];
                         }
                     }
                 }
@@ -5030,179 +4352,147 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         }
         __syncthreads();
         {
-            const patc_int t113 = threadIdx.x;
-            for (patc_int i114 = 0; i114 < 9; i114 += 1) {
-                if (((t113 + 1024 * i114) < 8224)) {
-                    sthist11[(t113 + 1024 * i114)] = 0u;
+            const patc_int t97 = threadIdx.x;
+            for (patc_int i98 = 0; i98 < 9; i98 += 1) {
+                if (((t97 + 1024 * i98) < 8224)) {
+                    sthist11[(t97 + 1024 * i98)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4095) < n)) {
             {
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                for (patc_int i100 = 0; i100 < 4; i100 += 1) {
                     {
-                        bool stok117 = true;
-                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
-                        unsigned int s119 = (~v118);
-                        unsigned int s120 = (v118 ^ 2147483648u);
-                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
-                        unsigned int stb122 = (stok117 ? (((~((v118 == 2147483648u) ? 2147483648u : s121)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
-                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
-                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
-                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
-                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
-                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
-                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
-                        unsigned int stct133 = __popc(stpm123);
-                        long long ix134 = ((long long)stb122);
-                        unsigned int sth135 = 0u;
-                        if (stok117) {
-                            sth135 = sthist11[(257 * warp + ix134)];
+                        bool stok101 = true;
+                        unsigned int v102 = stkey6[(lane + 128 * warp + 32 * i100)];
+                        unsigned int s103 = (~v102);
+                        unsigned int s104 = (v102 ^ 2147483648u);
+                        unsigned int s105 = (((v102 & 2147483648u) != 0u) ? s103 : s104);
+                        unsigned int stb106 = (stok101 ? (((~((v102 == 2147483648u) ? 2147483648u : s105)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm107 = (__ballot_sync(0xffffffffu, stok101) & patc_match_bits(stb106, 8u));
+                        unsigned int strk108 = __popc((stpm107 & ((1u << lane) - 1u)));
+                        unsigned int stct109 = __popc(stpm107);
+                        long long ix110 = ((long long)stb106);
+                        unsigned int sth111 = 0u;
+                        if (stok101) {
+                            sth111 = sthist11[(257 * warp + ix110)];
                         }
                         __syncwarp();
-                        if ((stok117 && ((strk132 + 1u) == stct133))) {
-                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        if ((stok101 && ((strk108 + 1u) == stct109))) {
+                            sthist11[(257 * warp + ix110)] = (sth111 + stct109);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i100)] = (stok101 ? ((stb106 << 16u) | (sth111 + strk108)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i116) < n)) {
-                        bool stok117 = ((lane + 128 * warp + 4096 * b5 + 32 * i116) < n);
-                        unsigned int v118 = stkey6[(lane + 128 * warp + 32 * i116)];
-                        unsigned int s119 = (~v118);
-                        unsigned int s120 = (v118 ^ 2147483648u);
-                        unsigned int s121 = (((v118 & 2147483648u) != 0u) ? s119 : s120);
-                        unsigned int stb122 = (stok117 ? (((~((v118 == 2147483648u) ? 2147483648u : s121)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm123 = __ballot_sync(0xffffffffu, stok117);
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb122 & 1u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 1u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb122 & 2u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 2u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb122 & 4u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 4u) != 0u) ? stv126 : (~stv126)));
-                        unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb122 & 8u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 8u) != 0u) ? stv127 : (~stv127)));
-                        unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb122 & 16u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 16u) != 0u) ? stv128 : (~stv128)));
-                        unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb122 & 32u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 32u) != 0u) ? stv129 : (~stv129)));
-                        unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb122 & 64u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 64u) != 0u) ? stv130 : (~stv130)));
-                        unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb122 & 128u) != 0u));
-                        stpm123 = (stpm123 & (((stb122 & 128u) != 0u) ? stv131 : (~stv131)));
-                        unsigned int strk132 = __popc((stpm123 & ((1u << lane) - 1u)));
-                        unsigned int stct133 = __popc(stpm123);
-                        long long ix134 = ((long long)stb122);
-                        unsigned int sth135 = 0u;
-                        if (stok117) {
-                            sth135 = sthist11[(257 * warp + ix134)];
+                for (patc_int i100 = 0; i100 < 4; i100 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i100) < n)) {
+                        bool stok101 = ((lane + 128 * warp + 4096 * b5 + 32 * i100) < n);
+                        unsigned int v102 = stkey6[(lane + 128 * warp + 32 * i100)];
+                        unsigned int s103 = (~v102);
+                        unsigned int s104 = (v102 ^ 2147483648u);
+                        unsigned int s105 = (((v102 & 2147483648u) != 0u) ? s103 : s104);
+                        unsigned int stb106 = (stok101 ? (((~((v102 == 2147483648u) ? 2147483648u : s105)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm107 = (__ballot_sync(0xffffffffu, stok101) & patc_match_bits(stb106, 8u));
+                        unsigned int strk108 = __popc((stpm107 & ((1u << lane) - 1u)));
+                        unsigned int stct109 = __popc(stpm107);
+                        long long ix110 = ((long long)stb106);
+                        unsigned int sth111 = 0u;
+                        if (stok101) {
+                            sth111 = sthist11[(257 * warp + ix110)];
                         }
                         __syncwarp();
-                        if ((stok117 && ((strk132 + 1u) == stct133))) {
-                            sthist11[(257 * warp + ix134)] = (sth135 + stct133);
+                        if ((stok101 && ((strk108 + 1u) == stct109))) {
+                            sthist11[(257 * warp + ix110)] = (sth111 + stct109);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i116)] = (stok117 ? ((stb122 << 16u) | (sth135 + strk132)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i100)] = (stok101 ? ((stb106 << 16u) | (sth111 + strk108)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t136 = threadIdx.x;
-            unsigned int stsum137 = 0u;
-            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
-                stsum137 = (stsum137 + sthist11[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
+            const patc_int t112 = threadIdx.x;
+            unsigned int stsum113 = 0u;
+            for (patc_int i114 = 0; i114 < 8; i114 += 1) {
+                stsum113 = (stsum113 + sthist11[(2056 * t112 + 257 * i114 - 8223 * ((8 * t112 + i114) / 32))]);
             }
-            unsigned int stinc139 = stsum137;
-            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
-            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
-            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
-            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
-            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
-            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
-            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
-            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
-            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
-            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
-            unsigned int stat145 = (stinc139 - stsum137);
-            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
-                unsigned int stcb147 = sthist11[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
-                sthist11[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
-                stat145 = (stat145 + stcb147);
+            unsigned int stinc115 = stsum113;
+            unsigned int stup116 = __shfl_up_sync(0xffffffffu, stinc115, 1);
+            stinc115 = ((lane >= 1) ? (stinc115 + stup116) : stinc115);
+            unsigned int stup117 = __shfl_up_sync(0xffffffffu, stinc115, 2);
+            stinc115 = ((lane >= 2) ? (stinc115 + stup117) : stinc115);
+            unsigned int stup118 = __shfl_up_sync(0xffffffffu, stinc115, 4);
+            stinc115 = ((lane >= 4) ? (stinc115 + stup118) : stinc115);
+            unsigned int stup119 = __shfl_up_sync(0xffffffffu, stinc115, 8);
+            stinc115 = ((lane >= 8) ? (stinc115 + stup119) : stinc115);
+            unsigned int stup120 = __shfl_up_sync(0xffffffffu, stinc115, 16);
+            stinc115 = ((lane >= 16) ? (stinc115 + stup120) : stinc115);
+            unsigned int stat121 = (stinc115 - stsum113);
+            for (patc_int i122 = 0; i122 < 8; i122 += 1) {
+                unsigned int stcb123 = sthist11[(2056 * t112 + 257 * i122 - 8223 * ((8 * t112 + i122) / 32))];
+                sthist11[(2056 * t112 + 257 * i122 - 8223 * ((8 * t112 + i122) / 32))] = stat121;
+                stat121 = (stat121 + stcb123);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc139;
+                stwsum12[warp] = stinc115;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw149 = 0u;
+                unsigned int stw125 = 0u;
                 if ((lane < 32)) {
-                    stw149 = stwsum12[lane];
+                    stw125 = stwsum12[lane];
                 }
-                unsigned int stwinc150 = stw149;
-                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
-                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
-                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
-                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
-                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
-                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
-                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
-                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
-                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
-                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
+                unsigned int stwinc126 = stw125;
+                unsigned int stup127 = __shfl_up_sync(0xffffffffu, stwinc126, 1);
+                stwinc126 = ((lane >= 1) ? (stwinc126 + stup127) : stwinc126);
+                unsigned int stup128 = __shfl_up_sync(0xffffffffu, stwinc126, 2);
+                stwinc126 = ((lane >= 2) ? (stwinc126 + stup128) : stwinc126);
+                unsigned int stup129 = __shfl_up_sync(0xffffffffu, stwinc126, 4);
+                stwinc126 = ((lane >= 4) ? (stwinc126 + stup129) : stwinc126);
+                unsigned int stup130 = __shfl_up_sync(0xffffffffu, stwinc126, 8);
+                stwinc126 = ((lane >= 8) ? (stwinc126 + stup130) : stwinc126);
+                unsigned int stup131 = __shfl_up_sync(0xffffffffu, stwinc126, 16);
+                stwinc126 = ((lane >= 16) ? (stwinc126 + stup131) : stwinc126);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc150 - stw149);
+                    stwsum12[lane] = (stwinc126 - stw125);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4064) < n)) {
             {
-                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
                     {
-                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
-                        unsigned int stbk159 = (sti158 >> 16u);
-                        if ((stbk159 < 256u)) {
-                            long long ix160 = ((long long)stbk159);
-                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
-                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
-                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                        unsigned int sti134 = stinfo10[(lane + 128 * warp + 32 * i133)];
+                        unsigned int stbk135 = (sti134 >> 16u);
+                        if ((stbk135 < 256u)) {
+                            long long ix136 = ((long long)stbk135);
+                            long long ix137 = ((long long)(stwsum12[((warp + 32 * ix136) / 256)] + (sthist11[(257 * warp + ix136)] + (sti134 & 65535u))));
+                            stkey8[ix137] = stkey6[(lane + 128 * warp + 32 * i133)];
+                            stval9[ix137] = stval7[(lane + 128 * warp + 32 * i133)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i157) < n)) {
-                        unsigned int sti158 = stinfo10[(lane + 128 * warp + 32 * i157)];
-                        unsigned int stbk159 = (sti158 >> 16u);
-                        if ((stbk159 < 256u)) {
-                            long long ix160 = ((long long)stbk159);
-                            long long ix161 = ((long long)(stwsum12[((warp + 32 * ix160) / 256)] + (sthist11[(257 * warp + ix160)] + (sti158 & 65535u))));
-                            stkey8[ix161] = stkey6[(lane + 128 * warp + 32 * i157)];
-                            stval9[ix161] = stval7[(lane + 128 * warp + 32 * i157)];
+                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i133) < n)) {
+                        unsigned int sti134 = stinfo10[(lane + 128 * warp + 32 * i133)];
+                        unsigned int stbk135 = (sti134 >> 16u);
+                        if ((stbk135 < 256u)) {
+                            long long ix136 = ((long long)stbk135);
+                            long long ix137 = ((long long)(stwsum12[((warp + 32 * ix136) / 256)] + (sthist11[(257 * warp + ix136)] + (sti134 & 65535u))));
+                            stkey8[ix137] = stkey6[(lane + 128 * warp + 32 * i133)];
+                            stval9[ix137] = stval7[(lane + 128 * warp + 32 * i133)];
                         }
                     }
                 }
@@ -5210,179 +4500,147 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         }
         __syncthreads();
         {
-            const patc_int t162 = threadIdx.x;
-            for (patc_int i163 = 0; i163 < 9; i163 += 1) {
-                if (((t162 + 1024 * i163) < 8224)) {
-                    sthist11[(t162 + 1024 * i163)] = 0u;
+            const patc_int t138 = threadIdx.x;
+            for (patc_int i139 = 0; i139 < 9; i139 += 1) {
+                if (((t138 + 1024 * i139) < 8224)) {
+                    sthist11[(t138 + 1024 * i139)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4095) < n)) {
             {
-                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                for (patc_int i141 = 0; i141 < 4; i141 += 1) {
                     {
-                        bool stok166 = true;
-                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
-                        unsigned int s168 = (~v167);
-                        unsigned int s169 = (v167 ^ 2147483648u);
-                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
-                        unsigned int stb171 = (stok166 ? (((~((v167 == 2147483648u) ? 2147483648u : s170)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
-                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
-                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
-                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
-                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
-                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
-                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
-                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
-                        unsigned int stct182 = __popc(stpm172);
-                        long long ix183 = ((long long)stb171);
-                        unsigned int sth184 = 0u;
-                        if (stok166) {
-                            sth184 = sthist11[(257 * warp + ix183)];
+                        bool stok142 = true;
+                        unsigned int v143 = stkey8[(lane + 128 * warp + 32 * i141)];
+                        unsigned int s144 = (~v143);
+                        unsigned int s145 = (v143 ^ 2147483648u);
+                        unsigned int s146 = (((v143 & 2147483648u) != 0u) ? s144 : s145);
+                        unsigned int stb147 = (stok142 ? (((~((v143 == 2147483648u) ? 2147483648u : s146)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm148 = (__ballot_sync(0xffffffffu, stok142) & patc_match_bits(stb147, 8u));
+                        unsigned int strk149 = __popc((stpm148 & ((1u << lane) - 1u)));
+                        unsigned int stct150 = __popc(stpm148);
+                        long long ix151 = ((long long)stb147);
+                        unsigned int sth152 = 0u;
+                        if (stok142) {
+                            sth152 = sthist11[(257 * warp + ix151)];
                         }
                         __syncwarp();
-                        if ((stok166 && ((strk181 + 1u) == stct182))) {
-                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        if ((stok142 && ((strk149 + 1u) == stct150))) {
+                            sthist11[(257 * warp + ix151)] = (sth152 + stct150);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i141)] = (stok142 ? ((stb147 << 16u) | (sth152 + strk149)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i165) < n)) {
-                        bool stok166 = ((lane + 128 * warp + 4096 * b5 + 32 * i165) < n);
-                        unsigned int v167 = stkey8[(lane + 128 * warp + 32 * i165)];
-                        unsigned int s168 = (~v167);
-                        unsigned int s169 = (v167 ^ 2147483648u);
-                        unsigned int s170 = (((v167 & 2147483648u) != 0u) ? s168 : s169);
-                        unsigned int stb171 = (stok166 ? (((~((v167 == 2147483648u) ? 2147483648u : s170)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm172 = __ballot_sync(0xffffffffu, stok166);
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb171 & 1u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 1u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb171 & 2u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 2u) != 0u) ? stv174 : (~stv174)));
-                        unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb171 & 4u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 4u) != 0u) ? stv175 : (~stv175)));
-                        unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb171 & 8u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 8u) != 0u) ? stv176 : (~stv176)));
-                        unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb171 & 16u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 16u) != 0u) ? stv177 : (~stv177)));
-                        unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb171 & 32u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 32u) != 0u) ? stv178 : (~stv178)));
-                        unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb171 & 64u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 64u) != 0u) ? stv179 : (~stv179)));
-                        unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb171 & 128u) != 0u));
-                        stpm172 = (stpm172 & (((stb171 & 128u) != 0u) ? stv180 : (~stv180)));
-                        unsigned int strk181 = __popc((stpm172 & ((1u << lane) - 1u)));
-                        unsigned int stct182 = __popc(stpm172);
-                        long long ix183 = ((long long)stb171);
-                        unsigned int sth184 = 0u;
-                        if (stok166) {
-                            sth184 = sthist11[(257 * warp + ix183)];
+                for (patc_int i141 = 0; i141 < 4; i141 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i141) < n)) {
+                        bool stok142 = ((lane + 128 * warp + 4096 * b5 + 32 * i141) < n);
+                        unsigned int v143 = stkey8[(lane + 128 * warp + 32 * i141)];
+                        unsigned int s144 = (~v143);
+                        unsigned int s145 = (v143 ^ 2147483648u);
+                        unsigned int s146 = (((v143 & 2147483648u) != 0u) ? s144 : s145);
+                        unsigned int stb147 = (stok142 ? (((~((v143 == 2147483648u) ? 2147483648u : s146)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm148 = (__ballot_sync(0xffffffffu, stok142) & patc_match_bits(stb147, 8u));
+                        unsigned int strk149 = __popc((stpm148 & ((1u << lane) - 1u)));
+                        unsigned int stct150 = __popc(stpm148);
+                        long long ix151 = ((long long)stb147);
+                        unsigned int sth152 = 0u;
+                        if (stok142) {
+                            sth152 = sthist11[(257 * warp + ix151)];
                         }
                         __syncwarp();
-                        if ((stok166 && ((strk181 + 1u) == stct182))) {
-                            sthist11[(257 * warp + ix183)] = (sth184 + stct182);
+                        if ((stok142 && ((strk149 + 1u) == stct150))) {
+                            sthist11[(257 * warp + ix151)] = (sth152 + stct150);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i165)] = (stok166 ? ((stb171 << 16u) | (sth184 + strk181)) : 4294901760u);
+                        stinfo10[(lane + 128 * warp + 32 * i141)] = (stok142 ? ((stb147 << 16u) | (sth152 + strk149)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t185 = threadIdx.x;
-            unsigned int stsum186 = 0u;
-            for (patc_int i187 = 0; i187 < 8; i187 += 1) {
-                stsum186 = (stsum186 + sthist11[(2056 * t185 + 257 * i187 - 8223 * ((8 * t185 + i187) / 32))]);
+            const patc_int t153 = threadIdx.x;
+            unsigned int stsum154 = 0u;
+            for (patc_int i155 = 0; i155 < 8; i155 += 1) {
+                stsum154 = (stsum154 + sthist11[(2056 * t153 + 257 * i155 - 8223 * ((8 * t153 + i155) / 32))]);
             }
-            unsigned int stinc188 = stsum186;
-            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc188, 1);
-            stinc188 = ((lane >= 1) ? (stinc188 + stup189) : stinc188);
-            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc188, 2);
-            stinc188 = ((lane >= 2) ? (stinc188 + stup190) : stinc188);
-            unsigned int stup191 = __shfl_up_sync(0xffffffffu, stinc188, 4);
-            stinc188 = ((lane >= 4) ? (stinc188 + stup191) : stinc188);
-            unsigned int stup192 = __shfl_up_sync(0xffffffffu, stinc188, 8);
-            stinc188 = ((lane >= 8) ? (stinc188 + stup192) : stinc188);
-            unsigned int stup193 = __shfl_up_sync(0xffffffffu, stinc188, 16);
-            stinc188 = ((lane >= 16) ? (stinc188 + stup193) : stinc188);
-            unsigned int stat194 = (stinc188 - stsum186);
-            for (patc_int i195 = 0; i195 < 8; i195 += 1) {
-                unsigned int stcb196 = sthist11[(2056 * t185 + 257 * i195 - 8223 * ((8 * t185 + i195) / 32))];
-                sthist11[(2056 * t185 + 257 * i195 - 8223 * ((8 * t185 + i195) / 32))] = stat194;
-                stat194 = (stat194 + stcb196);
+            unsigned int stinc156 = stsum154;
+            unsigned int stup157 = __shfl_up_sync(0xffffffffu, stinc156, 1);
+            stinc156 = ((lane >= 1) ? (stinc156 + stup157) : stinc156);
+            unsigned int stup158 = __shfl_up_sync(0xffffffffu, stinc156, 2);
+            stinc156 = ((lane >= 2) ? (stinc156 + stup158) : stinc156);
+            unsigned int stup159 = __shfl_up_sync(0xffffffffu, stinc156, 4);
+            stinc156 = ((lane >= 4) ? (stinc156 + stup159) : stinc156);
+            unsigned int stup160 = __shfl_up_sync(0xffffffffu, stinc156, 8);
+            stinc156 = ((lane >= 8) ? (stinc156 + stup160) : stinc156);
+            unsigned int stup161 = __shfl_up_sync(0xffffffffu, stinc156, 16);
+            stinc156 = ((lane >= 16) ? (stinc156 + stup161) : stinc156);
+            unsigned int stat162 = (stinc156 - stsum154);
+            for (patc_int i163 = 0; i163 < 8; i163 += 1) {
+                unsigned int stcb164 = sthist11[(2056 * t153 + 257 * i163 - 8223 * ((8 * t153 + i163) / 32))];
+                sthist11[(2056 * t153 + 257 * i163 - 8223 * ((8 * t153 + i163) / 32))] = stat162;
+                stat162 = (stat162 + stcb164);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc188;
+                stwsum12[warp] = stinc156;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw198 = 0u;
+                unsigned int stw166 = 0u;
                 if ((lane < 32)) {
-                    stw198 = stwsum12[lane];
+                    stw166 = stwsum12[lane];
                 }
-                unsigned int stwinc199 = stw198;
-                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc199, 1);
-                stwinc199 = ((lane >= 1) ? (stwinc199 + stup200) : stwinc199);
-                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc199, 2);
-                stwinc199 = ((lane >= 2) ? (stwinc199 + stup201) : stwinc199);
-                unsigned int stup202 = __shfl_up_sync(0xffffffffu, stwinc199, 4);
-                stwinc199 = ((lane >= 4) ? (stwinc199 + stup202) : stwinc199);
-                unsigned int stup203 = __shfl_up_sync(0xffffffffu, stwinc199, 8);
-                stwinc199 = ((lane >= 8) ? (stwinc199 + stup203) : stwinc199);
-                unsigned int stup204 = __shfl_up_sync(0xffffffffu, stwinc199, 16);
-                stwinc199 = ((lane >= 16) ? (stwinc199 + stup204) : stwinc199);
+                unsigned int stwinc167 = stw166;
+                unsigned int stup168 = __shfl_up_sync(0xffffffffu, stwinc167, 1);
+                stwinc167 = ((lane >= 1) ? (stwinc167 + stup168) : stwinc167);
+                unsigned int stup169 = __shfl_up_sync(0xffffffffu, stwinc167, 2);
+                stwinc167 = ((lane >= 2) ? (stwinc167 + stup169) : stwinc167);
+                unsigned int stup170 = __shfl_up_sync(0xffffffffu, stwinc167, 4);
+                stwinc167 = ((lane >= 4) ? (stwinc167 + stup170) : stwinc167);
+                unsigned int stup171 = __shfl_up_sync(0xffffffffu, stwinc167, 8);
+                stwinc167 = ((lane >= 8) ? (stwinc167 + stup171) : stwinc167);
+                unsigned int stup172 = __shfl_up_sync(0xffffffffu, stwinc167, 16);
+                stwinc167 = ((lane >= 16) ? (stwinc167 + stup172) : stwinc167);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc199 - stw198);
+                    stwsum12[lane] = (stwinc167 - stw166);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b5 + 4064) < n)) {
             {
-                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                for (patc_int i174 = 0; i174 < 4; i174 += 1) {
                     {
-                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
-                        unsigned int stbk208 = (sti207 >> 16u);
-                        if ((stbk208 < 256u)) {
-                            long long ix209 = ((long long)stbk208);
-                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
-                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
-                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                        unsigned int sti175 = stinfo10[(lane + 128 * warp + 32 * i174)];
+                        unsigned int stbk176 = (sti175 >> 16u);
+                        if ((stbk176 < 256u)) {
+                            long long ix177 = ((long long)stbk176);
+                            long long ix178 = ((long long)(stwsum12[((warp + 32 * ix177) / 256)] + (sthist11[(257 * warp + ix177)] + (sti175 & 65535u))));
+                            stkey6[ix178] = stkey8[(lane + 128 * warp + 32 * i174)];
+                            stval7[ix178] = stval9[(lane + 128 * warp + 32 * i174)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i206) < n)) {
-                        unsigned int sti207 = stinfo10[(lane + 128 * warp + 32 * i206)];
-                        unsigned int stbk208 = (sti207 >> 16u);
-                        if ((stbk208 < 256u)) {
-                            long long ix209 = ((long long)stbk208);
-                            long long ix210 = ((long long)(stwsum12[((warp + 32 * ix209) / 256)] + (sthist11[(257 * warp + ix209)] + (sti207 & 65535u))));
-                            stkey6[ix210] = stkey8[(lane + 128 * warp + 32 * i206)];
-                            stval7[ix210] = stval9[(lane + 128 * warp + 32 * i206)];
+                for (patc_int i174 = 0; i174 < 4; i174 += 1) {
+                    if (((128 * warp + 4096 * b5 + 32 * i174) < n)) {
+                        unsigned int sti175 = stinfo10[(lane + 128 * warp + 32 * i174)];
+                        unsigned int stbk176 = (sti175 >> 16u);
+                        if ((stbk176 < 256u)) {
+                            long long ix177 = ((long long)stbk176);
+                            long long ix178 = ((long long)(stwsum12[((warp + 32 * ix177) / 256)] + (sthist11[(257 * warp + ix177)] + (sti175 & 65535u))));
+                            stkey6[ix178] = stkey8[(lane + 128 * warp + 32 * i174)];
+                            stval7[ix178] = stval9[(lane + 128 * warp + 32 * i174)];
                         }
                     }
                 }
@@ -5391,21 +4649,21 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         __syncthreads();
         if (((4096 * b5 + 4095) < n)) {
             {
-                const patc_int t211 = threadIdx.x;
-                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                const patc_int t179 = threadIdx.x;
+                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
                     {
-                        out0[(4096 * b5 + t211 + 1024 * i212)] = stkey6[(t211 + 1024 * i212)];
-                        out1[(4096 * b5 + t211 + 1024 * i212)] = stval7[(t211 + 1024 * i212)];
+                        out0[(4096 * b5 + t179 + 1024 * i180)] = stkey6[(t179 + 1024 * i180)];
+                        out1[(4096 * b5 + t179 + 1024 * i180)] = stval7[(t179 + 1024 * i180)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t211 = threadIdx.x;
-                for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                    if (((4096 * b5 + t211 + 1024 * i212) < n)) {
-                        out0[(4096 * b5 + t211 + 1024 * i212)] = stkey6[(t211 + 1024 * i212)];
-                        out1[(4096 * b5 + t211 + 1024 * i212)] = stval7[(t211 + 1024 * i212)];
+                const patc_int t179 = threadIdx.x;
+                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
+                    if (((4096 * b5 + t179 + 1024 * i180) < n)) {
+                        out0[(4096 * b5 + t179 + 1024 * i180)] = stkey6[(t179 + 1024 * i180)];
+                        out1[(4096 * b5 + t179 + 1024 * i180)] = stval7[(t179 + 1024 * i180)];
                     }
                 }
             }

@@ -248,7 +248,7 @@ static void st_clear(St *s)
  * are warps, then rounds, then lanes in order: a stable rank is the digit's count in the
  * warps before, plus the warp's count of it in the rounds before, plus the lanes below
  * with the same digit. The lanes of a digit find one another by eight ballots (one per
- * bit); the digit's highest lane adds the round's count to the warp's count (the warp's
+ * bit: SHFL_MATCH); the digit's highest lane adds the round's count to the warp's count (the warp's
  * own row of hist, between two __syncwarp). */
 static void st_rank(St *s, int d, int from)
 {
@@ -268,15 +268,7 @@ static void st_rank(St *s, int d, int from)
      * holds no element, whose digit the select drops */
     X *x = lw_xload(w, s->key[from], p), *y = s->pairs ? lw_xload(w, s->val[from], p) : NULL;
     X *b = lw_materialise(w, ssel(s, valid, sdigit(s, x, y, d), slit(s, 0)), "stb");
-    X *peers = sdecl(s, "stpm", SK_U32, sballot(s, valid), &pm);
-    for (int i = 0; i < 8; i++) {
-        X *bit = sbin(s, OP_NE, SK_BOOL, sbin(s, OP_BAND, SK_U32, b, slit(s, 1u << i)), slit(s, 0));
-        X *vote = lw_materialise(w, sballot(s, bit), "stv");
-        X *nvote = lw_xnew(w, X_UN, SK_U32);
-        nvote->un.op = UOP_BNOT;
-        nvote->un.e = vote;
-        lw_store(w, pm, sc(s, 0), sbin(s, OP_BAND, SK_U32, peers, ssel(s, bit, vote, nvote)));
-    }
+    X *peers = sdecl(s, "stpm", SK_U32, sbin(s, OP_BAND, SK_U32, sballot(s, valid), lw_xmatch(w, b, 8)), &pm);
     X *below = sbin(s, OP_SUB, SK_U32, sbin(s, OP_SHL, SK_U32, slit(s, 1), lw_xnat(w, lane)), slit(s, 1));
     X *rk = lw_materialise(w, spopc(s, sbin(s, OP_BAND, SK_U32, peers, below)), "strk");
     X *ct = lw_materialise(w, spopc(s, peers), "stct");

@@ -183,9 +183,9 @@ typedef struct Ms {
                                 function again rather than keep each element's bucket) */
     Expr *f;       /* the bucket function */
     ScalarKind sk; /* the elements' (the keys' where they are pairs) */
-    bool pairs;    /* elements (key, value): the values ride along in val2 and sval2 */
+    bool pairs;    /* elements (key, value): the values go through sval2 */
     ScalarKind sk2;          /* the values' */
-    Buffer *val2, *sval2;    /* as val and sval, the values */
+    Buffer *in2, *sval2;     /* the values' input; as sval, the values */
 } Ms;
 
 static Nat *mc(Ms *m, int64_t v) { return nat_cst(m->a, v); }
@@ -275,7 +275,7 @@ static void ms_clear(Ms *m)
 
 /* 2. Warp v ranks its part of the tile, elements v*32*IPT .. (v+1)*32*IPT - 1, 32 at a
  * time in order (lane l the element r*32 + l of round r): the lanes of one bucket find
- * one another by voting on the bucket's bits (a ballot per bit), each lane's rank is its
+ * one another by voting on the bucket's bits (SHFL_MATCH: a ballot per bit), each lane's rank is its
  * bucket's count so far plus the lanes of its bucket below it, and the bucket's highest
  * lane adds the round's count to the warp's count (hist, the warp's own row, between
  * two __syncwarp). Each element and its bucket and rank go to shared memory. */
@@ -291,23 +291,15 @@ static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
     Nat *gi = nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p);
     Buffer *xb, *bb, *pm, *hb;
     X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
-    X *x = mdecl(m, "msx", m->sk, mlit(m, m->sk, 0), &xb), *y = NULL;
-    Buffer *yb = NULL;
-    if (m->pairs) y = mdecl(m, "msy", m->sk2, mlit(m, m->sk2, 0), &yb);
+    X *x = mdecl(m, "msx", m->sk, mlit(m, m->sk, 0), &xb);
+    /* the value read only where the bucket function reads it (below the select on
+     * valid); ms_order reads it again to place it */
+    X *y = m->pairs ? lw_xload(w, in2, gi) : NULL;
     lw_open_if(w, valid, &is);
     lw_store(w, xb, mc(m, 0), lw_xload(w, in, gi));
-    if (m->pairs) lw_store(w, yb, mc(m, 0), lw_xload(w, in2, gi));
     w->cur = is;
     X *b = mdecl(m, "msb", SK_U32, msel(m, valid, mbucket(m, x, y), mlit(m, SK_U32, 0)), &bb);
-    X *peers = mdecl(m, "mspm", SK_U32, mballot(m, valid), &pm);
-    for (int i = 0; i < m->bits; i++) {
-        X *bit = mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_BAND, SK_U32, mbin(m, OP_SHR, SK_U32, b, mlit(m, SK_U32, (uint64_t)i)),
-                                              mlit(m, SK_U32, 1)), mlit(m, SK_U32, 1));
-        X *vote = lw_materialise(w, mballot(m, bit), "msv");
-        X *nvote = mun(m, X_UN, SK_U32, vote);
-        nvote->un.op = UOP_BNOT;
-        lw_store(w, pm, mc(m, 0), mbin(m, OP_BAND, SK_U32, peers, msel(m, bit, vote, nvote)));
-    }
+    X *peers = mdecl(m, "mspm", SK_U32, mbin(m, OP_BAND, SK_U32, mballot(m, valid), lw_xmatch(w, b, m->bits)), &pm);
     X *below = mbin(m, OP_SUB, SK_U32, mbin(m, OP_SHL, SK_U32, mlit(m, SK_U32, 1), lw_xnat(w, lane)), mlit(m, SK_U32, 1));
     X *rk = lw_materialise(w, mpopc(m, mbin(m, OP_BAND, SK_U32, peers, below)), "msrk");
     X *ct = lw_materialise(w, mpopc(m, peers), "msct");
@@ -323,9 +315,8 @@ static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
     w->cur = is;
     mbarrier(m, LVL_WARP);
     X *info = mbin(m, OP_BOR, SK_U32, mbin(m, OP_SHL, SK_U32, b, mlit(m, SK_U32, 16)), mbin(m, OP_ADD, SK_U32, h, rk));
-    lw_store(w, m->info, mreg_at(m, r), msel(m, valid, info, mlit(m, SK_U32, 0xffff0000u)));
+    lw_store(w, m->info, mreg_at(m, r), info); /* read only where valid (ms_order) */
     lw_store(w, m->val, mreg_at(m, r), x);
-    if (m->pairs) lw_store(w, m->val2, mreg_at(m, r), y);
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
@@ -443,7 +434,9 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
 /* 4. Where each bucket's part starts in the tile: the exclusive scan of the tile's k
  * counts (tstart, which ms_look left holding the counts) by warp 0, lane l over the
  * buckets l*C .. l*C + C - 1 (C = ceil(k / 32)): its sum, the warp's scan of the sums
- * (shuffles up), then its buckets' starts in order. */
+ * (shuffles up), then its buckets' starts in order. base[b] becomes base[b] - tstart[b]
+ * (modulo 2^32 or 2^64, as the offsets' type), where place 0 of the tile would go, so
+ * that the scatter adds the place alone. */
 static void ms_tile_scan(Ms *m)
 {
     Lw *w = m->w;
@@ -478,6 +471,7 @@ static void ms_tile_scan(Ms *m)
     lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
     X *cb = lw_materialise(w, lw_xload(w, m->tstart, b), "mscb");
     lw_store(w, m->tstart, b, ax);
+    lw_store(w, m->base, b, mbin(m, OP_SUB, m->osk, lw_xload(w, m->base, b), m->osk == SK_U32 ? ax : mun(m, X_CAST, m->osk, ax)));
     lw_store(w, at, mc(m, 0), mbin(m, OP_ADD, SK_U32, ax, cb));
     w->cur = is;
     lw_close_loop(w, sl, ss);
@@ -485,35 +479,41 @@ static void ms_tile_scan(Ms *m)
     lw_close_loop(w, tl, ts);
 }
 
-/* 5. The tile in bucket order, in shared memory: each element at its bucket's start in
- * the tile, plus its warp's offset in the tile's part of the bucket, plus its rank
- * there. */
+/* 5. The tile in bucket order, in shared memory: each element (those of the tile: the
+ * place ms_rank read it from below n, a test that full tiles drop) at its bucket's start
+ * in the tile, plus its warp's offset in the tile's part of the bucket, plus its rank
+ * there. A pair's value is read here, from global memory, rather than kept in registers
+ * through the ranking and the look-back (ptxas spilled the pairs' pass at 512x18 and
+ * 256x32 with them there). */
 static void ms_order(Ms *m)
 {
     Lw *w = m->w;
     Arena *a = m->a;
     Stmt *tl, *ts, *sl, *ss, *is;
     mthreads(m, &tl, &ts);
-    Nat *warp = nat_var(a, w->k->hw.warp);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     Nat *r = mseq(m, m->IPT, &sl, &ss);
+    /* (r itself left out where IPT is 1: mreg_at) */
+    Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, mc(m, 32 * m->IPT)), nat_mul(a, mreg_at(m, r), mc(m, 32))), lane);
+    lw_open_if(w, mnat_lt(m, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p), m->n), &is);
     X *info = lw_materialise(w, lw_xload(w, m->info, mreg_at(m, r)), "msi");
     X *b = lw_materialise(w, mbin(m, OP_SHR, SK_U32, info, mlit(m, SK_U32, 16)), "msbk");
-    lw_open_if(w, mbin(m, OP_LT, SK_BOOL, b, mlit(m, SK_U32, (uint64_t)m->K)), &is);
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
     X *q = mbin(m, OP_ADD, SK_U32, lw_xload(w, m->tstart, bi),
                 mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, nat_add(a, nat_mul(a, warp, mc(m, m->K)), bi)),
                      mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff))));
     Nat *qi = lw_data_index(w, q, mc(m, m->TILE));
     lw_store(w, m->sval, qi, lw_xload(w, m->val, mreg_at(m, r)));
-    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->val2, mreg_at(m, r)));
+    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->in2, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p)));
     w->cur = is;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
 
 /* 6. The tile out, coalesced: thread t writes the tile's places t, t + nt, ... (those
- * below n - tile*TILE: the tile's elements), place q of bucket b to base[b] + q -
- * tstart[b], so the threads of a warp write consecutive words of a bucket's part. A
+ * below n - tile*TILE: the tile's elements), place q of bucket b to base[b] + q (base
+ * less the bucket's start in the tile: ms_tile_scan), so the threads of a warp write
+ * consecutive words of a bucket's part. A
  * place past the output's end, which only wrong offsets give, is not written. */
 static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
 {
@@ -528,8 +528,8 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
     if (m->pairs) v2 = lw_materialise(w, lw_xload(w, m->sval2, q), "msv");
     X *b = lw_materialise(w, mbucket(m, v, v2), "msbk");
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
-    X *within = mbin(m, OP_SUB, SK_U32, lw_xnat(w, q), lw_xload(w, m->tstart, bi));
-    X *dst = mbin(m, OP_ADD, SK_U64, mun(m, X_CAST, SK_U64, lw_xload(w, m->base, bi)), mun(m, X_CAST, SK_U64, within));
+    X *qx = lw_xnat(w, q);
+    X *dst = mun(m, X_CAST, SK_U64, mbin(m, OP_ADD, m->osk, lw_xload(w, m->base, bi), mun(m, X_CAST, m->osk, qx)));
     X *d = lw_materialise(w, dst, "msdst");
     lw_open_if(w, mbin(m, OP_LT, SK_BOOL, d, mun(m, X_CAST, SK_U64, lw_xnat(w, m->places))), &js);
     Nat *di = lw_data_index(w, d, m->places);
@@ -686,7 +686,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
     m.sval = lw_shared_buffer(w, "mssval", m.sk, nat_cst(a, m.TILE), e->sp);
     if (pairs) {
-        m.val2 = mprivate(&m, "msval2", m.sk2);
+        m.in2 = bufs[2];
         m.sval2 = lw_shared_buffer(w, "mssval2", m.sk2, nat_cst(a, m.TILE), e->sp);
     }
     ms_clear(&m);

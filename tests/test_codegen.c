@@ -621,6 +621,37 @@ START_TEST(look_back_as_ir)
 }
 END_TEST
 
+/* Multisplit ranks a round of 32 elements by one patc_match_bits (the prelude's vote per
+ * bit of the bucket, in PTX), not by a ballot per bit written in C; the helper is printed
+ * once, and only in modules whose kernels call it. */
+START_TEST(multisplit_match_codegen)
+{
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/examples/multisplit.rise");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_int_eq(count_substr(cu, "unsigned int patc_match_bits(unsigned int x, unsigned int w)"), 1);
+    char *k = kernel_text(cu, "msU32");
+    /* full tiles and the last one: 256 buckets, 8 bits */
+    ck_assert_int_eq(count_substr(k, "__ballot_sync(0xffffffffu, msok"), 2);
+    ck_assert_int_eq(count_substr(k, "& patc_match_bits(msb"), 2);
+    ck_assert_int_eq(count_substr(k, "__ballot_sync"), 2);
+    ck_assert_msg(strstr(k, ", 8u));"), "%s", k);
+    free(k);
+    k = kernel_text(cu, "msWide"); /* 4096 buckets */
+    ck_assert_msg(strstr(k, ", 12u));"), "%s", k);
+    free(k);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel r = fun(4096.u32)(xs => xs |> split(1024) |> mapBlock(fun(c => c |> split(4)"
+                   " |> mapThreads(fun(p => p |> reduceSeq(add)(0u))))) |> join)");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(!strstr(cu, "patc_match_bits"), "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* A value bound once is computed once (issue 33, item 7b): a scalar or a pair of scalars
  * that a lambda binds (an element of a lazily computed map, a reduceSeq's element, a
  * let-bound pair) and reads twice is computed into one register; a row read by three
@@ -1088,6 +1119,7 @@ int main(void)
     tcase_add_test(c, data_movement_codegen);
     tcase_add_test(c, nested_views_codegen);
     tcase_add_test(c, accumulate_codegen);
+    tcase_add_test(c, multisplit_match_codegen);
     suite_add_tcase(s, c);
     return run_suite(s);
 }
