@@ -631,8 +631,8 @@ void patc_sorter_free(patc_sorter *s);
  * and keeps, plus the kernels' scratch (multisplit's look-back: a 4-byte word per bucket
  * per tile of a portion, 1 KiB a tile of 256 buckets; the tiles are 6144 keys, n/6
  * bytes, and larger for some types from 2^20 keys (rt_sort.c's tile_steps, docs/api.md):
- * 9216 or 10240 for u32 and f32 keys alone, 7680 or 8192 for f32 keys with 4-byte values
- * and u64 keys), which they keep. */
+ * 8192, 9216 or 10240 for u32 and f32 keys alone, 8192 or 10240 for f32 keys with 4-byte
+ * values, 8192 for u64 keys), which they keep. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
 /* Sort n keys (1 <= n <= 2^40) of `in` into `out` on `stream` (NULL the default stream;
  * it becomes the context's stream) and return without waiting. in == out sorts in

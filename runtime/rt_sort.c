@@ -112,27 +112,29 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
 
 /* The pass's tile by size (see PASS_NT), by key type and value bytes (0: keys alone),
  * with 8-bit digits: steps, each from a size on to the next step of its type (a tile of
- * {0, 0} goes back to 384x16, sortPass); 384x16 below the first step and for the cases
- * not here (other types and widths were not timed in other shapes). Each other tile is a
- * kernel of its own, sortPassB0, B1, ... On one H100 (bench/results/2026-11-26-nvidia-h100-sort-tiles,
- * each shape a run of its own):
- *  - u32 keys: 512x18 from 2^20 keys, 7230 us at 2^28 and 75.5 at 2^20 against
- *    7353-7370 and 87-88 at 384x16; f32 keys: 384x24 from 2^20, 8010 and 79.1 against
- *    8875-8907 and 90. 512x18 took f32 keys 10973 us and 384x24 u32 keys 7734 at 2^28,
- *    so each type has its own. Below 2^20 both were slower (-sort-stop44c against
- *    -sort-stop44d, separate runs): from 8193 to 2^16 keys u32 55-61 us against 46-55,
- *    f32 66-73 against 48-57; at 2^18 u32 65-67 against 57-60, f32 71-73 against 60-61
- *    (a pass over so few keys is a few blocks, and a larger tile is a longer block).
- *  - f32 keys with 4-byte values, and u64 keys: 384x20 from 2^24, 9848-10147 us against
- *    10431-10770 at 2^28 for the pairs, 19389-19464 against 20130-20191 for u64 keys;
- *    at 2^20 it was 2-4 % slower. 384x20 is compiled for two blocks an SM (multisplit's
- *    own launch bound from 18 keys a thread): without the bound ptxas gave the pairs' pass
- *    94 registers and one block an SM, 27-40 % slower (-sort-stop45-bounds).
- * On one H200 (bench/results/2026-11-26-nvidia-h200-sort-tiles): 512x16 for the pairs and
- * u64 keys from 2^20 keys to below 2^21 + 2^19 (the pairs 82.8 us at 2^20 against 99.9,
- * 134.3 at 2^21 against 158.5; even at 2^21 + 2^19, slower from 3 * 2^20 on), and 512x20 for
- * f32 keys from 2^23 (330 us at 2^23 against 350, 1926 at 2^26 against 2021; equal at
- * 6 * 2^20, slower at 2^22). */
+ * {0, 0} would go back to 384x16, sortPass); 384x16 below the first step and for the
+ * cases not here (other types and widths were not timed in other shapes). Each other
+ * tile is a kernel of its own, sortPassB0, B1, ...
+ * The tiles from 2^21 keys were chosen on one H100 (bench/results/2026-11-27-nvidia-h100-sort-tiles:
+ * eight shapes, each a run of its own, uniform keys at 2^21, 2^22, 2^23, 2^24 and 2^26),
+ * after the pass's ranking took a vote per bit in PTX (patc_match_bits), which made it
+ * shorter and moved every type's best shape (the pairs' on an H200, below):
+ *  - u32 keys: 512x18 from 2^20 (as before: 75.5 us at 2^20 against 87-88 at 384x16,
+ *    bench/results/2026-11-26-nvidia-h100-sort-tiles), 512x20 from 2^23 (273.9 us at
+ *    2^23, 485.2 at 2^24, 1675.7 at 2^26 against 284.5, 497.0, 1726.8 at 512x18);
+ *  - f32 keys: 384x24 from 2^20 (as before: 79.1 us against 90 at 384x16), 512x16 from
+ *    2^21 (98.4 and 164.2 us at 2^21 and 2^22 against 101.4 and 173.9 at 384x24), 512x20
+ *    from 2^23 (289.2, 503.5, 1739.6 us at 2^23, 2^24, 2^26; 512x16 292.4, 517.0, 1860.7);
+ *  - f32 keys with 4-byte values: chosen on one H200 (bench/results/2026-11-27-nvidia-h200-sort-tiles-pairs),
+ *    after their pass stopped keeping the values in registers (ms_order reads them):
+ *    512x16 from 2^20 (78.8, 119.6, 209.2 us at 2^20, 2^21, 2^22; 384x16 92.6, 134.0,
+ *    227.5), 512x20 from 2^23 (362.3, 622.3, 2130.4 us at 2^23, 2^24, 2^26 against 364.0,
+ *    645.7, 2288.6 at 512x16 and 379.7, 669.5, 2277.1 at 384x16);
+ *  - u64 keys: 512x16 from 2^20 at every size (203.7, 378.7, 693.4, 1236.8, 4541.2 us at
+ *    2^21 to 2^26; 384x16 249.3, 431.2, 767.3, 1397.4, 4998.6; 384x20 238.8 to 4730.3).
+ * Tiles of 18 or more items a thread are compiled for two blocks an SM (multisplit's own
+ * launch bound): without it ptxas gave the pairs' pass at 384x20 94 registers and one
+ * block an SM, 27-40 % slower (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds). */
 static const struct {
     patc_type key;
     int vbytes;
@@ -140,14 +142,13 @@ static const struct {
     Tile t;
 } tile_steps[] = {
     {PATC_U32, 0, 1LL << 20, {512, 18}},
+    {PATC_U32, 0, 1LL << 23, {512, 20}},
     {PATC_F32, 0, 1LL << 20, {384, 24}},
+    {PATC_F32, 0, 1LL << 21, {512, 16}},
     {PATC_F32, 0, 1LL << 23, {512, 20}},
     {PATC_F32, 4, 1LL << 20, {512, 16}},
-    {PATC_F32, 4, 5LL << 19, {0, 0}},
-    {PATC_F32, 4, 1LL << 24, {384, 20}},
+    {PATC_F32, 4, 1LL << 23, {512, 20}},
     {PATC_U64, 0, 1LL << 20, {512, 16}},
-    {PATC_U64, 0, 5LL << 19, {0, 0}},
-    {PATC_U64, 0, 1LL << 24, {384, 20}},
 };
 
 /* The sorter's steps (tile_steps of its key type, value bytes and digit width 8) */

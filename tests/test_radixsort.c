@@ -301,8 +301,9 @@ START_TEST(sorter_temp_bytes)
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-            /* rt_sort.c's tile_steps: u32 512x18 from 2^20, f32 384x24 from 2^20, 512x20 from 2^23 */
-            size_t T = kind == 2 && ns[i] >= (1 << 23) ? 10240 : kind != 1 && ns[i] >= (1 << 20) ? 9216 : 6144;
+            /* rt_sort.c's tile_steps: u32 512x18 from 2^20, 512x20 from 2^23; f32 384x24 from
+             * 2^20, 512x16 from 2^21, 512x20 from 2^23; i32 384x16 throughout */
+            size_t T = kind == 1 || ns[i] < (1 << 20) ? 6144 : ns[i] >= (1 << 23) ? 10240 : kind == 2 && ns[i] >= (1 << 21) ? 8192 : 9216;
             size_t P = 1073741823u, b = 0, n = (size_t)ns[i], n0 = n < P ? n : P, tiles = (n0 + T - 1) / T;
             size_t np = (n + P - 1) / P;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
@@ -319,28 +320,29 @@ START_TEST(sorter_temp_bytes)
 END_TEST
 
 /* The pass's tile steps for f32 keys with u32 values and for u64 keys (rt_sort.c's
- * tile_steps): 384x16 (6144 keys) below 2^20, 512x16 (8192) from 2^20, 6144 again from
- * 2^21 + 2^19, 384x20 (7680) from 2^24. Seen in the temporary memory: the second
- * buffers (each rounded up to 256 bytes), the counts (the histogram's nd*256 u32, then as many u64 offsets), a 4-byte
- * look-back word per bucket per tile, and a rest (the kernels' counters and the
- * histogram's global bins) that is the same at every n of one sorter. */
+ * tile_steps): 384x16 (6144 keys) below 2^20; the pairs 512x16 (8192) from 2^20, 512x20
+ * (10240) from 2^23; u64 keys 512x16 from 2^20 on. Seen in the temporary memory: the second buffers (each
+ * rounded up to 256 bytes), the counts (the histogram's nd*256 u32, then as many u64
+ * offsets), a 4-byte look-back word per bucket per tile, and a rest (the kernels'
+ * counters and the histogram's global bins) that is the same at every n of one sorter. */
 START_TEST(sorter_tile_steps)
 {
-    static const long long ns[] = {8193, (1 << 20) - 1, 1 << 20, (5 << 19) - 1, 5 << 19, (1 << 24) - 1, 1 << 24};
-    static const size_t T[] = {6144, 6144, 8192, 8192, 6144, 6144, 7680};
+    static const long long ns[] = {8193, (1 << 20) - 1, 1 << 20, (1 << 21) - 1, 1 << 21, (1 << 23) - 1, 1 << 23, 1 << 24};
+    static const size_t T[2][8] = {{6144, 6144, 8192, 8192, 8192, 8192, 10240, 10240},
+                                   {6144, 6144, 8192, 8192, 8192, 8192, 8192, 8192}};
     patc_sort_spec specs[2] = {{.key_type = PATC_F32, .values = 1, .value_type = PATC_U32}, {.key_type = PATC_U64}};
     for (int k = 0; k < 2; k++) {
         patc_sorter *so;
         size_t nd = k ? 8 : 4, rest0 = 0;
         ck_assert_int_eq(patc_sorter_create_spec(ctx, &specs[k], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-            size_t b = 0, n = (size_t)ns[i], tiles = (n + T[i] - 1) / T[i];
+            size_t b = 0, n = (size_t)ns[i], tiles = (n + T[k][i] - 1) / T[k][i];
             size_t fixed = (k ? 1 : 2) * ((n * (k ? 8 : 4) + 255) / 256 * 256) + nd * 256 * 12 + 1024 * tiles;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
             ck_assert_msg(b > fixed && b - fixed < 16384, "spec %d n = %zu: %zu bytes, %zu without the rest", k, n, b, fixed);
             if (i == 0) rest0 = b - fixed;
             ck_assert_msg(b - fixed == rest0, "spec %d n = %zu: a rest of %zu bytes, %zu at 8193 (not %zu-key tiles?)", k,
-                          n, b - fixed, rest0, T[i]);
+                          n, b - fixed, rest0, T[k][i]);
         }
         patc_sorter_free(so);
     }

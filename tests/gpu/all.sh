@@ -1137,18 +1137,22 @@ if [ $rc = 0 ]; then
   [ $quick = 1 ] || bg_check sort sort_check.c "--portion=4000037 f32 uniform" 16777219 "$rre" "$rdir/sort_check" \
     --portion=4000037 f32 16777219 uniform
   # the passes' other tiles (rt_sort.c's tile_steps), also in quick runs (the sizes above
-  # stop at 2^20 there): f32 keys with 4-byte values and u64 keys 384x20 from 2^24,
-  # 512x16 up to 2^21 + 2^19 (its last size; the next one is 384x16 again); f32 keys
-  # 512x20 from 2^23
-  for f in "--pairs=u32 f32" "--pairs=i32 f32" "u64"; do
+  # stop at 2^20 there), each at its first size or last: f32 keys with 4-byte values
+  # 512x16 to 2^23 - 1, 512x20 from 2^23; u64 keys 512x16 (from 2^20); f32 keys 512x16
+  # from 2^21, 512x20 from 2^23; u32 keys 512x20 from 2^23
+  for f in "--pairs=u32 f32" "--pairs=i32 f32"; do
     for k in uniform few special; do
-      bg_check sort sort_check.c "$f $k (384x20 tiles)" 16777219 "$rre" "$rdir/sort_check" $f 16777219 $k
-      bg_check sort sort_check.c "$f $k (512x16 tiles)" 2621439 "$rre" "$rdir/sort_check" $f 2621439 $k
-      bg_check sort sort_check.c "$f $k (384x16 tiles)" 2621440 "$rre" "$rdir/sort_check" $f 2621440 $k
+      bg_check sort sort_check.c "$f $k (512x16 tiles)" 8388607 "$rre" "$rdir/sort_check" $f 8388607 $k
+      bg_check sort sort_check.c "$f $k (512x20 tiles)" 8388617 "$rre" "$rdir/sort_check" $f 8388617 $k
     done
   done
+  for k in uniform few special; do
+    bg_check sort sort_check.c "u64 $k (512x16 tiles)" 8388617 "$rre" "$rdir/sort_check" u64 8388617 $k
+  done
   for k in uniform few special sorted; do
+    bg_check sort sort_check.c "f32 $k (512x16 tiles)" 2097155 "$rre" "$rdir/sort_check" f32 2097155 $k
     bg_check sort sort_check.c "f32 $k (512x20 tiles)" 8388617 "$rre" "$rdir/sort_check" f32 8388617 $k
+    bg_check sort sort_check.c "u32 $k (512x20 tiles)" 8388608 "$rre" "$rdir/sort_check" u32 8388608 $k
   done
   for tool in memcheck racecheck synccheck; do
     bg_check $tool sort_check.c "u64+f64 pairs special" 4097 '^== .*' sort_san $tool --pairs=f64 u64 4097 special
@@ -1156,11 +1160,15 @@ if [ $rc = 0 ]; then
     bg_check $tool sort_check.c "u32 digit 11 uniform" 100003 '^== .*' sort_san $tool --digit=11 u32 100003 uniform
     bg_check $tool sort_check.c "u32+u64 portions of 30011 few" 100003 '^== .*' sort_san $tool --portion=30011 --pairs=u64 u32 100003 few
     # the passes' other tiles (rt_sort.c's tile_steps: u32 512x18 and f32 384x24 from 2^20
-    # keys, f32 512x20 from 2^23; f32 keys with u32 values and u64 keys 512x16 from 2^20)
+    # keys, f32 512x16 from 2^21 and 512x20 from 2^23 (u32 keys' 512x20 is the same
+    # shape); f32 keys with u32 values 512x16 from 2^20, 512x20 from 2^23; u64 keys
+    # 512x16 from 2^20)
     bg_check $tool sort_check.c "u32 uniform (512x18 tiles)" 1048583 '^== .*' sort_san $tool u32 1048583 uniform
     bg_check $tool sort_check.c "f32 special (384x24 tiles)" 1048583 '^== .*' sort_san $tool f32 1048583 special
+    bg_check $tool sort_check.c "f32 sorted (512x16 tiles)" 2097155 '^== .*' sort_san $tool f32 2097155 sorted
     bg_check $tool sort_check.c "f32 few (512x20 tiles)" 8388617 '^== .*' sort_san $tool f32 8388617 few
     bg_check $tool sort_check.c "f32+u32 pairs uniform (512x16 tiles)" 1048583 '^== .*' sort_san $tool --pairs=u32 f32 1048583 uniform
+    bg_check $tool sort_check.c "f32+i32 pairs special (512x20 tiles)" 8388617 '^== .*' sort_san $tool --pairs=i32 f32 8388617 special
     bg_check $tool sort_check.c "u64 special (512x16 tiles)" 1048583 '^== .*' sort_san $tool u64 1048583 special
   done
   # issue 35 item 2 (sorttile): the one-launch small sort. The sortTiles primitive
