@@ -9,7 +9,7 @@
  * interpreter.
  *
  * How it runs a grid: blocks in launch order, one at a time (several at once for a
- * kernel with mbarriers: below); in a block every thread is a fiber (ucontext) that
+ * kernel with mbarriers: below); in a block every thread is a fiber (Ctx, below) that
  * runs until it waits: at __syncthreads for the block, at a warp collective (shuffles,
  * votes, __reduce_min_sync) for the lanes of its mask, on an mbarrier's phase, for a
  * flagged word, or in __nanosleep. So barriers and warp collectives mean what they
@@ -61,6 +61,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include <utility>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 #include <type_traits>
 
 #define __global__
@@ -75,6 +78,52 @@ struct dim3 {
     unsigned x, y, z;
 };
 
+/* ---------------------------------------------------------------- fibers */
+
+/* A fiber's saved context. On x86-64 a switch is six pushes, a stack pointer swapped and
+ * six pops (patc_emu_switch): swapcontext also sets the signal mask, a system call at every
+ * switch, which with AddressSanitizer's handling of it (it clears the shadow of the whole
+ * stack it switches to) took 80 % of an emulated launch's time on a 2-core CI machine.
+ * Elsewhere, ucontext. */
+#if defined(__x86_64__)
+struct Ctx {
+    void *sp;
+};
+extern "C" void patc_emu_switch(void **save, void *to);
+asm(".text\n.p2align 4\n.globl patc_emu_switch\n.hidden patc_emu_switch\n.type patc_emu_switch, @function\n"
+    "patc_emu_switch:\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n  ret\n"
+    ".size patc_emu_switch, .-patc_emu_switch\n");
+inline void ctx_switch(Ctx *from, Ctx *to) { patc_emu_switch(&from->sp, to->sp); }
+/* a new fiber on the stack [lo, lo + size) that starts in entry (which never returns):
+ * six zero registers and entry as the return address, so that entry starts with the
+ * stack aligned as after a call */
+inline void ctx_make(Ctx *c, char *lo, size_t size, void (*entry)())
+{
+    uintptr_t top = ((uintptr_t)lo + size) & ~(uintptr_t)15;
+    void **sp = (void **)(top - 8 * sizeof(void *));
+    for (int i = 0; i < 6; i++) sp[i] = nullptr;
+    sp[6] = (void *)entry;
+    sp[7] = nullptr;
+    c->sp = sp;
+}
+#else
+struct Ctx {
+    ucontext_t uc;
+};
+inline void ctx_switch(Ctx *from, Ctx *to) { swapcontext(&from->uc, &to->uc); }
+inline void ctx_make(Ctx *c, char *lo, size_t size, void (*entry)())
+{
+    getcontext(&c->uc);
+    c->uc.uc_stack.ss_sp = lo;
+    c->uc.uc_stack.ss_size = size;
+    c->uc.uc_link = nullptr;
+    makecontext(&c->uc, entry, 0);
+}
+#endif
+
 /* ---------------------------------------------------------------- the scheduler */
 
 namespace emu {
@@ -88,7 +137,7 @@ enum Wait { RUN, AT_SYNC, AT_WARP, AT_FLAG, AT_MBAR, AT_SLEEP, DONE };
 struct Block;
 
 struct Fiber {
-    ucontext_t ctx;
+    Ctx ctx;
     dim3 tid;
     int linear;       /* thread index in the block */
     Wait wait;
@@ -126,7 +175,7 @@ struct State {
     int nthreads;
     unsigned shared;
     Fiber *cur;
-    ucontext_t sched;
+    Ctx sched;
     dim3 block, grid;
     void (*body)(void **);
     void **args;
@@ -167,7 +216,7 @@ inline void fail(const char *why)
 }
 
 /* back to the scheduler until it resumes this fiber */
-inline void yield() { swapcontext(&S().cur->ctx, &S().sched); }
+inline void yield() { ctx_switch(&S().cur->ctx, &S().sched); }
 
 inline void fiber_main()
 {
@@ -175,7 +224,8 @@ inline void fiber_main()
     s.body(s.args);
     s.cur->wait = DONE;
     s.events++;
-    swapcontext(&s.cur->ctx, &s.sched);
+    ctx_switch(&s.cur->ctx, &s.sched);
+    abort(); /* a finished fiber is never resumed */
 }
 
 inline int lane_of(const Fiber *f) { return f->linear & 31; }
@@ -370,16 +420,22 @@ inline void start_block(Block &B, dim3 bid)
     memset(B.smem, 0x5a, s.shared);
     for (int i = 0; i < s.nthreads; i++) {
         Fiber *f = &B.fibers[i];
+        bool stale = f->blk && f->wait != DONE; /* the thread before it on this stack */
         f->linear = i;
         f->blk = &B;
         f->tid = dim3{(unsigned)i % s.block.x, (unsigned)i / s.block.x % s.block.y,
                       (unsigned)i / (s.block.x * s.block.y)};
         f->wait = RUN;
-        getcontext(&f->ctx);
-        f->ctx.uc_stack.ss_sp = B.stacks + (size_t)i * STACK;
-        f->ctx.uc_stack.ss_size = STACK;
-        f->ctx.uc_link = nullptr;
-        makecontext(&f->ctx, fiber_main, 0);
+        char *stack = B.stacks + (size_t)i * STACK;
+        /* a thread that finished returned from its frames, which unpoisoned their redzones;
+         * the frames of one that did not finish must not read as poisoned to the next (a
+         * clear of the whole stack at every start took 59 % of a launch's time) */
+#ifdef __SANITIZE_ADDRESS__
+        if (stale) __asan_unpoison_memory_region(stack, STACK);
+#else
+        (void)stale;
+#endif
+        ctx_make(&f->ctx, stack, STACK, fiber_main);
     }
 }
 
@@ -420,7 +476,7 @@ inline void run_grid()
                     int i = B.reverse ? s.nthreads - 1 - j : j;
                     if (B.fibers[i].wait == RUN) {
                         s.cur = &B.fibers[i];
-                        swapcontext(&s.sched, &B.fibers[i].ctx);
+                        ctx_switch(&s.sched, &B.fibers[i].ctx);
                     }
                 }
             }
@@ -553,6 +609,19 @@ inline unsigned __reduce_min_sync(unsigned m, unsigned v)
     for (int k = 0; k < 32; k++)
         if ((m >> k & 1u) && (unsigned)w[k].slot < r) r = (unsigned)w[k].slot;
     emu::collective_end(m);
+    return r;
+}
+/* the generated code's patc_match_bits (a ballot per bit in PTX there): the lanes whose x
+ * agrees with this lane's in the low w bits, as one collective */
+static inline unsigned int patc_match_bits(unsigned int x, unsigned int w)
+{
+    unsigned low = w >= 32 ? 0xffffffffu : (1u << w) - 1u;
+    emu::collective(0xffffffffu, x & low, 0);
+    emu::Fiber *f = emu::warp_base();
+    unsigned r = 0;
+    for (int k = 0; k < 32; k++)
+        if ((unsigned)f[k].slot == (x & low)) r |= 1u << k;
+    emu::collective_end(0xffffffffu);
     return r;
 }
 

@@ -44,7 +44,7 @@ part_ok() {
 asan=$(${CXX:-c++} -print-file-name=libasan.so 2>/dev/null)
 if [ -n "$asan" ] && [ "${asan#/}" != "$asan" ] && [ -e "$asan" ]; then
     export CXX="${CXX:-c++} -fsanitize=address -fno-omit-frame-pointer"
-    # the fibers' swapcontext makes ASan warn once and forbids its fake stacks
+    # ASan's fake stacks (use after return) are per thread, not per fiber: off
     preload=(env "LD_PRELOAD=$asan" "ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0")
 else
     echo "note: no AddressSanitizer runtime for ${CXX:-c++}: out-of-bounds accesses are not checked"
