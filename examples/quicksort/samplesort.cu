@@ -11,6 +11,8 @@ static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int 
 
 static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
+static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
+
 /* kernel ssSample
  *   data parameters: xs: n.u32
  *   nat parameters:  n, s
@@ -89,36 +91,20 @@ extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__r
                         unsigned int s18 = (stkey5[(lane + 512 * warp + 32 * i15)] ^ 2147483648u);
                         unsigned int s19 = (((stkey5[(lane + 512 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
                         unsigned int stb20 = (stok16 ? (((stkey5[(lane + 512 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct31 = __popc(stpm21);
-                        long long ix32 = ((long long)stb20);
-                        unsigned int sth33 = 0u;
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
                         if (stok16) {
-                            sth33 = sthist8[(257 * warp + ix32)];
+                            sth25 = sthist8[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk30 + 1u) == stct31))) {
-                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        if ((stok16 && ((strk22 + 1u) == stct23))) {
+                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                        stinfo7[(lane + 512 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
@@ -131,103 +117,138 @@ extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__r
                         unsigned int s18 = (stkey5[(lane + 512 * warp + 32 * i15)] ^ 2147483648u);
                         unsigned int s19 = (((stkey5[(lane + 512 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
                         unsigned int stb20 = (stok16 ? (((stkey5[(lane + 512 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = __ballot_sync(0xffffffffu, stok16);
-                        unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb20 & 1u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 1u) != 0u) ? stv22 : (~stv22)));
-                        unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb20 & 2u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 2u) != 0u) ? stv23 : (~stv23)));
-                        unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb20 & 4u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 4u) != 0u) ? stv24 : (~stv24)));
-                        unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb20 & 8u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 8u) != 0u) ? stv25 : (~stv25)));
-                        unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb20 & 16u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 16u) != 0u) ? stv26 : (~stv26)));
-                        unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb20 & 32u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 32u) != 0u) ? stv27 : (~stv27)));
-                        unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb20 & 64u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 64u) != 0u) ? stv28 : (~stv28)));
-                        unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb20 & 128u) != 0u));
-                        stpm21 = (stpm21 & (((stb20 & 128u) != 0u) ? stv29 : (~stv29)));
-                        unsigned int strk30 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct31 = __popc(stpm21);
-                        long long ix32 = ((long long)stb20);
-                        unsigned int sth33 = 0u;
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
                         if (stok16) {
-                            sth33 = sthist8[(257 * warp + ix32)];
+                            sth25 = sthist8[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk30 + 1u) == stct31))) {
-                            sthist8[(257 * warp + ix32)] = (sth33 + stct31);
+                        if ((stok16 && ((strk22 + 1u) == stct23))) {
+                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth33 + strk30)) : 4294901760u);
+                        stinfo7[(lane + 512 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t34 = threadIdx.x;
-            unsigned int stsum35 = 0u;
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                stsum35 = (stsum35 + sthist8[(2056 * t34 + 257 * i36 - 8223 * ((8 * t34 + i36) / 32))]);
+            const patc_int t26 = threadIdx.x;
+            unsigned int stsum27 = 0u;
+            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
+                stsum27 = (stsum27 + sthist8[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
             }
-            unsigned int stinc37 = stsum35;
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc37, 1);
-            stinc37 = ((lane >= 1) ? (stinc37 + stup38) : stinc37);
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc37, 2);
-            stinc37 = ((lane >= 2) ? (stinc37 + stup39) : stinc37);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc37, 4);
-            stinc37 = ((lane >= 4) ? (stinc37 + stup40) : stinc37);
-            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc37, 8);
-            stinc37 = ((lane >= 8) ? (stinc37 + stup41) : stinc37);
-            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc37, 16);
-            stinc37 = ((lane >= 16) ? (stinc37 + stup42) : stinc37);
-            unsigned int stat43 = (stinc37 - stsum35);
-            for (patc_int i44 = 0; i44 < 8; i44 += 1) {
-                unsigned int stcb45 = sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))];
-                sthist8[(2056 * t34 + 257 * i44 - 8223 * ((8 * t34 + i44) / 32))] = stat43;
-                stat43 = (stat43 + stcb45);
+            unsigned int stinc29 = stsum27;
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
+            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
+            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
+            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
+            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
+            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
+            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
+            unsigned int stat35 = (stinc29 - stsum27);
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                unsigned int stcb37 = sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
+                sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
+                stat35 = (stat35 + stcb37);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc37;
+                stwsum9[warp] = stinc29;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw47 = 0u;
+                unsigned int stw39 = 0u;
                 if ((lane < 32)) {
-                    stw47 = stwsum9[lane];
+                    stw39 = stwsum9[lane];
                 }
-                unsigned int stwinc48 = stw47;
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc48, 1);
-                stwinc48 = ((lane >= 1) ? (stwinc48 + stup49) : stwinc48);
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc48, 2);
-                stwinc48 = ((lane >= 2) ? (stwinc48 + stup50) : stwinc48);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc48, 4);
-                stwinc48 = ((lane >= 4) ? (stwinc48 + stup51) : stwinc48);
-                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc48, 8);
-                stwinc48 = ((lane >= 8) ? (stwinc48 + stup52) : stwinc48);
-                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc48, 16);
-                stwinc48 = ((lane >= 16) ? (stwinc48 + stup53) : stwinc48);
+                unsigned int stwinc40 = stw39;
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
+                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
+                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
+                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
+                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
+                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
+                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc48 - stw47);
+                    stwsum9[lane] = (stwinc40 - stw39);
                 }
             }
         }
         __syncthreads();
         if (((16384 * b4 + 16352) < n)) {
             {
+                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
+                    {
+                        unsigned int sti48 = stinfo7[(lane + 512 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey5[(lane + 512 * warp + 32 * i47)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
+                    if (((512 * warp + 16384 * b4 + 32 * i47) < n)) {
+                        unsigned int sti48 = stinfo7[(lane + 512 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey5[(lane + 512 * warp + 32 * i47)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t52 = threadIdx.x;
+            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
+                if (((t52 + 1024 * i53) < 8224)) {
+                    sthist8[(t52 + 1024 * i53)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((16384 * b4 + 16383) < n)) {
+            {
                 for (patc_int i55 = 0; i55 < 16; i55 += 1) {
                     {
-                        unsigned int sti56 = stinfo7[(lane + 512 * warp + 32 * i55)];
-                        unsigned int stbk57 = (sti56 >> 16u);
-                        if ((stbk57 < 256u)) {
-                            long long ix58 = ((long long)stbk57);
-                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                            stkey6[ix59] = stkey5[(lane + 512 * warp + 32 * i55)];
+                        bool stok56 = true;
+                        unsigned int s57 = (~stkey6[(lane + 512 * warp + 32 * i55)]);
+                        unsigned int s58 = (stkey6[(lane + 512 * warp + 32 * i55)] ^ 2147483648u);
+                        unsigned int s59 = (((stkey6[(lane + 512 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
+                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 512 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
+                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
+                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
+                        unsigned int stct63 = __popc(stpm61);
+                        long long ix64 = ((long long)stb60);
+                        unsigned int sth65 = 0u;
+                        if (stok56) {
+                            sth65 = sthist8[(257 * warp + ix64)];
                         }
+                        __syncwarp();
+                        if ((stok56 && ((strk62 + 1u) == stct63))) {
+                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 512 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
                     }
                 }
             }
@@ -235,188 +256,105 @@ extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__r
             {
                 for (patc_int i55 = 0; i55 < 16; i55 += 1) {
                     if (((512 * warp + 16384 * b4 + 32 * i55) < n)) {
-                        unsigned int sti56 = stinfo7[(lane + 512 * warp + 32 * i55)];
-                        unsigned int stbk57 = (sti56 >> 16u);
-                        if ((stbk57 < 256u)) {
-                            long long ix58 = ((long long)stbk57);
-                            long long ix59 = ((long long)(stwsum9[((warp + 32 * ix58) / 256)] + (sthist8[(257 * warp + ix58)] + (sti56 & 65535u))));
-                            stkey6[ix59] = stkey5[(lane + 512 * warp + 32 * i55)];
+                        bool stok56 = ((lane + 512 * warp + 16384 * b4 + 32 * i55) < n);
+                        unsigned int s57 = (~stkey6[(lane + 512 * warp + 32 * i55)]);
+                        unsigned int s58 = (stkey6[(lane + 512 * warp + 32 * i55)] ^ 2147483648u);
+                        unsigned int s59 = (((stkey6[(lane + 512 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
+                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 512 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
+                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
+                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
+                        unsigned int stct63 = __popc(stpm61);
+                        long long ix64 = ((long long)stb60);
+                        unsigned int sth65 = 0u;
+                        if (stok56) {
+                            sth65 = sthist8[(257 * warp + ix64)];
                         }
+                        __syncwarp();
+                        if ((stok56 && ((strk62 + 1u) == stct63))) {
+                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        }
+                        __syncwarp();
+                        stinfo7[(lane + 512 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t60 = threadIdx.x;
-            for (patc_int i61 = 0; i61 < 9; i61 += 1) {
-                if (((t60 + 1024 * i61) < 8224)) {
-                    sthist8[(t60 + 1024 * i61)] = 0u;
-                }
+            const patc_int t66 = threadIdx.x;
+            unsigned int stsum67 = 0u;
+            for (patc_int i68 = 0; i68 < 8; i68 += 1) {
+                stsum67 = (stsum67 + sthist8[(2056 * t66 + 257 * i68 - 8223 * ((8 * t66 + i68) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((16384 * b4 + 16383) < n)) {
-            {
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                    {
-                        bool stok64 = true;
-                        unsigned int s65 = (~stkey6[(lane + 512 * warp + 32 * i63)]);
-                        unsigned int s66 = (stkey6[(lane + 512 * warp + 32 * i63)] ^ 2147483648u);
-                        unsigned int s67 = (((stkey6[(lane + 512 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 512 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
-                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                        unsigned int stct79 = __popc(stpm69);
-                        long long ix80 = ((long long)stb68);
-                        unsigned int sth81 = 0u;
-                        if (stok64) {
-                            sth81 = sthist8[(257 * warp + ix80)];
-                        }
-                        __syncwarp();
-                        if ((stok64 && ((strk78 + 1u) == stct79))) {
-                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i63) < n)) {
-                        bool stok64 = ((lane + 512 * warp + 16384 * b4 + 32 * i63) < n);
-                        unsigned int s65 = (~stkey6[(lane + 512 * warp + 32 * i63)]);
-                        unsigned int s66 = (stkey6[(lane + 512 * warp + 32 * i63)] ^ 2147483648u);
-                        unsigned int s67 = (((stkey6[(lane + 512 * warp + 32 * i63)] & 2147483648u) != 0u) ? s65 : s66);
-                        unsigned int stb68 = (stok64 ? ((((stkey6[(lane + 512 * warp + 32 * i63)] == 2147483648u) ? 2147483648u : s67) >> 8u) & 255u) : 0u);
-                        unsigned int stpm69 = __ballot_sync(0xffffffffu, stok64);
-                        unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb68 & 1u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 1u) != 0u) ? stv70 : (~stv70)));
-                        unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb68 & 2u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 2u) != 0u) ? stv71 : (~stv71)));
-                        unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb68 & 4u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 4u) != 0u) ? stv72 : (~stv72)));
-                        unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb68 & 8u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 8u) != 0u) ? stv73 : (~stv73)));
-                        unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb68 & 16u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 16u) != 0u) ? stv74 : (~stv74)));
-                        unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb68 & 32u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 32u) != 0u) ? stv75 : (~stv75)));
-                        unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb68 & 64u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 64u) != 0u) ? stv76 : (~stv76)));
-                        unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb68 & 128u) != 0u));
-                        stpm69 = (stpm69 & (((stb68 & 128u) != 0u) ? stv77 : (~stv77)));
-                        unsigned int strk78 = __popc((stpm69 & ((1u << lane) - 1u)));
-                        unsigned int stct79 = __popc(stpm69);
-                        long long ix80 = ((long long)stb68);
-                        unsigned int sth81 = 0u;
-                        if (stok64) {
-                            sth81 = sthist8[(257 * warp + ix80)];
-                        }
-                        __syncwarp();
-                        if ((stok64 && ((strk78 + 1u) == stct79))) {
-                            sthist8[(257 * warp + ix80)] = (sth81 + stct79);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i63)] = (stok64 ? ((stb68 << 16u) | (sth81 + strk78)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t82 = threadIdx.x;
-            unsigned int stsum83 = 0u;
-            for (patc_int i84 = 0; i84 < 8; i84 += 1) {
-                stsum83 = (stsum83 + sthist8[(2056 * t82 + 257 * i84 - 8223 * ((8 * t82 + i84) / 32))]);
-            }
-            unsigned int stinc85 = stsum83;
-            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc85, 1);
-            stinc85 = ((lane >= 1) ? (stinc85 + stup86) : stinc85);
-            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc85, 2);
-            stinc85 = ((lane >= 2) ? (stinc85 + stup87) : stinc85);
-            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc85, 4);
-            stinc85 = ((lane >= 4) ? (stinc85 + stup88) : stinc85);
-            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc85, 8);
-            stinc85 = ((lane >= 8) ? (stinc85 + stup89) : stinc85);
-            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc85, 16);
-            stinc85 = ((lane >= 16) ? (stinc85 + stup90) : stinc85);
-            unsigned int stat91 = (stinc85 - stsum83);
-            for (patc_int i92 = 0; i92 < 8; i92 += 1) {
-                unsigned int stcb93 = sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))];
-                sthist8[(2056 * t82 + 257 * i92 - 8223 * ((8 * t82 + i92) / 32))] = stat91;
-                stat91 = (stat91 + stcb93);
+            unsigned int stinc69 = stsum67;
+            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc69, 1);
+            stinc69 = ((lane >= 1) ? (stinc69 + stup70) : stinc69);
+            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc69, 2);
+            stinc69 = ((lane >= 2) ? (stinc69 + stup71) : stinc69);
+            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc69, 4);
+            stinc69 = ((lane >= 4) ? (stinc69 + stup72) : stinc69);
+            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc69, 8);
+            stinc69 = ((lane >= 8) ? (stinc69 + stup73) : stinc69);
+            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc69, 16);
+            stinc69 = ((lane >= 16) ? (stinc69 + stup74) : stinc69);
+            unsigned int stat75 = (stinc69 - stsum67);
+            for (patc_int i76 = 0; i76 < 8; i76 += 1) {
+                unsigned int stcb77 = sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))];
+                sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))] = stat75;
+                stat75 = (stat75 + stcb77);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc85;
+                stwsum9[warp] = stinc69;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw95 = 0u;
+                unsigned int stw79 = 0u;
                 if ((lane < 32)) {
-                    stw95 = stwsum9[lane];
+                    stw79 = stwsum9[lane];
                 }
-                unsigned int stwinc96 = stw95;
-                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc96, 1);
-                stwinc96 = ((lane >= 1) ? (stwinc96 + stup97) : stwinc96);
-                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc96, 2);
-                stwinc96 = ((lane >= 2) ? (stwinc96 + stup98) : stwinc96);
-                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc96, 4);
-                stwinc96 = ((lane >= 4) ? (stwinc96 + stup99) : stwinc96);
-                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc96, 8);
-                stwinc96 = ((lane >= 8) ? (stwinc96 + stup100) : stwinc96);
-                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc96, 16);
-                stwinc96 = ((lane >= 16) ? (stwinc96 + stup101) : stwinc96);
+                unsigned int stwinc80 = stw79;
+                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc80, 1);
+                stwinc80 = ((lane >= 1) ? (stwinc80 + stup81) : stwinc80);
+                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc80, 2);
+                stwinc80 = ((lane >= 2) ? (stwinc80 + stup82) : stwinc80);
+                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc80, 4);
+                stwinc80 = ((lane >= 4) ? (stwinc80 + stup83) : stwinc80);
+                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc80, 8);
+                stwinc80 = ((lane >= 8) ? (stwinc80 + stup84) : stwinc80);
+                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc80, 16);
+                stwinc80 = ((lane >= 16) ? (stwinc80 + stup85) : stwinc80);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc96 - stw95);
+                    stwsum9[lane] = (stwinc80 - stw79);
                 }
             }
         }
         __syncthreads();
         if (((16384 * b4 + 16352) < n)) {
             {
-                for (patc_int i103 = 0; i103 < 16; i103 += 1) {
+                for (patc_int i87 = 0; i87 < 16; i87 += 1) {
                     {
-                        unsigned int sti104 = stinfo7[(lane + 512 * warp + 32 * i103)];
-                        unsigned int stbk105 = (sti104 >> 16u);
-                        if ((stbk105 < 256u)) {
-                            long long ix106 = ((long long)stbk105);
-                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                            stkey5[ix107] = stkey6[(lane + 512 * warp + 32 * i103)];
+                        unsigned int sti88 = stinfo7[(lane + 512 * warp + 32 * i87)];
+                        unsigned int stbk89 = (sti88 >> 16u);
+                        if ((stbk89 < 256u)) {
+                            long long ix90 = ((long long)stbk89);
+                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
+                            stkey5[ix91] = stkey6[(lane + 512 * warp + 32 * i87)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i103 = 0; i103 < 16; i103 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i103) < n)) {
-                        unsigned int sti104 = stinfo7[(lane + 512 * warp + 32 * i103)];
-                        unsigned int stbk105 = (sti104 >> 16u);
-                        if ((stbk105 < 256u)) {
-                            long long ix106 = ((long long)stbk105);
-                            long long ix107 = ((long long)(stwsum9[((warp + 32 * ix106) / 256)] + (sthist8[(257 * warp + ix106)] + (sti104 & 65535u))));
-                            stkey5[ix107] = stkey6[(lane + 512 * warp + 32 * i103)];
+                for (patc_int i87 = 0; i87 < 16; i87 += 1) {
+                    if (((512 * warp + 16384 * b4 + 32 * i87) < n)) {
+                        unsigned int sti88 = stinfo7[(lane + 512 * warp + 32 * i87)];
+                        unsigned int stbk89 = (sti88 >> 16u);
+                        if ((stbk89 < 256u)) {
+                            long long ix90 = ((long long)stbk89);
+                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
+                            stkey5[ix91] = stkey6[(lane + 512 * warp + 32 * i87)];
                         }
                     }
                 }
@@ -424,175 +362,143 @@ extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__r
         }
         __syncthreads();
         {
-            const patc_int t108 = threadIdx.x;
-            for (patc_int i109 = 0; i109 < 9; i109 += 1) {
-                if (((t108 + 1024 * i109) < 8224)) {
-                    sthist8[(t108 + 1024 * i109)] = 0u;
+            const patc_int t92 = threadIdx.x;
+            for (patc_int i93 = 0; i93 < 9; i93 += 1) {
+                if (((t92 + 1024 * i93) < 8224)) {
+                    sthist8[(t92 + 1024 * i93)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((16384 * b4 + 16383) < n)) {
             {
-                for (patc_int i111 = 0; i111 < 16; i111 += 1) {
+                for (patc_int i95 = 0; i95 < 16; i95 += 1) {
                     {
-                        bool stok112 = true;
-                        unsigned int s113 = (~stkey5[(lane + 512 * warp + 32 * i111)]);
-                        unsigned int s114 = (stkey5[(lane + 512 * warp + 32 * i111)] ^ 2147483648u);
-                        unsigned int s115 = (((stkey5[(lane + 512 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 512 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
-                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                        unsigned int stct127 = __popc(stpm117);
-                        long long ix128 = ((long long)stb116);
-                        unsigned int sth129 = 0u;
-                        if (stok112) {
-                            sth129 = sthist8[(257 * warp + ix128)];
+                        bool stok96 = true;
+                        unsigned int s97 = (~stkey5[(lane + 512 * warp + 32 * i95)]);
+                        unsigned int s98 = (stkey5[(lane + 512 * warp + 32 * i95)] ^ 2147483648u);
+                        unsigned int s99 = (((stkey5[(lane + 512 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
+                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 512 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
+                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
+                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
+                        unsigned int stct103 = __popc(stpm101);
+                        long long ix104 = ((long long)stb100);
+                        unsigned int sth105 = 0u;
+                        if (stok96) {
+                            sth105 = sthist8[(257 * warp + ix104)];
                         }
                         __syncwarp();
-                        if ((stok112 && ((strk126 + 1u) == stct127))) {
-                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        if ((stok96 && ((strk102 + 1u) == stct103))) {
+                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                        stinfo7[(lane + 512 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i111 = 0; i111 < 16; i111 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i111) < n)) {
-                        bool stok112 = ((lane + 512 * warp + 16384 * b4 + 32 * i111) < n);
-                        unsigned int s113 = (~stkey5[(lane + 512 * warp + 32 * i111)]);
-                        unsigned int s114 = (stkey5[(lane + 512 * warp + 32 * i111)] ^ 2147483648u);
-                        unsigned int s115 = (((stkey5[(lane + 512 * warp + 32 * i111)] & 2147483648u) != 0u) ? s113 : s114);
-                        unsigned int stb116 = (stok112 ? ((((stkey5[(lane + 512 * warp + 32 * i111)] == 2147483648u) ? 2147483648u : s115) >> 16u) & 255u) : 0u);
-                        unsigned int stpm117 = __ballot_sync(0xffffffffu, stok112);
-                        unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb116 & 1u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 1u) != 0u) ? stv118 : (~stv118)));
-                        unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb116 & 2u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 2u) != 0u) ? stv119 : (~stv119)));
-                        unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb116 & 4u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 4u) != 0u) ? stv120 : (~stv120)));
-                        unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb116 & 8u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 8u) != 0u) ? stv121 : (~stv121)));
-                        unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb116 & 16u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 16u) != 0u) ? stv122 : (~stv122)));
-                        unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb116 & 32u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 32u) != 0u) ? stv123 : (~stv123)));
-                        unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb116 & 64u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 64u) != 0u) ? stv124 : (~stv124)));
-                        unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb116 & 128u) != 0u));
-                        stpm117 = (stpm117 & (((stb116 & 128u) != 0u) ? stv125 : (~stv125)));
-                        unsigned int strk126 = __popc((stpm117 & ((1u << lane) - 1u)));
-                        unsigned int stct127 = __popc(stpm117);
-                        long long ix128 = ((long long)stb116);
-                        unsigned int sth129 = 0u;
-                        if (stok112) {
-                            sth129 = sthist8[(257 * warp + ix128)];
+                for (patc_int i95 = 0; i95 < 16; i95 += 1) {
+                    if (((512 * warp + 16384 * b4 + 32 * i95) < n)) {
+                        bool stok96 = ((lane + 512 * warp + 16384 * b4 + 32 * i95) < n);
+                        unsigned int s97 = (~stkey5[(lane + 512 * warp + 32 * i95)]);
+                        unsigned int s98 = (stkey5[(lane + 512 * warp + 32 * i95)] ^ 2147483648u);
+                        unsigned int s99 = (((stkey5[(lane + 512 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
+                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 512 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
+                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
+                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
+                        unsigned int stct103 = __popc(stpm101);
+                        long long ix104 = ((long long)stb100);
+                        unsigned int sth105 = 0u;
+                        if (stok96) {
+                            sth105 = sthist8[(257 * warp + ix104)];
                         }
                         __syncwarp();
-                        if ((stok112 && ((strk126 + 1u) == stct127))) {
-                            sthist8[(257 * warp + ix128)] = (sth129 + stct127);
+                        if ((stok96 && ((strk102 + 1u) == stct103))) {
+                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i111)] = (stok112 ? ((stb116 << 16u) | (sth129 + strk126)) : 4294901760u);
+                        stinfo7[(lane + 512 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t130 = threadIdx.x;
-            unsigned int stsum131 = 0u;
-            for (patc_int i132 = 0; i132 < 8; i132 += 1) {
-                stsum131 = (stsum131 + sthist8[(2056 * t130 + 257 * i132 - 8223 * ((8 * t130 + i132) / 32))]);
+            const patc_int t106 = threadIdx.x;
+            unsigned int stsum107 = 0u;
+            for (patc_int i108 = 0; i108 < 8; i108 += 1) {
+                stsum107 = (stsum107 + sthist8[(2056 * t106 + 257 * i108 - 8223 * ((8 * t106 + i108) / 32))]);
             }
-            unsigned int stinc133 = stsum131;
-            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc133, 1);
-            stinc133 = ((lane >= 1) ? (stinc133 + stup134) : stinc133);
-            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc133, 2);
-            stinc133 = ((lane >= 2) ? (stinc133 + stup135) : stinc133);
-            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc133, 4);
-            stinc133 = ((lane >= 4) ? (stinc133 + stup136) : stinc133);
-            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc133, 8);
-            stinc133 = ((lane >= 8) ? (stinc133 + stup137) : stinc133);
-            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc133, 16);
-            stinc133 = ((lane >= 16) ? (stinc133 + stup138) : stinc133);
-            unsigned int stat139 = (stinc133 - stsum131);
-            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
-                unsigned int stcb141 = sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))];
-                sthist8[(2056 * t130 + 257 * i140 - 8223 * ((8 * t130 + i140) / 32))] = stat139;
-                stat139 = (stat139 + stcb141);
+            unsigned int stinc109 = stsum107;
+            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc109, 1);
+            stinc109 = ((lane >= 1) ? (stinc109 + stup110) : stinc109);
+            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc109, 2);
+            stinc109 = ((lane >= 2) ? (stinc109 + stup111) : stinc109);
+            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc109, 4);
+            stinc109 = ((lane >= 4) ? (stinc109 + stup112) : stinc109);
+            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc109, 8);
+            stinc109 = ((lane >= 8) ? (stinc109 + stup113) : stinc109);
+            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc109, 16);
+            stinc109 = ((lane >= 16) ? (stinc109 + stup114) : stinc109);
+            unsigned int stat115 = (stinc109 - stsum107);
+            for (patc_int i116 = 0; i116 < 8; i116 += 1) {
+                unsigned int stcb117 = sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))];
+                sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))] = stat115;
+                stat115 = (stat115 + stcb117);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc133;
+                stwsum9[warp] = stinc109;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw143 = 0u;
+                unsigned int stw119 = 0u;
                 if ((lane < 32)) {
-                    stw143 = stwsum9[lane];
+                    stw119 = stwsum9[lane];
                 }
-                unsigned int stwinc144 = stw143;
-                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc144, 1);
-                stwinc144 = ((lane >= 1) ? (stwinc144 + stup145) : stwinc144);
-                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc144, 2);
-                stwinc144 = ((lane >= 2) ? (stwinc144 + stup146) : stwinc144);
-                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc144, 4);
-                stwinc144 = ((lane >= 4) ? (stwinc144 + stup147) : stwinc144);
-                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc144, 8);
-                stwinc144 = ((lane >= 8) ? (stwinc144 + stup148) : stwinc144);
-                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc144, 16);
-                stwinc144 = ((lane >= 16) ? (stwinc144 + stup149) : stwinc144);
+                unsigned int stwinc120 = stw119;
+                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc120, 1);
+                stwinc120 = ((lane >= 1) ? (stwinc120 + stup121) : stwinc120);
+                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc120, 2);
+                stwinc120 = ((lane >= 2) ? (stwinc120 + stup122) : stwinc120);
+                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc120, 4);
+                stwinc120 = ((lane >= 4) ? (stwinc120 + stup123) : stwinc120);
+                unsigned int stup124 = __shfl_up_sync(0xffffffffu, stwinc120, 8);
+                stwinc120 = ((lane >= 8) ? (stwinc120 + stup124) : stwinc120);
+                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc120, 16);
+                stwinc120 = ((lane >= 16) ? (stwinc120 + stup125) : stwinc120);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc144 - stw143);
+                    stwsum9[lane] = (stwinc120 - stw119);
                 }
             }
         }
         __syncthreads();
         if (((16384 * b4 + 16352) < n)) {
             {
-                for (patc_int i151 = 0; i151 < 16; i151 += 1) {
+                for (patc_int i127 = 0; i127 < 16; i127 += 1) {
                     {
-                        unsigned int sti152 = stinfo7[(lane + 512 * warp + 32 * i151)];
-                        unsigned int stbk153 = (sti152 >> 16u);
-                        if ((stbk153 < 256u)) {
-                            long long ix154 = ((long long)stbk153);
-                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                            stkey6[ix155] = stkey5[(lane + 512 * warp + 32 * i151)];
+                        unsigned int sti128 = stinfo7[(lane + 512 * warp + 32 * i127)];
+                        unsigned int stbk129 = (sti128 >> 16u);
+                        if ((stbk129 < 256u)) {
+                            long long ix130 = ((long long)stbk129);
+                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
+                            stkey6[ix131] = stkey5[(lane + 512 * warp + 32 * i127)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i151 = 0; i151 < 16; i151 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i151) < n)) {
-                        unsigned int sti152 = stinfo7[(lane + 512 * warp + 32 * i151)];
-                        unsigned int stbk153 = (sti152 >> 16u);
-                        if ((stbk153 < 256u)) {
-                            long long ix154 = ((long long)stbk153);
-                            long long ix155 = ((long long)(stwsum9[((warp + 32 * ix154) / 256)] + (sthist8[(257 * warp + ix154)] + (sti152 & 65535u))));
-                            stkey6[ix155] = stkey5[(lane + 512 * warp + 32 * i151)];
+                for (patc_int i127 = 0; i127 < 16; i127 += 1) {
+                    if (((512 * warp + 16384 * b4 + 32 * i127) < n)) {
+                        unsigned int sti128 = stinfo7[(lane + 512 * warp + 32 * i127)];
+                        unsigned int stbk129 = (sti128 >> 16u);
+                        if ((stbk129 < 256u)) {
+                            long long ix130 = ((long long)stbk129);
+                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
+                            stkey6[ix131] = stkey5[(lane + 512 * warp + 32 * i127)];
                         }
                     }
                 }
@@ -600,175 +506,143 @@ extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__r
         }
         __syncthreads();
         {
-            const patc_int t156 = threadIdx.x;
-            for (patc_int i157 = 0; i157 < 9; i157 += 1) {
-                if (((t156 + 1024 * i157) < 8224)) {
-                    sthist8[(t156 + 1024 * i157)] = 0u;
+            const patc_int t132 = threadIdx.x;
+            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
+                if (((t132 + 1024 * i133) < 8224)) {
+                    sthist8[(t132 + 1024 * i133)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((16384 * b4 + 16383) < n)) {
             {
-                for (patc_int i159 = 0; i159 < 16; i159 += 1) {
+                for (patc_int i135 = 0; i135 < 16; i135 += 1) {
                     {
-                        bool stok160 = true;
-                        unsigned int s161 = (~stkey6[(lane + 512 * warp + 32 * i159)]);
-                        unsigned int s162 = (stkey6[(lane + 512 * warp + 32 * i159)] ^ 2147483648u);
-                        unsigned int s163 = (((stkey6[(lane + 512 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 512 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
-                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                        unsigned int stct175 = __popc(stpm165);
-                        long long ix176 = ((long long)stb164);
-                        unsigned int sth177 = 0u;
-                        if (stok160) {
-                            sth177 = sthist8[(257 * warp + ix176)];
+                        bool stok136 = true;
+                        unsigned int s137 = (~stkey6[(lane + 512 * warp + 32 * i135)]);
+                        unsigned int s138 = (stkey6[(lane + 512 * warp + 32 * i135)] ^ 2147483648u);
+                        unsigned int s139 = (((stkey6[(lane + 512 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
+                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 512 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
+                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
+                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
+                        unsigned int stct143 = __popc(stpm141);
+                        long long ix144 = ((long long)stb140);
+                        unsigned int sth145 = 0u;
+                        if (stok136) {
+                            sth145 = sthist8[(257 * warp + ix144)];
                         }
                         __syncwarp();
-                        if ((stok160 && ((strk174 + 1u) == stct175))) {
-                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        if ((stok136 && ((strk142 + 1u) == stct143))) {
+                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                        stinfo7[(lane + 512 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i159 = 0; i159 < 16; i159 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i159) < n)) {
-                        bool stok160 = ((lane + 512 * warp + 16384 * b4 + 32 * i159) < n);
-                        unsigned int s161 = (~stkey6[(lane + 512 * warp + 32 * i159)]);
-                        unsigned int s162 = (stkey6[(lane + 512 * warp + 32 * i159)] ^ 2147483648u);
-                        unsigned int s163 = (((stkey6[(lane + 512 * warp + 32 * i159)] & 2147483648u) != 0u) ? s161 : s162);
-                        unsigned int stb164 = (stok160 ? ((((stkey6[(lane + 512 * warp + 32 * i159)] == 2147483648u) ? 2147483648u : s163) >> 24u) & 255u) : 0u);
-                        unsigned int stpm165 = __ballot_sync(0xffffffffu, stok160);
-                        unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb164 & 1u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 1u) != 0u) ? stv166 : (~stv166)));
-                        unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb164 & 2u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 2u) != 0u) ? stv167 : (~stv167)));
-                        unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb164 & 4u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 4u) != 0u) ? stv168 : (~stv168)));
-                        unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb164 & 8u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 8u) != 0u) ? stv169 : (~stv169)));
-                        unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb164 & 16u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 16u) != 0u) ? stv170 : (~stv170)));
-                        unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb164 & 32u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 32u) != 0u) ? stv171 : (~stv171)));
-                        unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb164 & 64u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 64u) != 0u) ? stv172 : (~stv172)));
-                        unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb164 & 128u) != 0u));
-                        stpm165 = (stpm165 & (((stb164 & 128u) != 0u) ? stv173 : (~stv173)));
-                        unsigned int strk174 = __popc((stpm165 & ((1u << lane) - 1u)));
-                        unsigned int stct175 = __popc(stpm165);
-                        long long ix176 = ((long long)stb164);
-                        unsigned int sth177 = 0u;
-                        if (stok160) {
-                            sth177 = sthist8[(257 * warp + ix176)];
+                for (patc_int i135 = 0; i135 < 16; i135 += 1) {
+                    if (((512 * warp + 16384 * b4 + 32 * i135) < n)) {
+                        bool stok136 = ((lane + 512 * warp + 16384 * b4 + 32 * i135) < n);
+                        unsigned int s137 = (~stkey6[(lane + 512 * warp + 32 * i135)]);
+                        unsigned int s138 = (stkey6[(lane + 512 * warp + 32 * i135)] ^ 2147483648u);
+                        unsigned int s139 = (((stkey6[(lane + 512 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
+                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 512 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
+                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
+                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
+                        unsigned int stct143 = __popc(stpm141);
+                        long long ix144 = ((long long)stb140);
+                        unsigned int sth145 = 0u;
+                        if (stok136) {
+                            sth145 = sthist8[(257 * warp + ix144)];
                         }
                         __syncwarp();
-                        if ((stok160 && ((strk174 + 1u) == stct175))) {
-                            sthist8[(257 * warp + ix176)] = (sth177 + stct175);
+                        if ((stok136 && ((strk142 + 1u) == stct143))) {
+                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i159)] = (stok160 ? ((stb164 << 16u) | (sth177 + strk174)) : 4294901760u);
+                        stinfo7[(lane + 512 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t178 = threadIdx.x;
-            unsigned int stsum179 = 0u;
-            for (patc_int i180 = 0; i180 < 8; i180 += 1) {
-                stsum179 = (stsum179 + sthist8[(2056 * t178 + 257 * i180 - 8223 * ((8 * t178 + i180) / 32))]);
+            const patc_int t146 = threadIdx.x;
+            unsigned int stsum147 = 0u;
+            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
+                stsum147 = (stsum147 + sthist8[(2056 * t146 + 257 * i148 - 8223 * ((8 * t146 + i148) / 32))]);
             }
-            unsigned int stinc181 = stsum179;
-            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc181, 1);
-            stinc181 = ((lane >= 1) ? (stinc181 + stup182) : stinc181);
-            unsigned int stup183 = __shfl_up_sync(0xffffffffu, stinc181, 2);
-            stinc181 = ((lane >= 2) ? (stinc181 + stup183) : stinc181);
-            unsigned int stup184 = __shfl_up_sync(0xffffffffu, stinc181, 4);
-            stinc181 = ((lane >= 4) ? (stinc181 + stup184) : stinc181);
-            unsigned int stup185 = __shfl_up_sync(0xffffffffu, stinc181, 8);
-            stinc181 = ((lane >= 8) ? (stinc181 + stup185) : stinc181);
-            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc181, 16);
-            stinc181 = ((lane >= 16) ? (stinc181 + stup186) : stinc181);
-            unsigned int stat187 = (stinc181 - stsum179);
-            for (patc_int i188 = 0; i188 < 8; i188 += 1) {
-                unsigned int stcb189 = sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))];
-                sthist8[(2056 * t178 + 257 * i188 - 8223 * ((8 * t178 + i188) / 32))] = stat187;
-                stat187 = (stat187 + stcb189);
+            unsigned int stinc149 = stsum147;
+            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc149, 1);
+            stinc149 = ((lane >= 1) ? (stinc149 + stup150) : stinc149);
+            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc149, 2);
+            stinc149 = ((lane >= 2) ? (stinc149 + stup151) : stinc149);
+            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc149, 4);
+            stinc149 = ((lane >= 4) ? (stinc149 + stup152) : stinc149);
+            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc149, 8);
+            stinc149 = ((lane >= 8) ? (stinc149 + stup153) : stinc149);
+            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc149, 16);
+            stinc149 = ((lane >= 16) ? (stinc149 + stup154) : stinc149);
+            unsigned int stat155 = (stinc149 - stsum147);
+            for (patc_int i156 = 0; i156 < 8; i156 += 1) {
+                unsigned int stcb157 = sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))];
+                sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))] = stat155;
+                stat155 = (stat155 + stcb157);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc181;
+                stwsum9[warp] = stinc149;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw191 = 0u;
+                unsigned int stw159 = 0u;
                 if ((lane < 32)) {
-                    stw191 = stwsum9[lane];
+                    stw159 = stwsum9[lane];
                 }
-                unsigned int stwinc192 = stw191;
-                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc192, 1);
-                stwinc192 = ((lane >= 1) ? (stwinc192 + stup193) : stwinc192);
-                unsigned int stup194 = __shfl_up_sync(0xffffffffu, stwinc192, 2);
-                stwinc192 = ((lane >= 2) ? (stwinc192 + stup194) : stwinc192);
-                unsigned int stup195 = __shfl_up_sync(0xffffffffu, stwinc192, 4);
-                stwinc192 = ((lane >= 4) ? (stwinc192 + stup195) : stwinc192);
-                unsigned int stup196 = __shfl_up_sync(0xffffffffu, stwinc192, 8);
-                stwinc192 = ((lane >= 8) ? (stwinc192 + stup196) : stwinc192);
-                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc192, 16);
-                stwinc192 = ((lane >= 16) ? (stwinc192 + stup197) : stwinc192);
+                unsigned int stwinc160 = stw159;
+                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc160, 1);
+                stwinc160 = ((lane >= 1) ? (stwinc160 + stup161) : stwinc160);
+                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc160, 2);
+                stwinc160 = ((lane >= 2) ? (stwinc160 + stup162) : stwinc160);
+                unsigned int stup163 = __shfl_up_sync(0xffffffffu, stwinc160, 4);
+                stwinc160 = ((lane >= 4) ? (stwinc160 + stup163) : stwinc160);
+                unsigned int stup164 = __shfl_up_sync(0xffffffffu, stwinc160, 8);
+                stwinc160 = ((lane >= 8) ? (stwinc160 + stup164) : stwinc160);
+                unsigned int stup165 = __shfl_up_sync(0xffffffffu, stwinc160, 16);
+                stwinc160 = ((lane >= 16) ? (stwinc160 + stup165) : stwinc160);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc192 - stw191);
+                    stwsum9[lane] = (stwinc160 - stw159);
                 }
             }
         }
         __syncthreads();
         if (((16384 * b4 + 16352) < n)) {
             {
-                for (patc_int i199 = 0; i199 < 16; i199 += 1) {
+                for (patc_int i167 = 0; i167 < 16; i167 += 1) {
                     {
-                        unsigned int sti200 = stinfo7[(lane + 512 * warp + 32 * i199)];
-                        unsigned int stbk201 = (sti200 >> 16u);
-                        if ((stbk201 < 256u)) {
-                            long long ix202 = ((long long)stbk201);
-                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                            stkey5[ix203] = stkey6[(lane + 512 * warp + 32 * i199)];
+                        unsigned int sti168 = stinfo7[(lane + 512 * warp + 32 * i167)];
+                        unsigned int stbk169 = (sti168 >> 16u);
+                        if ((stbk169 < 256u)) {
+                            long long ix170 = ((long long)stbk169);
+                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
+                            stkey5[ix171] = stkey6[(lane + 512 * warp + 32 * i167)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i199 = 0; i199 < 16; i199 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i199) < n)) {
-                        unsigned int sti200 = stinfo7[(lane + 512 * warp + 32 * i199)];
-                        unsigned int stbk201 = (sti200 >> 16u);
-                        if ((stbk201 < 256u)) {
-                            long long ix202 = ((long long)stbk201);
-                            long long ix203 = ((long long)(stwsum9[((warp + 32 * ix202) / 256)] + (sthist8[(257 * warp + ix202)] + (sti200 & 65535u))));
-                            stkey5[ix203] = stkey6[(lane + 512 * warp + 32 * i199)];
+                for (patc_int i167 = 0; i167 < 16; i167 += 1) {
+                    if (((512 * warp + 16384 * b4 + 32 * i167) < n)) {
+                        unsigned int sti168 = stinfo7[(lane + 512 * warp + 32 * i167)];
+                        unsigned int stbk169 = (sti168 >> 16u);
+                        if ((stbk169 < 256u)) {
+                            long long ix170 = ((long long)stbk169);
+                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
+                            stkey5[ix171] = stkey6[(lane + 512 * warp + 32 * i167)];
                         }
                     }
                 }
@@ -777,19 +651,19 @@ extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__r
         __syncthreads();
         if (((16384 * b4 + 16383) < n)) {
             {
-                const patc_int t204 = threadIdx.x;
-                for (patc_int i205 = 0; i205 < 16; i205 += 1) {
+                const patc_int t172 = threadIdx.x;
+                for (patc_int i173 = 0; i173 < 16; i173 += 1) {
                     {
-                        out[(16384 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                        out[(16384 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t204 = threadIdx.x;
-                for (patc_int i205 = 0; i205 < 16; i205 += 1) {
-                    if (((16384 * b4 + t204 + 1024 * i205) < n)) {
-                        out[(16384 * b4 + t204 + 1024 * i205)] = stkey5[(t204 + 1024 * i205)];
+                const patc_int t172 = threadIdx.x;
+                for (patc_int i173 = 0; i173 < 16; i173 += 1) {
+                    if (((16384 * b4 + t172 + 1024 * i173) < n)) {
+                        out[(16384 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
                     }
                 }
             }
@@ -1149,44 +1023,20 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
                     unsigned int s193 = (v191 ^ 2147483648u);
                     unsigned int s194 = (((v191 & 2147483648u) != 0u) ? s192 : s193);
                     unsigned int msb195 = (msok106 ? min((v188 + ((((v191 == 2147483648u) ? 2147483648u : s194) <= v111) ? v189 : 0u)), 4095u) : 0u);
-                    unsigned int mspm196 = __ballot_sync(0xffffffffu, msok106);
-                    unsigned int msv197 = __ballot_sync(0xffffffffu, (((msb195 >> 0u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 0u) & 1u) == 1u) ? msv197 : (~msv197)));
-                    unsigned int msv198 = __ballot_sync(0xffffffffu, (((msb195 >> 1u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 1u) & 1u) == 1u) ? msv198 : (~msv198)));
-                    unsigned int msv199 = __ballot_sync(0xffffffffu, (((msb195 >> 2u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 2u) & 1u) == 1u) ? msv199 : (~msv199)));
-                    unsigned int msv200 = __ballot_sync(0xffffffffu, (((msb195 >> 3u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 3u) & 1u) == 1u) ? msv200 : (~msv200)));
-                    unsigned int msv201 = __ballot_sync(0xffffffffu, (((msb195 >> 4u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 4u) & 1u) == 1u) ? msv201 : (~msv201)));
-                    unsigned int msv202 = __ballot_sync(0xffffffffu, (((msb195 >> 5u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 5u) & 1u) == 1u) ? msv202 : (~msv202)));
-                    unsigned int msv203 = __ballot_sync(0xffffffffu, (((msb195 >> 6u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 6u) & 1u) == 1u) ? msv203 : (~msv203)));
-                    unsigned int msv204 = __ballot_sync(0xffffffffu, (((msb195 >> 7u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 7u) & 1u) == 1u) ? msv204 : (~msv204)));
-                    unsigned int msv205 = __ballot_sync(0xffffffffu, (((msb195 >> 8u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 8u) & 1u) == 1u) ? msv205 : (~msv205)));
-                    unsigned int msv206 = __ballot_sync(0xffffffffu, (((msb195 >> 9u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 9u) & 1u) == 1u) ? msv206 : (~msv206)));
-                    unsigned int msv207 = __ballot_sync(0xffffffffu, (((msb195 >> 10u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 10u) & 1u) == 1u) ? msv207 : (~msv207)));
-                    unsigned int msv208 = __ballot_sync(0xffffffffu, (((msb195 >> 11u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 11u) & 1u) == 1u) ? msv208 : (~msv208)));
-                    unsigned int msrk209 = __popc((mspm196 & ((1u << lane) - 1u)));
-                    unsigned int msct210 = __popc(mspm196);
-                    long long ix211 = ((long long)msb195);
-                    unsigned int msh212 = 0u;
+                    unsigned int mspm196 = (__ballot_sync(0xffffffffu, msok106) & patc_match_bits(msb195, 12u));
+                    unsigned int msrk197 = __popc((mspm196 & ((1u << lane) - 1u)));
+                    unsigned int msct198 = __popc(mspm196);
+                    long long ix199 = ((long long)msb195);
+                    unsigned int msh200 = 0u;
                     if (msok106) {
-                        msh212 = mshist96[(4096 * warp + ix211)];
+                        msh200 = mshist96[(4096 * warp + ix199)];
                     }
                     __syncwarp();
-                    if ((msok106 && ((msrk209 + 1u) == msct210))) {
-                        mshist96[(4096 * warp + ix211)] = (msh212 + msct210);
+                    if ((msok106 && ((msrk197 + 1u) == msct198))) {
+                        mshist96[(4096 * warp + ix199)] = (msh200 + msct198);
                     }
                     __syncwarp();
-                    msinfo99[i105] = (msok106 ? ((msb195 << 16u) | (msh212 + msrk209)) : 4294901760u);
+                    msinfo99[i105] = ((msb195 << 16u) | (msh200 + msrk197));
                     msval98[i105] = msx107;
                 }
             }
@@ -1287,354 +1137,346 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
                     unsigned int s193 = (v191 ^ 2147483648u);
                     unsigned int s194 = (((v191 & 2147483648u) != 0u) ? s192 : s193);
                     unsigned int msb195 = (msok106 ? min((v188 + ((((v191 == 2147483648u) ? 2147483648u : s194) <= v111) ? v189 : 0u)), 4095u) : 0u);
-                    unsigned int mspm196 = __ballot_sync(0xffffffffu, msok106);
-                    unsigned int msv197 = __ballot_sync(0xffffffffu, (((msb195 >> 0u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 0u) & 1u) == 1u) ? msv197 : (~msv197)));
-                    unsigned int msv198 = __ballot_sync(0xffffffffu, (((msb195 >> 1u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 1u) & 1u) == 1u) ? msv198 : (~msv198)));
-                    unsigned int msv199 = __ballot_sync(0xffffffffu, (((msb195 >> 2u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 2u) & 1u) == 1u) ? msv199 : (~msv199)));
-                    unsigned int msv200 = __ballot_sync(0xffffffffu, (((msb195 >> 3u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 3u) & 1u) == 1u) ? msv200 : (~msv200)));
-                    unsigned int msv201 = __ballot_sync(0xffffffffu, (((msb195 >> 4u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 4u) & 1u) == 1u) ? msv201 : (~msv201)));
-                    unsigned int msv202 = __ballot_sync(0xffffffffu, (((msb195 >> 5u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 5u) & 1u) == 1u) ? msv202 : (~msv202)));
-                    unsigned int msv203 = __ballot_sync(0xffffffffu, (((msb195 >> 6u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 6u) & 1u) == 1u) ? msv203 : (~msv203)));
-                    unsigned int msv204 = __ballot_sync(0xffffffffu, (((msb195 >> 7u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 7u) & 1u) == 1u) ? msv204 : (~msv204)));
-                    unsigned int msv205 = __ballot_sync(0xffffffffu, (((msb195 >> 8u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 8u) & 1u) == 1u) ? msv205 : (~msv205)));
-                    unsigned int msv206 = __ballot_sync(0xffffffffu, (((msb195 >> 9u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 9u) & 1u) == 1u) ? msv206 : (~msv206)));
-                    unsigned int msv207 = __ballot_sync(0xffffffffu, (((msb195 >> 10u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 10u) & 1u) == 1u) ? msv207 : (~msv207)));
-                    unsigned int msv208 = __ballot_sync(0xffffffffu, (((msb195 >> 11u) & 1u) == 1u));
-                    mspm196 = (mspm196 & ((((msb195 >> 11u) & 1u) == 1u) ? msv208 : (~msv208)));
-                    unsigned int msrk209 = __popc((mspm196 & ((1u << lane) - 1u)));
-                    unsigned int msct210 = __popc(mspm196);
-                    long long ix211 = ((long long)msb195);
-                    unsigned int msh212 = 0u;
+                    unsigned int mspm196 = (__ballot_sync(0xffffffffu, msok106) & patc_match_bits(msb195, 12u));
+                    unsigned int msrk197 = __popc((mspm196 & ((1u << lane) - 1u)));
+                    unsigned int msct198 = __popc(mspm196);
+                    long long ix199 = ((long long)msb195);
+                    unsigned int msh200 = 0u;
                     if (msok106) {
-                        msh212 = mshist96[(4096 * warp + ix211)];
+                        msh200 = mshist96[(4096 * warp + ix199)];
                     }
                     __syncwarp();
-                    if ((msok106 && ((msrk209 + 1u) == msct210))) {
-                        mshist96[(4096 * warp + ix211)] = (msh212 + msct210);
+                    if ((msok106 && ((msrk197 + 1u) == msct198))) {
+                        mshist96[(4096 * warp + ix199)] = (msh200 + msct198);
                     }
                     __syncwarp();
-                    msinfo99[i105] = (msok106 ? ((msb195 << 16u) | (msh212 + msrk209)) : 4294901760u);
+                    msinfo99[i105] = ((msb195 << 16u) | (msh200 + msrk197));
                     msval98[i105] = msx107;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t213 = threadIdx.x;
-            for (patc_int i214 = 0; i214 < 16; i214 += 1) {
-                if (((t213 + 256 * i214) < 4096)) {
-                    unsigned int msrun215 = 0u;
-                    for (patc_int i216 = 0; i216 < 8; i216 += 1) {
-                        unsigned int msc217 = mshist96[(t213 + 256 * i214 + 4096 * i216)];
-                        mshist96[(t213 + 256 * i214 + 4096 * i216)] = msrun215;
-                        msrun215 = (msrun215 + msc217);
+            const patc_int t201 = threadIdx.x;
+            for (patc_int i202 = 0; i202 < 16; i202 += 1) {
+                if (((t201 + 256 * i202) < 4096)) {
+                    unsigned int msrun203 = 0u;
+                    for (patc_int i204 = 0; i204 < 8; i204 += 1) {
+                        unsigned int msc205 = mshist96[(t201 + 256 * i202 + 4096 * i204)];
+                        mshist96[(t201 + 256 * i202 + 4096 * i204)] = msrun203;
+                        msrun203 = (msrun203 + msc205);
                     }
-                    unsigned int mspre218 = 0u;
+                    unsigned int mspre206 = 0u;
                     if ((b90 < 1)) {
-                        patc_set32(&msstate88[(4096 * b90 + t213 + 256 * i214)], (((2u | mspar95) << 30u) | msrun215));
+                        patc_set32(&msstate88[(4096 * b90 + t201 + 256 * i202)], (((2u | mspar95) << 30u) | msrun203));
                     }
                     if ((!(b90 < 1))) {
-                        patc_set32(&msstate88[(4096 * b90 + t213 + 256 * i214)], (((2u | mspar95) << 29u) | msrun215));
-                        for (patc_int msd219 = 0; ; msd219 += 1) {
-                            unsigned int msw220;
-                            bool msfull221;
+                        patc_set32(&msstate88[(4096 * b90 + t201 + 256 * i202)], (((2u | mspar95) << 29u) | msrun203));
+                        for (patc_int msd207 = 0; ; msd207 += 1) {
+                            unsigned int msw208;
+                            bool msfull209;
                             for (;;) {
-                                msw220 = patc_peek32(&msstate88[(4096 * b90 + t213 + 256 * i214 - 4096 * msd219 - 4096)]);
-                                msfull221 = ((msw220 >> 30u) == (2u | mspar95));
-                                if ((msfull221 || ((msw220 >> 29u) == (2u | mspar95)))) {
+                                msw208 = patc_peek32(&msstate88[(4096 * b90 + t201 + 256 * i202 - 4096 * msd207 - 4096)]);
+                                msfull209 = ((msw208 >> 30u) == (2u | mspar95));
+                                if ((msfull209 || ((msw208 >> 29u) == (2u | mspar95)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre218 = (mspre218 + (msw220 & (msfull221 ? 1073741823u : 536870911u)));
-                            if (msfull221) {
+                            mspre206 = (mspre206 + (msw208 & (msfull209 ? 1073741823u : 536870911u)));
+                            if (msfull209) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate88[(4096 * b90 + t213 + 256 * i214)], (((2u | mspar95) << 30u) | (mspre218 + msrun215)));
+                        patc_set32(&msstate88[(4096 * b90 + t201 + 256 * i202)], (((2u | mspar95) << 30u) | (mspre206 + msrun203)));
                     }
-                    msbase97[(t213 + 256 * i214)] = (offs[(t213 + 256 * i214)] + mspre218);
-                    mststart100[(t213 + 256 * i214)] = msrun215;
+                    msbase97[(t201 + 256 * i202)] = (offs[(t201 + 256 * i202)] + mspre206);
+                    mststart100[(t201 + 256 * i202)] = msrun203;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum223 = 0u;
-                for (patc_int i224 = 0; i224 < 128; i224 += 1) {
-                    if (((128 * lane + i224) < 4096)) {
-                        mssum223 = (mssum223 + mststart100[(128 * lane + i224)]);
+                unsigned int mssum211 = 0u;
+                for (patc_int i212 = 0; i212 < 128; i212 += 1) {
+                    if (((128 * lane + i212) < 4096)) {
+                        mssum211 = (mssum211 + mststart100[(128 * lane + i212)]);
                     }
                 }
-                unsigned int msinc225 = mssum223;
-                unsigned int msup226 = __shfl_up_sync(0xffffffffu, msinc225, 1);
-                msinc225 = ((lane >= 1) ? (msinc225 + msup226) : msinc225);
-                unsigned int msup227 = __shfl_up_sync(0xffffffffu, msinc225, 2);
-                msinc225 = ((lane >= 2) ? (msinc225 + msup227) : msinc225);
-                unsigned int msup228 = __shfl_up_sync(0xffffffffu, msinc225, 4);
-                msinc225 = ((lane >= 4) ? (msinc225 + msup228) : msinc225);
-                unsigned int msup229 = __shfl_up_sync(0xffffffffu, msinc225, 8);
-                msinc225 = ((lane >= 8) ? (msinc225 + msup229) : msinc225);
-                unsigned int msup230 = __shfl_up_sync(0xffffffffu, msinc225, 16);
-                msinc225 = ((lane >= 16) ? (msinc225 + msup230) : msinc225);
-                unsigned int msat231 = (msinc225 - mssum223);
-                for (patc_int i232 = 0; i232 < 128; i232 += 1) {
-                    if (((128 * lane + i232) < 4096)) {
-                        unsigned int mscb233 = mststart100[(128 * lane + i232)];
-                        mststart100[(128 * lane + i232)] = msat231;
-                        msat231 = (msat231 + mscb233);
+                unsigned int msinc213 = mssum211;
+                unsigned int msup214 = __shfl_up_sync(0xffffffffu, msinc213, 1);
+                msinc213 = ((lane >= 1) ? (msinc213 + msup214) : msinc213);
+                unsigned int msup215 = __shfl_up_sync(0xffffffffu, msinc213, 2);
+                msinc213 = ((lane >= 2) ? (msinc213 + msup215) : msinc213);
+                unsigned int msup216 = __shfl_up_sync(0xffffffffu, msinc213, 4);
+                msinc213 = ((lane >= 4) ? (msinc213 + msup216) : msinc213);
+                unsigned int msup217 = __shfl_up_sync(0xffffffffu, msinc213, 8);
+                msinc213 = ((lane >= 8) ? (msinc213 + msup217) : msinc213);
+                unsigned int msup218 = __shfl_up_sync(0xffffffffu, msinc213, 16);
+                msinc213 = ((lane >= 16) ? (msinc213 + msup218) : msinc213);
+                unsigned int msat219 = (msinc213 - mssum211);
+                for (patc_int i220 = 0; i220 < 128; i220 += 1) {
+                    if (((128 * lane + i220) < 4096)) {
+                        unsigned int mscb221 = mststart100[(128 * lane + i220)];
+                        mststart100[(128 * lane + i220)] = msat219;
+                        msbase97[(128 * lane + i220)] = (msbase97[(128 * lane + i220)] - msat219);
+                        msat219 = (msat219 + mscb221);
                     }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            #pragma unroll
-            for (patc_int i235 = 0; i235 < 16; i235 += 1) {
-                unsigned int msi236 = msinfo99[i235];
-                unsigned int msbk237 = (msi236 >> 16u);
-                if ((msbk237 < 4096u)) {
-                    long long ix238 = ((long long)msbk237);
-                    long long ix239 = ((long long)(mststart100[ix238] + (mshist96[(4096 * warp + ix238)] + (msi236 & 65535u))));
-                    mssval101[ix239] = msval98[i235];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b90 + 4095) < n)) {
             {
-                const patc_int t240 = threadIdx.x;
-                for (patc_int i241 = 0; i241 < 16; i241 += 1) {
+                #pragma unroll
+                for (patc_int i223 = 0; i223 < 16; i223 += 1) {
                     {
-                        unsigned int msv242 = mssval101[(t240 + 256 * i241)];
-                        unsigned int s243 = (~msv242);
-                        unsigned int s244 = (msv242 ^ 2147483648u);
-                        unsigned int s245 = (((msv242 & 2147483648u) != 0u) ? s243 : s244);
-                        unsigned int v246 = ((msv242 == 2147483648u) ? 2147483648u : s245);
-                        unsigned int v247 = (((unsigned int)k) >> 1u);
-                        long long ix248 = ((long long)((0u + v247) * ((unsigned int)r)));
-                        unsigned int v249 = smp[ix248];
-                        unsigned int s250 = (~v249);
-                        unsigned int s251 = (v249 ^ 2147483648u);
-                        unsigned int s252 = (((v249 & 2147483648u) != 0u) ? s250 : s251);
-                        unsigned int v253 = (0u + ((((v249 == 2147483648u) ? 2147483648u : s252) <= v246) ? v247 : 0u));
-                        unsigned int v254 = (((unsigned int)k) >> 2u);
-                        long long ix255 = ((long long)((v253 + v254) * ((unsigned int)r)));
-                        unsigned int v256 = smp[ix255];
-                        unsigned int s257 = (~v256);
-                        unsigned int s258 = (v256 ^ 2147483648u);
-                        unsigned int s259 = (((v256 & 2147483648u) != 0u) ? s257 : s258);
-                        unsigned int v260 = (v253 + ((((v256 == 2147483648u) ? 2147483648u : s259) <= v246) ? v254 : 0u));
-                        unsigned int v261 = (((unsigned int)k) >> 3u);
-                        long long ix262 = ((long long)((v260 + v261) * ((unsigned int)r)));
-                        unsigned int v263 = smp[ix262];
-                        unsigned int s264 = (~v263);
-                        unsigned int s265 = (v263 ^ 2147483648u);
-                        unsigned int s266 = (((v263 & 2147483648u) != 0u) ? s264 : s265);
-                        unsigned int v267 = (v260 + ((((v263 == 2147483648u) ? 2147483648u : s266) <= v246) ? v261 : 0u));
-                        unsigned int v268 = (((unsigned int)k) >> 4u);
-                        long long ix269 = ((long long)((v267 + v268) * ((unsigned int)r)));
-                        unsigned int v270 = smp[ix269];
-                        unsigned int s271 = (~v270);
-                        unsigned int s272 = (v270 ^ 2147483648u);
-                        unsigned int s273 = (((v270 & 2147483648u) != 0u) ? s271 : s272);
-                        unsigned int v274 = (v267 + ((((v270 == 2147483648u) ? 2147483648u : s273) <= v246) ? v268 : 0u));
-                        unsigned int v275 = (((unsigned int)k) >> 5u);
-                        long long ix276 = ((long long)((v274 + v275) * ((unsigned int)r)));
-                        unsigned int v277 = smp[ix276];
-                        unsigned int s278 = (~v277);
-                        unsigned int s279 = (v277 ^ 2147483648u);
-                        unsigned int s280 = (((v277 & 2147483648u) != 0u) ? s278 : s279);
-                        unsigned int v281 = (v274 + ((((v277 == 2147483648u) ? 2147483648u : s280) <= v246) ? v275 : 0u));
-                        unsigned int v282 = (((unsigned int)k) >> 6u);
-                        long long ix283 = ((long long)((v281 + v282) * ((unsigned int)r)));
-                        unsigned int v284 = smp[ix283];
-                        unsigned int s285 = (~v284);
-                        unsigned int s286 = (v284 ^ 2147483648u);
-                        unsigned int s287 = (((v284 & 2147483648u) != 0u) ? s285 : s286);
-                        unsigned int v288 = (v281 + ((((v284 == 2147483648u) ? 2147483648u : s287) <= v246) ? v282 : 0u));
-                        unsigned int v289 = (((unsigned int)k) >> 7u);
-                        long long ix290 = ((long long)((v288 + v289) * ((unsigned int)r)));
-                        unsigned int v291 = smp[ix290];
-                        unsigned int s292 = (~v291);
-                        unsigned int s293 = (v291 ^ 2147483648u);
-                        unsigned int s294 = (((v291 & 2147483648u) != 0u) ? s292 : s293);
-                        unsigned int v295 = (v288 + ((((v291 == 2147483648u) ? 2147483648u : s294) <= v246) ? v289 : 0u));
-                        unsigned int v296 = (((unsigned int)k) >> 8u);
-                        long long ix297 = ((long long)((v295 + v296) * ((unsigned int)r)));
-                        unsigned int v298 = smp[ix297];
-                        unsigned int s299 = (~v298);
-                        unsigned int s300 = (v298 ^ 2147483648u);
-                        unsigned int s301 = (((v298 & 2147483648u) != 0u) ? s299 : s300);
-                        unsigned int v302 = (v295 + ((((v298 == 2147483648u) ? 2147483648u : s301) <= v246) ? v296 : 0u));
-                        unsigned int v303 = (((unsigned int)k) >> 9u);
-                        long long ix304 = ((long long)((v302 + v303) * ((unsigned int)r)));
-                        unsigned int v305 = smp[ix304];
-                        unsigned int s306 = (~v305);
-                        unsigned int s307 = (v305 ^ 2147483648u);
-                        unsigned int s308 = (((v305 & 2147483648u) != 0u) ? s306 : s307);
-                        unsigned int v309 = (v302 + ((((v305 == 2147483648u) ? 2147483648u : s308) <= v246) ? v303 : 0u));
-                        unsigned int v310 = (((unsigned int)k) >> 10u);
-                        long long ix311 = ((long long)((v309 + v310) * ((unsigned int)r)));
-                        unsigned int v312 = smp[ix311];
-                        unsigned int s313 = (~v312);
-                        unsigned int s314 = (v312 ^ 2147483648u);
-                        unsigned int s315 = (((v312 & 2147483648u) != 0u) ? s313 : s314);
-                        unsigned int v316 = (v309 + ((((v312 == 2147483648u) ? 2147483648u : s315) <= v246) ? v310 : 0u));
-                        unsigned int v317 = (((unsigned int)k) >> 11u);
-                        long long ix318 = ((long long)((v316 + v317) * ((unsigned int)r)));
-                        unsigned int v319 = smp[ix318];
-                        unsigned int s320 = (~v319);
-                        unsigned int s321 = (v319 ^ 2147483648u);
-                        unsigned int s322 = (((v319 & 2147483648u) != 0u) ? s320 : s321);
-                        unsigned int v323 = (v316 + ((((v319 == 2147483648u) ? 2147483648u : s322) <= v246) ? v317 : 0u));
-                        unsigned int v324 = (((unsigned int)k) >> 12u);
-                        long long ix325 = ((long long)((v323 + v324) * ((unsigned int)r)));
-                        unsigned int v326 = smp[ix325];
-                        unsigned int s327 = (~v326);
-                        unsigned int s328 = (v326 ^ 2147483648u);
-                        unsigned int s329 = (((v326 & 2147483648u) != 0u) ? s327 : s328);
-                        unsigned int msbk330 = min((v323 + ((((v326 == 2147483648u) ? 2147483648u : s329) <= v246) ? v324 : 0u)), 4095u);
-                        long long ix331 = ((long long)msbk330);
-                        unsigned long long msdst332 = (((unsigned long long)msbase97[ix331]) + ((unsigned long long)((t240 + 256 * i241) - mststart100[ix331])));
-                        if ((msdst332 < ((unsigned long long)n))) {
-                            long long ix333 = ((long long)msdst332);
-                            out[ix333] = msv242;
+                        unsigned int msi224 = msinfo99[i223];
+                        unsigned int msbk225 = (msi224 >> 16u);
+                        long long ix226 = ((long long)msbk225);
+                        long long ix227 = ((long long)(mststart100[ix226] + (mshist96[(4096 * warp + ix226)] + (msi224 & 65535u))));
+                        mssval101[ix227] = msval98[i223];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i223 = 0; i223 < 16; i223 += 1) {
+                    if (((lane + 512 * warp + 4096 * b90 + 32 * i223) < n)) {
+                        unsigned int msi224 = msinfo99[i223];
+                        unsigned int msbk225 = (msi224 >> 16u);
+                        long long ix226 = ((long long)msbk225);
+                        long long ix227 = ((long long)(mststart100[ix226] + (mshist96[(4096 * warp + ix226)] + (msi224 & 65535u))));
+                        mssval101[ix227] = msval98[i223];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b90 + 4095) < n)) {
+            {
+                const patc_int t228 = threadIdx.x;
+                for (patc_int i229 = 0; i229 < 16; i229 += 1) {
+                    {
+                        unsigned int msv230 = mssval101[(t228 + 256 * i229)];
+                        unsigned int s231 = (~msv230);
+                        unsigned int s232 = (msv230 ^ 2147483648u);
+                        unsigned int s233 = (((msv230 & 2147483648u) != 0u) ? s231 : s232);
+                        unsigned int v234 = ((msv230 == 2147483648u) ? 2147483648u : s233);
+                        unsigned int v235 = (((unsigned int)k) >> 1u);
+                        long long ix236 = ((long long)((0u + v235) * ((unsigned int)r)));
+                        unsigned int v237 = smp[ix236];
+                        unsigned int s238 = (~v237);
+                        unsigned int s239 = (v237 ^ 2147483648u);
+                        unsigned int s240 = (((v237 & 2147483648u) != 0u) ? s238 : s239);
+                        unsigned int v241 = (0u + ((((v237 == 2147483648u) ? 2147483648u : s240) <= v234) ? v235 : 0u));
+                        unsigned int v242 = (((unsigned int)k) >> 2u);
+                        long long ix243 = ((long long)((v241 + v242) * ((unsigned int)r)));
+                        unsigned int v244 = smp[ix243];
+                        unsigned int s245 = (~v244);
+                        unsigned int s246 = (v244 ^ 2147483648u);
+                        unsigned int s247 = (((v244 & 2147483648u) != 0u) ? s245 : s246);
+                        unsigned int v248 = (v241 + ((((v244 == 2147483648u) ? 2147483648u : s247) <= v234) ? v242 : 0u));
+                        unsigned int v249 = (((unsigned int)k) >> 3u);
+                        long long ix250 = ((long long)((v248 + v249) * ((unsigned int)r)));
+                        unsigned int v251 = smp[ix250];
+                        unsigned int s252 = (~v251);
+                        unsigned int s253 = (v251 ^ 2147483648u);
+                        unsigned int s254 = (((v251 & 2147483648u) != 0u) ? s252 : s253);
+                        unsigned int v255 = (v248 + ((((v251 == 2147483648u) ? 2147483648u : s254) <= v234) ? v249 : 0u));
+                        unsigned int v256 = (((unsigned int)k) >> 4u);
+                        long long ix257 = ((long long)((v255 + v256) * ((unsigned int)r)));
+                        unsigned int v258 = smp[ix257];
+                        unsigned int s259 = (~v258);
+                        unsigned int s260 = (v258 ^ 2147483648u);
+                        unsigned int s261 = (((v258 & 2147483648u) != 0u) ? s259 : s260);
+                        unsigned int v262 = (v255 + ((((v258 == 2147483648u) ? 2147483648u : s261) <= v234) ? v256 : 0u));
+                        unsigned int v263 = (((unsigned int)k) >> 5u);
+                        long long ix264 = ((long long)((v262 + v263) * ((unsigned int)r)));
+                        unsigned int v265 = smp[ix264];
+                        unsigned int s266 = (~v265);
+                        unsigned int s267 = (v265 ^ 2147483648u);
+                        unsigned int s268 = (((v265 & 2147483648u) != 0u) ? s266 : s267);
+                        unsigned int v269 = (v262 + ((((v265 == 2147483648u) ? 2147483648u : s268) <= v234) ? v263 : 0u));
+                        unsigned int v270 = (((unsigned int)k) >> 6u);
+                        long long ix271 = ((long long)((v269 + v270) * ((unsigned int)r)));
+                        unsigned int v272 = smp[ix271];
+                        unsigned int s273 = (~v272);
+                        unsigned int s274 = (v272 ^ 2147483648u);
+                        unsigned int s275 = (((v272 & 2147483648u) != 0u) ? s273 : s274);
+                        unsigned int v276 = (v269 + ((((v272 == 2147483648u) ? 2147483648u : s275) <= v234) ? v270 : 0u));
+                        unsigned int v277 = (((unsigned int)k) >> 7u);
+                        long long ix278 = ((long long)((v276 + v277) * ((unsigned int)r)));
+                        unsigned int v279 = smp[ix278];
+                        unsigned int s280 = (~v279);
+                        unsigned int s281 = (v279 ^ 2147483648u);
+                        unsigned int s282 = (((v279 & 2147483648u) != 0u) ? s280 : s281);
+                        unsigned int v283 = (v276 + ((((v279 == 2147483648u) ? 2147483648u : s282) <= v234) ? v277 : 0u));
+                        unsigned int v284 = (((unsigned int)k) >> 8u);
+                        long long ix285 = ((long long)((v283 + v284) * ((unsigned int)r)));
+                        unsigned int v286 = smp[ix285];
+                        unsigned int s287 = (~v286);
+                        unsigned int s288 = (v286 ^ 2147483648u);
+                        unsigned int s289 = (((v286 & 2147483648u) != 0u) ? s287 : s288);
+                        unsigned int v290 = (v283 + ((((v286 == 2147483648u) ? 2147483648u : s289) <= v234) ? v284 : 0u));
+                        unsigned int v291 = (((unsigned int)k) >> 9u);
+                        long long ix292 = ((long long)((v290 + v291) * ((unsigned int)r)));
+                        unsigned int v293 = smp[ix292];
+                        unsigned int s294 = (~v293);
+                        unsigned int s295 = (v293 ^ 2147483648u);
+                        unsigned int s296 = (((v293 & 2147483648u) != 0u) ? s294 : s295);
+                        unsigned int v297 = (v290 + ((((v293 == 2147483648u) ? 2147483648u : s296) <= v234) ? v291 : 0u));
+                        unsigned int v298 = (((unsigned int)k) >> 10u);
+                        long long ix299 = ((long long)((v297 + v298) * ((unsigned int)r)));
+                        unsigned int v300 = smp[ix299];
+                        unsigned int s301 = (~v300);
+                        unsigned int s302 = (v300 ^ 2147483648u);
+                        unsigned int s303 = (((v300 & 2147483648u) != 0u) ? s301 : s302);
+                        unsigned int v304 = (v297 + ((((v300 == 2147483648u) ? 2147483648u : s303) <= v234) ? v298 : 0u));
+                        unsigned int v305 = (((unsigned int)k) >> 11u);
+                        long long ix306 = ((long long)((v304 + v305) * ((unsigned int)r)));
+                        unsigned int v307 = smp[ix306];
+                        unsigned int s308 = (~v307);
+                        unsigned int s309 = (v307 ^ 2147483648u);
+                        unsigned int s310 = (((v307 & 2147483648u) != 0u) ? s308 : s309);
+                        unsigned int v311 = (v304 + ((((v307 == 2147483648u) ? 2147483648u : s310) <= v234) ? v305 : 0u));
+                        unsigned int v312 = (((unsigned int)k) >> 12u);
+                        long long ix313 = ((long long)((v311 + v312) * ((unsigned int)r)));
+                        unsigned int v314 = smp[ix313];
+                        unsigned int s315 = (~v314);
+                        unsigned int s316 = (v314 ^ 2147483648u);
+                        unsigned int s317 = (((v314 & 2147483648u) != 0u) ? s315 : s316);
+                        unsigned int msbk318 = min((v311 + ((((v314 == 2147483648u) ? 2147483648u : s317) <= v234) ? v312 : 0u)), 4095u);
+                        long long ix319 = ((long long)msbk318);
+                        unsigned long long msdst320 = ((unsigned long long)(msbase97[ix319] + ((unsigned int)(t228 + 256 * i229))));
+                        if ((msdst320 < ((unsigned long long)n))) {
+                            long long ix321 = ((long long)msdst320);
+                            out[ix321] = msv230;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t240 = threadIdx.x;
-                for (patc_int i241 = 0; i241 < 16; i241 += 1) {
-                    if (((4096 * b90 + t240 + 256 * i241) < n)) {
-                        unsigned int msv242 = mssval101[(t240 + 256 * i241)];
-                        unsigned int s243 = (~msv242);
-                        unsigned int s244 = (msv242 ^ 2147483648u);
-                        unsigned int s245 = (((msv242 & 2147483648u) != 0u) ? s243 : s244);
-                        unsigned int v246 = ((msv242 == 2147483648u) ? 2147483648u : s245);
-                        unsigned int v247 = (((unsigned int)k) >> 1u);
-                        long long ix248 = ((long long)((0u + v247) * ((unsigned int)r)));
-                        unsigned int v249 = smp[ix248];
-                        unsigned int s250 = (~v249);
-                        unsigned int s251 = (v249 ^ 2147483648u);
-                        unsigned int s252 = (((v249 & 2147483648u) != 0u) ? s250 : s251);
-                        unsigned int v253 = (0u + ((((v249 == 2147483648u) ? 2147483648u : s252) <= v246) ? v247 : 0u));
-                        unsigned int v254 = (((unsigned int)k) >> 2u);
-                        long long ix255 = ((long long)((v253 + v254) * ((unsigned int)r)));
-                        unsigned int v256 = smp[ix255];
-                        unsigned int s257 = (~v256);
-                        unsigned int s258 = (v256 ^ 2147483648u);
-                        unsigned int s259 = (((v256 & 2147483648u) != 0u) ? s257 : s258);
-                        unsigned int v260 = (v253 + ((((v256 == 2147483648u) ? 2147483648u : s259) <= v246) ? v254 : 0u));
-                        unsigned int v261 = (((unsigned int)k) >> 3u);
-                        long long ix262 = ((long long)((v260 + v261) * ((unsigned int)r)));
-                        unsigned int v263 = smp[ix262];
-                        unsigned int s264 = (~v263);
-                        unsigned int s265 = (v263 ^ 2147483648u);
-                        unsigned int s266 = (((v263 & 2147483648u) != 0u) ? s264 : s265);
-                        unsigned int v267 = (v260 + ((((v263 == 2147483648u) ? 2147483648u : s266) <= v246) ? v261 : 0u));
-                        unsigned int v268 = (((unsigned int)k) >> 4u);
-                        long long ix269 = ((long long)((v267 + v268) * ((unsigned int)r)));
-                        unsigned int v270 = smp[ix269];
-                        unsigned int s271 = (~v270);
-                        unsigned int s272 = (v270 ^ 2147483648u);
-                        unsigned int s273 = (((v270 & 2147483648u) != 0u) ? s271 : s272);
-                        unsigned int v274 = (v267 + ((((v270 == 2147483648u) ? 2147483648u : s273) <= v246) ? v268 : 0u));
-                        unsigned int v275 = (((unsigned int)k) >> 5u);
-                        long long ix276 = ((long long)((v274 + v275) * ((unsigned int)r)));
-                        unsigned int v277 = smp[ix276];
-                        unsigned int s278 = (~v277);
-                        unsigned int s279 = (v277 ^ 2147483648u);
-                        unsigned int s280 = (((v277 & 2147483648u) != 0u) ? s278 : s279);
-                        unsigned int v281 = (v274 + ((((v277 == 2147483648u) ? 2147483648u : s280) <= v246) ? v275 : 0u));
-                        unsigned int v282 = (((unsigned int)k) >> 6u);
-                        long long ix283 = ((long long)((v281 + v282) * ((unsigned int)r)));
-                        unsigned int v284 = smp[ix283];
-                        unsigned int s285 = (~v284);
-                        unsigned int s286 = (v284 ^ 2147483648u);
-                        unsigned int s287 = (((v284 & 2147483648u) != 0u) ? s285 : s286);
-                        unsigned int v288 = (v281 + ((((v284 == 2147483648u) ? 2147483648u : s287) <= v246) ? v282 : 0u));
-                        unsigned int v289 = (((unsigned int)k) >> 7u);
-                        long long ix290 = ((long long)((v288 + v289) * ((unsigned int)r)));
-                        unsigned int v291 = smp[ix290];
-                        unsigned int s292 = (~v291);
-                        unsigned int s293 = (v291 ^ 2147483648u);
-                        unsigned int s294 = (((v291 & 2147483648u) != 0u) ? s292 : s293);
-                        unsigned int v295 = (v288 + ((((v291 == 2147483648u) ? 2147483648u : s294) <= v246) ? v289 : 0u));
-                        unsigned int v296 = (((unsigned int)k) >> 8u);
-                        long long ix297 = ((long long)((v295 + v296) * ((unsigned int)r)));
-                        unsigned int v298 = smp[ix297];
-                        unsigned int s299 = (~v298);
-                        unsigned int s300 = (v298 ^ 2147483648u);
-                        unsigned int s301 = (((v298 & 2147483648u) != 0u) ? s299 : s300);
-                        unsigned int v302 = (v295 + ((((v298 == 2147483648u) ? 2147483648u : s301) <= v246) ? v296 : 0u));
-                        unsigned int v303 = (((unsigned int)k) >> 9u);
-                        long long ix304 = ((long long)((v302 + v303) * ((unsigned int)r)));
-                        unsigned int v305 = smp[ix304];
-                        unsigned int s306 = (~v305);
-                        unsigned int s307 = (v305 ^ 2147483648u);
-                        unsigned int s308 = (((v305 & 2147483648u) != 0u) ? s306 : s307);
-                        unsigned int v309 = (v302 + ((((v305 == 2147483648u) ? 2147483648u : s308) <= v246) ? v303 : 0u));
-                        unsigned int v310 = (((unsigned int)k) >> 10u);
-                        long long ix311 = ((long long)((v309 + v310) * ((unsigned int)r)));
-                        unsigned int v312 = smp[ix311];
-                        unsigned int s313 = (~v312);
-                        unsigned int s314 = (v312 ^ 2147483648u);
-                        unsigned int s315 = (((v312 & 2147483648u) != 0u) ? s313 : s314);
-                        unsigned int v316 = (v309 + ((((v312 == 2147483648u) ? 2147483648u : s315) <= v246) ? v310 : 0u));
-                        unsigned int v317 = (((unsigned int)k) >> 11u);
-                        long long ix318 = ((long long)((v316 + v317) * ((unsigned int)r)));
-                        unsigned int v319 = smp[ix318];
-                        unsigned int s320 = (~v319);
-                        unsigned int s321 = (v319 ^ 2147483648u);
-                        unsigned int s322 = (((v319 & 2147483648u) != 0u) ? s320 : s321);
-                        unsigned int v323 = (v316 + ((((v319 == 2147483648u) ? 2147483648u : s322) <= v246) ? v317 : 0u));
-                        unsigned int v324 = (((unsigned int)k) >> 12u);
-                        long long ix325 = ((long long)((v323 + v324) * ((unsigned int)r)));
-                        unsigned int v326 = smp[ix325];
-                        unsigned int s327 = (~v326);
-                        unsigned int s328 = (v326 ^ 2147483648u);
-                        unsigned int s329 = (((v326 & 2147483648u) != 0u) ? s327 : s328);
-                        unsigned int msbk330 = min((v323 + ((((v326 == 2147483648u) ? 2147483648u : s329) <= v246) ? v324 : 0u)), 4095u);
-                        long long ix331 = ((long long)msbk330);
-                        unsigned long long msdst332 = (((unsigned long long)msbase97[ix331]) + ((unsigned long long)((t240 + 256 * i241) - mststart100[ix331])));
-                        if ((msdst332 < ((unsigned long long)n))) {
-                            long long ix333 = ((long long)msdst332);
-                            out[ix333] = msv242;
+                const patc_int t228 = threadIdx.x;
+                for (patc_int i229 = 0; i229 < 16; i229 += 1) {
+                    if (((4096 * b90 + t228 + 256 * i229) < n)) {
+                        unsigned int msv230 = mssval101[(t228 + 256 * i229)];
+                        unsigned int s231 = (~msv230);
+                        unsigned int s232 = (msv230 ^ 2147483648u);
+                        unsigned int s233 = (((msv230 & 2147483648u) != 0u) ? s231 : s232);
+                        unsigned int v234 = ((msv230 == 2147483648u) ? 2147483648u : s233);
+                        unsigned int v235 = (((unsigned int)k) >> 1u);
+                        long long ix236 = ((long long)((0u + v235) * ((unsigned int)r)));
+                        unsigned int v237 = smp[ix236];
+                        unsigned int s238 = (~v237);
+                        unsigned int s239 = (v237 ^ 2147483648u);
+                        unsigned int s240 = (((v237 & 2147483648u) != 0u) ? s238 : s239);
+                        unsigned int v241 = (0u + ((((v237 == 2147483648u) ? 2147483648u : s240) <= v234) ? v235 : 0u));
+                        unsigned int v242 = (((unsigned int)k) >> 2u);
+                        long long ix243 = ((long long)((v241 + v242) * ((unsigned int)r)));
+                        unsigned int v244 = smp[ix243];
+                        unsigned int s245 = (~v244);
+                        unsigned int s246 = (v244 ^ 2147483648u);
+                        unsigned int s247 = (((v244 & 2147483648u) != 0u) ? s245 : s246);
+                        unsigned int v248 = (v241 + ((((v244 == 2147483648u) ? 2147483648u : s247) <= v234) ? v242 : 0u));
+                        unsigned int v249 = (((unsigned int)k) >> 3u);
+                        long long ix250 = ((long long)((v248 + v249) * ((unsigned int)r)));
+                        unsigned int v251 = smp[ix250];
+                        unsigned int s252 = (~v251);
+                        unsigned int s253 = (v251 ^ 2147483648u);
+                        unsigned int s254 = (((v251 & 2147483648u) != 0u) ? s252 : s253);
+                        unsigned int v255 = (v248 + ((((v251 == 2147483648u) ? 2147483648u : s254) <= v234) ? v249 : 0u));
+                        unsigned int v256 = (((unsigned int)k) >> 4u);
+                        long long ix257 = ((long long)((v255 + v256) * ((unsigned int)r)));
+                        unsigned int v258 = smp[ix257];
+                        unsigned int s259 = (~v258);
+                        unsigned int s260 = (v258 ^ 2147483648u);
+                        unsigned int s261 = (((v258 & 2147483648u) != 0u) ? s259 : s260);
+                        unsigned int v262 = (v255 + ((((v258 == 2147483648u) ? 2147483648u : s261) <= v234) ? v256 : 0u));
+                        unsigned int v263 = (((unsigned int)k) >> 5u);
+                        long long ix264 = ((long long)((v262 + v263) * ((unsigned int)r)));
+                        unsigned int v265 = smp[ix264];
+                        unsigned int s266 = (~v265);
+                        unsigned int s267 = (v265 ^ 2147483648u);
+                        unsigned int s268 = (((v265 & 2147483648u) != 0u) ? s266 : s267);
+                        unsigned int v269 = (v262 + ((((v265 == 2147483648u) ? 2147483648u : s268) <= v234) ? v263 : 0u));
+                        unsigned int v270 = (((unsigned int)k) >> 6u);
+                        long long ix271 = ((long long)((v269 + v270) * ((unsigned int)r)));
+                        unsigned int v272 = smp[ix271];
+                        unsigned int s273 = (~v272);
+                        unsigned int s274 = (v272 ^ 2147483648u);
+                        unsigned int s275 = (((v272 & 2147483648u) != 0u) ? s273 : s274);
+                        unsigned int v276 = (v269 + ((((v272 == 2147483648u) ? 2147483648u : s275) <= v234) ? v270 : 0u));
+                        unsigned int v277 = (((unsigned int)k) >> 7u);
+                        long long ix278 = ((long long)((v276 + v277) * ((unsigned int)r)));
+                        unsigned int v279 = smp[ix278];
+                        unsigned int s280 = (~v279);
+                        unsigned int s281 = (v279 ^ 2147483648u);
+                        unsigned int s282 = (((v279 & 2147483648u) != 0u) ? s280 : s281);
+                        unsigned int v283 = (v276 + ((((v279 == 2147483648u) ? 2147483648u : s282) <= v234) ? v277 : 0u));
+                        unsigned int v284 = (((unsigned int)k) >> 8u);
+                        long long ix285 = ((long long)((v283 + v284) * ((unsigned int)r)));
+                        unsigned int v286 = smp[ix285];
+                        unsigned int s287 = (~v286);
+                        unsigned int s288 = (v286 ^ 2147483648u);
+                        unsigned int s289 = (((v286 & 2147483648u) != 0u) ? s287 : s288);
+                        unsigned int v290 = (v283 + ((((v286 == 2147483648u) ? 2147483648u : s289) <= v234) ? v284 : 0u));
+                        unsigned int v291 = (((unsigned int)k) >> 9u);
+                        long long ix292 = ((long long)((v290 + v291) * ((unsigned int)r)));
+                        unsigned int v293 = smp[ix292];
+                        unsigned int s294 = (~v293);
+                        unsigned int s295 = (v293 ^ 2147483648u);
+                        unsigned int s296 = (((v293 & 2147483648u) != 0u) ? s294 : s295);
+                        unsigned int v297 = (v290 + ((((v293 == 2147483648u) ? 2147483648u : s296) <= v234) ? v291 : 0u));
+                        unsigned int v298 = (((unsigned int)k) >> 10u);
+                        long long ix299 = ((long long)((v297 + v298) * ((unsigned int)r)));
+                        unsigned int v300 = smp[ix299];
+                        unsigned int s301 = (~v300);
+                        unsigned int s302 = (v300 ^ 2147483648u);
+                        unsigned int s303 = (((v300 & 2147483648u) != 0u) ? s301 : s302);
+                        unsigned int v304 = (v297 + ((((v300 == 2147483648u) ? 2147483648u : s303) <= v234) ? v298 : 0u));
+                        unsigned int v305 = (((unsigned int)k) >> 11u);
+                        long long ix306 = ((long long)((v304 + v305) * ((unsigned int)r)));
+                        unsigned int v307 = smp[ix306];
+                        unsigned int s308 = (~v307);
+                        unsigned int s309 = (v307 ^ 2147483648u);
+                        unsigned int s310 = (((v307 & 2147483648u) != 0u) ? s308 : s309);
+                        unsigned int v311 = (v304 + ((((v307 == 2147483648u) ? 2147483648u : s310) <= v234) ? v305 : 0u));
+                        unsigned int v312 = (((unsigned int)k) >> 12u);
+                        long long ix313 = ((long long)((v311 + v312) * ((unsigned int)r)));
+                        unsigned int v314 = smp[ix313];
+                        unsigned int s315 = (~v314);
+                        unsigned int s316 = (v314 ^ 2147483648u);
+                        unsigned int s317 = (((v314 & 2147483648u) != 0u) ? s315 : s316);
+                        unsigned int msbk318 = min((v311 + ((((v314 == 2147483648u) ? 2147483648u : s317) <= v234) ? v312 : 0u)), 4095u);
+                        long long ix319 = ((long long)msbk318);
+                        unsigned long long msdst320 = ((unsigned long long)(msbase97[ix319] + ((unsigned int)(t228 + 256 * i229))));
+                        if ((msdst320 < ((unsigned long long)n))) {
+                            long long ix321 = ((long long)msdst320);
+                            out[ix321] = msv230;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar334 = mspar95;
-        const patc_int msh335 = ((unsigned int)msctr89[(-mspar334 + 2)]);
+        const patc_int mspar322 = mspar95;
+        const patc_int msh323 = ((unsigned int)msctr89[(-mspar322 + 2)]);
         {
-            const patc_int t336 = threadIdx.x;
-            if (((b90 < 1) && (t336 < 1))) {
-                msctr89[(mspar334 + 1)] = ((unsigned long long)((n + 4095) / 4096));
+            const patc_int t324 = threadIdx.x;
+            if (((b90 < 1) && (t324 < 1))) {
+                msctr89[(mspar322 + 1)] = ((unsigned long long)((n + 4095) / 4096));
             }
-            unsigned int mszi337 = ((unsigned int)(256 * b90 + t336 + 4096 * ((n + 4095) / 4096)));
+            unsigned int mszi325 = ((unsigned int)(256 * b90 + t324 + 4096 * ((n + 4095) / 4096)));
             for (;;) {
-                if ((mszi337 >= ((unsigned int)(4096 * msh335)))) {
+                if ((mszi325 >= ((unsigned int)(4096 * msh323)))) {
                     break;
                 }
-                const patc_int msz338 = mszi337;
-                msstate88[msz338] = 0u;
-                mszi337 = (mszi337 + ((unsigned int)(256 * ((n + 4095) / 4096))));
+                const patc_int msz326 = mszi325;
+                msstate88[msz326] = 0u;
+                mszi325 = (mszi325 + ((unsigned int)(256 * ((n + 4095) / 4096))));
             }
         }
     }
