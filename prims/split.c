@@ -275,10 +275,11 @@ static void ms_clear(Ms *m)
 
 /* 2. Warp v ranks its part of the tile, elements v*32*IPT .. (v+1)*32*IPT - 1, 32 at a
  * time in order (lane l the element r*32 + l of round r): the lanes of one bucket find
- * one another by voting on the bucket's bits (SHFL_MATCH: a ballot per bit), each lane's rank is its
- * bucket's count so far plus the lanes of its bucket below it, and the bucket's highest
- * lane adds the round's count to the warp's count (hist, the warp's own row, between
- * two __syncwarp). Each element and its bucket and rank go to shared memory. */
+ * one another by voting on the bucket's bits (SHFL_MATCH: a ballot per bit), each lane's
+ * rank is its bucket's count so far plus the lanes of its bucket below it, and the
+ * bucket's highest lane adds the round's count to the warp's count (hist, the warp's own
+ * row, between two __syncwarp). Each element (a pair's key) and its bucket and rank stay
+ * in the thread's registers (val, info) for ms_order. */
 static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
 {
     Lw *w = m->w;
