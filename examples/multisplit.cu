@@ -2178,7 +2178,7 @@ extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__re
  *   grid size:       ((n + 31) / 32, 1, 1) blocks
  *   shared memory:   192 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(33554433, max(33 * ((n + 30) / 32) + 65, max(32 * nwarps + 32 * ((n + 30) / 32) + 96, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(33554433, max(33 * ((n + 30) / 32) + 65, max(32 * nwarps + 32 * ((n + 30) / 32) + 64, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned int *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
@@ -2218,11 +2218,10 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         if (((32 * b22 + 31) < n)) {
             {
                 {
-                    const patc_int i37 = 0;
                     bool msok38 = true;
                     unsigned int msx39 = 0u;
                     if (msok38) {
-                        msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
+                        msx39 = xs[(lane + 32 * warp + 32 * b22)];
                     }
                     unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
                     unsigned int mspm41 = (__ballot_sync(0xffffffffu, msok38) & patc_match_bits(msb40, 0u));
@@ -2245,11 +2244,10 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         } else {
             {
                 {
-                    const patc_int i37 = 0;
-                    bool msok38 = ((lane + 32 * warp + 32 * b22 + 32 * i37) < n);
+                    bool msok38 = ((lane + 32 * warp + 32 * b22) < n);
                     unsigned int msx39 = 0u;
                     if (msok38) {
-                        msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
+                        msx39 = xs[(lane + 32 * warp + 32 * b22)];
                     }
                     unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
                     unsigned int mspm41 = (__ballot_sync(0xffffffffu, msok38) & patc_match_bits(msb40, 0u));

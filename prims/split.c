@@ -243,6 +243,15 @@ static Nat *mseq(Ms *m, int64_t trips, Stmt **loop, Stmt **saved)
     *loop = lw_open_loop(m->w, LVL_SEQ, 0, mc(m, trips), &iv, saved);
     return nat_var(m->a, iv);
 }
+/* Where round r of lane `lane` in warp `warp` reads its element: tile*TILE + warp*32*IPT
+ * + r*32 + lane (r left out where IPT is 1: mreg_at), in ms_rank and again in ms_order */
+static Nat *mplace(Ms *m, Nat *warp, Nat *lane, Nat *r)
+{
+    Arena *a = m->a;
+    Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, mc(m, 32 * m->IPT)), nat_mul(a, mreg_at(m, r), mc(m, 32))), lane);
+    return nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p);
+}
+
 /* bucket(x): the user's function inlined, capped at K - 1 (an out-of-range bucket is
  * the interpreter's error; the kernel puts the element in the last bucket rather than
  * index past its counts) */
@@ -288,8 +297,7 @@ static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
     mthreads(m, &tl, &ts);
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     Nat *r = mseq(m, m->IPT, &sl, &ss);
-    Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, mc(m, 32 * m->IPT)), nat_mul(a, r, mc(m, 32))), lane);
-    Nat *gi = nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p);
+    Nat *gi = mplace(m, warp, lane, r);
     Buffer *xb, *bb, *pm, *hb;
     X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
     X *x = mdecl(m, "msx", m->sk, mlit(m, m->sk, 0), &xb);
@@ -494,9 +502,8 @@ static void ms_order(Ms *m)
     mthreads(m, &tl, &ts);
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     Nat *r = mseq(m, m->IPT, &sl, &ss);
-    /* (r itself left out where IPT is 1: mreg_at) */
-    Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, mc(m, 32 * m->IPT)), nat_mul(a, mreg_at(m, r), mc(m, 32))), lane);
-    lw_open_if(w, mnat_lt(m, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p), m->n), &is);
+    Nat *gi = mplace(m, warp, lane, r);
+    lw_open_if(w, mnat_lt(m, gi, m->n), &is);
     X *info = lw_materialise(w, lw_xload(w, m->info, mreg_at(m, r)), "msi");
     X *b = lw_materialise(w, mbin(m, OP_SHR, SK_U32, info, mlit(m, SK_U32, 16)), "msbk");
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
@@ -505,7 +512,7 @@ static void ms_order(Ms *m)
                      mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff))));
     Nat *qi = lw_data_index(w, q, mc(m, m->TILE));
     lw_store(w, m->sval, qi, lw_xload(w, m->val, mreg_at(m, r)));
-    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->in2, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p)));
+    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->in2, gi));
     w->cur = is;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);

@@ -78,7 +78,7 @@ struct patc_sorter {
     int nd, r;             /* the passes (digits) and the buckets of a pass (2^digit_bits) */
     long long portion;     /* the most keys a launch of a pass (or of the histogram) takes */
     int nsteps;            /* the pass's tiles by size (pass_steps): step[i] from step_from[i] keys */
-    Tile step[NSTEPS];     /* ({0, 0}: 384x16, sortPass; else sortPassB<i>, pass_big[i]) */
+    Tile step[NSTEPS];     /* the kernels sortPassB<i>, pass_big[i] */
     long long step_from[NSTEPS];
     const Tile *tiles;     /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
     long long small_max;   /* the last tile's keys: up to this many, one launch */
@@ -111,10 +111,10 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
 }
 
 /* The pass's tile by size (see PASS_NT), by key type and value bytes (0: keys alone),
- * with 8-bit digits: steps, each from a size on to the next step of its type (a tile of
- * {0, 0} would go back to 384x16, sortPass); 384x16 below the first step and for the
- * cases not here (other types and widths were not timed in other shapes). Each other
- * tile is a kernel of its own, sortPassB0, B1, ...
+ * with 8-bit digits: steps, each from a size on to the next step of its type; 384x16
+ * (sortPass) below the first step and for the cases not here (other types and widths
+ * were not timed in other shapes). Each step's tile is a kernel of its own, sortPassB0,
+ * B1, ...
  * The tiles from 2^21 keys were chosen on one H100 (bench/results/2026-11-27-nvidia-h100-sort-tiles:
  * eight shapes, each a run of its own, uniform keys at 2^21, 2^22, 2^23, 2^24 and 2^26),
  * after the pass's ranking took a vote per bit in PTX (patc_match_bits), which made it
@@ -162,10 +162,10 @@ static void pass_steps(patc_sorter *s, int w)
         }
 }
 
-/* The kernel of step i (its tile not {0, 0}): sortPassB<i> */
-static char *step_name(char name[16], int i)
+/* The kernel of step i: sortPassB<i> */
+static char *step_name(char name[24], int i)
 {
-    snprintf(name, 16, "sortPassB%d", i);
+    snprintf(name, 24, "sortPassB%d", i);
     return name;
 }
 
@@ -255,11 +255,10 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     sb_printf(&b, "kernel sortScan = nFun(np => fun((np * %d).u32)(h => h |> rsScanP(np, %d, %d)))\n", s->nd * s->r,
               s->nd, s->r);
     pass_text(&b, s, "sortPass", (Tile){PASS_NT, PASS_IPT}, kt, words);
-    for (int i = 0; i < s->nsteps; i++)
-        if (s->step[i].nt) {
-            char name[16];
-            pass_text(&b, s, step_name(name, i), s->step[i], kt, words);
-        }
+    for (int i = 0; i < s->nsteps; i++) {
+        char name[24];
+        pass_text(&b, s, step_name(name, i), s->step[i], kt, words);
+    }
     if (s->pairs) {
         if (s->nd % 2)
             sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
@@ -321,11 +320,10 @@ static patc_status program(patc_sorter *s, int cubin)
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortHist", &s->hist[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortScan", &s->scan[cubin]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPass", &s->pass[cubin]);
-    for (int i = 0; st == PATC_OK && i < s->nsteps; i++)
-        if (s->step[i].nt) {
-            char name[16];
-            st = patc_get_kernel(s->prog[cubin], step_name(name, i), &s->pass_big[i][cubin]);
-        }
+    for (int i = 0; st == PATC_OK && i < s->nsteps; i++) {
+        char name[24];
+        st = patc_get_kernel(s->prog[cubin], step_name(name, i), &s->pass_big[i][cubin]);
+    }
     if (st == PATC_OK && s->nd % 2) st = patc_get_kernel(s->prog[cubin], "sortCopy", &s->copy[cubin]);
     for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
         char name[16];
@@ -340,12 +338,12 @@ static patc_status program(patc_sorter *s, int cubin)
 }
 
 /* The pass kernel of a sort of n keys: that of the sorter's last step from n or fewer
- * keys, sortPass before the first step or at a step back to 384x16. */
+ * keys, sortPass before the first step. */
 static patc_kernel *pass_for(const patc_sorter *s, long long n, int cubin)
 {
     int i = s->nsteps;
     while (i > 0 && n < s->step_from[i - 1]) i--;
-    return i > 0 && s->step[i - 1].nt ? s->pass_big[i - 1][cubin] : s->pass[cubin];
+    return i > 0 ? s->pass_big[i - 1][cubin] : s->pass[cubin];
 }
 
 /* Whether n keys take the one launch of a sortSmallK. */
