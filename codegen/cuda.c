@@ -22,6 +22,9 @@ typedef struct Pr {
 } Pr;
 
 static const char *const index_type[] = {[IW_32] = "int", [IW_64] = "long long", [IW_LAUNCH] = "patc_int"};
+/* X_IDX's type: unsigned, of the index arithmetic's width (patc_uint: module.c's prelude) */
+static const char *const uindex_type[] = {[IW_32] = "unsigned int", [IW_64] = "unsigned long long",
+                                          [IW_LAUNCH] = "patc_uint"};
 
 static void indent(Pr *p)
 {
@@ -259,6 +262,11 @@ static void expr(Pr *p, const X *x)
     }
     case X_CAST:
         sb_printf(o, "((%s)", scalar_info[x->sk].ctype);
+        expr(p, x->un.e);
+        sb_putc(o, ')');
+        return;
+    case X_IDX:
+        sb_printf(o, "((%s)", uindex_type[p->k->iw]);
         expr(p, x->un.e);
         sb_putc(o, ')');
         return;

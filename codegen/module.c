@@ -27,6 +27,13 @@ static const char prelude_index[] =
     "#else\n"
     "typedef long long patc_int;\n"
     "#endif\n";
+/* X_IDX's type in such kernels, printed only where one uses it */
+static const char prelude_uindex[] =
+    "#ifdef PATC_INDEX32\n"
+    "typedef unsigned int patc_uint;\n"
+    "#else\n"
+    "typedef unsigned long long patc_uint;\n"
+    "#endif\n";
 
 /* lastBlock's and lookback's flagged words, each helper printed only where the kernels call it
  * (a static helper never called is a warning under nvcc: "declared but never referenced") */
@@ -126,6 +133,7 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
         wide |= ks[i]->iw != IW_32;
     }
     if (launch) sb_puts(&h, prelude_index);
+    if (launch && strstr(body, "patc_uint")) sb_puts(&h, prelude_uindex);
     if (fdiv) {
         sb_puts(&h, prelude_fdiv);
         if (wide) sb_puts(&h, prelude_fdiv64);

@@ -392,6 +392,11 @@ typedef enum {
     X_SHFL,   /* shfl: a warp shuffle of val (arg: the delta, mask or source lane), or with
                  k SHFL_BALLOT the warp's vote on the bool val (arg NULL), a u32 mask */
     X_CAST,   /* un.e converted to sk */
+    X_IDX,    /* un.e converted to the kernel's unsigned index type (sk SK_U64): unsigned
+                 int in a 32-bit build, unsigned long long in a 64-bit one (patc_uint where
+                 the launch picks). A data value used as an index once the code has compared
+                 it with the index's bound in this type (multisplit's place): where a 32-bit
+                 build truncates a wider value, the compare still keeps the access in bounds */
     X_BITCAST,/* un.e's bits read as sk: a 32-bit (or bool) value in or out of the low half
                  of a u32 word (a look-back's packed tile word) */
     X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */

@@ -17,6 +17,7 @@ bool ir_walk_x(const X *x, const IrVisitor *v, void *ctx)
     case X_MINMAX: return ir_walk_x(x->bin.l, v, ctx) || ir_walk_x(x->bin.r, v, ctx);
     case X_UN:
     case X_CAST:
+    case X_IDX:
     case X_BITCAST: return ir_walk_x(x->un.e, v, ctx);
     case X_SELECT: return ir_walk_x(x->sel.c, v, ctx) || ir_walk_x(x->sel.a, v, ctx) || ir_walk_x(x->sel.b, v, ctx);
     case X_SHFL: return ir_walk_x(x->shfl.val, v, ctx) || (x->shfl.arg && ir_walk_x(x->shfl.arg, v, ctx));

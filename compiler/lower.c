@@ -411,7 +411,7 @@ static bool x_computes(const X *x)
 {
     switch (x->kind) {
     case X_LIT: case X_NAT: case X_LOAD: return false;
-    case X_CAST: case X_BITCAST: return x_computes(x->un.e);
+    case X_CAST: case X_IDX: case X_BITCAST: return x_computes(x->un.e);
     case X_SELECT: return x_computes(x->sel.a) || x_computes(x->sel.b);
     case X_BIN: case X_UN: case X_MINMAX: case X_SHFL: case X_CALL: case X_MBTEST: case X_ATOMIC: return true;
     }
@@ -427,7 +427,7 @@ static bool x_shuffles(const X *x)
     case X_LIT: case X_NAT: case X_LOAD: return false;
     case X_SHFL: case X_MBTEST: case X_ATOMIC: return true; /* an mbarrier test is read where the lowering put it */
     case X_BIN: case X_MINMAX: return x_shuffles(x->bin.l) || x_shuffles(x->bin.r);
-    case X_UN: case X_CAST: case X_BITCAST: return x_shuffles(x->un.e);
+    case X_UN: case X_CAST: case X_IDX: case X_BITCAST: return x_shuffles(x->un.e);
     case X_SELECT: return x_shuffles(x->sel.c) || x_shuffles(x->sel.a) || x_shuffles(x->sel.b);
     case X_CALL:
         for (int i = 0; i < x->call.n; i++)

@@ -141,6 +141,10 @@ static void xprint(StrBuf *b, const X *x)
         sb_printf(b, "(%s)", scalar_info[x->sk].name);
         xprint(b, x->un.e);
         return;
+    case X_IDX:
+        sb_puts(b, "(uidx)");
+        xprint(b, x->un.e);
+        return;
     case X_CALL:
         sb_printf(b, "%s(", prim_info[x->call.p].name);
         for (int i = 0; i < x->call.n; i++) {

@@ -229,6 +229,7 @@ static X *fold(const Ver *v, X *x)
     }
     case X_UN:
     case X_CAST:
+    case X_IDX:
     case X_BITCAST: {
         X *e = fold(v, x->un.e);
         if (x->kind == X_UN && x->un.op == UOP_NOT && is_lit(e, &b)) return x_bool(v->a, !b);

@@ -5,6 +5,11 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
+#ifdef PATC_INDEX32
+typedef unsigned int patc_uint;
+#else
+typedef unsigned long long patc_uint;
+#endif
 /* lookback's flags of values wider than 32 bits, and multisplit's tile words: relaxed 32-bit words */
 static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
 static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
@@ -309,10 +314,9 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                         unsigned int msv77 = mssval35[(t75 + 256 * i76)];
                         unsigned int msbk78 = min((msv77 & 255u), 255u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
@@ -325,30 +329,29 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                         unsigned int msv77 = mssval35[(t75 + 256 * i76)];
                         unsigned int msbk78 = min((msv77 & 255u), 255u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar82 = mspar29;
-        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
+        const patc_int mspar81 = mspar29;
+        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t84 = threadIdx.x;
-            if (((b24 < 1) && (t84 < 1))) {
-                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            const patc_int t83 = threadIdx.x;
+            if (((b24 < 1) && (t83 < 1))) {
+                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 2047) / 2048));
             }
-            unsigned int mszi85 = ((unsigned int)(256 * b24 + t84 + 256 * ((n + 2047) / 2048)));
+            unsigned int mszi84 = ((unsigned int)(256 * b24 + t83 + 256 * ((n + 2047) / 2048)));
             for (;;) {
-                if ((mszi85 >= ((unsigned int)(256 * msh83)))) {
+                if ((mszi84 >= ((unsigned int)(256 * msh82)))) {
                     break;
                 }
-                const patc_int msz86 = mszi85;
-                msstate22[msz86] = 0u;
-                mszi85 = (mszi85 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz85 = mszi84;
+                msstate22[msz85] = 0u;
+                mszi84 = (mszi84 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }
@@ -656,10 +659,9 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                         int msv77 = mssval35[(t75 + 32 * i76)];
                         unsigned int msbk78 = min(((unsigned int)(msv77 % 7)), 6u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
@@ -672,30 +674,29 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                         int msv77 = mssval35[(t75 + 32 * i76)];
                         unsigned int msbk78 = min(((unsigned int)(msv77 % 7)), 6u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar82 = mspar29;
-        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
+        const patc_int mspar81 = mspar29;
+        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t84 = threadIdx.x;
-            if (((b24 < 1) && (t84 < 1))) {
-                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 991) / 992));
+            const patc_int t83 = threadIdx.x;
+            if (((b24 < 1) && (t83 < 1))) {
+                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 991) / 992));
             }
-            unsigned int mszi85 = ((unsigned int)(32 * b24 + t84 + 7 * ((n + 991) / 992)));
+            unsigned int mszi84 = ((unsigned int)(32 * b24 + t83 + 7 * ((n + 991) / 992)));
             for (;;) {
-                if ((mszi85 >= ((unsigned int)(7 * msh83)))) {
+                if ((mszi84 >= ((unsigned int)(7 * msh82)))) {
                     break;
                 }
-                const patc_int msz86 = mszi85;
-                msstate22[msz86] = 0u;
-                mszi85 = (mszi85 + ((unsigned int)(32 * ((n + 991) / 992))));
+                const patc_int msz85 = mszi84;
+                msstate22[msz85] = 0u;
+                mszi84 = (mszi84 + ((unsigned int)(32 * ((n + 991) / 992))));
             }
         }
     }
@@ -1002,10 +1003,9 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                         float msv77 = mssval35[(t75 + 128 * i76)];
                         unsigned int msbk78 = min(((unsigned int)(msv77 * 16.0f)), 15u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
@@ -1018,30 +1018,29 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                         float msv77 = mssval35[(t75 + 128 * i76)];
                         unsigned int msbk78 = min(((unsigned int)(msv77 * 16.0f)), 15u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar82 = mspar29;
-        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
+        const patc_int mspar81 = mspar29;
+        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t84 = threadIdx.x;
-            if (((b24 < 1) && (t84 < 1))) {
-                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 639) / 640));
+            const patc_int t83 = threadIdx.x;
+            if (((b24 < 1) && (t83 < 1))) {
+                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 639) / 640));
             }
-            unsigned int mszi85 = ((unsigned int)(128 * b24 + t84 + 16 * ((n + 639) / 640)));
+            unsigned int mszi84 = ((unsigned int)(128 * b24 + t83 + 16 * ((n + 639) / 640)));
             for (;;) {
-                if ((mszi85 >= ((unsigned int)(16 * msh83)))) {
+                if ((mszi84 >= ((unsigned int)(16 * msh82)))) {
                     break;
                 }
-                const patc_int msz86 = mszi85;
-                msstate22[msz86] = 0u;
-                mszi85 = (mszi85 + ((unsigned int)(128 * ((n + 639) / 640))));
+                const patc_int msz85 = mszi84;
+                msstate22[msz85] = 0u;
+                mszi84 = (mszi84 + ((unsigned int)(128 * ((n + 639) / 640))));
             }
         }
     }
@@ -1344,10 +1343,9 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                         unsigned long long msv77 = mssval35[(t75 + 256 * i76)];
                         unsigned int msbk78 = min((((unsigned int)((msv77 * ((unsigned long long)10)) + (msv77 / ((unsigned long long)10)))) % 1000u), 999u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
@@ -1360,30 +1358,29 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                         unsigned long long msv77 = mssval35[(t75 + 256 * i76)];
                         unsigned int msbk78 = min((((unsigned int)((msv77 * ((unsigned long long)10)) + (msv77 / ((unsigned long long)10)))) % 1000u), 999u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar82 = mspar29;
-        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
+        const patc_int mspar81 = mspar29;
+        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t84 = threadIdx.x;
-            if (((b24 < 1) && (t84 < 1))) {
-                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 1023) / 1024));
+            const patc_int t83 = threadIdx.x;
+            if (((b24 < 1) && (t83 < 1))) {
+                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 1023) / 1024));
             }
-            unsigned int mszi85 = ((unsigned int)(256 * b24 + t84 + 1000 * ((n + 1023) / 1024)));
+            unsigned int mszi84 = ((unsigned int)(256 * b24 + t83 + 1000 * ((n + 1023) / 1024)));
             for (;;) {
-                if ((mszi85 >= ((unsigned int)(1000 * msh83)))) {
+                if ((mszi84 >= ((unsigned int)(1000 * msh82)))) {
                     break;
                 }
-                const patc_int msz86 = mszi85;
-                msstate22[msz86] = 0u;
-                mszi85 = (mszi85 + ((unsigned int)(256 * ((n + 1023) / 1024))));
+                const patc_int msz85 = mszi84;
+                msstate22[msz85] = 0u;
+                mszi84 = (mszi84 + ((unsigned int)(256 * ((n + 1023) / 1024))));
             }
         }
     }
@@ -1690,10 +1687,9 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                         long long msv77 = mssval35[(t75 + 64 * i76)];
                         unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
@@ -1706,30 +1702,29 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                         long long msv77 = mssval35[(t75 + 64 * i76)];
                         unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar82 = mspar29;
-        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
+        const patc_int mspar81 = mspar29;
+        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t84 = threadIdx.x;
-            if (((b24 < 1) && (t84 < 1))) {
-                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 191) / 192));
+            const patc_int t83 = threadIdx.x;
+            if (((b24 < 1) && (t83 < 1))) {
+                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 191) / 192));
             }
-            unsigned int mszi85 = ((unsigned int)(64 * b24 + t84 + 2 * ((n + 191) / 192)));
+            unsigned int mszi84 = ((unsigned int)(64 * b24 + t83 + 2 * ((n + 191) / 192)));
             for (;;) {
-                if ((mszi85 >= ((unsigned int)(2 * msh83)))) {
+                if ((mszi84 >= ((unsigned int)(2 * msh82)))) {
                     break;
                 }
-                const patc_int msz86 = mszi85;
-                msstate22[msz86] = 0u;
-                mszi85 = (mszi85 + ((unsigned int)(64 * ((n + 191) / 192))));
+                const patc_int msz85 = mszi84;
+                msstate22[msz85] = 0u;
+                mszi84 = (mszi84 + ((unsigned int)(64 * ((n + 191) / 192))));
             }
         }
     }
@@ -2036,10 +2031,9 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                         double msv77 = mssval35[(t75 + 96 * i76)];
                         unsigned int msbk78 = min(((unsigned int)(msv77 * 5.0)), 4u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
@@ -2052,30 +2046,29 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                         double msv77 = mssval35[(t75 + 96 * i76)];
                         unsigned int msbk78 = min(((unsigned int)(msv77 * 5.0)), 4u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar82 = mspar29;
-        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
+        const patc_int mspar81 = mspar29;
+        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t84 = threadIdx.x;
-            if (((b24 < 1) && (t84 < 1))) {
-                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 191) / 192));
+            const patc_int t83 = threadIdx.x;
+            if (((b24 < 1) && (t83 < 1))) {
+                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 191) / 192));
             }
-            unsigned int mszi85 = ((unsigned int)(96 * b24 + t84 + 5 * ((n + 191) / 192)));
+            unsigned int mszi84 = ((unsigned int)(96 * b24 + t83 + 5 * ((n + 191) / 192)));
             for (;;) {
-                if ((mszi85 >= ((unsigned int)(5 * msh83)))) {
+                if ((mszi84 >= ((unsigned int)(5 * msh82)))) {
                     break;
                 }
-                const patc_int msz86 = mszi85;
-                msstate22[msz86] = 0u;
-                mszi85 = (mszi85 + ((unsigned int)(96 * ((n + 191) / 192))));
+                const patc_int msz85 = mszi84;
+                msstate22[msz85] = 0u;
+                mszi84 = (mszi84 + ((unsigned int)(96 * ((n + 191) / 192))));
             }
         }
     }
@@ -2377,10 +2370,9 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         unsigned int msv74 = mssval33[(t72 + 32 * i73)];
                         unsigned int msbk75 = min(0u, 0u);
                         long long ix76 = ((long long)msbk75);
-                        unsigned long long msdst77 = ((unsigned long long)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73))));
-                        if ((msdst77 < ((unsigned long long)n))) {
-                            long long ix78 = ((long long)msdst77);
-                            out[ix78] = msv74;
+                        if ((((patc_uint)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73))));
+                            out[msdst77] = msv74;
                         }
                     }
                 }
@@ -2394,30 +2386,29 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         unsigned int msv74 = mssval33[(t72 + 32 * i73)];
                         unsigned int msbk75 = min(0u, 0u);
                         long long ix76 = ((long long)msbk75);
-                        unsigned long long msdst77 = ((unsigned long long)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73))));
-                        if ((msdst77 < ((unsigned long long)n))) {
-                            long long ix78 = ((long long)msdst77);
-                            out[ix78] = msv74;
+                        if ((((patc_uint)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73))));
+                            out[msdst77] = msv74;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar79 = mspar27;
-        const patc_int msh80 = ((unsigned int)msctr21[(-mspar79 + 2)]);
+        const patc_int mspar78 = mspar27;
+        const patc_int msh79 = ((unsigned int)msctr21[(-mspar78 + 2)]);
         {
-            const patc_int t81 = threadIdx.x;
-            if (((b22 < 1) && (t81 < 1))) {
-                msctr21[(mspar79 + 1)] = ((unsigned long long)((n + 31) / 32));
+            const patc_int t80 = threadIdx.x;
+            if (((b22 < 1) && (t80 < 1))) {
+                msctr21[(mspar78 + 1)] = ((unsigned long long)((n + 31) / 32));
             }
-            unsigned int mszi82 = ((unsigned int)(32 * b22 + t81 + ((n + 31) / 32)));
+            unsigned int mszi81 = ((unsigned int)(32 * b22 + t80 + ((n + 31) / 32)));
             for (;;) {
-                if ((mszi82 >= ((unsigned int)msh80))) {
+                if ((mszi81 >= ((unsigned int)msh79))) {
                     break;
                 }
-                const patc_int msz83 = mszi82;
-                msstate20[msz83] = 0u;
-                mszi82 = (mszi82 + ((unsigned int)(32 * ((n + 31) / 32))));
+                const patc_int msz82 = mszi81;
+                msstate20[msz82] = 0u;
+                mszi81 = (mszi81 + ((unsigned int)(32 * ((n + 31) / 32))));
             }
         }
     }
@@ -2717,10 +2708,9 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                         unsigned int msv77 = mssval35[(t75 + 256 * i76)];
                         unsigned int msbk78 = min((msv77 & 4095u), 4095u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
@@ -2733,30 +2723,29 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                         unsigned int msv77 = mssval35[(t75 + 256 * i76)];
                         unsigned int msbk78 = min((msv77 & 4095u), 4095u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = ((unsigned long long)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                        if ((msdst80 < ((unsigned long long)n))) {
-                            long long ix81 = ((long long)msdst80);
-                            out[ix81] = msv77;
+                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
+                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
+                            out[msdst80] = msv77;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar82 = mspar29;
-        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
+        const patc_int mspar81 = mspar29;
+        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t84 = threadIdx.x;
-            if (((b24 < 1) && (t84 < 1))) {
-                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            const patc_int t83 = threadIdx.x;
+            if (((b24 < 1) && (t83 < 1))) {
+                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 2047) / 2048));
             }
-            unsigned int mszi85 = ((unsigned int)(256 * b24 + t84 + 4096 * ((n + 2047) / 2048)));
+            unsigned int mszi84 = ((unsigned int)(256 * b24 + t83 + 4096 * ((n + 2047) / 2048)));
             for (;;) {
-                if ((mszi85 >= ((unsigned int)(4096 * msh83)))) {
+                if ((mszi84 >= ((unsigned int)(4096 * msh82)))) {
                     break;
                 }
-                const patc_int msz86 = mszi85;
-                msstate22[msz86] = 0u;
-                mszi85 = (mszi85 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz85 = mszi84;
+                msstate22[msz85] = 0u;
+                mszi84 = (mszi84 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }

@@ -5,6 +5,11 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
+#ifdef PATC_INDEX32
+typedef unsigned int patc_uint;
+#else
+typedef unsigned long long patc_uint;
+#endif
 /* lookback's flags of values wider than 32 bits, and multisplit's tile words: relaxed 32-bit words */
 static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
 static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
@@ -175,7 +180,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32(unsigned int *__res
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last22 = (bool *)(patc_smem + 4096);
+    bool *last20 = (bool *)(patc_smem + 4096);
     {
         const patc_int b2 = blockIdx.x;
         {
@@ -189,45 +194,43 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32(unsigned int *__res
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
                     unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
                     unsigned int v9 = ((unsigned int)i7);
-                    unsigned int s10 = (~v8);
-                    unsigned int s11 = (v8 ^ 2147483648u);
-                    unsigned int s12 = (((v8 & 2147483648u) != 0u) ? s10 : s11);
-                    unsigned int s13 = ((((unsigned int)i7) * ((unsigned int)256)) + ((((v8 == 2147483648u) ? 2147483648u : s12) >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
-                    unsigned int s14 = ((unsigned int)(4 * 256));
-                    unsigned int bin15 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s13 : s14);
-                    if ((bin15 < ((unsigned int)1024))) {
-                        long long ix16 = ((long long)bin15);
-                        atomicAdd(&s3[ix16], 1u);
+                    unsigned int s10 = (~0u);
+                    unsigned int s11 = ((((unsigned int)i7) * ((unsigned int)256)) + ((((v8 | 2147483648u) ^ ((v8 > 2147483648u) ? s10 : 0u)) >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    unsigned int s12 = ((unsigned int)(4 * 256));
+                    unsigned int bin13 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s11 : s12);
+                    if ((bin13 < ((unsigned int)1024))) {
+                        long long ix14 = ((long long)bin13);
+                        atomicAdd(&s3[ix14], 1u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t17 = threadIdx.x;
-            unsigned int s18 = ((unsigned int)t17);
-            unsigned int s19 = ((unsigned int)(4 * 256));
-            unsigned int bin20 = ((s3[t17] > 0u) ? s18 : s19);
-            if ((bin20 < ((unsigned int)1024))) {
-                long long ix21 = ((long long)bin20);
-                atomicAdd(&bins0[ix21], s3[t17]);
+            const patc_int t15 = threadIdx.x;
+            unsigned int s16 = ((unsigned int)t15);
+            unsigned int s17 = ((unsigned int)(4 * 256));
+            unsigned int bin18 = ((s3[t15] > 0u) ? s16 : s17);
+            if ((bin18 < ((unsigned int)1024))) {
+                long long ix19 = ((long long)bin18);
+                atomicAdd(&bins0[ix19], s3[t15]);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket23 = 0u;
+        unsigned int ticket21 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket23 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket21 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last22[0] = (ticket23 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last20[0] = (ticket21 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last22[0]) {
+    if (last20[0]) {
         {
-            const patc_int t24 = threadIdx.x;
-            out[t24] = (0u + __ldcg(&bins0[t24]));
-            bins0[t24] = ((unsigned int)0);
+            const patc_int t22 = threadIdx.x;
+            out[t22] = (0u + __ldcg(&bins0[t22]));
+            bins0[t22] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -497,10 +500,9 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                         unsigned int msv56 = mssval14[(t54 + 384 * i55)];
                         unsigned int msbk57 = min(((msv56 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix58 = ((long long)msbk57);
-                        unsigned long long msdst59 = ((unsigned long long)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
-                        if ((msdst59 < ((unsigned long long)n))) {
-                            long long ix60 = ((long long)msdst59);
-                            out[ix60] = msv56;
+                        if ((((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55)))) < ((patc_uint)n))) {
+                            const patc_int msdst59 = ((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
+                            out[msdst59] = msv56;
                         }
                     }
                 }
@@ -513,30 +515,29 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                         unsigned int msv56 = mssval14[(t54 + 384 * i55)];
                         unsigned int msbk57 = min(((msv56 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix58 = ((long long)msbk57);
-                        unsigned long long msdst59 = ((unsigned long long)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
-                        if ((msdst59 < ((unsigned long long)n))) {
-                            long long ix60 = ((long long)msdst59);
-                            out[ix60] = msv56;
+                        if ((((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55)))) < ((patc_uint)n))) {
+                            const patc_int msdst59 = ((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
+                            out[msdst59] = msv56;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar61 = mspar8;
-        const patc_int msh62 = ((unsigned int)msctr2[(-mspar61 + 2)]);
+        const patc_int mspar60 = mspar8;
+        const patc_int msh61 = ((unsigned int)msctr2[(-mspar60 + 2)]);
         {
-            const patc_int t63 = threadIdx.x;
-            if (((b3 < 1) && (t63 < 1))) {
-                msctr2[(mspar61 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t62 = threadIdx.x;
+            if (((b3 < 1) && (t62 < 1))) {
+                msctr2[(mspar60 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi64 = ((unsigned int)(384 * b3 + t63 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi63 = ((unsigned int)(384 * b3 + t62 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi64 >= ((unsigned int)(256 * msh62)))) {
+                if ((mszi63 >= ((unsigned int)(256 * msh61)))) {
                     break;
                 }
-                const patc_int msz65 = mszi64;
-                msstate1[msz65] = 0u;
-                mszi64 = (mszi64 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz64 = mszi63;
+                msstate1[msz64] = 0u;
+                mszi63 = (mszi63 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -752,10 +753,9 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                         int msv56 = mssval14[(t54 + 384 * i55)];
                         unsigned int msbk57 = min((((((unsigned int)msv56) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix58 = ((long long)msbk57);
-                        unsigned long long msdst59 = ((unsigned long long)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
-                        if ((msdst59 < ((unsigned long long)n))) {
-                            long long ix60 = ((long long)msdst59);
-                            out[ix60] = msv56;
+                        if ((((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55)))) < ((patc_uint)n))) {
+                            const patc_int msdst59 = ((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
+                            out[msdst59] = msv56;
                         }
                     }
                 }
@@ -768,30 +768,29 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                         int msv56 = mssval14[(t54 + 384 * i55)];
                         unsigned int msbk57 = min((((((unsigned int)msv56) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix58 = ((long long)msbk57);
-                        unsigned long long msdst59 = ((unsigned long long)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
-                        if ((msdst59 < ((unsigned long long)n))) {
-                            long long ix60 = ((long long)msdst59);
-                            out[ix60] = msv56;
+                        if ((((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55)))) < ((patc_uint)n))) {
+                            const patc_int msdst59 = ((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
+                            out[msdst59] = msv56;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar61 = mspar8;
-        const patc_int msh62 = ((unsigned int)msctr2[(-mspar61 + 2)]);
+        const patc_int mspar60 = mspar8;
+        const patc_int msh61 = ((unsigned int)msctr2[(-mspar60 + 2)]);
         {
-            const patc_int t63 = threadIdx.x;
-            if (((b3 < 1) && (t63 < 1))) {
-                msctr2[(mspar61 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t62 = threadIdx.x;
+            if (((b3 < 1) && (t62 < 1))) {
+                msctr2[(mspar60 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi64 = ((unsigned int)(384 * b3 + t63 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi63 = ((unsigned int)(384 * b3 + t62 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi64 >= ((unsigned int)(256 * msh62)))) {
+                if ((mszi63 >= ((unsigned int)(256 * msh61)))) {
                     break;
                 }
-                const patc_int msz65 = mszi64;
-                msstate1[msz65] = 0u;
-                mszi64 = (mszi64 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz64 = mszi63;
+                msstate1[msz64] = 0u;
+                mszi63 = (mszi63 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -801,7 +800,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.u32
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate4: 256 * ((n + 6143) / 6144) x unsigned int, msctr5: 3 x unsigned long long
+ *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned int, msctr3: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -809,256 +808,246 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate4, unsigned long long *__restrict__ msctr5, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *lbdraw7 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist12 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase13 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart16 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval17 = (unsigned int *)(patc_smem + 14352);
+    unsigned long long *lbdraw5 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *mshist10 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval15 = (unsigned int *)(patc_smem + 14352);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned long long lbd8 = atomicAdd(&msctr5[0], 1ull);
-        if ((((unsigned int)lbd8) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
-            msctr5[0] = (((lbd8 >> 32u) << 32u) + 4294967296ull);
+        unsigned long long lbd6 = atomicAdd(&msctr3[0], 1ull);
+        if ((((unsigned int)lbd6) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            msctr3[0] = (((lbd6 >> 32u) << 32u) + 4294967296ull);
         }
-        lbdraw7[0] = lbd8;
+        lbdraw5[0] = lbd6;
     }
     __syncthreads();
-    unsigned int lbtile9 = ((unsigned int)lbdraw7[0]);
-    unsigned int lbepoch10 = (((unsigned int)(lbdraw7[0] >> 32u)) & 1073741823u);
+    unsigned int lbtile7 = ((unsigned int)lbdraw5[0]);
+    unsigned int lbepoch8 = (((unsigned int)(lbdraw5[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b6 = lbtile9;
-        unsigned int mspar11 = (lbepoch10 & 1u);
-        unsigned int msval14[16];
-        unsigned int msinfo15[16];
+        const patc_int b4 = lbtile7;
+        unsigned int mspar9 = (lbepoch8 & 1u);
+        unsigned int msval12[16];
+        unsigned int msinfo13[16];
         {
-            const patc_int t18 = threadIdx.x;
-            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
-                if (((t18 + 384 * i19) < 3072)) {
-                    mshist12[(t18 + 384 * i19)] = 0u;
+            const patc_int t16 = threadIdx.x;
+            for (patc_int i17 = 0; i17 < 8; i17 += 1) {
+                if (((t16 + 384 * i17) < 3072)) {
+                    mshist10[(t16 + 384 * i17)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b6 + 6143) < n)) {
+        if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = true;
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i21)];
+                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                    bool msok20 = true;
+                    unsigned int msx21 = 0u;
+                    if (msok20) {
+                        msx21 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i19)];
                     }
-                    unsigned int s24 = (~msx23);
-                    unsigned int s25 = (msx23 ^ 2147483648u);
-                    unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
-                    unsigned int msb27 = (msok22 ? min(((((msx23 == 2147483648u) ? 2147483648u : s26) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm28 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb27, 8u));
-                    unsigned int msrk29 = __popc((mspm28 & ((1u << lane) - 1u)));
-                    unsigned int msct30 = __popc(mspm28);
-                    long long ix31 = ((long long)msb27);
-                    unsigned int msh32 = 0u;
-                    if (msok22) {
-                        msh32 = mshist12[(256 * warp + ix31)];
+                    unsigned int s22 = (~0u);
+                    unsigned int msb23 = (msok20 ? min(((((msx21 | 2147483648u) ^ ((msx21 > 2147483648u) ? s22 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb23, 8u));
+                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
+                    unsigned int msct26 = __popc(mspm24);
+                    long long ix27 = ((long long)msb23);
+                    unsigned int msh28 = 0u;
+                    if (msok20) {
+                        msh28 = mshist10[(256 * warp + ix27)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk29 + 1u) == msct30))) {
-                        mshist12[(256 * warp + ix31)] = (msh32 + msct30);
+                    if ((msok20 && ((msrk25 + 1u) == msct26))) {
+                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
                     }
                     __syncwarp();
-                    msinfo15[i21] = ((msb27 << 16u) | (msh32 + msrk29));
-                    msval14[i21] = msx23;
+                    msinfo13[i19] = ((msb23 << 16u) | (msh28 + msrk25));
+                    msval12[i19] = msx21;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = ((lane + 512 * warp + 6144 * b6 + 32 * i21) < n);
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i21)];
+                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                    bool msok20 = ((lane + 512 * warp + 6144 * b4 + 32 * i19) < n);
+                    unsigned int msx21 = 0u;
+                    if (msok20) {
+                        msx21 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i19)];
                     }
-                    unsigned int s24 = (~msx23);
-                    unsigned int s25 = (msx23 ^ 2147483648u);
-                    unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
-                    unsigned int msb27 = (msok22 ? min(((((msx23 == 2147483648u) ? 2147483648u : s26) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm28 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb27, 8u));
-                    unsigned int msrk29 = __popc((mspm28 & ((1u << lane) - 1u)));
-                    unsigned int msct30 = __popc(mspm28);
-                    long long ix31 = ((long long)msb27);
-                    unsigned int msh32 = 0u;
-                    if (msok22) {
-                        msh32 = mshist12[(256 * warp + ix31)];
+                    unsigned int s22 = (~0u);
+                    unsigned int msb23 = (msok20 ? min(((((msx21 | 2147483648u) ^ ((msx21 > 2147483648u) ? s22 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb23, 8u));
+                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
+                    unsigned int msct26 = __popc(mspm24);
+                    long long ix27 = ((long long)msb23);
+                    unsigned int msh28 = 0u;
+                    if (msok20) {
+                        msh28 = mshist10[(256 * warp + ix27)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk29 + 1u) == msct30))) {
-                        mshist12[(256 * warp + ix31)] = (msh32 + msct30);
+                    if ((msok20 && ((msrk25 + 1u) == msct26))) {
+                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
                     }
                     __syncwarp();
-                    msinfo15[i21] = ((msb27 << 16u) | (msh32 + msrk29));
-                    msval14[i21] = msx23;
+                    msinfo13[i19] = ((msb23 << 16u) | (msh28 + msrk25));
+                    msval12[i19] = msx21;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t33 = threadIdx.x;
+            const patc_int t29 = threadIdx.x;
             {
-                const patc_int i34 = 0;
-                if (((t33 + 384 * i34) < 256)) {
-                    unsigned int msrun35 = 0u;
-                    for (patc_int i36 = 0; i36 < 12; i36 += 1) {
-                        unsigned int msc37 = mshist12[(t33 + 384 * i34 + 256 * i36)];
-                        mshist12[(t33 + 384 * i34 + 256 * i36)] = msrun35;
-                        msrun35 = (msrun35 + msc37);
+                const patc_int i30 = 0;
+                if (((t29 + 384 * i30) < 256)) {
+                    unsigned int msrun31 = 0u;
+                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
+                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
+                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
+                        msrun31 = (msrun31 + msc33);
                     }
-                    unsigned int mspre38 = 0u;
-                    if ((b6 < 1)) {
-                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 30u) | msrun35));
+                    unsigned int mspre34 = 0u;
+                    if ((b4 < 1)) {
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
                     }
-                    if ((!(b6 < 1))) {
-                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 29u) | msrun35));
-                        for (patc_int msd39 = 0; ; msd39 += 1) {
-                            unsigned int msw40;
-                            bool msfull41;
+                    if ((!(b4 < 1))) {
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
+                        for (patc_int msd35 = 0; ; msd35 += 1) {
+                            unsigned int msw36;
+                            bool msfull37;
                             for (;;) {
-                                msw40 = patc_peek32(&msstate4[(256 * b6 + t33 + 384 * i34 - 256 * msd39 - 256)]);
-                                msfull41 = ((msw40 >> 30u) == (2u | mspar11));
-                                if ((msfull41 || ((msw40 >> 29u) == (2u | mspar11)))) {
+                                msw36 = patc_peek32(&msstate2[(256 * b4 + t29 + 384 * i30 - 256 * msd35 - 256)]);
+                                msfull37 = ((msw36 >> 30u) == (2u | mspar9));
+                                if ((msfull37 || ((msw36 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre38 = (mspre38 + (msw40 & (msfull41 ? 1073741823u : 536870911u)));
-                            if (msfull41) {
+                            mspre34 = (mspre34 + (msw36 & (msfull37 ? 1073741823u : 536870911u)));
+                            if (msfull37) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 30u) | (mspre38 + msrun35)));
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | (mspre34 + msrun31)));
                     }
-                    msbase13[(t33 + 384 * i34)] = (offs[(t33 + 384 * i34)] + mspre38);
-                    mststart16[(t33 + 384 * i34)] = msrun35;
+                    msbase11[(t29 + 384 * i30)] = (offs[(t29 + 384 * i30)] + mspre34);
+                    mststart14[(t29 + 384 * i30)] = msrun31;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum43 = 0u;
-                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
-                    if (((8 * lane + i44) < 256)) {
-                        mssum43 = (mssum43 + mststart16[(8 * lane + i44)]);
+                unsigned int mssum39 = 0u;
+                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                    if (((8 * lane + i40) < 256)) {
+                        mssum39 = (mssum39 + mststart14[(8 * lane + i40)]);
                     }
                 }
-                unsigned int msinc45 = mssum43;
-                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc45, 1);
-                msinc45 = ((lane >= 1) ? (msinc45 + msup46) : msinc45);
-                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc45, 2);
-                msinc45 = ((lane >= 2) ? (msinc45 + msup47) : msinc45);
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc45, 4);
-                msinc45 = ((lane >= 4) ? (msinc45 + msup48) : msinc45);
-                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc45, 8);
-                msinc45 = ((lane >= 8) ? (msinc45 + msup49) : msinc45);
-                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc45, 16);
-                msinc45 = ((lane >= 16) ? (msinc45 + msup50) : msinc45);
-                unsigned int msat51 = (msinc45 - mssum43);
-                for (patc_int i52 = 0; i52 < 8; i52 += 1) {
-                    if (((8 * lane + i52) < 256)) {
-                        unsigned int mscb53 = mststart16[(8 * lane + i52)];
-                        mststart16[(8 * lane + i52)] = msat51;
-                        msbase13[(8 * lane + i52)] = (msbase13[(8 * lane + i52)] - msat51);
-                        msat51 = (msat51 + mscb53);
+                unsigned int msinc41 = mssum39;
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
+                msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
+                msinc41 = ((lane >= 2) ? (msinc41 + msup43) : msinc41);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc41, 4);
+                msinc41 = ((lane >= 4) ? (msinc41 + msup44) : msinc41);
+                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc41, 8);
+                msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
+                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
+                msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
+                unsigned int msat47 = (msinc41 - mssum39);
+                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
+                    if (((8 * lane + i48) < 256)) {
+                        unsigned int mscb49 = mststart14[(8 * lane + i48)];
+                        mststart14[(8 * lane + i48)] = msat47;
+                        msbase11[(8 * lane + i48)] = (msbase11[(8 * lane + i48)] - msat47);
+                        msat47 = (msat47 + mscb49);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b6 + 6143) < n)) {
+        if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
                     {
-                        unsigned int msi56 = msinfo15[i55];
-                        unsigned int msbk57 = (msi56 >> 16u);
-                        long long ix58 = ((long long)msbk57);
-                        long long ix59 = ((long long)(mststart16[ix58] + (mshist12[(256 * warp + ix58)] + (msi56 & 65535u))));
-                        mssval17[ix59] = msval14[i55];
+                        unsigned int msi52 = msinfo13[i51];
+                        unsigned int msbk53 = (msi52 >> 16u);
+                        long long ix54 = ((long long)msbk53);
+                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
+                        mssval15[ix55] = msval12[i51];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
-                    if (((lane + 512 * warp + 6144 * b6 + 32 * i55) < n)) {
-                        unsigned int msi56 = msinfo15[i55];
-                        unsigned int msbk57 = (msi56 >> 16u);
-                        long long ix58 = ((long long)msbk57);
-                        long long ix59 = ((long long)(mststart16[ix58] + (mshist12[(256 * warp + ix58)] + (msi56 & 65535u))));
-                        mssval17[ix59] = msval14[i55];
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i51) < n)) {
+                        unsigned int msi52 = msinfo13[i51];
+                        unsigned int msbk53 = (msi52 >> 16u);
+                        long long ix54 = ((long long)msbk53);
+                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
+                        mssval15[ix55] = msval12[i51];
                     }
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b6 + 6143) < n)) {
+        if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t60 = threadIdx.x;
-                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                const patc_int t56 = threadIdx.x;
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
                     {
-                        unsigned int msv62 = mssval17[(t60 + 384 * i61)];
-                        unsigned int s63 = (~msv62);
-                        unsigned int s64 = (msv62 ^ 2147483648u);
-                        unsigned int s65 = (((msv62 & 2147483648u) != 0u) ? s63 : s64);
-                        unsigned int msbk66 = min(((((msv62 == 2147483648u) ? 2147483648u : s65) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix67 = ((long long)msbk66);
-                        unsigned long long msdst68 = ((unsigned long long)(msbase13[ix67] + ((unsigned int)(t60 + 384 * i61))));
-                        if ((msdst68 < ((unsigned long long)n))) {
-                            long long ix69 = ((long long)msdst68);
-                            out[ix69] = msv62;
+                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
+                        unsigned int s59 = (~0u);
+                        unsigned int msbk60 = min(((((msv58 | 2147483648u) ^ ((msv58 > 2147483648u) ? s59 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix61 = ((long long)msbk60);
+                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
+                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                            out[msdst62] = msv58;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t60 = threadIdx.x;
-                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
-                    if (((6144 * b6 + t60 + 384 * i61) < n)) {
-                        unsigned int msv62 = mssval17[(t60 + 384 * i61)];
-                        unsigned int s63 = (~msv62);
-                        unsigned int s64 = (msv62 ^ 2147483648u);
-                        unsigned int s65 = (((msv62 & 2147483648u) != 0u) ? s63 : s64);
-                        unsigned int msbk66 = min(((((msv62 == 2147483648u) ? 2147483648u : s65) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix67 = ((long long)msbk66);
-                        unsigned long long msdst68 = ((unsigned long long)(msbase13[ix67] + ((unsigned int)(t60 + 384 * i61))));
-                        if ((msdst68 < ((unsigned long long)n))) {
-                            long long ix69 = ((long long)msdst68);
-                            out[ix69] = msv62;
+                const patc_int t56 = threadIdx.x;
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                    if (((6144 * b4 + t56 + 384 * i57) < n)) {
+                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
+                        unsigned int s59 = (~0u);
+                        unsigned int msbk60 = min(((((msv58 | 2147483648u) ^ ((msv58 > 2147483648u) ? s59 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix61 = ((long long)msbk60);
+                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
+                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                            out[msdst62] = msv58;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar70 = mspar11;
-        const patc_int msh71 = ((unsigned int)msctr5[(-mspar70 + 2)]);
+        const patc_int mspar63 = mspar9;
+        const patc_int msh64 = ((unsigned int)msctr3[(-mspar63 + 2)]);
         {
-            const patc_int t72 = threadIdx.x;
-            if (((b6 < 1) && (t72 < 1))) {
-                msctr5[(mspar70 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t65 = threadIdx.x;
+            if (((b4 < 1) && (t65 < 1))) {
+                msctr3[(mspar63 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi73 = ((unsigned int)(384 * b6 + t72 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi66 = ((unsigned int)(384 * b4 + t65 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi73 >= ((unsigned int)(256 * msh71)))) {
+                if ((mszi66 >= ((unsigned int)(256 * msh64)))) {
                     break;
                 }
-                const patc_int msz74 = mszi73;
-                msstate4[msz74] = 0u;
-                mszi73 = (mszi73 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz67 = mszi66;
+                msstate2[msz67] = 0u;
+                mszi66 = (mszi66 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -2307,172 +2296,168 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
 extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey5 = (unsigned int *)(patc_smem + 0);
-    unsigned int *sthist8 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 49280);
-    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stkey6 = (unsigned int *)(patc_smem + 65792);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist6 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo5 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum7 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 65792);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b4 = blockIdx.x;
-        if (((4096 * b4 + 4095) < n)) {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
                     {
-                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
-                    if (((4096 * b4 + t10 + 1024 * i11) < n)) {
-                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
+                    if (((4096 * b2 + t8 + 1024 * i9) < n)) {
+                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         }
         {
-            const patc_int t12 = threadIdx.x;
-            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
-                if (((t12 + 1024 * i13) < 8224)) {
-                    sthist8[(t12 + 1024 * i13)] = 0u;
+            const patc_int t10 = threadIdx.x;
+            for (patc_int i11 = 0; i11 < 9; i11 += 1) {
+                if (((t10 + 1024 * i11) < 8224)) {
+                    sthist6[(t10 + 1024 * i11)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
                     {
-                        bool stok16 = true;
-                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                        bool stok14 = true;
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? (((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u)) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
-                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i13) < n)) {
+                        bool stok14 = ((lane + 128 * warp + 4096 * b2 + 32 * i13) < n);
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? (((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u)) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t26 = threadIdx.x;
-            unsigned int stsum27 = 0u;
-            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
-                stsum27 = (stsum27 + sthist8[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
+            const patc_int t22 = threadIdx.x;
+            unsigned int stsum23 = 0u;
+            for (patc_int i24 = 0; i24 < 8; i24 += 1) {
+                stsum23 = (stsum23 + sthist6[(2056 * t22 + 257 * i24 - 8223 * ((8 * t22 + i24) / 32))]);
             }
-            unsigned int stinc29 = stsum27;
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
-            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
-            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
-            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
-            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
-            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
-            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
-            unsigned int stat35 = (stinc29 - stsum27);
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                unsigned int stcb37 = sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
-                sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
-                stat35 = (stat35 + stcb37);
+            unsigned int stinc25 = stsum23;
+            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc25, 1);
+            stinc25 = ((lane >= 1) ? (stinc25 + stup26) : stinc25);
+            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc25, 2);
+            stinc25 = ((lane >= 2) ? (stinc25 + stup27) : stinc25);
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc25, 4);
+            stinc25 = ((lane >= 4) ? (stinc25 + stup28) : stinc25);
+            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc25, 8);
+            stinc25 = ((lane >= 8) ? (stinc25 + stup29) : stinc25);
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc25, 16);
+            stinc25 = ((lane >= 16) ? (stinc25 + stup30) : stinc25);
+            unsigned int stat31 = (stinc25 - stsum23);
+            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
+                unsigned int stcb33 = sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))];
+                sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))] = stat31;
+                stat31 = (stat31 + stcb33);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc29;
+                stwsum7[warp] = stinc25;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw39 = 0u;
+                unsigned int stw35 = 0u;
                 if ((lane < 32)) {
-                    stw39 = stwsum9[lane];
+                    stw35 = stwsum7[lane];
                 }
-                unsigned int stwinc40 = stw39;
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
-                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
-                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
-                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
-                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
-                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
-                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
+                unsigned int stwinc36 = stw35;
+                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc36, 1);
+                stwinc36 = ((lane >= 1) ? (stwinc36 + stup37) : stwinc36);
+                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc36, 2);
+                stwinc36 = ((lane >= 2) ? (stwinc36 + stup38) : stwinc36);
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc36, 4);
+                stwinc36 = ((lane >= 4) ? (stwinc36 + stup39) : stwinc36);
+                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc36, 8);
+                stwinc36 = ((lane >= 8) ? (stwinc36 + stup40) : stwinc36);
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc36, 16);
+                stwinc36 = ((lane >= 16) ? (stwinc36 + stup41) : stwinc36);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc40 - stw39);
+                    stwsum7[lane] = (stwinc36 - stw35);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
                     {
-                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i47) < n)) {
-                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i43) < n)) {
+                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
@@ -2480,143 +2465,139 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         }
         __syncthreads();
         {
-            const patc_int t52 = threadIdx.x;
-            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
-                if (((t52 + 1024 * i53) < 8224)) {
-                    sthist8[(t52 + 1024 * i53)] = 0u;
+            const patc_int t48 = threadIdx.x;
+            for (patc_int i49 = 0; i49 < 9; i49 += 1) {
+                if (((t48 + 1024 * i49) < 8224)) {
+                    sthist6[(t48 + 1024 * i49)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
                     {
-                        bool stok56 = true;
-                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                        bool stok52 = true;
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? ((((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
-                        bool stok56 = ((lane + 128 * warp + 4096 * b4 + 32 * i55) < n);
-                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i51) < n)) {
+                        bool stok52 = ((lane + 128 * warp + 4096 * b2 + 32 * i51) < n);
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? ((((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t66 = threadIdx.x;
-            unsigned int stsum67 = 0u;
-            for (patc_int i68 = 0; i68 < 8; i68 += 1) {
-                stsum67 = (stsum67 + sthist8[(2056 * t66 + 257 * i68 - 8223 * ((8 * t66 + i68) / 32))]);
+            const patc_int t60 = threadIdx.x;
+            unsigned int stsum61 = 0u;
+            for (patc_int i62 = 0; i62 < 8; i62 += 1) {
+                stsum61 = (stsum61 + sthist6[(2056 * t60 + 257 * i62 - 8223 * ((8 * t60 + i62) / 32))]);
             }
-            unsigned int stinc69 = stsum67;
-            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc69, 1);
-            stinc69 = ((lane >= 1) ? (stinc69 + stup70) : stinc69);
-            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc69, 2);
-            stinc69 = ((lane >= 2) ? (stinc69 + stup71) : stinc69);
-            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc69, 4);
-            stinc69 = ((lane >= 4) ? (stinc69 + stup72) : stinc69);
-            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc69, 8);
-            stinc69 = ((lane >= 8) ? (stinc69 + stup73) : stinc69);
-            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc69, 16);
-            stinc69 = ((lane >= 16) ? (stinc69 + stup74) : stinc69);
-            unsigned int stat75 = (stinc69 - stsum67);
-            for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                unsigned int stcb77 = sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))];
-                sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))] = stat75;
-                stat75 = (stat75 + stcb77);
+            unsigned int stinc63 = stsum61;
+            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc63, 1);
+            stinc63 = ((lane >= 1) ? (stinc63 + stup64) : stinc63);
+            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc63, 2);
+            stinc63 = ((lane >= 2) ? (stinc63 + stup65) : stinc63);
+            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc63, 4);
+            stinc63 = ((lane >= 4) ? (stinc63 + stup66) : stinc63);
+            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc63, 8);
+            stinc63 = ((lane >= 8) ? (stinc63 + stup67) : stinc63);
+            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc63, 16);
+            stinc63 = ((lane >= 16) ? (stinc63 + stup68) : stinc63);
+            unsigned int stat69 = (stinc63 - stsum61);
+            for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                unsigned int stcb71 = sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))];
+                sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))] = stat69;
+                stat69 = (stat69 + stcb71);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc69;
+                stwsum7[warp] = stinc63;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw79 = 0u;
+                unsigned int stw73 = 0u;
                 if ((lane < 32)) {
-                    stw79 = stwsum9[lane];
+                    stw73 = stwsum7[lane];
                 }
-                unsigned int stwinc80 = stw79;
-                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc80, 1);
-                stwinc80 = ((lane >= 1) ? (stwinc80 + stup81) : stwinc80);
-                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc80, 2);
-                stwinc80 = ((lane >= 2) ? (stwinc80 + stup82) : stwinc80);
-                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc80, 4);
-                stwinc80 = ((lane >= 4) ? (stwinc80 + stup83) : stwinc80);
-                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc80, 8);
-                stwinc80 = ((lane >= 8) ? (stwinc80 + stup84) : stwinc80);
-                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc80, 16);
-                stwinc80 = ((lane >= 16) ? (stwinc80 + stup85) : stwinc80);
+                unsigned int stwinc74 = stw73;
+                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc74, 1);
+                stwinc74 = ((lane >= 1) ? (stwinc74 + stup75) : stwinc74);
+                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc74, 2);
+                stwinc74 = ((lane >= 2) ? (stwinc74 + stup76) : stwinc74);
+                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc74, 4);
+                stwinc74 = ((lane >= 4) ? (stwinc74 + stup77) : stwinc74);
+                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc74, 8);
+                stwinc74 = ((lane >= 8) ? (stwinc74 + stup78) : stwinc74);
+                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc74, 16);
+                stwinc74 = ((lane >= 16) ? (stwinc74 + stup79) : stwinc74);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc80 - stw79);
+                    stwsum7[lane] = (stwinc74 - stw73);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
+                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
                     {
-                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
+                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i87) < n)) {
-                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
+                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i81) < n)) {
+                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
                         }
                     }
                 }
@@ -2624,143 +2605,139 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         }
         __syncthreads();
         {
-            const patc_int t92 = threadIdx.x;
-            for (patc_int i93 = 0; i93 < 9; i93 += 1) {
-                if (((t92 + 1024 * i93) < 8224)) {
-                    sthist8[(t92 + 1024 * i93)] = 0u;
+            const patc_int t86 = threadIdx.x;
+            for (patc_int i87 = 0; i87 < 9; i87 += 1) {
+                if (((t86 + 1024 * i87) < 8224)) {
+                    sthist6[(t86 + 1024 * i87)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
                     {
-                        bool stok96 = true;
-                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                        bool stok90 = true;
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? ((((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i95) < n)) {
-                        bool stok96 = ((lane + 128 * warp + 4096 * b4 + 32 * i95) < n);
-                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i89) < n)) {
+                        bool stok90 = ((lane + 128 * warp + 4096 * b2 + 32 * i89) < n);
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? ((((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t106 = threadIdx.x;
-            unsigned int stsum107 = 0u;
+            const patc_int t98 = threadIdx.x;
+            unsigned int stsum99 = 0u;
+            for (patc_int i100 = 0; i100 < 8; i100 += 1) {
+                stsum99 = (stsum99 + sthist6[(2056 * t98 + 257 * i100 - 8223 * ((8 * t98 + i100) / 32))]);
+            }
+            unsigned int stinc101 = stsum99;
+            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc101, 1);
+            stinc101 = ((lane >= 1) ? (stinc101 + stup102) : stinc101);
+            unsigned int stup103 = __shfl_up_sync(0xffffffffu, stinc101, 2);
+            stinc101 = ((lane >= 2) ? (stinc101 + stup103) : stinc101);
+            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc101, 4);
+            stinc101 = ((lane >= 4) ? (stinc101 + stup104) : stinc101);
+            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc101, 8);
+            stinc101 = ((lane >= 8) ? (stinc101 + stup105) : stinc101);
+            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc101, 16);
+            stinc101 = ((lane >= 16) ? (stinc101 + stup106) : stinc101);
+            unsigned int stat107 = (stinc101 - stsum99);
             for (patc_int i108 = 0; i108 < 8; i108 += 1) {
-                stsum107 = (stsum107 + sthist8[(2056 * t106 + 257 * i108 - 8223 * ((8 * t106 + i108) / 32))]);
-            }
-            unsigned int stinc109 = stsum107;
-            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc109, 1);
-            stinc109 = ((lane >= 1) ? (stinc109 + stup110) : stinc109);
-            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc109, 2);
-            stinc109 = ((lane >= 2) ? (stinc109 + stup111) : stinc109);
-            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc109, 4);
-            stinc109 = ((lane >= 4) ? (stinc109 + stup112) : stinc109);
-            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc109, 8);
-            stinc109 = ((lane >= 8) ? (stinc109 + stup113) : stinc109);
-            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc109, 16);
-            stinc109 = ((lane >= 16) ? (stinc109 + stup114) : stinc109);
-            unsigned int stat115 = (stinc109 - stsum107);
-            for (patc_int i116 = 0; i116 < 8; i116 += 1) {
-                unsigned int stcb117 = sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))];
-                sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))] = stat115;
-                stat115 = (stat115 + stcb117);
+                unsigned int stcb109 = sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))];
+                sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))] = stat107;
+                stat107 = (stat107 + stcb109);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc109;
+                stwsum7[warp] = stinc101;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw119 = 0u;
+                unsigned int stw111 = 0u;
                 if ((lane < 32)) {
-                    stw119 = stwsum9[lane];
+                    stw111 = stwsum7[lane];
                 }
-                unsigned int stwinc120 = stw119;
-                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc120, 1);
-                stwinc120 = ((lane >= 1) ? (stwinc120 + stup121) : stwinc120);
-                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc120, 2);
-                stwinc120 = ((lane >= 2) ? (stwinc120 + stup122) : stwinc120);
-                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc120, 4);
-                stwinc120 = ((lane >= 4) ? (stwinc120 + stup123) : stwinc120);
-                unsigned int stup124 = __shfl_up_sync(0xffffffffu, stwinc120, 8);
-                stwinc120 = ((lane >= 8) ? (stwinc120 + stup124) : stwinc120);
-                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc120, 16);
-                stwinc120 = ((lane >= 16) ? (stwinc120 + stup125) : stwinc120);
+                unsigned int stwinc112 = stw111;
+                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc112, 1);
+                stwinc112 = ((lane >= 1) ? (stwinc112 + stup113) : stwinc112);
+                unsigned int stup114 = __shfl_up_sync(0xffffffffu, stwinc112, 2);
+                stwinc112 = ((lane >= 2) ? (stwinc112 + stup114) : stwinc112);
+                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc112, 4);
+                stwinc112 = ((lane >= 4) ? (stwinc112 + stup115) : stwinc112);
+                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc112, 8);
+                stwinc112 = ((lane >= 8) ? (stwinc112 + stup116) : stwinc112);
+                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc112, 16);
+                stwinc112 = ((lane >= 16) ? (stwinc112 + stup117) : stwinc112);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc120 - stw119);
+                    stwsum7[lane] = (stwinc112 - stw111);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
                     {
-                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
+                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i127) < n)) {
-                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i119) < n)) {
+                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
                         }
                     }
                 }
@@ -2768,164 +2745,160 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
         }
         __syncthreads();
         {
-            const patc_int t132 = threadIdx.x;
-            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
-                if (((t132 + 1024 * i133) < 8224)) {
-                    sthist8[(t132 + 1024 * i133)] = 0u;
+            const patc_int t124 = threadIdx.x;
+            for (patc_int i125 = 0; i125 < 9; i125 += 1) {
+                if (((t124 + 1024 * i125) < 8224)) {
+                    sthist6[(t124 + 1024 * i125)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
                     {
-                        bool stok136 = true;
-                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                        bool stok128 = true;
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? ((((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i135) < n)) {
-                        bool stok136 = ((lane + 128 * warp + 4096 * b4 + 32 * i135) < n);
-                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i127) < n)) {
+                        bool stok128 = ((lane + 128 * warp + 4096 * b2 + 32 * i127) < n);
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? ((((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t146 = threadIdx.x;
-            unsigned int stsum147 = 0u;
-            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
-                stsum147 = (stsum147 + sthist8[(2056 * t146 + 257 * i148 - 8223 * ((8 * t146 + i148) / 32))]);
+            const patc_int t136 = threadIdx.x;
+            unsigned int stsum137 = 0u;
+            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
+                stsum137 = (stsum137 + sthist6[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
             }
-            unsigned int stinc149 = stsum147;
-            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc149, 1);
-            stinc149 = ((lane >= 1) ? (stinc149 + stup150) : stinc149);
-            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc149, 2);
-            stinc149 = ((lane >= 2) ? (stinc149 + stup151) : stinc149);
-            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc149, 4);
-            stinc149 = ((lane >= 4) ? (stinc149 + stup152) : stinc149);
-            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc149, 8);
-            stinc149 = ((lane >= 8) ? (stinc149 + stup153) : stinc149);
-            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc149, 16);
-            stinc149 = ((lane >= 16) ? (stinc149 + stup154) : stinc149);
-            unsigned int stat155 = (stinc149 - stsum147);
-            for (patc_int i156 = 0; i156 < 8; i156 += 1) {
-                unsigned int stcb157 = sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))];
-                sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))] = stat155;
-                stat155 = (stat155 + stcb157);
+            unsigned int stinc139 = stsum137;
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
+            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
+            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
+            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
+            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
+            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
+            unsigned int stat145 = (stinc139 - stsum137);
+            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
+                unsigned int stcb147 = sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
+                sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
+                stat145 = (stat145 + stcb147);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc149;
+                stwsum7[warp] = stinc139;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw159 = 0u;
+                unsigned int stw149 = 0u;
                 if ((lane < 32)) {
-                    stw159 = stwsum9[lane];
+                    stw149 = stwsum7[lane];
                 }
-                unsigned int stwinc160 = stw159;
-                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc160, 1);
-                stwinc160 = ((lane >= 1) ? (stwinc160 + stup161) : stwinc160);
-                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc160, 2);
-                stwinc160 = ((lane >= 2) ? (stwinc160 + stup162) : stwinc160);
-                unsigned int stup163 = __shfl_up_sync(0xffffffffu, stwinc160, 4);
-                stwinc160 = ((lane >= 4) ? (stwinc160 + stup163) : stwinc160);
-                unsigned int stup164 = __shfl_up_sync(0xffffffffu, stwinc160, 8);
-                stwinc160 = ((lane >= 8) ? (stwinc160 + stup164) : stwinc160);
-                unsigned int stup165 = __shfl_up_sync(0xffffffffu, stwinc160, 16);
-                stwinc160 = ((lane >= 16) ? (stwinc160 + stup165) : stwinc160);
+                unsigned int stwinc150 = stw149;
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
+                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
+                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
+                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
+                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
+                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc160 - stw159);
+                    stwsum7[lane] = (stwinc150 - stw149);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
                     {
-                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
+                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i167) < n)) {
-                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i157) < n)) {
+                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
                     {
-                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
-                    if (((4096 * b4 + t172 + 1024 * i173) < n)) {
-                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
+                    if (((4096 * b2 + t162 + 1024 * i163) < n)) {
+                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }

@@ -5,6 +5,11 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
+#ifdef PATC_INDEX32
+typedef unsigned int patc_uint;
+#else
+typedef unsigned long long patc_uint;
+#endif
 /* lookback's flags of values wider than 32 bits, and multisplit's tile words: relaxed 32-bit words */
 static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
 static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
@@ -228,11 +233,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                         unsigned int msv59 = mssval216[(t56 + 384 * i57)];
                         unsigned int msbk60 = min(((msv58 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix61 = ((long long)msbk60);
-                        unsigned long long msdst62 = ((unsigned long long)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                        if ((msdst62 < ((unsigned long long)n))) {
-                            long long ix63 = ((long long)msdst62);
-                            out0[ix63] = msv58;
-                            out1[ix63] = msv59;
+                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
+                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                            out0[msdst62] = msv58;
+                            out1[msdst62] = msv59;
                         }
                     }
                 }
@@ -246,31 +250,30 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                         unsigned int msv59 = mssval216[(t56 + 384 * i57)];
                         unsigned int msbk60 = min(((msv58 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix61 = ((long long)msbk60);
-                        unsigned long long msdst62 = ((unsigned long long)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                        if ((msdst62 < ((unsigned long long)n))) {
-                            long long ix63 = ((long long)msdst62);
-                            out0[ix63] = msv58;
-                            out1[ix63] = msv59;
+                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
+                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                            out0[msdst62] = msv58;
+                            out1[msdst62] = msv59;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar64 = mspar9;
-        const patc_int msh65 = ((unsigned int)msctr3[(-mspar64 + 2)]);
+        const patc_int mspar63 = mspar9;
+        const patc_int msh64 = ((unsigned int)msctr3[(-mspar63 + 2)]);
         {
-            const patc_int t66 = threadIdx.x;
-            if (((b4 < 1) && (t66 < 1))) {
-                msctr3[(mspar64 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t65 = threadIdx.x;
+            if (((b4 < 1) && (t65 < 1))) {
+                msctr3[(mspar63 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi67 = ((unsigned int)(384 * b4 + t66 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi66 = ((unsigned int)(384 * b4 + t65 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi67 >= ((unsigned int)(256 * msh65)))) {
+                if ((mszi66 >= ((unsigned int)(256 * msh64)))) {
                     break;
                 }
-                const patc_int msz68 = mszi67;
-                msstate2[msz68] = 0u;
-                mszi67 = (mszi67 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz67 = mszi66;
+                msstate2[msz67] = 0u;
+                mszi66 = (mszi66 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -491,11 +494,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                         unsigned int msv59 = mssval216[(t56 + 384 * i57)];
                         unsigned int msbk60 = min((((((unsigned int)msv58) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix61 = ((long long)msbk60);
-                        unsigned long long msdst62 = ((unsigned long long)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                        if ((msdst62 < ((unsigned long long)n))) {
-                            long long ix63 = ((long long)msdst62);
-                            out0[ix63] = msv58;
-                            out1[ix63] = msv59;
+                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
+                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                            out0[msdst62] = msv58;
+                            out1[msdst62] = msv59;
                         }
                     }
                 }
@@ -509,31 +511,30 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                         unsigned int msv59 = mssval216[(t56 + 384 * i57)];
                         unsigned int msbk60 = min((((((unsigned int)msv58) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
                         long long ix61 = ((long long)msbk60);
-                        unsigned long long msdst62 = ((unsigned long long)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                        if ((msdst62 < ((unsigned long long)n))) {
-                            long long ix63 = ((long long)msdst62);
-                            out0[ix63] = msv58;
-                            out1[ix63] = msv59;
+                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
+                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                            out0[msdst62] = msv58;
+                            out1[msdst62] = msv59;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar64 = mspar9;
-        const patc_int msh65 = ((unsigned int)msctr3[(-mspar64 + 2)]);
+        const patc_int mspar63 = mspar9;
+        const patc_int msh64 = ((unsigned int)msctr3[(-mspar63 + 2)]);
         {
-            const patc_int t66 = threadIdx.x;
-            if (((b4 < 1) && (t66 < 1))) {
-                msctr3[(mspar64 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t65 = threadIdx.x;
+            if (((b4 < 1) && (t65 < 1))) {
+                msctr3[(mspar63 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi67 = ((unsigned int)(384 * b4 + t66 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi66 = ((unsigned int)(384 * b4 + t65 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi67 >= ((unsigned int)(256 * msh65)))) {
+                if ((mszi66 >= ((unsigned int)(256 * msh64)))) {
                     break;
                 }
-                const patc_int msz68 = mszi67;
-                msstate2[msz68] = 0u;
-                mszi67 = (mszi67 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz67 = mszi66;
+                msstate2[msz67] = 0u;
+                mszi66 = (mszi66 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -544,7 +545,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
  *   nat parameters:  n
  *   outputs:         out0: n.u32 (n x unsigned int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate5: 256 * ((n + 6143) / 6144) x unsigned int, msctr6: 3 x unsigned long long
+ *   scratch:         msstate3: 256 * ((n + 6143) / 6144) x unsigned int, msctr4: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -552,263 +553,253 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate5, unsigned long long *__restrict__ msctr6, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate3, unsigned long long *__restrict__ msctr4, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *lbdraw8 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist13 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase14 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart17 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval18 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval219 = (unsigned int *)(patc_smem + 38928);
+    unsigned long long *lbdraw6 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *mshist11 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase12 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart15 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval16 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned long long lbd9 = atomicAdd(&msctr6[0], 1ull);
-        if ((((unsigned int)lbd9) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
-            msctr6[0] = (((lbd9 >> 32u) << 32u) + 4294967296ull);
+        unsigned long long lbd7 = atomicAdd(&msctr4[0], 1ull);
+        if ((((unsigned int)lbd7) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            msctr4[0] = (((lbd7 >> 32u) << 32u) + 4294967296ull);
         }
-        lbdraw8[0] = lbd9;
+        lbdraw6[0] = lbd7;
     }
     __syncthreads();
-    unsigned int lbtile10 = ((unsigned int)lbdraw8[0]);
-    unsigned int lbepoch11 = (((unsigned int)(lbdraw8[0] >> 32u)) & 1073741823u);
+    unsigned int lbtile8 = ((unsigned int)lbdraw6[0]);
+    unsigned int lbepoch9 = (((unsigned int)(lbdraw6[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b7 = lbtile10;
-        unsigned int mspar12 = (lbepoch11 & 1u);
-        unsigned int msval15[16];
-        unsigned int msinfo16[16];
+        const patc_int b5 = lbtile8;
+        unsigned int mspar10 = (lbepoch9 & 1u);
+        unsigned int msval13[16];
+        unsigned int msinfo14[16];
         {
-            const patc_int t20 = threadIdx.x;
-            for (patc_int i21 = 0; i21 < 8; i21 += 1) {
-                if (((t20 + 384 * i21) < 3072)) {
-                    mshist13[(t20 + 384 * i21)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist11[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b7 + 6143) < n)) {
+        if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = true;
-                    unsigned int msx25 = 0u;
-                    if (msok24) {
-                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i21)];
                     }
-                    unsigned int s26 = (~msx25);
-                    unsigned int s27 = (msx25 ^ 2147483648u);
-                    unsigned int s28 = (((msx25 & 2147483648u) != 0u) ? s26 : s27);
-                    unsigned int msb29 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s28) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm30 = (__ballot_sync(0xffffffffu, msok24) & patc_match_bits(msb29, 8u));
-                    unsigned int msrk31 = __popc((mspm30 & ((1u << lane) - 1u)));
-                    unsigned int msct32 = __popc(mspm30);
-                    long long ix33 = ((long long)msb29);
-                    unsigned int msh34 = 0u;
-                    if (msok24) {
-                        msh34 = mshist13[(256 * warp + ix33)];
+                    unsigned int s24 = (~0u);
+                    unsigned int msb25 = (msok22 ? min(((((msx23 | 2147483648u) ^ ((msx23 > 2147483648u) ? s24 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm26 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb25, 8u));
+                    unsigned int msrk27 = __popc((mspm26 & ((1u << lane) - 1u)));
+                    unsigned int msct28 = __popc(mspm26);
+                    long long ix29 = ((long long)msb25);
+                    unsigned int msh30 = 0u;
+                    if (msok22) {
+                        msh30 = mshist11[(256 * warp + ix29)];
                     }
                     __syncwarp();
-                    if ((msok24 && ((msrk31 + 1u) == msct32))) {
-                        mshist13[(256 * warp + ix33)] = (msh34 + msct32);
+                    if ((msok22 && ((msrk27 + 1u) == msct28))) {
+                        mshist11[(256 * warp + ix29)] = (msh30 + msct28);
                     }
                     __syncwarp();
-                    msinfo16[i23] = ((msb29 << 16u) | (msh34 + msrk31));
-                    msval15[i23] = msx25;
+                    msinfo14[i21] = ((msb25 << 16u) | (msh30 + msrk27));
+                    msval13[i21] = msx23;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = ((lane + 512 * warp + 6144 * b7 + 32 * i23) < n);
-                    unsigned int msx25 = 0u;
-                    if (msok24) {
-                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b5 + 32 * i21) < n);
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i21)];
                     }
-                    unsigned int s26 = (~msx25);
-                    unsigned int s27 = (msx25 ^ 2147483648u);
-                    unsigned int s28 = (((msx25 & 2147483648u) != 0u) ? s26 : s27);
-                    unsigned int msb29 = (msok24 ? min(((((msx25 == 2147483648u) ? 2147483648u : s28) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm30 = (__ballot_sync(0xffffffffu, msok24) & patc_match_bits(msb29, 8u));
-                    unsigned int msrk31 = __popc((mspm30 & ((1u << lane) - 1u)));
-                    unsigned int msct32 = __popc(mspm30);
-                    long long ix33 = ((long long)msb29);
-                    unsigned int msh34 = 0u;
-                    if (msok24) {
-                        msh34 = mshist13[(256 * warp + ix33)];
+                    unsigned int s24 = (~0u);
+                    unsigned int msb25 = (msok22 ? min(((((msx23 | 2147483648u) ^ ((msx23 > 2147483648u) ? s24 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm26 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb25, 8u));
+                    unsigned int msrk27 = __popc((mspm26 & ((1u << lane) - 1u)));
+                    unsigned int msct28 = __popc(mspm26);
+                    long long ix29 = ((long long)msb25);
+                    unsigned int msh30 = 0u;
+                    if (msok22) {
+                        msh30 = mshist11[(256 * warp + ix29)];
                     }
                     __syncwarp();
-                    if ((msok24 && ((msrk31 + 1u) == msct32))) {
-                        mshist13[(256 * warp + ix33)] = (msh34 + msct32);
+                    if ((msok22 && ((msrk27 + 1u) == msct28))) {
+                        mshist11[(256 * warp + ix29)] = (msh30 + msct28);
                     }
                     __syncwarp();
-                    msinfo16[i23] = ((msb29 << 16u) | (msh34 + msrk31));
-                    msval15[i23] = msx25;
+                    msinfo14[i21] = ((msb25 << 16u) | (msh30 + msrk27));
+                    msval13[i21] = msx23;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
+            const patc_int t31 = threadIdx.x;
             {
-                const patc_int i36 = 0;
-                if (((t35 + 384 * i36) < 256)) {
-                    unsigned int msrun37 = 0u;
-                    for (patc_int i38 = 0; i38 < 12; i38 += 1) {
-                        unsigned int msc39 = mshist13[(t35 + 384 * i36 + 256 * i38)];
-                        mshist13[(t35 + 384 * i36 + 256 * i38)] = msrun37;
-                        msrun37 = (msrun37 + msc39);
+                const patc_int i32 = 0;
+                if (((t31 + 384 * i32) < 256)) {
+                    unsigned int msrun33 = 0u;
+                    for (patc_int i34 = 0; i34 < 12; i34 += 1) {
+                        unsigned int msc35 = mshist11[(t31 + 384 * i32 + 256 * i34)];
+                        mshist11[(t31 + 384 * i32 + 256 * i34)] = msrun33;
+                        msrun33 = (msrun33 + msc35);
                     }
-                    unsigned int mspre40 = 0u;
-                    if ((b7 < 1)) {
-                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 30u) | msrun37));
+                    unsigned int mspre36 = 0u;
+                    if ((b5 < 1)) {
+                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 30u) | msrun33));
                     }
-                    if ((!(b7 < 1))) {
-                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 29u) | msrun37));
-                        for (patc_int msd41 = 0; ; msd41 += 1) {
-                            unsigned int msw42;
-                            bool msfull43;
+                    if ((!(b5 < 1))) {
+                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 29u) | msrun33));
+                        for (patc_int msd37 = 0; ; msd37 += 1) {
+                            unsigned int msw38;
+                            bool msfull39;
                             for (;;) {
-                                msw42 = patc_peek32(&msstate5[(256 * b7 + t35 + 384 * i36 - 256 * msd41 - 256)]);
-                                msfull43 = ((msw42 >> 30u) == (2u | mspar12));
-                                if ((msfull43 || ((msw42 >> 29u) == (2u | mspar12)))) {
+                                msw38 = patc_peek32(&msstate3[(256 * b5 + t31 + 384 * i32 - 256 * msd37 - 256)]);
+                                msfull39 = ((msw38 >> 30u) == (2u | mspar10));
+                                if ((msfull39 || ((msw38 >> 29u) == (2u | mspar10)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre40 = (mspre40 + (msw42 & (msfull43 ? 1073741823u : 536870911u)));
-                            if (msfull43) {
+                            mspre36 = (mspre36 + (msw38 & (msfull39 ? 1073741823u : 536870911u)));
+                            if (msfull39) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 30u) | (mspre40 + msrun37)));
+                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 30u) | (mspre36 + msrun33)));
                     }
-                    msbase14[(t35 + 384 * i36)] = (offs[(t35 + 384 * i36)] + mspre40);
-                    mststart17[(t35 + 384 * i36)] = msrun37;
+                    msbase12[(t31 + 384 * i32)] = (offs[(t31 + 384 * i32)] + mspre36);
+                    mststart15[(t31 + 384 * i32)] = msrun33;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum45 = 0u;
-                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
-                    if (((8 * lane + i46) < 256)) {
-                        mssum45 = (mssum45 + mststart17[(8 * lane + i46)]);
+                unsigned int mssum41 = 0u;
+                for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                    if (((8 * lane + i42) < 256)) {
+                        mssum41 = (mssum41 + mststart15[(8 * lane + i42)]);
                     }
                 }
-                unsigned int msinc47 = mssum45;
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc47, 1);
-                msinc47 = ((lane >= 1) ? (msinc47 + msup48) : msinc47);
-                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc47, 2);
-                msinc47 = ((lane >= 2) ? (msinc47 + msup49) : msinc47);
-                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc47, 4);
-                msinc47 = ((lane >= 4) ? (msinc47 + msup50) : msinc47);
-                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc47, 8);
-                msinc47 = ((lane >= 8) ? (msinc47 + msup51) : msinc47);
-                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc47, 16);
-                msinc47 = ((lane >= 16) ? (msinc47 + msup52) : msinc47);
-                unsigned int msat53 = (msinc47 - mssum45);
-                for (patc_int i54 = 0; i54 < 8; i54 += 1) {
-                    if (((8 * lane + i54) < 256)) {
-                        unsigned int mscb55 = mststart17[(8 * lane + i54)];
-                        mststart17[(8 * lane + i54)] = msat53;
-                        msbase14[(8 * lane + i54)] = (msbase14[(8 * lane + i54)] - msat53);
-                        msat53 = (msat53 + mscb55);
+                unsigned int msinc43 = mssum41;
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc43, 1);
+                msinc43 = ((lane >= 1) ? (msinc43 + msup44) : msinc43);
+                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc43, 2);
+                msinc43 = ((lane >= 2) ? (msinc43 + msup45) : msinc43);
+                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc43, 4);
+                msinc43 = ((lane >= 4) ? (msinc43 + msup46) : msinc43);
+                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc43, 8);
+                msinc43 = ((lane >= 8) ? (msinc43 + msup47) : msinc43);
+                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc43, 16);
+                msinc43 = ((lane >= 16) ? (msinc43 + msup48) : msinc43);
+                unsigned int msat49 = (msinc43 - mssum41);
+                for (patc_int i50 = 0; i50 < 8; i50 += 1) {
+                    if (((8 * lane + i50) < 256)) {
+                        unsigned int mscb51 = mststart15[(8 * lane + i50)];
+                        mststart15[(8 * lane + i50)] = msat49;
+                        msbase12[(8 * lane + i50)] = (msbase12[(8 * lane + i50)] - msat49);
+                        msat49 = (msat49 + mscb51);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b7 + 6143) < n)) {
+        if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                for (patc_int i53 = 0; i53 < 16; i53 += 1) {
                     {
-                        unsigned int msi58 = msinfo16[i57];
-                        unsigned int msbk59 = (msi58 >> 16u);
-                        long long ix60 = ((long long)msbk59);
-                        long long ix61 = ((long long)(mststart17[ix60] + (mshist13[(256 * warp + ix60)] + (msi58 & 65535u))));
-                        mssval18[ix61] = msval15[i57];
-                        mssval219[ix61] = vs[(lane + 512 * warp + 6144 * b7 + 32 * i57)];
+                        unsigned int msi54 = msinfo14[i53];
+                        unsigned int msbk55 = (msi54 >> 16u);
+                        long long ix56 = ((long long)msbk55);
+                        long long ix57 = ((long long)(mststart15[ix56] + (mshist11[(256 * warp + ix56)] + (msi54 & 65535u))));
+                        mssval16[ix57] = msval13[i53];
+                        mssval217[ix57] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i53)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    if (((lane + 512 * warp + 6144 * b7 + 32 * i57) < n)) {
-                        unsigned int msi58 = msinfo16[i57];
-                        unsigned int msbk59 = (msi58 >> 16u);
-                        long long ix60 = ((long long)msbk59);
-                        long long ix61 = ((long long)(mststart17[ix60] + (mshist13[(256 * warp + ix60)] + (msi58 & 65535u))));
-                        mssval18[ix61] = msval15[i57];
-                        mssval219[ix61] = vs[(lane + 512 * warp + 6144 * b7 + 32 * i57)];
+                for (patc_int i53 = 0; i53 < 16; i53 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i53) < n)) {
+                        unsigned int msi54 = msinfo14[i53];
+                        unsigned int msbk55 = (msi54 >> 16u);
+                        long long ix56 = ((long long)msbk55);
+                        long long ix57 = ((long long)(mststart15[ix56] + (mshist11[(256 * warp + ix56)] + (msi54 & 65535u))));
+                        mssval16[ix57] = msval13[i53];
+                        mssval217[ix57] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i53)];
                     }
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b7 + 6143) < n)) {
+        if (((6144 * b5 + 6143) < n)) {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                const patc_int t58 = threadIdx.x;
+                for (patc_int i59 = 0; i59 < 16; i59 += 1) {
                     {
-                        unsigned int msv64 = mssval18[(t62 + 384 * i63)];
-                        unsigned int msv65 = mssval219[(t62 + 384 * i63)];
-                        unsigned int s66 = (~msv64);
-                        unsigned int s67 = (msv64 ^ 2147483648u);
-                        unsigned int s68 = (((msv64 & 2147483648u) != 0u) ? s66 : s67);
-                        unsigned int msbk69 = min(((((msv64 == 2147483648u) ? 2147483648u : s68) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix70 = ((long long)msbk69);
-                        unsigned long long msdst71 = ((unsigned long long)(msbase14[ix70] + ((unsigned int)(t62 + 384 * i63))));
-                        if ((msdst71 < ((unsigned long long)n))) {
-                            long long ix72 = ((long long)msdst71);
-                            out0[ix72] = msv64;
-                            out1[ix72] = msv65;
+                        unsigned int msv60 = mssval16[(t58 + 384 * i59)];
+                        unsigned int msv61 = mssval217[(t58 + 384 * i59)];
+                        unsigned int s62 = (~0u);
+                        unsigned int msbk63 = min(((((msv60 | 2147483648u) ^ ((msv60 > 2147483648u) ? s62 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix64 = ((long long)msbk63);
+                        if ((((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59)))) < ((patc_uint)n))) {
+                            const patc_int msdst65 = ((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59))));
+                            out0[msdst65] = msv60;
+                            out1[msdst65] = msv61;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                    if (((6144 * b7 + t62 + 384 * i63) < n)) {
-                        unsigned int msv64 = mssval18[(t62 + 384 * i63)];
-                        unsigned int msv65 = mssval219[(t62 + 384 * i63)];
-                        unsigned int s66 = (~msv64);
-                        unsigned int s67 = (msv64 ^ 2147483648u);
-                        unsigned int s68 = (((msv64 & 2147483648u) != 0u) ? s66 : s67);
-                        unsigned int msbk69 = min(((((msv64 == 2147483648u) ? 2147483648u : s68) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix70 = ((long long)msbk69);
-                        unsigned long long msdst71 = ((unsigned long long)(msbase14[ix70] + ((unsigned int)(t62 + 384 * i63))));
-                        if ((msdst71 < ((unsigned long long)n))) {
-                            long long ix72 = ((long long)msdst71);
-                            out0[ix72] = msv64;
-                            out1[ix72] = msv65;
+                const patc_int t58 = threadIdx.x;
+                for (patc_int i59 = 0; i59 < 16; i59 += 1) {
+                    if (((6144 * b5 + t58 + 384 * i59) < n)) {
+                        unsigned int msv60 = mssval16[(t58 + 384 * i59)];
+                        unsigned int msv61 = mssval217[(t58 + 384 * i59)];
+                        unsigned int s62 = (~0u);
+                        unsigned int msbk63 = min(((((msv60 | 2147483648u) ^ ((msv60 > 2147483648u) ? s62 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix64 = ((long long)msbk63);
+                        if ((((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59)))) < ((patc_uint)n))) {
+                            const patc_int msdst65 = ((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59))));
+                            out0[msdst65] = msv60;
+                            out1[msdst65] = msv61;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar73 = mspar12;
-        const patc_int msh74 = ((unsigned int)msctr6[(-mspar73 + 2)]);
+        const patc_int mspar66 = mspar10;
+        const patc_int msh67 = ((unsigned int)msctr4[(-mspar66 + 2)]);
         {
-            const patc_int t75 = threadIdx.x;
-            if (((b7 < 1) && (t75 < 1))) {
-                msctr6[(mspar73 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t68 = threadIdx.x;
+            if (((b5 < 1) && (t68 < 1))) {
+                msctr4[(mspar66 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi76 = ((unsigned int)(384 * b7 + t75 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi69 = ((unsigned int)(384 * b5 + t68 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi76 >= ((unsigned int)(256 * msh74)))) {
+                if ((mszi69 >= ((unsigned int)(256 * msh67)))) {
                     break;
                 }
-                const patc_int msz77 = mszi76;
-                msstate5[msz77] = 0u;
-                mszi76 = (mszi76 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz70 = mszi69;
+                msstate3[msz70] = 0u;
+                mszi69 = (mszi69 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -830,7 +821,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last22 = (bool *)(patc_smem + 4096);
+    bool *last20 = (bool *)(patc_smem + 4096);
     {
         const patc_int b2 = blockIdx.x;
         {
@@ -844,45 +835,43 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
                     unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
                     unsigned int v9 = ((unsigned int)i7);
-                    unsigned int s10 = (~v8);
-                    unsigned int s11 = (v8 ^ 2147483648u);
-                    unsigned int s12 = (((v8 & 2147483648u) != 0u) ? s10 : s11);
-                    unsigned int s13 = ((((unsigned int)i7) * ((unsigned int)256)) + (((~((v8 == 2147483648u) ? 2147483648u : s12)) >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
-                    unsigned int s14 = ((unsigned int)(4 * 256));
-                    unsigned int bin15 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s13 : s14);
-                    if ((bin15 < ((unsigned int)1024))) {
-                        long long ix16 = ((long long)bin15);
-                        atomicAdd(&s3[ix16], 1u);
+                    unsigned int s10 = (~0u);
+                    unsigned int s11 = ((((unsigned int)i7) * ((unsigned int)256)) + (((~((v8 | 2147483648u) ^ ((v8 > 2147483648u) ? s10 : 0u))) >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    unsigned int s12 = ((unsigned int)(4 * 256));
+                    unsigned int bin13 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s11 : s12);
+                    if ((bin13 < ((unsigned int)1024))) {
+                        long long ix14 = ((long long)bin13);
+                        atomicAdd(&s3[ix14], 1u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t17 = threadIdx.x;
-            unsigned int s18 = ((unsigned int)t17);
-            unsigned int s19 = ((unsigned int)(4 * 256));
-            unsigned int bin20 = ((s3[t17] > 0u) ? s18 : s19);
-            if ((bin20 < ((unsigned int)1024))) {
-                long long ix21 = ((long long)bin20);
-                atomicAdd(&bins0[ix21], s3[t17]);
+            const patc_int t15 = threadIdx.x;
+            unsigned int s16 = ((unsigned int)t15);
+            unsigned int s17 = ((unsigned int)(4 * 256));
+            unsigned int bin18 = ((s3[t15] > 0u) ? s16 : s17);
+            if ((bin18 < ((unsigned int)1024))) {
+                long long ix19 = ((long long)bin18);
+                atomicAdd(&bins0[ix19], s3[t15]);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket23 = 0u;
+        unsigned int ticket21 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket23 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket21 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last22[0] = (ticket23 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last20[0] = (ticket21 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last22[0]) {
+    if (last20[0]) {
         {
-            const patc_int t24 = threadIdx.x;
-            out[t24] = (0u + __ldcg(&bins0[t24]));
-            bins0[t24] = ((unsigned int)0);
+            const patc_int t22 = threadIdx.x;
+            out[t22] = (0u + __ldcg(&bins0[t22]));
+            bins0[t22] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -894,7 +883,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.u32
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate4: 256 * ((n + 6143) / 6144) x unsigned int, msctr5: 3 x unsigned long long
+ *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned int, msctr3: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -902,256 +891,246 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate4, unsigned long long *__restrict__ msctr5, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *lbdraw7 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist12 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase13 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart16 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval17 = (unsigned int *)(patc_smem + 14352);
+    unsigned long long *lbdraw5 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *mshist10 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval15 = (unsigned int *)(patc_smem + 14352);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned long long lbd8 = atomicAdd(&msctr5[0], 1ull);
-        if ((((unsigned int)lbd8) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
-            msctr5[0] = (((lbd8 >> 32u) << 32u) + 4294967296ull);
+        unsigned long long lbd6 = atomicAdd(&msctr3[0], 1ull);
+        if ((((unsigned int)lbd6) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            msctr3[0] = (((lbd6 >> 32u) << 32u) + 4294967296ull);
         }
-        lbdraw7[0] = lbd8;
+        lbdraw5[0] = lbd6;
     }
     __syncthreads();
-    unsigned int lbtile9 = ((unsigned int)lbdraw7[0]);
-    unsigned int lbepoch10 = (((unsigned int)(lbdraw7[0] >> 32u)) & 1073741823u);
+    unsigned int lbtile7 = ((unsigned int)lbdraw5[0]);
+    unsigned int lbepoch8 = (((unsigned int)(lbdraw5[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b6 = lbtile9;
-        unsigned int mspar11 = (lbepoch10 & 1u);
-        unsigned int msval14[16];
-        unsigned int msinfo15[16];
+        const patc_int b4 = lbtile7;
+        unsigned int mspar9 = (lbepoch8 & 1u);
+        unsigned int msval12[16];
+        unsigned int msinfo13[16];
         {
-            const patc_int t18 = threadIdx.x;
-            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
-                if (((t18 + 384 * i19) < 3072)) {
-                    mshist12[(t18 + 384 * i19)] = 0u;
+            const patc_int t16 = threadIdx.x;
+            for (patc_int i17 = 0; i17 < 8; i17 += 1) {
+                if (((t16 + 384 * i17) < 3072)) {
+                    mshist10[(t16 + 384 * i17)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b6 + 6143) < n)) {
+        if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = true;
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i21)];
+                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                    bool msok20 = true;
+                    unsigned int msx21 = 0u;
+                    if (msok20) {
+                        msx21 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i19)];
                     }
-                    unsigned int s24 = (~msx23);
-                    unsigned int s25 = (msx23 ^ 2147483648u);
-                    unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
-                    unsigned int msb27 = (msok22 ? min((((~((msx23 == 2147483648u) ? 2147483648u : s26)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm28 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb27, 8u));
-                    unsigned int msrk29 = __popc((mspm28 & ((1u << lane) - 1u)));
-                    unsigned int msct30 = __popc(mspm28);
-                    long long ix31 = ((long long)msb27);
-                    unsigned int msh32 = 0u;
-                    if (msok22) {
-                        msh32 = mshist12[(256 * warp + ix31)];
+                    unsigned int s22 = (~0u);
+                    unsigned int msb23 = (msok20 ? min((((~((msx21 | 2147483648u) ^ ((msx21 > 2147483648u) ? s22 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb23, 8u));
+                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
+                    unsigned int msct26 = __popc(mspm24);
+                    long long ix27 = ((long long)msb23);
+                    unsigned int msh28 = 0u;
+                    if (msok20) {
+                        msh28 = mshist10[(256 * warp + ix27)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk29 + 1u) == msct30))) {
-                        mshist12[(256 * warp + ix31)] = (msh32 + msct30);
+                    if ((msok20 && ((msrk25 + 1u) == msct26))) {
+                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
                     }
                     __syncwarp();
-                    msinfo15[i21] = ((msb27 << 16u) | (msh32 + msrk29));
-                    msval14[i21] = msx23;
+                    msinfo13[i19] = ((msb23 << 16u) | (msh28 + msrk25));
+                    msval12[i19] = msx21;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = ((lane + 512 * warp + 6144 * b6 + 32 * i21) < n);
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = xs[(lane + 512 * warp + 6144 * b6 + 32 * i21)];
+                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                    bool msok20 = ((lane + 512 * warp + 6144 * b4 + 32 * i19) < n);
+                    unsigned int msx21 = 0u;
+                    if (msok20) {
+                        msx21 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i19)];
                     }
-                    unsigned int s24 = (~msx23);
-                    unsigned int s25 = (msx23 ^ 2147483648u);
-                    unsigned int s26 = (((msx23 & 2147483648u) != 0u) ? s24 : s25);
-                    unsigned int msb27 = (msok22 ? min((((~((msx23 == 2147483648u) ? 2147483648u : s26)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm28 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb27, 8u));
-                    unsigned int msrk29 = __popc((mspm28 & ((1u << lane) - 1u)));
-                    unsigned int msct30 = __popc(mspm28);
-                    long long ix31 = ((long long)msb27);
-                    unsigned int msh32 = 0u;
-                    if (msok22) {
-                        msh32 = mshist12[(256 * warp + ix31)];
+                    unsigned int s22 = (~0u);
+                    unsigned int msb23 = (msok20 ? min((((~((msx21 | 2147483648u) ^ ((msx21 > 2147483648u) ? s22 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb23, 8u));
+                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
+                    unsigned int msct26 = __popc(mspm24);
+                    long long ix27 = ((long long)msb23);
+                    unsigned int msh28 = 0u;
+                    if (msok20) {
+                        msh28 = mshist10[(256 * warp + ix27)];
                     }
                     __syncwarp();
-                    if ((msok22 && ((msrk29 + 1u) == msct30))) {
-                        mshist12[(256 * warp + ix31)] = (msh32 + msct30);
+                    if ((msok20 && ((msrk25 + 1u) == msct26))) {
+                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
                     }
                     __syncwarp();
-                    msinfo15[i21] = ((msb27 << 16u) | (msh32 + msrk29));
-                    msval14[i21] = msx23;
+                    msinfo13[i19] = ((msb23 << 16u) | (msh28 + msrk25));
+                    msval12[i19] = msx21;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t33 = threadIdx.x;
+            const patc_int t29 = threadIdx.x;
             {
-                const patc_int i34 = 0;
-                if (((t33 + 384 * i34) < 256)) {
-                    unsigned int msrun35 = 0u;
-                    for (patc_int i36 = 0; i36 < 12; i36 += 1) {
-                        unsigned int msc37 = mshist12[(t33 + 384 * i34 + 256 * i36)];
-                        mshist12[(t33 + 384 * i34 + 256 * i36)] = msrun35;
-                        msrun35 = (msrun35 + msc37);
+                const patc_int i30 = 0;
+                if (((t29 + 384 * i30) < 256)) {
+                    unsigned int msrun31 = 0u;
+                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
+                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
+                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
+                        msrun31 = (msrun31 + msc33);
                     }
-                    unsigned int mspre38 = 0u;
-                    if ((b6 < 1)) {
-                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 30u) | msrun35));
+                    unsigned int mspre34 = 0u;
+                    if ((b4 < 1)) {
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
                     }
-                    if ((!(b6 < 1))) {
-                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 29u) | msrun35));
-                        for (patc_int msd39 = 0; ; msd39 += 1) {
-                            unsigned int msw40;
-                            bool msfull41;
+                    if ((!(b4 < 1))) {
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
+                        for (patc_int msd35 = 0; ; msd35 += 1) {
+                            unsigned int msw36;
+                            bool msfull37;
                             for (;;) {
-                                msw40 = patc_peek32(&msstate4[(256 * b6 + t33 + 384 * i34 - 256 * msd39 - 256)]);
-                                msfull41 = ((msw40 >> 30u) == (2u | mspar11));
-                                if ((msfull41 || ((msw40 >> 29u) == (2u | mspar11)))) {
+                                msw36 = patc_peek32(&msstate2[(256 * b4 + t29 + 384 * i30 - 256 * msd35 - 256)]);
+                                msfull37 = ((msw36 >> 30u) == (2u | mspar9));
+                                if ((msfull37 || ((msw36 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre38 = (mspre38 + (msw40 & (msfull41 ? 1073741823u : 536870911u)));
-                            if (msfull41) {
+                            mspre34 = (mspre34 + (msw36 & (msfull37 ? 1073741823u : 536870911u)));
+                            if (msfull37) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate4[(256 * b6 + t33 + 384 * i34)], (((2u | mspar11) << 30u) | (mspre38 + msrun35)));
+                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | (mspre34 + msrun31)));
                     }
-                    msbase13[(t33 + 384 * i34)] = (offs[(t33 + 384 * i34)] + mspre38);
-                    mststart16[(t33 + 384 * i34)] = msrun35;
+                    msbase11[(t29 + 384 * i30)] = (offs[(t29 + 384 * i30)] + mspre34);
+                    mststart14[(t29 + 384 * i30)] = msrun31;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum43 = 0u;
-                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
-                    if (((8 * lane + i44) < 256)) {
-                        mssum43 = (mssum43 + mststart16[(8 * lane + i44)]);
+                unsigned int mssum39 = 0u;
+                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                    if (((8 * lane + i40) < 256)) {
+                        mssum39 = (mssum39 + mststart14[(8 * lane + i40)]);
                     }
                 }
-                unsigned int msinc45 = mssum43;
-                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc45, 1);
-                msinc45 = ((lane >= 1) ? (msinc45 + msup46) : msinc45);
-                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc45, 2);
-                msinc45 = ((lane >= 2) ? (msinc45 + msup47) : msinc45);
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc45, 4);
-                msinc45 = ((lane >= 4) ? (msinc45 + msup48) : msinc45);
-                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc45, 8);
-                msinc45 = ((lane >= 8) ? (msinc45 + msup49) : msinc45);
-                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc45, 16);
-                msinc45 = ((lane >= 16) ? (msinc45 + msup50) : msinc45);
-                unsigned int msat51 = (msinc45 - mssum43);
-                for (patc_int i52 = 0; i52 < 8; i52 += 1) {
-                    if (((8 * lane + i52) < 256)) {
-                        unsigned int mscb53 = mststart16[(8 * lane + i52)];
-                        mststart16[(8 * lane + i52)] = msat51;
-                        msbase13[(8 * lane + i52)] = (msbase13[(8 * lane + i52)] - msat51);
-                        msat51 = (msat51 + mscb53);
+                unsigned int msinc41 = mssum39;
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
+                msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
+                msinc41 = ((lane >= 2) ? (msinc41 + msup43) : msinc41);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc41, 4);
+                msinc41 = ((lane >= 4) ? (msinc41 + msup44) : msinc41);
+                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc41, 8);
+                msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
+                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
+                msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
+                unsigned int msat47 = (msinc41 - mssum39);
+                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
+                    if (((8 * lane + i48) < 256)) {
+                        unsigned int mscb49 = mststart14[(8 * lane + i48)];
+                        mststart14[(8 * lane + i48)] = msat47;
+                        msbase11[(8 * lane + i48)] = (msbase11[(8 * lane + i48)] - msat47);
+                        msat47 = (msat47 + mscb49);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b6 + 6143) < n)) {
+        if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
                     {
-                        unsigned int msi56 = msinfo15[i55];
-                        unsigned int msbk57 = (msi56 >> 16u);
-                        long long ix58 = ((long long)msbk57);
-                        long long ix59 = ((long long)(mststart16[ix58] + (mshist12[(256 * warp + ix58)] + (msi56 & 65535u))));
-                        mssval17[ix59] = msval14[i55];
+                        unsigned int msi52 = msinfo13[i51];
+                        unsigned int msbk53 = (msi52 >> 16u);
+                        long long ix54 = ((long long)msbk53);
+                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
+                        mssval15[ix55] = msval12[i51];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
-                    if (((lane + 512 * warp + 6144 * b6 + 32 * i55) < n)) {
-                        unsigned int msi56 = msinfo15[i55];
-                        unsigned int msbk57 = (msi56 >> 16u);
-                        long long ix58 = ((long long)msbk57);
-                        long long ix59 = ((long long)(mststart16[ix58] + (mshist12[(256 * warp + ix58)] + (msi56 & 65535u))));
-                        mssval17[ix59] = msval14[i55];
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i51) < n)) {
+                        unsigned int msi52 = msinfo13[i51];
+                        unsigned int msbk53 = (msi52 >> 16u);
+                        long long ix54 = ((long long)msbk53);
+                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
+                        mssval15[ix55] = msval12[i51];
                     }
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b6 + 6143) < n)) {
+        if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t60 = threadIdx.x;
-                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                const patc_int t56 = threadIdx.x;
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
                     {
-                        unsigned int msv62 = mssval17[(t60 + 384 * i61)];
-                        unsigned int s63 = (~msv62);
-                        unsigned int s64 = (msv62 ^ 2147483648u);
-                        unsigned int s65 = (((msv62 & 2147483648u) != 0u) ? s63 : s64);
-                        unsigned int msbk66 = min((((~((msv62 == 2147483648u) ? 2147483648u : s65)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix67 = ((long long)msbk66);
-                        unsigned long long msdst68 = ((unsigned long long)(msbase13[ix67] + ((unsigned int)(t60 + 384 * i61))));
-                        if ((msdst68 < ((unsigned long long)n))) {
-                            long long ix69 = ((long long)msdst68);
-                            out[ix69] = msv62;
+                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
+                        unsigned int s59 = (~0u);
+                        unsigned int msbk60 = min((((~((msv58 | 2147483648u) ^ ((msv58 > 2147483648u) ? s59 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix61 = ((long long)msbk60);
+                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
+                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                            out[msdst62] = msv58;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t60 = threadIdx.x;
-                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
-                    if (((6144 * b6 + t60 + 384 * i61) < n)) {
-                        unsigned int msv62 = mssval17[(t60 + 384 * i61)];
-                        unsigned int s63 = (~msv62);
-                        unsigned int s64 = (msv62 ^ 2147483648u);
-                        unsigned int s65 = (((msv62 & 2147483648u) != 0u) ? s63 : s64);
-                        unsigned int msbk66 = min((((~((msv62 == 2147483648u) ? 2147483648u : s65)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix67 = ((long long)msbk66);
-                        unsigned long long msdst68 = ((unsigned long long)(msbase13[ix67] + ((unsigned int)(t60 + 384 * i61))));
-                        if ((msdst68 < ((unsigned long long)n))) {
-                            long long ix69 = ((long long)msdst68);
-                            out[ix69] = msv62;
+                const patc_int t56 = threadIdx.x;
+                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                    if (((6144 * b4 + t56 + 384 * i57) < n)) {
+                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
+                        unsigned int s59 = (~0u);
+                        unsigned int msbk60 = min((((~((msv58 | 2147483648u) ^ ((msv58 > 2147483648u) ? s59 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix61 = ((long long)msbk60);
+                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
+                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
+                            out[msdst62] = msv58;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar70 = mspar11;
-        const patc_int msh71 = ((unsigned int)msctr5[(-mspar70 + 2)]);
+        const patc_int mspar63 = mspar9;
+        const patc_int msh64 = ((unsigned int)msctr3[(-mspar63 + 2)]);
         {
-            const patc_int t72 = threadIdx.x;
-            if (((b6 < 1) && (t72 < 1))) {
-                msctr5[(mspar70 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t65 = threadIdx.x;
+            if (((b4 < 1) && (t65 < 1))) {
+                msctr3[(mspar63 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi73 = ((unsigned int)(384 * b6 + t72 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi66 = ((unsigned int)(384 * b4 + t65 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi73 >= ((unsigned int)(256 * msh71)))) {
+                if ((mszi66 >= ((unsigned int)(256 * msh64)))) {
                     break;
                 }
-                const patc_int msz74 = mszi73;
-                msstate4[msz74] = 0u;
-                mszi73 = (mszi73 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz67 = mszi66;
+                msstate2[msz67] = 0u;
+                mszi66 = (mszi66 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1162,7 +1141,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
  *   nat parameters:  n
  *   outputs:         out0: n.u32 (n x unsigned int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate5: 256 * ((n + 6143) / 6144) x unsigned int, msctr6: 3 x unsigned long long
+ *   scratch:         msstate3: 256 * ((n + 6143) / 6144) x unsigned int, msctr4: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -1170,263 +1149,253 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate5, unsigned long long *__restrict__ msctr6, patc_int n)
+extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate3, unsigned long long *__restrict__ msctr4, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *lbdraw8 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist13 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase14 = (unsigned int *)(patc_smem + 12304);
-    unsigned int *mststart17 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval18 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval219 = (unsigned int *)(patc_smem + 38928);
+    unsigned long long *lbdraw6 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *mshist11 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase12 = (unsigned int *)(patc_smem + 12304);
+    unsigned int *mststart15 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval16 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38928);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned long long lbd9 = atomicAdd(&msctr6[0], 1ull);
-        if ((((unsigned int)lbd9) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
-            msctr6[0] = (((lbd9 >> 32u) << 32u) + 4294967296ull);
+        unsigned long long lbd7 = atomicAdd(&msctr4[0], 1ull);
+        if ((((unsigned int)lbd7) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            msctr4[0] = (((lbd7 >> 32u) << 32u) + 4294967296ull);
         }
-        lbdraw8[0] = lbd9;
+        lbdraw6[0] = lbd7;
     }
     __syncthreads();
-    unsigned int lbtile10 = ((unsigned int)lbdraw8[0]);
-    unsigned int lbepoch11 = (((unsigned int)(lbdraw8[0] >> 32u)) & 1073741823u);
+    unsigned int lbtile8 = ((unsigned int)lbdraw6[0]);
+    unsigned int lbepoch9 = (((unsigned int)(lbdraw6[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b7 = lbtile10;
-        unsigned int mspar12 = (lbepoch11 & 1u);
-        unsigned int msval15[16];
-        unsigned int msinfo16[16];
+        const patc_int b5 = lbtile8;
+        unsigned int mspar10 = (lbepoch9 & 1u);
+        unsigned int msval13[16];
+        unsigned int msinfo14[16];
         {
-            const patc_int t20 = threadIdx.x;
-            for (patc_int i21 = 0; i21 < 8; i21 += 1) {
-                if (((t20 + 384 * i21) < 3072)) {
-                    mshist13[(t20 + 384 * i21)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist11[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b7 + 6143) < n)) {
+        if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = true;
-                    unsigned int msx25 = 0u;
-                    if (msok24) {
-                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i21)];
                     }
-                    unsigned int s26 = (~msx25);
-                    unsigned int s27 = (msx25 ^ 2147483648u);
-                    unsigned int s28 = (((msx25 & 2147483648u) != 0u) ? s26 : s27);
-                    unsigned int msb29 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s28)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm30 = (__ballot_sync(0xffffffffu, msok24) & patc_match_bits(msb29, 8u));
-                    unsigned int msrk31 = __popc((mspm30 & ((1u << lane) - 1u)));
-                    unsigned int msct32 = __popc(mspm30);
-                    long long ix33 = ((long long)msb29);
-                    unsigned int msh34 = 0u;
-                    if (msok24) {
-                        msh34 = mshist13[(256 * warp + ix33)];
+                    unsigned int s24 = (~0u);
+                    unsigned int msb25 = (msok22 ? min((((~((msx23 | 2147483648u) ^ ((msx23 > 2147483648u) ? s24 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm26 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb25, 8u));
+                    unsigned int msrk27 = __popc((mspm26 & ((1u << lane) - 1u)));
+                    unsigned int msct28 = __popc(mspm26);
+                    long long ix29 = ((long long)msb25);
+                    unsigned int msh30 = 0u;
+                    if (msok22) {
+                        msh30 = mshist11[(256 * warp + ix29)];
                     }
                     __syncwarp();
-                    if ((msok24 && ((msrk31 + 1u) == msct32))) {
-                        mshist13[(256 * warp + ix33)] = (msh34 + msct32);
+                    if ((msok22 && ((msrk27 + 1u) == msct28))) {
+                        mshist11[(256 * warp + ix29)] = (msh30 + msct28);
                     }
                     __syncwarp();
-                    msinfo16[i23] = ((msb29 << 16u) | (msh34 + msrk31));
-                    msval15[i23] = msx25;
+                    msinfo14[i21] = ((msb25 << 16u) | (msh30 + msrk27));
+                    msval13[i21] = msx23;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = ((lane + 512 * warp + 6144 * b7 + 32 * i23) < n);
-                    unsigned int msx25 = 0u;
-                    if (msok24) {
-                        msx25 = ks[(lane + 512 * warp + 6144 * b7 + 32 * i23)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b5 + 32 * i21) < n);
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i21)];
                     }
-                    unsigned int s26 = (~msx25);
-                    unsigned int s27 = (msx25 ^ 2147483648u);
-                    unsigned int s28 = (((msx25 & 2147483648u) != 0u) ? s26 : s27);
-                    unsigned int msb29 = (msok24 ? min((((~((msx25 == 2147483648u) ? 2147483648u : s28)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm30 = (__ballot_sync(0xffffffffu, msok24) & patc_match_bits(msb29, 8u));
-                    unsigned int msrk31 = __popc((mspm30 & ((1u << lane) - 1u)));
-                    unsigned int msct32 = __popc(mspm30);
-                    long long ix33 = ((long long)msb29);
-                    unsigned int msh34 = 0u;
-                    if (msok24) {
-                        msh34 = mshist13[(256 * warp + ix33)];
+                    unsigned int s24 = (~0u);
+                    unsigned int msb25 = (msok22 ? min((((~((msx23 | 2147483648u) ^ ((msx23 > 2147483648u) ? s24 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm26 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb25, 8u));
+                    unsigned int msrk27 = __popc((mspm26 & ((1u << lane) - 1u)));
+                    unsigned int msct28 = __popc(mspm26);
+                    long long ix29 = ((long long)msb25);
+                    unsigned int msh30 = 0u;
+                    if (msok22) {
+                        msh30 = mshist11[(256 * warp + ix29)];
                     }
                     __syncwarp();
-                    if ((msok24 && ((msrk31 + 1u) == msct32))) {
-                        mshist13[(256 * warp + ix33)] = (msh34 + msct32);
+                    if ((msok22 && ((msrk27 + 1u) == msct28))) {
+                        mshist11[(256 * warp + ix29)] = (msh30 + msct28);
                     }
                     __syncwarp();
-                    msinfo16[i23] = ((msb29 << 16u) | (msh34 + msrk31));
-                    msval15[i23] = msx25;
+                    msinfo14[i21] = ((msb25 << 16u) | (msh30 + msrk27));
+                    msval13[i21] = msx23;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
+            const patc_int t31 = threadIdx.x;
             {
-                const patc_int i36 = 0;
-                if (((t35 + 384 * i36) < 256)) {
-                    unsigned int msrun37 = 0u;
-                    for (patc_int i38 = 0; i38 < 12; i38 += 1) {
-                        unsigned int msc39 = mshist13[(t35 + 384 * i36 + 256 * i38)];
-                        mshist13[(t35 + 384 * i36 + 256 * i38)] = msrun37;
-                        msrun37 = (msrun37 + msc39);
+                const patc_int i32 = 0;
+                if (((t31 + 384 * i32) < 256)) {
+                    unsigned int msrun33 = 0u;
+                    for (patc_int i34 = 0; i34 < 12; i34 += 1) {
+                        unsigned int msc35 = mshist11[(t31 + 384 * i32 + 256 * i34)];
+                        mshist11[(t31 + 384 * i32 + 256 * i34)] = msrun33;
+                        msrun33 = (msrun33 + msc35);
                     }
-                    unsigned int mspre40 = 0u;
-                    if ((b7 < 1)) {
-                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 30u) | msrun37));
+                    unsigned int mspre36 = 0u;
+                    if ((b5 < 1)) {
+                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 30u) | msrun33));
                     }
-                    if ((!(b7 < 1))) {
-                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 29u) | msrun37));
-                        for (patc_int msd41 = 0; ; msd41 += 1) {
-                            unsigned int msw42;
-                            bool msfull43;
+                    if ((!(b5 < 1))) {
+                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 29u) | msrun33));
+                        for (patc_int msd37 = 0; ; msd37 += 1) {
+                            unsigned int msw38;
+                            bool msfull39;
                             for (;;) {
-                                msw42 = patc_peek32(&msstate5[(256 * b7 + t35 + 384 * i36 - 256 * msd41 - 256)]);
-                                msfull43 = ((msw42 >> 30u) == (2u | mspar12));
-                                if ((msfull43 || ((msw42 >> 29u) == (2u | mspar12)))) {
+                                msw38 = patc_peek32(&msstate3[(256 * b5 + t31 + 384 * i32 - 256 * msd37 - 256)]);
+                                msfull39 = ((msw38 >> 30u) == (2u | mspar10));
+                                if ((msfull39 || ((msw38 >> 29u) == (2u | mspar10)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre40 = (mspre40 + (msw42 & (msfull43 ? 1073741823u : 536870911u)));
-                            if (msfull43) {
+                            mspre36 = (mspre36 + (msw38 & (msfull39 ? 1073741823u : 536870911u)));
+                            if (msfull39) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate5[(256 * b7 + t35 + 384 * i36)], (((2u | mspar12) << 30u) | (mspre40 + msrun37)));
+                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 30u) | (mspre36 + msrun33)));
                     }
-                    msbase14[(t35 + 384 * i36)] = (offs[(t35 + 384 * i36)] + mspre40);
-                    mststart17[(t35 + 384 * i36)] = msrun37;
+                    msbase12[(t31 + 384 * i32)] = (offs[(t31 + 384 * i32)] + mspre36);
+                    mststart15[(t31 + 384 * i32)] = msrun33;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum45 = 0u;
-                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
-                    if (((8 * lane + i46) < 256)) {
-                        mssum45 = (mssum45 + mststart17[(8 * lane + i46)]);
+                unsigned int mssum41 = 0u;
+                for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                    if (((8 * lane + i42) < 256)) {
+                        mssum41 = (mssum41 + mststart15[(8 * lane + i42)]);
                     }
                 }
-                unsigned int msinc47 = mssum45;
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc47, 1);
-                msinc47 = ((lane >= 1) ? (msinc47 + msup48) : msinc47);
-                unsigned int msup49 = __shfl_up_sync(0xffffffffu, msinc47, 2);
-                msinc47 = ((lane >= 2) ? (msinc47 + msup49) : msinc47);
-                unsigned int msup50 = __shfl_up_sync(0xffffffffu, msinc47, 4);
-                msinc47 = ((lane >= 4) ? (msinc47 + msup50) : msinc47);
-                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc47, 8);
-                msinc47 = ((lane >= 8) ? (msinc47 + msup51) : msinc47);
-                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc47, 16);
-                msinc47 = ((lane >= 16) ? (msinc47 + msup52) : msinc47);
-                unsigned int msat53 = (msinc47 - mssum45);
-                for (patc_int i54 = 0; i54 < 8; i54 += 1) {
-                    if (((8 * lane + i54) < 256)) {
-                        unsigned int mscb55 = mststart17[(8 * lane + i54)];
-                        mststart17[(8 * lane + i54)] = msat53;
-                        msbase14[(8 * lane + i54)] = (msbase14[(8 * lane + i54)] - msat53);
-                        msat53 = (msat53 + mscb55);
+                unsigned int msinc43 = mssum41;
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc43, 1);
+                msinc43 = ((lane >= 1) ? (msinc43 + msup44) : msinc43);
+                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc43, 2);
+                msinc43 = ((lane >= 2) ? (msinc43 + msup45) : msinc43);
+                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc43, 4);
+                msinc43 = ((lane >= 4) ? (msinc43 + msup46) : msinc43);
+                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc43, 8);
+                msinc43 = ((lane >= 8) ? (msinc43 + msup47) : msinc43);
+                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc43, 16);
+                msinc43 = ((lane >= 16) ? (msinc43 + msup48) : msinc43);
+                unsigned int msat49 = (msinc43 - mssum41);
+                for (patc_int i50 = 0; i50 < 8; i50 += 1) {
+                    if (((8 * lane + i50) < 256)) {
+                        unsigned int mscb51 = mststart15[(8 * lane + i50)];
+                        mststart15[(8 * lane + i50)] = msat49;
+                        msbase12[(8 * lane + i50)] = (msbase12[(8 * lane + i50)] - msat49);
+                        msat49 = (msat49 + mscb51);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b7 + 6143) < n)) {
+        if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
+                for (patc_int i53 = 0; i53 < 16; i53 += 1) {
                     {
-                        unsigned int msi58 = msinfo16[i57];
-                        unsigned int msbk59 = (msi58 >> 16u);
-                        long long ix60 = ((long long)msbk59);
-                        long long ix61 = ((long long)(mststart17[ix60] + (mshist13[(256 * warp + ix60)] + (msi58 & 65535u))));
-                        mssval18[ix61] = msval15[i57];
-                        mssval219[ix61] = vs[(lane + 512 * warp + 6144 * b7 + 32 * i57)];
+                        unsigned int msi54 = msinfo14[i53];
+                        unsigned int msbk55 = (msi54 >> 16u);
+                        long long ix56 = ((long long)msbk55);
+                        long long ix57 = ((long long)(mststart15[ix56] + (mshist11[(256 * warp + ix56)] + (msi54 & 65535u))));
+                        mssval16[ix57] = msval13[i53];
+                        mssval217[ix57] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i53)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    if (((lane + 512 * warp + 6144 * b7 + 32 * i57) < n)) {
-                        unsigned int msi58 = msinfo16[i57];
-                        unsigned int msbk59 = (msi58 >> 16u);
-                        long long ix60 = ((long long)msbk59);
-                        long long ix61 = ((long long)(mststart17[ix60] + (mshist13[(256 * warp + ix60)] + (msi58 & 65535u))));
-                        mssval18[ix61] = msval15[i57];
-                        mssval219[ix61] = vs[(lane + 512 * warp + 6144 * b7 + 32 * i57)];
+                for (patc_int i53 = 0; i53 < 16; i53 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i53) < n)) {
+                        unsigned int msi54 = msinfo14[i53];
+                        unsigned int msbk55 = (msi54 >> 16u);
+                        long long ix56 = ((long long)msbk55);
+                        long long ix57 = ((long long)(mststart15[ix56] + (mshist11[(256 * warp + ix56)] + (msi54 & 65535u))));
+                        mssval16[ix57] = msval13[i53];
+                        mssval217[ix57] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i53)];
                     }
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b7 + 6143) < n)) {
+        if (((6144 * b5 + 6143) < n)) {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                const patc_int t58 = threadIdx.x;
+                for (patc_int i59 = 0; i59 < 16; i59 += 1) {
                     {
-                        unsigned int msv64 = mssval18[(t62 + 384 * i63)];
-                        unsigned int msv65 = mssval219[(t62 + 384 * i63)];
-                        unsigned int s66 = (~msv64);
-                        unsigned int s67 = (msv64 ^ 2147483648u);
-                        unsigned int s68 = (((msv64 & 2147483648u) != 0u) ? s66 : s67);
-                        unsigned int msbk69 = min((((~((msv64 == 2147483648u) ? 2147483648u : s68)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix70 = ((long long)msbk69);
-                        unsigned long long msdst71 = ((unsigned long long)(msbase14[ix70] + ((unsigned int)(t62 + 384 * i63))));
-                        if ((msdst71 < ((unsigned long long)n))) {
-                            long long ix72 = ((long long)msdst71);
-                            out0[ix72] = msv64;
-                            out1[ix72] = msv65;
+                        unsigned int msv60 = mssval16[(t58 + 384 * i59)];
+                        unsigned int msv61 = mssval217[(t58 + 384 * i59)];
+                        unsigned int s62 = (~0u);
+                        unsigned int msbk63 = min((((~((msv60 | 2147483648u) ^ ((msv60 > 2147483648u) ? s62 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix64 = ((long long)msbk63);
+                        if ((((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59)))) < ((patc_uint)n))) {
+                            const patc_int msdst65 = ((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59))));
+                            out0[msdst65] = msv60;
+                            out1[msdst65] = msv61;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                    if (((6144 * b7 + t62 + 384 * i63) < n)) {
-                        unsigned int msv64 = mssval18[(t62 + 384 * i63)];
-                        unsigned int msv65 = mssval219[(t62 + 384 * i63)];
-                        unsigned int s66 = (~msv64);
-                        unsigned int s67 = (msv64 ^ 2147483648u);
-                        unsigned int s68 = (((msv64 & 2147483648u) != 0u) ? s66 : s67);
-                        unsigned int msbk69 = min((((~((msv64 == 2147483648u) ? 2147483648u : s68)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix70 = ((long long)msbk69);
-                        unsigned long long msdst71 = ((unsigned long long)(msbase14[ix70] + ((unsigned int)(t62 + 384 * i63))));
-                        if ((msdst71 < ((unsigned long long)n))) {
-                            long long ix72 = ((long long)msdst71);
-                            out0[ix72] = msv64;
-                            out1[ix72] = msv65;
+                const patc_int t58 = threadIdx.x;
+                for (patc_int i59 = 0; i59 < 16; i59 += 1) {
+                    if (((6144 * b5 + t58 + 384 * i59) < n)) {
+                        unsigned int msv60 = mssval16[(t58 + 384 * i59)];
+                        unsigned int msv61 = mssval217[(t58 + 384 * i59)];
+                        unsigned int s62 = (~0u);
+                        unsigned int msbk63 = min((((~((msv60 | 2147483648u) ^ ((msv60 > 2147483648u) ? s62 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix64 = ((long long)msbk63);
+                        if ((((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59)))) < ((patc_uint)n))) {
+                            const patc_int msdst65 = ((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59))));
+                            out0[msdst65] = msv60;
+                            out1[msdst65] = msv61;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar73 = mspar12;
-        const patc_int msh74 = ((unsigned int)msctr6[(-mspar73 + 2)]);
+        const patc_int mspar66 = mspar10;
+        const patc_int msh67 = ((unsigned int)msctr4[(-mspar66 + 2)]);
         {
-            const patc_int t75 = threadIdx.x;
-            if (((b7 < 1) && (t75 < 1))) {
-                msctr6[(mspar73 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t68 = threadIdx.x;
+            if (((b5 < 1) && (t68 < 1))) {
+                msctr4[(mspar66 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi76 = ((unsigned int)(384 * b7 + t75 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi69 = ((unsigned int)(384 * b5 + t68 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi76 >= ((unsigned int)(256 * msh74)))) {
+                if ((mszi69 >= ((unsigned int)(256 * msh67)))) {
                     break;
                 }
-                const patc_int msz77 = mszi76;
-                msstate5[msz77] = 0u;
-                mszi76 = (mszi76 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz70 = mszi69;
+                msstate3[msz70] = 0u;
+                mszi69 = (mszi69 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -2722,180 +2691,176 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey6 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stval7 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *sthist11 = (unsigned int *)(patc_smem + 32768);
-    unsigned int *stinfo10 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stwsum12 = (unsigned int *)(patc_smem + 82048);
-    unsigned int *stkey8 = (unsigned int *)(patc_smem + 82176);
-    unsigned int *stval9 = (unsigned int *)(patc_smem + 98560);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval5 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist9 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo8 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum10 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 82176);
+    unsigned int *stval7 = (unsigned int *)(patc_smem + 98560);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b5 = blockIdx.x;
-        if (((4096 * b5 + 4095) < n)) {
+        const patc_int b3 = blockIdx.x;
+        if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t13 = threadIdx.x;
-                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                const patc_int t11 = threadIdx.x;
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     {
-                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
-                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                        stkey4[(t11 + 1024 * i12)] = ks[(4096 * b3 + t11 + 1024 * i12)];
+                        stval5[(t11 + 1024 * i12)] = vs[(4096 * b3 + t11 + 1024 * i12)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t13 = threadIdx.x;
-                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
-                    if (((4096 * b5 + t13 + 1024 * i14) < n)) {
-                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
-                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                const patc_int t11 = threadIdx.x;
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    if (((4096 * b3 + t11 + 1024 * i12) < n)) {
+                        stkey4[(t11 + 1024 * i12)] = ks[(4096 * b3 + t11 + 1024 * i12)];
+                        stval5[(t11 + 1024 * i12)] = vs[(4096 * b3 + t11 + 1024 * i12)];
                     }
                 }
             }
         }
         {
-            const patc_int t15 = threadIdx.x;
-            for (patc_int i16 = 0; i16 < 9; i16 += 1) {
-                if (((t15 + 1024 * i16) < 8224)) {
-                    sthist11[(t15 + 1024 * i16)] = 0u;
+            const patc_int t13 = threadIdx.x;
+            for (patc_int i14 = 0; i14 < 9; i14 += 1) {
+                if (((t13 + 1024 * i14) < 8224)) {
+                    sthist9[(t13 + 1024 * i14)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
                     {
-                        bool stok19 = true;
-                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
-                        unsigned int s21 = (~v20);
-                        unsigned int s22 = (v20 ^ 2147483648u);
-                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
-                        unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
-                        unsigned int stpm25 = (__ballot_sync(0xffffffffu, stok19) & patc_match_bits(stb24, 8u));
-                        unsigned int strk26 = __popc((stpm25 & ((1u << lane) - 1u)));
-                        unsigned int stct27 = __popc(stpm25);
-                        long long ix28 = ((long long)stb24);
-                        unsigned int sth29 = 0u;
-                        if (stok19) {
-                            sth29 = sthist11[(257 * warp + ix28)];
+                        bool stok17 = true;
+                        unsigned int v18 = stkey4[(lane + 128 * warp + 32 * i16)];
+                        unsigned int s19 = (~0u);
+                        unsigned int stb20 = (stok17 ? (((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u)) & 255u) : 0u);
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
+                        if (stok17) {
+                            sth25 = sthist9[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok19 && ((strk26 + 1u) == stct27))) {
-                            sthist11[(257 * warp + ix28)] = (sth29 + stct27);
+                        if ((stok17 && ((strk22 + 1u) == stct23))) {
+                            sthist9[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth29 + strk26)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i18) < n)) {
-                        bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
-                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
-                        unsigned int s21 = (~v20);
-                        unsigned int s22 = (v20 ^ 2147483648u);
-                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
-                        unsigned int stb24 = (stok19 ? (((v20 == 2147483648u) ? 2147483648u : s23) & 255u) : 0u);
-                        unsigned int stpm25 = (__ballot_sync(0xffffffffu, stok19) & patc_match_bits(stb24, 8u));
-                        unsigned int strk26 = __popc((stpm25 & ((1u << lane) - 1u)));
-                        unsigned int stct27 = __popc(stpm25);
-                        long long ix28 = ((long long)stb24);
-                        unsigned int sth29 = 0u;
-                        if (stok19) {
-                            sth29 = sthist11[(257 * warp + ix28)];
+                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i16) < n)) {
+                        bool stok17 = ((lane + 128 * warp + 4096 * b3 + 32 * i16) < n);
+                        unsigned int v18 = stkey4[(lane + 128 * warp + 32 * i16)];
+                        unsigned int s19 = (~0u);
+                        unsigned int stb20 = (stok17 ? (((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u)) & 255u) : 0u);
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
+                        if (stok17) {
+                            sth25 = sthist9[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok19 && ((strk26 + 1u) == stct27))) {
-                            sthist11[(257 * warp + ix28)] = (sth29 + stct27);
+                        if ((stok17 && ((strk22 + 1u) == stct23))) {
+                            sthist9[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth29 + strk26)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t30 = threadIdx.x;
-            unsigned int stsum31 = 0u;
-            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
-                stsum31 = (stsum31 + sthist11[(2056 * t30 + 257 * i32 - 8223 * ((8 * t30 + i32) / 32))]);
+            const patc_int t26 = threadIdx.x;
+            unsigned int stsum27 = 0u;
+            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
+                stsum27 = (stsum27 + sthist9[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
             }
-            unsigned int stinc33 = stsum31;
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc33, 1);
-            stinc33 = ((lane >= 1) ? (stinc33 + stup34) : stinc33);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc33, 2);
-            stinc33 = ((lane >= 2) ? (stinc33 + stup35) : stinc33);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc33, 4);
-            stinc33 = ((lane >= 4) ? (stinc33 + stup36) : stinc33);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc33, 8);
-            stinc33 = ((lane >= 8) ? (stinc33 + stup37) : stinc33);
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc33, 16);
-            stinc33 = ((lane >= 16) ? (stinc33 + stup38) : stinc33);
-            unsigned int stat39 = (stinc33 - stsum31);
-            for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                unsigned int stcb41 = sthist11[(2056 * t30 + 257 * i40 - 8223 * ((8 * t30 + i40) / 32))];
-                sthist11[(2056 * t30 + 257 * i40 - 8223 * ((8 * t30 + i40) / 32))] = stat39;
-                stat39 = (stat39 + stcb41);
+            unsigned int stinc29 = stsum27;
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
+            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
+            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
+            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
+            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
+            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
+            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
+            unsigned int stat35 = (stinc29 - stsum27);
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                unsigned int stcb37 = sthist9[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
+                sthist9[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
+                stat35 = (stat35 + stcb37);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc33;
+                stwsum10[warp] = stinc29;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw43 = 0u;
+                unsigned int stw39 = 0u;
                 if ((lane < 32)) {
-                    stw43 = stwsum12[lane];
+                    stw39 = stwsum10[lane];
                 }
-                unsigned int stwinc44 = stw43;
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc44, 1);
-                stwinc44 = ((lane >= 1) ? (stwinc44 + stup45) : stwinc44);
-                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc44, 2);
-                stwinc44 = ((lane >= 2) ? (stwinc44 + stup46) : stwinc44);
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc44, 4);
-                stwinc44 = ((lane >= 4) ? (stwinc44 + stup47) : stwinc44);
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc44, 8);
-                stwinc44 = ((lane >= 8) ? (stwinc44 + stup48) : stwinc44);
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc44, 16);
-                stwinc44 = ((lane >= 16) ? (stwinc44 + stup49) : stwinc44);
+                unsigned int stwinc40 = stw39;
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
+                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
+                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
+                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
+                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
+                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
+                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc44 - stw43);
+                    stwsum10[lane] = (stwinc40 - stw39);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
                     {
-                        unsigned int sti52 = stinfo10[(lane + 128 * warp + 32 * i51)];
-                        unsigned int stbk53 = (sti52 >> 16u);
-                        if ((stbk53 < 256u)) {
-                            long long ix54 = ((long long)stbk53);
-                            long long ix55 = ((long long)(stwsum12[((warp + 32 * ix54) / 256)] + (sthist11[(257 * warp + ix54)] + (sti52 & 65535u))));
-                            stkey8[ix55] = stkey6[(lane + 128 * warp + 32 * i51)];
-                            stval9[ix55] = stval7[(lane + 128 * warp + 32 * i51)];
+                        unsigned int sti48 = stinfo8[(lane + 128 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum10[((warp + 32 * ix50) / 256)] + (sthist9[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey4[(lane + 128 * warp + 32 * i47)];
+                            stval7[ix51] = stval5[(lane + 128 * warp + 32 * i47)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i51) < n)) {
-                        unsigned int sti52 = stinfo10[(lane + 128 * warp + 32 * i51)];
-                        unsigned int stbk53 = (sti52 >> 16u);
-                        if ((stbk53 < 256u)) {
-                            long long ix54 = ((long long)stbk53);
-                            long long ix55 = ((long long)(stwsum12[((warp + 32 * ix54) / 256)] + (sthist11[(257 * warp + ix54)] + (sti52 & 65535u))));
-                            stkey8[ix55] = stkey6[(lane + 128 * warp + 32 * i51)];
-                            stval9[ix55] = stval7[(lane + 128 * warp + 32 * i51)];
+                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i47) < n)) {
+                        unsigned int sti48 = stinfo8[(lane + 128 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum10[((warp + 32 * ix50) / 256)] + (sthist9[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey4[(lane + 128 * warp + 32 * i47)];
+                            stval7[ix51] = stval5[(lane + 128 * warp + 32 * i47)];
                         }
                     }
                 }
@@ -2903,147 +2868,143 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         }
         __syncthreads();
         {
-            const patc_int t56 = threadIdx.x;
-            for (patc_int i57 = 0; i57 < 9; i57 += 1) {
-                if (((t56 + 1024 * i57) < 8224)) {
-                    sthist11[(t56 + 1024 * i57)] = 0u;
+            const patc_int t52 = threadIdx.x;
+            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
+                if (((t52 + 1024 * i53) < 8224)) {
+                    sthist9[(t52 + 1024 * i53)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
                     {
-                        bool stok60 = true;
-                        unsigned int v61 = stkey8[(lane + 128 * warp + 32 * i59)];
-                        unsigned int s62 = (~v61);
-                        unsigned int s63 = (v61 ^ 2147483648u);
-                        unsigned int s64 = (((v61 & 2147483648u) != 0u) ? s62 : s63);
-                        unsigned int stb65 = (stok60 ? ((((v61 == 2147483648u) ? 2147483648u : s64) >> 8u) & 255u) : 0u);
-                        unsigned int stpm66 = (__ballot_sync(0xffffffffu, stok60) & patc_match_bits(stb65, 8u));
-                        unsigned int strk67 = __popc((stpm66 & ((1u << lane) - 1u)));
-                        unsigned int stct68 = __popc(stpm66);
-                        long long ix69 = ((long long)stb65);
-                        unsigned int sth70 = 0u;
-                        if (stok60) {
-                            sth70 = sthist11[(257 * warp + ix69)];
+                        bool stok56 = true;
+                        unsigned int v57 = stkey6[(lane + 128 * warp + 32 * i55)];
+                        unsigned int s58 = (~0u);
+                        unsigned int stb59 = (stok56 ? ((((v57 | 2147483648u) ^ ((v57 > 2147483648u) ? s58 : 0u)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb59, 8u));
+                        unsigned int strk61 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct62 = __popc(stpm60);
+                        long long ix63 = ((long long)stb59);
+                        unsigned int sth64 = 0u;
+                        if (stok56) {
+                            sth64 = sthist9[(257 * warp + ix63)];
                         }
                         __syncwarp();
-                        if ((stok60 && ((strk67 + 1u) == stct68))) {
-                            sthist11[(257 * warp + ix69)] = (sth70 + stct68);
+                        if ((stok56 && ((strk61 + 1u) == stct62))) {
+                            sthist9[(257 * warp + ix63)] = (sth64 + stct62);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i59)] = (stok60 ? ((stb65 << 16u) | (sth70 + strk67)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb59 << 16u) | (sth64 + strk61)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i59) < n)) {
-                        bool stok60 = ((lane + 128 * warp + 4096 * b5 + 32 * i59) < n);
-                        unsigned int v61 = stkey8[(lane + 128 * warp + 32 * i59)];
-                        unsigned int s62 = (~v61);
-                        unsigned int s63 = (v61 ^ 2147483648u);
-                        unsigned int s64 = (((v61 & 2147483648u) != 0u) ? s62 : s63);
-                        unsigned int stb65 = (stok60 ? ((((v61 == 2147483648u) ? 2147483648u : s64) >> 8u) & 255u) : 0u);
-                        unsigned int stpm66 = (__ballot_sync(0xffffffffu, stok60) & patc_match_bits(stb65, 8u));
-                        unsigned int strk67 = __popc((stpm66 & ((1u << lane) - 1u)));
-                        unsigned int stct68 = __popc(stpm66);
-                        long long ix69 = ((long long)stb65);
-                        unsigned int sth70 = 0u;
-                        if (stok60) {
-                            sth70 = sthist11[(257 * warp + ix69)];
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i55) < n)) {
+                        bool stok56 = ((lane + 128 * warp + 4096 * b3 + 32 * i55) < n);
+                        unsigned int v57 = stkey6[(lane + 128 * warp + 32 * i55)];
+                        unsigned int s58 = (~0u);
+                        unsigned int stb59 = (stok56 ? ((((v57 | 2147483648u) ^ ((v57 > 2147483648u) ? s58 : 0u)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb59, 8u));
+                        unsigned int strk61 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct62 = __popc(stpm60);
+                        long long ix63 = ((long long)stb59);
+                        unsigned int sth64 = 0u;
+                        if (stok56) {
+                            sth64 = sthist9[(257 * warp + ix63)];
                         }
                         __syncwarp();
-                        if ((stok60 && ((strk67 + 1u) == stct68))) {
-                            sthist11[(257 * warp + ix69)] = (sth70 + stct68);
+                        if ((stok56 && ((strk61 + 1u) == stct62))) {
+                            sthist9[(257 * warp + ix63)] = (sth64 + stct62);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i59)] = (stok60 ? ((stb65 << 16u) | (sth70 + strk67)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb59 << 16u) | (sth64 + strk61)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t71 = threadIdx.x;
-            unsigned int stsum72 = 0u;
-            for (patc_int i73 = 0; i73 < 8; i73 += 1) {
-                stsum72 = (stsum72 + sthist11[(2056 * t71 + 257 * i73 - 8223 * ((8 * t71 + i73) / 32))]);
+            const patc_int t65 = threadIdx.x;
+            unsigned int stsum66 = 0u;
+            for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                stsum66 = (stsum66 + sthist9[(2056 * t65 + 257 * i67 - 8223 * ((8 * t65 + i67) / 32))]);
             }
-            unsigned int stinc74 = stsum72;
-            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc74, 1);
-            stinc74 = ((lane >= 1) ? (stinc74 + stup75) : stinc74);
-            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc74, 2);
-            stinc74 = ((lane >= 2) ? (stinc74 + stup76) : stinc74);
-            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc74, 4);
-            stinc74 = ((lane >= 4) ? (stinc74 + stup77) : stinc74);
-            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc74, 8);
-            stinc74 = ((lane >= 8) ? (stinc74 + stup78) : stinc74);
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc74, 16);
-            stinc74 = ((lane >= 16) ? (stinc74 + stup79) : stinc74);
-            unsigned int stat80 = (stinc74 - stsum72);
-            for (patc_int i81 = 0; i81 < 8; i81 += 1) {
-                unsigned int stcb82 = sthist11[(2056 * t71 + 257 * i81 - 8223 * ((8 * t71 + i81) / 32))];
-                sthist11[(2056 * t71 + 257 * i81 - 8223 * ((8 * t71 + i81) / 32))] = stat80;
-                stat80 = (stat80 + stcb82);
+            unsigned int stinc68 = stsum66;
+            unsigned int stup69 = __shfl_up_sync(0xffffffffu, stinc68, 1);
+            stinc68 = ((lane >= 1) ? (stinc68 + stup69) : stinc68);
+            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc68, 2);
+            stinc68 = ((lane >= 2) ? (stinc68 + stup70) : stinc68);
+            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc68, 4);
+            stinc68 = ((lane >= 4) ? (stinc68 + stup71) : stinc68);
+            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc68, 8);
+            stinc68 = ((lane >= 8) ? (stinc68 + stup72) : stinc68);
+            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc68, 16);
+            stinc68 = ((lane >= 16) ? (stinc68 + stup73) : stinc68);
+            unsigned int stat74 = (stinc68 - stsum66);
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                unsigned int stcb76 = sthist9[(2056 * t65 + 257 * i75 - 8223 * ((8 * t65 + i75) / 32))];
+                sthist9[(2056 * t65 + 257 * i75 - 8223 * ((8 * t65 + i75) / 32))] = stat74;
+                stat74 = (stat74 + stcb76);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc74;
+                stwsum10[warp] = stinc68;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw84 = 0u;
+                unsigned int stw78 = 0u;
                 if ((lane < 32)) {
-                    stw84 = stwsum12[lane];
+                    stw78 = stwsum10[lane];
                 }
-                unsigned int stwinc85 = stw84;
-                unsigned int stup86 = __shfl_up_sync(0xffffffffu, stwinc85, 1);
-                stwinc85 = ((lane >= 1) ? (stwinc85 + stup86) : stwinc85);
-                unsigned int stup87 = __shfl_up_sync(0xffffffffu, stwinc85, 2);
-                stwinc85 = ((lane >= 2) ? (stwinc85 + stup87) : stwinc85);
-                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc85, 4);
-                stwinc85 = ((lane >= 4) ? (stwinc85 + stup88) : stwinc85);
-                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc85, 8);
-                stwinc85 = ((lane >= 8) ? (stwinc85 + stup89) : stwinc85);
-                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc85, 16);
-                stwinc85 = ((lane >= 16) ? (stwinc85 + stup90) : stwinc85);
+                unsigned int stwinc79 = stw78;
+                unsigned int stup80 = __shfl_up_sync(0xffffffffu, stwinc79, 1);
+                stwinc79 = ((lane >= 1) ? (stwinc79 + stup80) : stwinc79);
+                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc79, 2);
+                stwinc79 = ((lane >= 2) ? (stwinc79 + stup81) : stwinc79);
+                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc79, 4);
+                stwinc79 = ((lane >= 4) ? (stwinc79 + stup82) : stwinc79);
+                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc79, 8);
+                stwinc79 = ((lane >= 8) ? (stwinc79 + stup83) : stwinc79);
+                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc79, 16);
+                stwinc79 = ((lane >= 16) ? (stwinc79 + stup84) : stwinc79);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc85 - stw84);
+                    stwsum10[lane] = (stwinc79 - stw78);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
                     {
-                        unsigned int sti93 = stinfo10[(lane + 128 * warp + 32 * i92)];
-                        unsigned int stbk94 = (sti93 >> 16u);
-                        if ((stbk94 < 256u)) {
-                            long long ix95 = ((long long)stbk94);
-                            long long ix96 = ((long long)(stwsum12[((warp + 32 * ix95) / 256)] + (sthist11[(257 * warp + ix95)] + (sti93 & 65535u))));
-                            stkey6[ix96] = stkey8[(lane + 128 * warp + 32 * i92)];
-                            stval7[ix96] = stval9[(lane + 128 * warp + 32 * i92)];
+                        unsigned int sti87 = stinfo8[(lane + 128 * warp + 32 * i86)];
+                        unsigned int stbk88 = (sti87 >> 16u);
+                        if ((stbk88 < 256u)) {
+                            long long ix89 = ((long long)stbk88);
+                            long long ix90 = ((long long)(stwsum10[((warp + 32 * ix89) / 256)] + (sthist9[(257 * warp + ix89)] + (sti87 & 65535u))));
+                            stkey4[ix90] = stkey6[(lane + 128 * warp + 32 * i86)];
+                            stval5[ix90] = stval7[(lane + 128 * warp + 32 * i86)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i92) < n)) {
-                        unsigned int sti93 = stinfo10[(lane + 128 * warp + 32 * i92)];
-                        unsigned int stbk94 = (sti93 >> 16u);
-                        if ((stbk94 < 256u)) {
-                            long long ix95 = ((long long)stbk94);
-                            long long ix96 = ((long long)(stwsum12[((warp + 32 * ix95) / 256)] + (sthist11[(257 * warp + ix95)] + (sti93 & 65535u))));
-                            stkey6[ix96] = stkey8[(lane + 128 * warp + 32 * i92)];
-                            stval7[ix96] = stval9[(lane + 128 * warp + 32 * i92)];
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i86) < n)) {
+                        unsigned int sti87 = stinfo8[(lane + 128 * warp + 32 * i86)];
+                        unsigned int stbk88 = (sti87 >> 16u);
+                        if ((stbk88 < 256u)) {
+                            long long ix89 = ((long long)stbk88);
+                            long long ix90 = ((long long)(stwsum10[((warp + 32 * ix89) / 256)] + (sthist9[(257 * warp + ix89)] + (sti87 & 65535u))));
+                            stkey4[ix90] = stkey6[(lane + 128 * warp + 32 * i86)];
+                            stval5[ix90] = stval7[(lane + 128 * warp + 32 * i86)];
                         }
                     }
                 }
@@ -3051,147 +3012,143 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         }
         __syncthreads();
         {
-            const patc_int t97 = threadIdx.x;
-            for (patc_int i98 = 0; i98 < 9; i98 += 1) {
-                if (((t97 + 1024 * i98) < 8224)) {
-                    sthist11[(t97 + 1024 * i98)] = 0u;
+            const patc_int t91 = threadIdx.x;
+            for (patc_int i92 = 0; i92 < 9; i92 += 1) {
+                if (((t91 + 1024 * i92) < 8224)) {
+                    sthist9[(t91 + 1024 * i92)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i100 = 0; i100 < 4; i100 += 1) {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
                     {
-                        bool stok101 = true;
-                        unsigned int v102 = stkey6[(lane + 128 * warp + 32 * i100)];
-                        unsigned int s103 = (~v102);
-                        unsigned int s104 = (v102 ^ 2147483648u);
-                        unsigned int s105 = (((v102 & 2147483648u) != 0u) ? s103 : s104);
-                        unsigned int stb106 = (stok101 ? ((((v102 == 2147483648u) ? 2147483648u : s105) >> 16u) & 255u) : 0u);
-                        unsigned int stpm107 = (__ballot_sync(0xffffffffu, stok101) & patc_match_bits(stb106, 8u));
-                        unsigned int strk108 = __popc((stpm107 & ((1u << lane) - 1u)));
-                        unsigned int stct109 = __popc(stpm107);
-                        long long ix110 = ((long long)stb106);
-                        unsigned int sth111 = 0u;
-                        if (stok101) {
-                            sth111 = sthist11[(257 * warp + ix110)];
+                        bool stok95 = true;
+                        unsigned int v96 = stkey4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int s97 = (~0u);
+                        unsigned int stb98 = (stok95 ? ((((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm99 = (__ballot_sync(0xffffffffu, stok95) & patc_match_bits(stb98, 8u));
+                        unsigned int strk100 = __popc((stpm99 & ((1u << lane) - 1u)));
+                        unsigned int stct101 = __popc(stpm99);
+                        long long ix102 = ((long long)stb98);
+                        unsigned int sth103 = 0u;
+                        if (stok95) {
+                            sth103 = sthist9[(257 * warp + ix102)];
                         }
                         __syncwarp();
-                        if ((stok101 && ((strk108 + 1u) == stct109))) {
-                            sthist11[(257 * warp + ix110)] = (sth111 + stct109);
+                        if ((stok95 && ((strk100 + 1u) == stct101))) {
+                            sthist9[(257 * warp + ix102)] = (sth103 + stct101);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i100)] = (stok101 ? ((stb106 << 16u) | (sth111 + strk108)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i94)] = (stok95 ? ((stb98 << 16u) | (sth103 + strk100)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i100 = 0; i100 < 4; i100 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i100) < n)) {
-                        bool stok101 = ((lane + 128 * warp + 4096 * b5 + 32 * i100) < n);
-                        unsigned int v102 = stkey6[(lane + 128 * warp + 32 * i100)];
-                        unsigned int s103 = (~v102);
-                        unsigned int s104 = (v102 ^ 2147483648u);
-                        unsigned int s105 = (((v102 & 2147483648u) != 0u) ? s103 : s104);
-                        unsigned int stb106 = (stok101 ? ((((v102 == 2147483648u) ? 2147483648u : s105) >> 16u) & 255u) : 0u);
-                        unsigned int stpm107 = (__ballot_sync(0xffffffffu, stok101) & patc_match_bits(stb106, 8u));
-                        unsigned int strk108 = __popc((stpm107 & ((1u << lane) - 1u)));
-                        unsigned int stct109 = __popc(stpm107);
-                        long long ix110 = ((long long)stb106);
-                        unsigned int sth111 = 0u;
-                        if (stok101) {
-                            sth111 = sthist11[(257 * warp + ix110)];
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i94) < n)) {
+                        bool stok95 = ((lane + 128 * warp + 4096 * b3 + 32 * i94) < n);
+                        unsigned int v96 = stkey4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int s97 = (~0u);
+                        unsigned int stb98 = (stok95 ? ((((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm99 = (__ballot_sync(0xffffffffu, stok95) & patc_match_bits(stb98, 8u));
+                        unsigned int strk100 = __popc((stpm99 & ((1u << lane) - 1u)));
+                        unsigned int stct101 = __popc(stpm99);
+                        long long ix102 = ((long long)stb98);
+                        unsigned int sth103 = 0u;
+                        if (stok95) {
+                            sth103 = sthist9[(257 * warp + ix102)];
                         }
                         __syncwarp();
-                        if ((stok101 && ((strk108 + 1u) == stct109))) {
-                            sthist11[(257 * warp + ix110)] = (sth111 + stct109);
+                        if ((stok95 && ((strk100 + 1u) == stct101))) {
+                            sthist9[(257 * warp + ix102)] = (sth103 + stct101);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i100)] = (stok101 ? ((stb106 << 16u) | (sth111 + strk108)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i94)] = (stok95 ? ((stb98 << 16u) | (sth103 + strk100)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t112 = threadIdx.x;
-            unsigned int stsum113 = 0u;
+            const patc_int t104 = threadIdx.x;
+            unsigned int stsum105 = 0u;
+            for (patc_int i106 = 0; i106 < 8; i106 += 1) {
+                stsum105 = (stsum105 + sthist9[(2056 * t104 + 257 * i106 - 8223 * ((8 * t104 + i106) / 32))]);
+            }
+            unsigned int stinc107 = stsum105;
+            unsigned int stup108 = __shfl_up_sync(0xffffffffu, stinc107, 1);
+            stinc107 = ((lane >= 1) ? (stinc107 + stup108) : stinc107);
+            unsigned int stup109 = __shfl_up_sync(0xffffffffu, stinc107, 2);
+            stinc107 = ((lane >= 2) ? (stinc107 + stup109) : stinc107);
+            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc107, 4);
+            stinc107 = ((lane >= 4) ? (stinc107 + stup110) : stinc107);
+            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc107, 8);
+            stinc107 = ((lane >= 8) ? (stinc107 + stup111) : stinc107);
+            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc107, 16);
+            stinc107 = ((lane >= 16) ? (stinc107 + stup112) : stinc107);
+            unsigned int stat113 = (stinc107 - stsum105);
             for (patc_int i114 = 0; i114 < 8; i114 += 1) {
-                stsum113 = (stsum113 + sthist11[(2056 * t112 + 257 * i114 - 8223 * ((8 * t112 + i114) / 32))]);
-            }
-            unsigned int stinc115 = stsum113;
-            unsigned int stup116 = __shfl_up_sync(0xffffffffu, stinc115, 1);
-            stinc115 = ((lane >= 1) ? (stinc115 + stup116) : stinc115);
-            unsigned int stup117 = __shfl_up_sync(0xffffffffu, stinc115, 2);
-            stinc115 = ((lane >= 2) ? (stinc115 + stup117) : stinc115);
-            unsigned int stup118 = __shfl_up_sync(0xffffffffu, stinc115, 4);
-            stinc115 = ((lane >= 4) ? (stinc115 + stup118) : stinc115);
-            unsigned int stup119 = __shfl_up_sync(0xffffffffu, stinc115, 8);
-            stinc115 = ((lane >= 8) ? (stinc115 + stup119) : stinc115);
-            unsigned int stup120 = __shfl_up_sync(0xffffffffu, stinc115, 16);
-            stinc115 = ((lane >= 16) ? (stinc115 + stup120) : stinc115);
-            unsigned int stat121 = (stinc115 - stsum113);
-            for (patc_int i122 = 0; i122 < 8; i122 += 1) {
-                unsigned int stcb123 = sthist11[(2056 * t112 + 257 * i122 - 8223 * ((8 * t112 + i122) / 32))];
-                sthist11[(2056 * t112 + 257 * i122 - 8223 * ((8 * t112 + i122) / 32))] = stat121;
-                stat121 = (stat121 + stcb123);
+                unsigned int stcb115 = sthist9[(2056 * t104 + 257 * i114 - 8223 * ((8 * t104 + i114) / 32))];
+                sthist9[(2056 * t104 + 257 * i114 - 8223 * ((8 * t104 + i114) / 32))] = stat113;
+                stat113 = (stat113 + stcb115);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc115;
+                stwsum10[warp] = stinc107;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw125 = 0u;
+                unsigned int stw117 = 0u;
                 if ((lane < 32)) {
-                    stw125 = stwsum12[lane];
+                    stw117 = stwsum10[lane];
                 }
-                unsigned int stwinc126 = stw125;
-                unsigned int stup127 = __shfl_up_sync(0xffffffffu, stwinc126, 1);
-                stwinc126 = ((lane >= 1) ? (stwinc126 + stup127) : stwinc126);
-                unsigned int stup128 = __shfl_up_sync(0xffffffffu, stwinc126, 2);
-                stwinc126 = ((lane >= 2) ? (stwinc126 + stup128) : stwinc126);
-                unsigned int stup129 = __shfl_up_sync(0xffffffffu, stwinc126, 4);
-                stwinc126 = ((lane >= 4) ? (stwinc126 + stup129) : stwinc126);
-                unsigned int stup130 = __shfl_up_sync(0xffffffffu, stwinc126, 8);
-                stwinc126 = ((lane >= 8) ? (stwinc126 + stup130) : stwinc126);
-                unsigned int stup131 = __shfl_up_sync(0xffffffffu, stwinc126, 16);
-                stwinc126 = ((lane >= 16) ? (stwinc126 + stup131) : stwinc126);
+                unsigned int stwinc118 = stw117;
+                unsigned int stup119 = __shfl_up_sync(0xffffffffu, stwinc118, 1);
+                stwinc118 = ((lane >= 1) ? (stwinc118 + stup119) : stwinc118);
+                unsigned int stup120 = __shfl_up_sync(0xffffffffu, stwinc118, 2);
+                stwinc118 = ((lane >= 2) ? (stwinc118 + stup120) : stwinc118);
+                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc118, 4);
+                stwinc118 = ((lane >= 4) ? (stwinc118 + stup121) : stwinc118);
+                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc118, 8);
+                stwinc118 = ((lane >= 8) ? (stwinc118 + stup122) : stwinc118);
+                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc118, 16);
+                stwinc118 = ((lane >= 16) ? (stwinc118 + stup123) : stwinc118);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc126 - stw125);
+                    stwsum10[lane] = (stwinc118 - stw117);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
+                for (patc_int i125 = 0; i125 < 4; i125 += 1) {
                     {
-                        unsigned int sti134 = stinfo10[(lane + 128 * warp + 32 * i133)];
-                        unsigned int stbk135 = (sti134 >> 16u);
-                        if ((stbk135 < 256u)) {
-                            long long ix136 = ((long long)stbk135);
-                            long long ix137 = ((long long)(stwsum12[((warp + 32 * ix136) / 256)] + (sthist11[(257 * warp + ix136)] + (sti134 & 65535u))));
-                            stkey8[ix137] = stkey6[(lane + 128 * warp + 32 * i133)];
-                            stval9[ix137] = stval7[(lane + 128 * warp + 32 * i133)];
+                        unsigned int sti126 = stinfo8[(lane + 128 * warp + 32 * i125)];
+                        unsigned int stbk127 = (sti126 >> 16u);
+                        if ((stbk127 < 256u)) {
+                            long long ix128 = ((long long)stbk127);
+                            long long ix129 = ((long long)(stwsum10[((warp + 32 * ix128) / 256)] + (sthist9[(257 * warp + ix128)] + (sti126 & 65535u))));
+                            stkey6[ix129] = stkey4[(lane + 128 * warp + 32 * i125)];
+                            stval7[ix129] = stval5[(lane + 128 * warp + 32 * i125)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i133) < n)) {
-                        unsigned int sti134 = stinfo10[(lane + 128 * warp + 32 * i133)];
-                        unsigned int stbk135 = (sti134 >> 16u);
-                        if ((stbk135 < 256u)) {
-                            long long ix136 = ((long long)stbk135);
-                            long long ix137 = ((long long)(stwsum12[((warp + 32 * ix136) / 256)] + (sthist11[(257 * warp + ix136)] + (sti134 & 65535u))));
-                            stkey8[ix137] = stkey6[(lane + 128 * warp + 32 * i133)];
-                            stval9[ix137] = stval7[(lane + 128 * warp + 32 * i133)];
+                for (patc_int i125 = 0; i125 < 4; i125 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i125) < n)) {
+                        unsigned int sti126 = stinfo8[(lane + 128 * warp + 32 * i125)];
+                        unsigned int stbk127 = (sti126 >> 16u);
+                        if ((stbk127 < 256u)) {
+                            long long ix128 = ((long long)stbk127);
+                            long long ix129 = ((long long)(stwsum10[((warp + 32 * ix128) / 256)] + (sthist9[(257 * warp + ix128)] + (sti126 & 65535u))));
+                            stkey6[ix129] = stkey4[(lane + 128 * warp + 32 * i125)];
+                            stval7[ix129] = stval5[(lane + 128 * warp + 32 * i125)];
                         }
                     }
                 }
@@ -3199,170 +3156,166 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
         }
         __syncthreads();
         {
-            const patc_int t138 = threadIdx.x;
-            for (patc_int i139 = 0; i139 < 9; i139 += 1) {
-                if (((t138 + 1024 * i139) < 8224)) {
-                    sthist11[(t138 + 1024 * i139)] = 0u;
+            const patc_int t130 = threadIdx.x;
+            for (patc_int i131 = 0; i131 < 9; i131 += 1) {
+                if (((t130 + 1024 * i131) < 8224)) {
+                    sthist9[(t130 + 1024 * i131)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i141 = 0; i141 < 4; i141 += 1) {
+                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
                     {
-                        bool stok142 = true;
-                        unsigned int v143 = stkey8[(lane + 128 * warp + 32 * i141)];
-                        unsigned int s144 = (~v143);
-                        unsigned int s145 = (v143 ^ 2147483648u);
-                        unsigned int s146 = (((v143 & 2147483648u) != 0u) ? s144 : s145);
-                        unsigned int stb147 = (stok142 ? ((((v143 == 2147483648u) ? 2147483648u : s146) >> 24u) & 255u) : 0u);
-                        unsigned int stpm148 = (__ballot_sync(0xffffffffu, stok142) & patc_match_bits(stb147, 8u));
-                        unsigned int strk149 = __popc((stpm148 & ((1u << lane) - 1u)));
-                        unsigned int stct150 = __popc(stpm148);
-                        long long ix151 = ((long long)stb147);
-                        unsigned int sth152 = 0u;
-                        if (stok142) {
-                            sth152 = sthist11[(257 * warp + ix151)];
+                        bool stok134 = true;
+                        unsigned int v135 = stkey6[(lane + 128 * warp + 32 * i133)];
+                        unsigned int s136 = (~0u);
+                        unsigned int stb137 = (stok134 ? ((((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm138 = (__ballot_sync(0xffffffffu, stok134) & patc_match_bits(stb137, 8u));
+                        unsigned int strk139 = __popc((stpm138 & ((1u << lane) - 1u)));
+                        unsigned int stct140 = __popc(stpm138);
+                        long long ix141 = ((long long)stb137);
+                        unsigned int sth142 = 0u;
+                        if (stok134) {
+                            sth142 = sthist9[(257 * warp + ix141)];
                         }
                         __syncwarp();
-                        if ((stok142 && ((strk149 + 1u) == stct150))) {
-                            sthist11[(257 * warp + ix151)] = (sth152 + stct150);
+                        if ((stok134 && ((strk139 + 1u) == stct140))) {
+                            sthist9[(257 * warp + ix141)] = (sth142 + stct140);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i141)] = (stok142 ? ((stb147 << 16u) | (sth152 + strk149)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i133)] = (stok134 ? ((stb137 << 16u) | (sth142 + strk139)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i141 = 0; i141 < 4; i141 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i141) < n)) {
-                        bool stok142 = ((lane + 128 * warp + 4096 * b5 + 32 * i141) < n);
-                        unsigned int v143 = stkey8[(lane + 128 * warp + 32 * i141)];
-                        unsigned int s144 = (~v143);
-                        unsigned int s145 = (v143 ^ 2147483648u);
-                        unsigned int s146 = (((v143 & 2147483648u) != 0u) ? s144 : s145);
-                        unsigned int stb147 = (stok142 ? ((((v143 == 2147483648u) ? 2147483648u : s146) >> 24u) & 255u) : 0u);
-                        unsigned int stpm148 = (__ballot_sync(0xffffffffu, stok142) & patc_match_bits(stb147, 8u));
-                        unsigned int strk149 = __popc((stpm148 & ((1u << lane) - 1u)));
-                        unsigned int stct150 = __popc(stpm148);
-                        long long ix151 = ((long long)stb147);
-                        unsigned int sth152 = 0u;
-                        if (stok142) {
-                            sth152 = sthist11[(257 * warp + ix151)];
+                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i133) < n)) {
+                        bool stok134 = ((lane + 128 * warp + 4096 * b3 + 32 * i133) < n);
+                        unsigned int v135 = stkey6[(lane + 128 * warp + 32 * i133)];
+                        unsigned int s136 = (~0u);
+                        unsigned int stb137 = (stok134 ? ((((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm138 = (__ballot_sync(0xffffffffu, stok134) & patc_match_bits(stb137, 8u));
+                        unsigned int strk139 = __popc((stpm138 & ((1u << lane) - 1u)));
+                        unsigned int stct140 = __popc(stpm138);
+                        long long ix141 = ((long long)stb137);
+                        unsigned int sth142 = 0u;
+                        if (stok134) {
+                            sth142 = sthist9[(257 * warp + ix141)];
                         }
                         __syncwarp();
-                        if ((stok142 && ((strk149 + 1u) == stct150))) {
-                            sthist11[(257 * warp + ix151)] = (sth152 + stct150);
+                        if ((stok134 && ((strk139 + 1u) == stct140))) {
+                            sthist9[(257 * warp + ix141)] = (sth142 + stct140);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i141)] = (stok142 ? ((stb147 << 16u) | (sth152 + strk149)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i133)] = (stok134 ? ((stb137 << 16u) | (sth142 + strk139)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t153 = threadIdx.x;
-            unsigned int stsum154 = 0u;
-            for (patc_int i155 = 0; i155 < 8; i155 += 1) {
-                stsum154 = (stsum154 + sthist11[(2056 * t153 + 257 * i155 - 8223 * ((8 * t153 + i155) / 32))]);
+            const patc_int t143 = threadIdx.x;
+            unsigned int stsum144 = 0u;
+            for (patc_int i145 = 0; i145 < 8; i145 += 1) {
+                stsum144 = (stsum144 + sthist9[(2056 * t143 + 257 * i145 - 8223 * ((8 * t143 + i145) / 32))]);
             }
-            unsigned int stinc156 = stsum154;
-            unsigned int stup157 = __shfl_up_sync(0xffffffffu, stinc156, 1);
-            stinc156 = ((lane >= 1) ? (stinc156 + stup157) : stinc156);
-            unsigned int stup158 = __shfl_up_sync(0xffffffffu, stinc156, 2);
-            stinc156 = ((lane >= 2) ? (stinc156 + stup158) : stinc156);
-            unsigned int stup159 = __shfl_up_sync(0xffffffffu, stinc156, 4);
-            stinc156 = ((lane >= 4) ? (stinc156 + stup159) : stinc156);
-            unsigned int stup160 = __shfl_up_sync(0xffffffffu, stinc156, 8);
-            stinc156 = ((lane >= 8) ? (stinc156 + stup160) : stinc156);
-            unsigned int stup161 = __shfl_up_sync(0xffffffffu, stinc156, 16);
-            stinc156 = ((lane >= 16) ? (stinc156 + stup161) : stinc156);
-            unsigned int stat162 = (stinc156 - stsum154);
-            for (patc_int i163 = 0; i163 < 8; i163 += 1) {
-                unsigned int stcb164 = sthist11[(2056 * t153 + 257 * i163 - 8223 * ((8 * t153 + i163) / 32))];
-                sthist11[(2056 * t153 + 257 * i163 - 8223 * ((8 * t153 + i163) / 32))] = stat162;
-                stat162 = (stat162 + stcb164);
+            unsigned int stinc146 = stsum144;
+            unsigned int stup147 = __shfl_up_sync(0xffffffffu, stinc146, 1);
+            stinc146 = ((lane >= 1) ? (stinc146 + stup147) : stinc146);
+            unsigned int stup148 = __shfl_up_sync(0xffffffffu, stinc146, 2);
+            stinc146 = ((lane >= 2) ? (stinc146 + stup148) : stinc146);
+            unsigned int stup149 = __shfl_up_sync(0xffffffffu, stinc146, 4);
+            stinc146 = ((lane >= 4) ? (stinc146 + stup149) : stinc146);
+            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc146, 8);
+            stinc146 = ((lane >= 8) ? (stinc146 + stup150) : stinc146);
+            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc146, 16);
+            stinc146 = ((lane >= 16) ? (stinc146 + stup151) : stinc146);
+            unsigned int stat152 = (stinc146 - stsum144);
+            for (patc_int i153 = 0; i153 < 8; i153 += 1) {
+                unsigned int stcb154 = sthist9[(2056 * t143 + 257 * i153 - 8223 * ((8 * t143 + i153) / 32))];
+                sthist9[(2056 * t143 + 257 * i153 - 8223 * ((8 * t143 + i153) / 32))] = stat152;
+                stat152 = (stat152 + stcb154);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc156;
+                stwsum10[warp] = stinc146;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw166 = 0u;
+                unsigned int stw156 = 0u;
                 if ((lane < 32)) {
-                    stw166 = stwsum12[lane];
+                    stw156 = stwsum10[lane];
                 }
-                unsigned int stwinc167 = stw166;
-                unsigned int stup168 = __shfl_up_sync(0xffffffffu, stwinc167, 1);
-                stwinc167 = ((lane >= 1) ? (stwinc167 + stup168) : stwinc167);
-                unsigned int stup169 = __shfl_up_sync(0xffffffffu, stwinc167, 2);
-                stwinc167 = ((lane >= 2) ? (stwinc167 + stup169) : stwinc167);
-                unsigned int stup170 = __shfl_up_sync(0xffffffffu, stwinc167, 4);
-                stwinc167 = ((lane >= 4) ? (stwinc167 + stup170) : stwinc167);
-                unsigned int stup171 = __shfl_up_sync(0xffffffffu, stwinc167, 8);
-                stwinc167 = ((lane >= 8) ? (stwinc167 + stup171) : stwinc167);
-                unsigned int stup172 = __shfl_up_sync(0xffffffffu, stwinc167, 16);
-                stwinc167 = ((lane >= 16) ? (stwinc167 + stup172) : stwinc167);
+                unsigned int stwinc157 = stw156;
+                unsigned int stup158 = __shfl_up_sync(0xffffffffu, stwinc157, 1);
+                stwinc157 = ((lane >= 1) ? (stwinc157 + stup158) : stwinc157);
+                unsigned int stup159 = __shfl_up_sync(0xffffffffu, stwinc157, 2);
+                stwinc157 = ((lane >= 2) ? (stwinc157 + stup159) : stwinc157);
+                unsigned int stup160 = __shfl_up_sync(0xffffffffu, stwinc157, 4);
+                stwinc157 = ((lane >= 4) ? (stwinc157 + stup160) : stwinc157);
+                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc157, 8);
+                stwinc157 = ((lane >= 8) ? (stwinc157 + stup161) : stwinc157);
+                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc157, 16);
+                stwinc157 = ((lane >= 16) ? (stwinc157 + stup162) : stwinc157);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc167 - stw166);
+                    stwsum10[lane] = (stwinc157 - stw156);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i174 = 0; i174 < 4; i174 += 1) {
+                for (patc_int i164 = 0; i164 < 4; i164 += 1) {
                     {
-                        unsigned int sti175 = stinfo10[(lane + 128 * warp + 32 * i174)];
-                        unsigned int stbk176 = (sti175 >> 16u);
-                        if ((stbk176 < 256u)) {
-                            long long ix177 = ((long long)stbk176);
-                            long long ix178 = ((long long)(stwsum12[((warp + 32 * ix177) / 256)] + (sthist11[(257 * warp + ix177)] + (sti175 & 65535u))));
-                            stkey6[ix178] = stkey8[(lane + 128 * warp + 32 * i174)];
-                            stval7[ix178] = stval9[(lane + 128 * warp + 32 * i174)];
+                        unsigned int sti165 = stinfo8[(lane + 128 * warp + 32 * i164)];
+                        unsigned int stbk166 = (sti165 >> 16u);
+                        if ((stbk166 < 256u)) {
+                            long long ix167 = ((long long)stbk166);
+                            long long ix168 = ((long long)(stwsum10[((warp + 32 * ix167) / 256)] + (sthist9[(257 * warp + ix167)] + (sti165 & 65535u))));
+                            stkey4[ix168] = stkey6[(lane + 128 * warp + 32 * i164)];
+                            stval5[ix168] = stval7[(lane + 128 * warp + 32 * i164)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i174 = 0; i174 < 4; i174 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i174) < n)) {
-                        unsigned int sti175 = stinfo10[(lane + 128 * warp + 32 * i174)];
-                        unsigned int stbk176 = (sti175 >> 16u);
-                        if ((stbk176 < 256u)) {
-                            long long ix177 = ((long long)stbk176);
-                            long long ix178 = ((long long)(stwsum12[((warp + 32 * ix177) / 256)] + (sthist11[(257 * warp + ix177)] + (sti175 & 65535u))));
-                            stkey6[ix178] = stkey8[(lane + 128 * warp + 32 * i174)];
-                            stval7[ix178] = stval9[(lane + 128 * warp + 32 * i174)];
+                for (patc_int i164 = 0; i164 < 4; i164 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i164) < n)) {
+                        unsigned int sti165 = stinfo8[(lane + 128 * warp + 32 * i164)];
+                        unsigned int stbk166 = (sti165 >> 16u);
+                        if ((stbk166 < 256u)) {
+                            long long ix167 = ((long long)stbk166);
+                            long long ix168 = ((long long)(stwsum10[((warp + 32 * ix167) / 256)] + (sthist9[(257 * warp + ix167)] + (sti165 & 65535u))));
+                            stkey4[ix168] = stkey6[(lane + 128 * warp + 32 * i164)];
+                            stval5[ix168] = stval7[(lane + 128 * warp + 32 * i164)];
                         }
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t179 = threadIdx.x;
-                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
+                const patc_int t169 = threadIdx.x;
+                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
                     {
-                        out0[(4096 * b5 + t179 + 1024 * i180)] = stkey6[(t179 + 1024 * i180)];
-                        out1[(4096 * b5 + t179 + 1024 * i180)] = stval7[(t179 + 1024 * i180)];
+                        out0[(4096 * b3 + t169 + 1024 * i170)] = stkey4[(t169 + 1024 * i170)];
+                        out1[(4096 * b3 + t169 + 1024 * i170)] = stval5[(t169 + 1024 * i170)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t179 = threadIdx.x;
-                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
-                    if (((4096 * b5 + t179 + 1024 * i180) < n)) {
-                        out0[(4096 * b5 + t179 + 1024 * i180)] = stkey6[(t179 + 1024 * i180)];
-                        out1[(4096 * b5 + t179 + 1024 * i180)] = stval7[(t179 + 1024 * i180)];
+                const patc_int t169 = threadIdx.x;
+                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
+                    if (((4096 * b3 + t169 + 1024 * i170) < n)) {
+                        out0[(4096 * b3 + t169 + 1024 * i170)] = stkey4[(t169 + 1024 * i170)];
+                        out1[(4096 * b3 + t169 + 1024 * i170)] = stval5[(t169 + 1024 * i170)];
                     }
                 }
             }
@@ -3383,172 +3336,168 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
 extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey5 = (unsigned int *)(patc_smem + 0);
-    unsigned int *sthist8 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 49280);
-    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stkey6 = (unsigned int *)(patc_smem + 65792);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist6 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo5 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum7 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 65792);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b4 = blockIdx.x;
-        if (((4096 * b4 + 4095) < n)) {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
                     {
-                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
-                    if (((4096 * b4 + t10 + 1024 * i11) < n)) {
-                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
+                    if (((4096 * b2 + t8 + 1024 * i9) < n)) {
+                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         }
         {
-            const patc_int t12 = threadIdx.x;
-            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
-                if (((t12 + 1024 * i13) < 8224)) {
-                    sthist8[(t12 + 1024 * i13)] = 0u;
+            const patc_int t10 = threadIdx.x;
+            for (patc_int i11 = 0; i11 < 9; i11 += 1) {
+                if (((t10 + 1024 * i11) < 8224)) {
+                    sthist6[(t10 + 1024 * i11)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
                     {
-                        bool stok16 = true;
-                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                        bool stok14 = true;
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? ((~((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u))) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
-                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i13) < n)) {
+                        bool stok14 = ((lane + 128 * warp + 4096 * b2 + 32 * i13) < n);
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? ((~((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u))) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t26 = threadIdx.x;
-            unsigned int stsum27 = 0u;
-            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
-                stsum27 = (stsum27 + sthist8[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
+            const patc_int t22 = threadIdx.x;
+            unsigned int stsum23 = 0u;
+            for (patc_int i24 = 0; i24 < 8; i24 += 1) {
+                stsum23 = (stsum23 + sthist6[(2056 * t22 + 257 * i24 - 8223 * ((8 * t22 + i24) / 32))]);
             }
-            unsigned int stinc29 = stsum27;
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
-            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
-            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
-            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
-            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
-            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
-            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
-            unsigned int stat35 = (stinc29 - stsum27);
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                unsigned int stcb37 = sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
-                sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
-                stat35 = (stat35 + stcb37);
+            unsigned int stinc25 = stsum23;
+            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc25, 1);
+            stinc25 = ((lane >= 1) ? (stinc25 + stup26) : stinc25);
+            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc25, 2);
+            stinc25 = ((lane >= 2) ? (stinc25 + stup27) : stinc25);
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc25, 4);
+            stinc25 = ((lane >= 4) ? (stinc25 + stup28) : stinc25);
+            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc25, 8);
+            stinc25 = ((lane >= 8) ? (stinc25 + stup29) : stinc25);
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc25, 16);
+            stinc25 = ((lane >= 16) ? (stinc25 + stup30) : stinc25);
+            unsigned int stat31 = (stinc25 - stsum23);
+            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
+                unsigned int stcb33 = sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))];
+                sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))] = stat31;
+                stat31 = (stat31 + stcb33);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc29;
+                stwsum7[warp] = stinc25;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw39 = 0u;
+                unsigned int stw35 = 0u;
                 if ((lane < 32)) {
-                    stw39 = stwsum9[lane];
+                    stw35 = stwsum7[lane];
                 }
-                unsigned int stwinc40 = stw39;
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
-                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
-                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
-                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
-                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
-                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
-                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
+                unsigned int stwinc36 = stw35;
+                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc36, 1);
+                stwinc36 = ((lane >= 1) ? (stwinc36 + stup37) : stwinc36);
+                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc36, 2);
+                stwinc36 = ((lane >= 2) ? (stwinc36 + stup38) : stwinc36);
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc36, 4);
+                stwinc36 = ((lane >= 4) ? (stwinc36 + stup39) : stwinc36);
+                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc36, 8);
+                stwinc36 = ((lane >= 8) ? (stwinc36 + stup40) : stwinc36);
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc36, 16);
+                stwinc36 = ((lane >= 16) ? (stwinc36 + stup41) : stwinc36);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc40 - stw39);
+                    stwsum7[lane] = (stwinc36 - stw35);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
                     {
-                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i47) < n)) {
-                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i43) < n)) {
+                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
@@ -3556,143 +3505,139 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         }
         __syncthreads();
         {
-            const patc_int t52 = threadIdx.x;
-            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
-                if (((t52 + 1024 * i53) < 8224)) {
-                    sthist8[(t52 + 1024 * i53)] = 0u;
+            const patc_int t48 = threadIdx.x;
+            for (patc_int i49 = 0; i49 < 9; i49 += 1) {
+                if (((t48 + 1024 * i49) < 8224)) {
+                    sthist6[(t48 + 1024 * i49)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
                     {
-                        bool stok56 = true;
-                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? (((~((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                        bool stok52 = true;
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? (((~((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u))) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
-                        bool stok56 = ((lane + 128 * warp + 4096 * b4 + 32 * i55) < n);
-                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? (((~((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i51) < n)) {
+                        bool stok52 = ((lane + 128 * warp + 4096 * b2 + 32 * i51) < n);
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? (((~((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u))) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t66 = threadIdx.x;
-            unsigned int stsum67 = 0u;
-            for (patc_int i68 = 0; i68 < 8; i68 += 1) {
-                stsum67 = (stsum67 + sthist8[(2056 * t66 + 257 * i68 - 8223 * ((8 * t66 + i68) / 32))]);
+            const patc_int t60 = threadIdx.x;
+            unsigned int stsum61 = 0u;
+            for (patc_int i62 = 0; i62 < 8; i62 += 1) {
+                stsum61 = (stsum61 + sthist6[(2056 * t60 + 257 * i62 - 8223 * ((8 * t60 + i62) / 32))]);
             }
-            unsigned int stinc69 = stsum67;
-            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc69, 1);
-            stinc69 = ((lane >= 1) ? (stinc69 + stup70) : stinc69);
-            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc69, 2);
-            stinc69 = ((lane >= 2) ? (stinc69 + stup71) : stinc69);
-            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc69, 4);
-            stinc69 = ((lane >= 4) ? (stinc69 + stup72) : stinc69);
-            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc69, 8);
-            stinc69 = ((lane >= 8) ? (stinc69 + stup73) : stinc69);
-            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc69, 16);
-            stinc69 = ((lane >= 16) ? (stinc69 + stup74) : stinc69);
-            unsigned int stat75 = (stinc69 - stsum67);
-            for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                unsigned int stcb77 = sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))];
-                sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))] = stat75;
-                stat75 = (stat75 + stcb77);
+            unsigned int stinc63 = stsum61;
+            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc63, 1);
+            stinc63 = ((lane >= 1) ? (stinc63 + stup64) : stinc63);
+            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc63, 2);
+            stinc63 = ((lane >= 2) ? (stinc63 + stup65) : stinc63);
+            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc63, 4);
+            stinc63 = ((lane >= 4) ? (stinc63 + stup66) : stinc63);
+            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc63, 8);
+            stinc63 = ((lane >= 8) ? (stinc63 + stup67) : stinc63);
+            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc63, 16);
+            stinc63 = ((lane >= 16) ? (stinc63 + stup68) : stinc63);
+            unsigned int stat69 = (stinc63 - stsum61);
+            for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                unsigned int stcb71 = sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))];
+                sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))] = stat69;
+                stat69 = (stat69 + stcb71);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc69;
+                stwsum7[warp] = stinc63;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw79 = 0u;
+                unsigned int stw73 = 0u;
                 if ((lane < 32)) {
-                    stw79 = stwsum9[lane];
+                    stw73 = stwsum7[lane];
                 }
-                unsigned int stwinc80 = stw79;
-                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc80, 1);
-                stwinc80 = ((lane >= 1) ? (stwinc80 + stup81) : stwinc80);
-                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc80, 2);
-                stwinc80 = ((lane >= 2) ? (stwinc80 + stup82) : stwinc80);
-                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc80, 4);
-                stwinc80 = ((lane >= 4) ? (stwinc80 + stup83) : stwinc80);
-                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc80, 8);
-                stwinc80 = ((lane >= 8) ? (stwinc80 + stup84) : stwinc80);
-                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc80, 16);
-                stwinc80 = ((lane >= 16) ? (stwinc80 + stup85) : stwinc80);
+                unsigned int stwinc74 = stw73;
+                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc74, 1);
+                stwinc74 = ((lane >= 1) ? (stwinc74 + stup75) : stwinc74);
+                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc74, 2);
+                stwinc74 = ((lane >= 2) ? (stwinc74 + stup76) : stwinc74);
+                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc74, 4);
+                stwinc74 = ((lane >= 4) ? (stwinc74 + stup77) : stwinc74);
+                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc74, 8);
+                stwinc74 = ((lane >= 8) ? (stwinc74 + stup78) : stwinc74);
+                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc74, 16);
+                stwinc74 = ((lane >= 16) ? (stwinc74 + stup79) : stwinc74);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc80 - stw79);
+                    stwsum7[lane] = (stwinc74 - stw73);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
+                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
                     {
-                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
+                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i87) < n)) {
-                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
+                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i81) < n)) {
+                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
                         }
                     }
                 }
@@ -3700,143 +3645,139 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         }
         __syncthreads();
         {
-            const patc_int t92 = threadIdx.x;
-            for (patc_int i93 = 0; i93 < 9; i93 += 1) {
-                if (((t92 + 1024 * i93) < 8224)) {
-                    sthist8[(t92 + 1024 * i93)] = 0u;
+            const patc_int t86 = threadIdx.x;
+            for (patc_int i87 = 0; i87 < 9; i87 += 1) {
+                if (((t86 + 1024 * i87) < 8224)) {
+                    sthist6[(t86 + 1024 * i87)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
                     {
-                        bool stok96 = true;
-                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? (((~((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                        bool stok90 = true;
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? (((~((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u))) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i95) < n)) {
-                        bool stok96 = ((lane + 128 * warp + 4096 * b4 + 32 * i95) < n);
-                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? (((~((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i89) < n)) {
+                        bool stok90 = ((lane + 128 * warp + 4096 * b2 + 32 * i89) < n);
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? (((~((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u))) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t106 = threadIdx.x;
-            unsigned int stsum107 = 0u;
+            const patc_int t98 = threadIdx.x;
+            unsigned int stsum99 = 0u;
+            for (patc_int i100 = 0; i100 < 8; i100 += 1) {
+                stsum99 = (stsum99 + sthist6[(2056 * t98 + 257 * i100 - 8223 * ((8 * t98 + i100) / 32))]);
+            }
+            unsigned int stinc101 = stsum99;
+            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc101, 1);
+            stinc101 = ((lane >= 1) ? (stinc101 + stup102) : stinc101);
+            unsigned int stup103 = __shfl_up_sync(0xffffffffu, stinc101, 2);
+            stinc101 = ((lane >= 2) ? (stinc101 + stup103) : stinc101);
+            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc101, 4);
+            stinc101 = ((lane >= 4) ? (stinc101 + stup104) : stinc101);
+            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc101, 8);
+            stinc101 = ((lane >= 8) ? (stinc101 + stup105) : stinc101);
+            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc101, 16);
+            stinc101 = ((lane >= 16) ? (stinc101 + stup106) : stinc101);
+            unsigned int stat107 = (stinc101 - stsum99);
             for (patc_int i108 = 0; i108 < 8; i108 += 1) {
-                stsum107 = (stsum107 + sthist8[(2056 * t106 + 257 * i108 - 8223 * ((8 * t106 + i108) / 32))]);
-            }
-            unsigned int stinc109 = stsum107;
-            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc109, 1);
-            stinc109 = ((lane >= 1) ? (stinc109 + stup110) : stinc109);
-            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc109, 2);
-            stinc109 = ((lane >= 2) ? (stinc109 + stup111) : stinc109);
-            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc109, 4);
-            stinc109 = ((lane >= 4) ? (stinc109 + stup112) : stinc109);
-            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc109, 8);
-            stinc109 = ((lane >= 8) ? (stinc109 + stup113) : stinc109);
-            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc109, 16);
-            stinc109 = ((lane >= 16) ? (stinc109 + stup114) : stinc109);
-            unsigned int stat115 = (stinc109 - stsum107);
-            for (patc_int i116 = 0; i116 < 8; i116 += 1) {
-                unsigned int stcb117 = sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))];
-                sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))] = stat115;
-                stat115 = (stat115 + stcb117);
+                unsigned int stcb109 = sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))];
+                sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))] = stat107;
+                stat107 = (stat107 + stcb109);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc109;
+                stwsum7[warp] = stinc101;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw119 = 0u;
+                unsigned int stw111 = 0u;
                 if ((lane < 32)) {
-                    stw119 = stwsum9[lane];
+                    stw111 = stwsum7[lane];
                 }
-                unsigned int stwinc120 = stw119;
-                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc120, 1);
-                stwinc120 = ((lane >= 1) ? (stwinc120 + stup121) : stwinc120);
-                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc120, 2);
-                stwinc120 = ((lane >= 2) ? (stwinc120 + stup122) : stwinc120);
-                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc120, 4);
-                stwinc120 = ((lane >= 4) ? (stwinc120 + stup123) : stwinc120);
-                unsigned int stup124 = __shfl_up_sync(0xffffffffu, stwinc120, 8);
-                stwinc120 = ((lane >= 8) ? (stwinc120 + stup124) : stwinc120);
-                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc120, 16);
-                stwinc120 = ((lane >= 16) ? (stwinc120 + stup125) : stwinc120);
+                unsigned int stwinc112 = stw111;
+                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc112, 1);
+                stwinc112 = ((lane >= 1) ? (stwinc112 + stup113) : stwinc112);
+                unsigned int stup114 = __shfl_up_sync(0xffffffffu, stwinc112, 2);
+                stwinc112 = ((lane >= 2) ? (stwinc112 + stup114) : stwinc112);
+                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc112, 4);
+                stwinc112 = ((lane >= 4) ? (stwinc112 + stup115) : stwinc112);
+                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc112, 8);
+                stwinc112 = ((lane >= 8) ? (stwinc112 + stup116) : stwinc112);
+                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc112, 16);
+                stwinc112 = ((lane >= 16) ? (stwinc112 + stup117) : stwinc112);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc120 - stw119);
+                    stwsum7[lane] = (stwinc112 - stw111);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
                     {
-                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
+                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i127) < n)) {
-                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i119) < n)) {
+                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
                         }
                     }
                 }
@@ -3844,164 +3785,160 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
         }
         __syncthreads();
         {
-            const patc_int t132 = threadIdx.x;
-            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
-                if (((t132 + 1024 * i133) < 8224)) {
-                    sthist8[(t132 + 1024 * i133)] = 0u;
+            const patc_int t124 = threadIdx.x;
+            for (patc_int i125 = 0; i125 < 9; i125 += 1) {
+                if (((t124 + 1024 * i125) < 8224)) {
+                    sthist6[(t124 + 1024 * i125)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
                     {
-                        bool stok136 = true;
-                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? (((~((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                        bool stok128 = true;
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? (((~((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u))) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i135) < n)) {
-                        bool stok136 = ((lane + 128 * warp + 4096 * b4 + 32 * i135) < n);
-                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? (((~((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i127) < n)) {
+                        bool stok128 = ((lane + 128 * warp + 4096 * b2 + 32 * i127) < n);
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? (((~((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u))) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t146 = threadIdx.x;
-            unsigned int stsum147 = 0u;
-            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
-                stsum147 = (stsum147 + sthist8[(2056 * t146 + 257 * i148 - 8223 * ((8 * t146 + i148) / 32))]);
+            const patc_int t136 = threadIdx.x;
+            unsigned int stsum137 = 0u;
+            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
+                stsum137 = (stsum137 + sthist6[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
             }
-            unsigned int stinc149 = stsum147;
-            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc149, 1);
-            stinc149 = ((lane >= 1) ? (stinc149 + stup150) : stinc149);
-            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc149, 2);
-            stinc149 = ((lane >= 2) ? (stinc149 + stup151) : stinc149);
-            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc149, 4);
-            stinc149 = ((lane >= 4) ? (stinc149 + stup152) : stinc149);
-            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc149, 8);
-            stinc149 = ((lane >= 8) ? (stinc149 + stup153) : stinc149);
-            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc149, 16);
-            stinc149 = ((lane >= 16) ? (stinc149 + stup154) : stinc149);
-            unsigned int stat155 = (stinc149 - stsum147);
-            for (patc_int i156 = 0; i156 < 8; i156 += 1) {
-                unsigned int stcb157 = sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))];
-                sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))] = stat155;
-                stat155 = (stat155 + stcb157);
+            unsigned int stinc139 = stsum137;
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
+            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
+            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
+            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
+            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
+            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
+            unsigned int stat145 = (stinc139 - stsum137);
+            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
+                unsigned int stcb147 = sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
+                sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
+                stat145 = (stat145 + stcb147);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc149;
+                stwsum7[warp] = stinc139;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw159 = 0u;
+                unsigned int stw149 = 0u;
                 if ((lane < 32)) {
-                    stw159 = stwsum9[lane];
+                    stw149 = stwsum7[lane];
                 }
-                unsigned int stwinc160 = stw159;
-                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc160, 1);
-                stwinc160 = ((lane >= 1) ? (stwinc160 + stup161) : stwinc160);
-                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc160, 2);
-                stwinc160 = ((lane >= 2) ? (stwinc160 + stup162) : stwinc160);
-                unsigned int stup163 = __shfl_up_sync(0xffffffffu, stwinc160, 4);
-                stwinc160 = ((lane >= 4) ? (stwinc160 + stup163) : stwinc160);
-                unsigned int stup164 = __shfl_up_sync(0xffffffffu, stwinc160, 8);
-                stwinc160 = ((lane >= 8) ? (stwinc160 + stup164) : stwinc160);
-                unsigned int stup165 = __shfl_up_sync(0xffffffffu, stwinc160, 16);
-                stwinc160 = ((lane >= 16) ? (stwinc160 + stup165) : stwinc160);
+                unsigned int stwinc150 = stw149;
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
+                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
+                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
+                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
+                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
+                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc160 - stw159);
+                    stwsum7[lane] = (stwinc150 - stw149);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
                     {
-                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
+                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i167) < n)) {
-                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i157) < n)) {
+                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
                     {
-                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
-                    if (((4096 * b4 + t172 + 1024 * i173) < n)) {
-                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
+                    if (((4096 * b2 + t162 + 1024 * i163) < n)) {
+                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }
@@ -4023,180 +3960,176 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey6 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stval7 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *sthist11 = (unsigned int *)(patc_smem + 32768);
-    unsigned int *stinfo10 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stwsum12 = (unsigned int *)(patc_smem + 82048);
-    unsigned int *stkey8 = (unsigned int *)(patc_smem + 82176);
-    unsigned int *stval9 = (unsigned int *)(patc_smem + 98560);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval5 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist9 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo8 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum10 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 82176);
+    unsigned int *stval7 = (unsigned int *)(patc_smem + 98560);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b5 = blockIdx.x;
-        if (((4096 * b5 + 4095) < n)) {
+        const patc_int b3 = blockIdx.x;
+        if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t13 = threadIdx.x;
-                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                const patc_int t11 = threadIdx.x;
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                     {
-                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
-                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                        stkey4[(t11 + 1024 * i12)] = ks[(4096 * b3 + t11 + 1024 * i12)];
+                        stval5[(t11 + 1024 * i12)] = vs[(4096 * b3 + t11 + 1024 * i12)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t13 = threadIdx.x;
-                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
-                    if (((4096 * b5 + t13 + 1024 * i14) < n)) {
-                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
-                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                const patc_int t11 = threadIdx.x;
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    if (((4096 * b3 + t11 + 1024 * i12) < n)) {
+                        stkey4[(t11 + 1024 * i12)] = ks[(4096 * b3 + t11 + 1024 * i12)];
+                        stval5[(t11 + 1024 * i12)] = vs[(4096 * b3 + t11 + 1024 * i12)];
                     }
                 }
             }
         }
         {
-            const patc_int t15 = threadIdx.x;
-            for (patc_int i16 = 0; i16 < 9; i16 += 1) {
-                if (((t15 + 1024 * i16) < 8224)) {
-                    sthist11[(t15 + 1024 * i16)] = 0u;
+            const patc_int t13 = threadIdx.x;
+            for (patc_int i14 = 0; i14 < 9; i14 += 1) {
+                if (((t13 + 1024 * i14) < 8224)) {
+                    sthist9[(t13 + 1024 * i14)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
                     {
-                        bool stok19 = true;
-                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
-                        unsigned int s21 = (~v20);
-                        unsigned int s22 = (v20 ^ 2147483648u);
-                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
-                        unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
-                        unsigned int stpm25 = (__ballot_sync(0xffffffffu, stok19) & patc_match_bits(stb24, 8u));
-                        unsigned int strk26 = __popc((stpm25 & ((1u << lane) - 1u)));
-                        unsigned int stct27 = __popc(stpm25);
-                        long long ix28 = ((long long)stb24);
-                        unsigned int sth29 = 0u;
-                        if (stok19) {
-                            sth29 = sthist11[(257 * warp + ix28)];
+                        bool stok17 = true;
+                        unsigned int v18 = stkey4[(lane + 128 * warp + 32 * i16)];
+                        unsigned int s19 = (~0u);
+                        unsigned int stb20 = (stok17 ? ((~((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u))) & 255u) : 0u);
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
+                        if (stok17) {
+                            sth25 = sthist9[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok19 && ((strk26 + 1u) == stct27))) {
-                            sthist11[(257 * warp + ix28)] = (sth29 + stct27);
+                        if ((stok17 && ((strk22 + 1u) == stct23))) {
+                            sthist9[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth29 + strk26)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i18) < n)) {
-                        bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
-                        unsigned int v20 = stkey6[(lane + 128 * warp + 32 * i18)];
-                        unsigned int s21 = (~v20);
-                        unsigned int s22 = (v20 ^ 2147483648u);
-                        unsigned int s23 = (((v20 & 2147483648u) != 0u) ? s21 : s22);
-                        unsigned int stb24 = (stok19 ? ((~((v20 == 2147483648u) ? 2147483648u : s23)) & 255u) : 0u);
-                        unsigned int stpm25 = (__ballot_sync(0xffffffffu, stok19) & patc_match_bits(stb24, 8u));
-                        unsigned int strk26 = __popc((stpm25 & ((1u << lane) - 1u)));
-                        unsigned int stct27 = __popc(stpm25);
-                        long long ix28 = ((long long)stb24);
-                        unsigned int sth29 = 0u;
-                        if (stok19) {
-                            sth29 = sthist11[(257 * warp + ix28)];
+                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i16) < n)) {
+                        bool stok17 = ((lane + 128 * warp + 4096 * b3 + 32 * i16) < n);
+                        unsigned int v18 = stkey4[(lane + 128 * warp + 32 * i16)];
+                        unsigned int s19 = (~0u);
+                        unsigned int stb20 = (stok17 ? ((~((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u))) & 255u) : 0u);
+                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb20, 8u));
+                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
+                        unsigned int stct23 = __popc(stpm21);
+                        long long ix24 = ((long long)stb20);
+                        unsigned int sth25 = 0u;
+                        if (stok17) {
+                            sth25 = sthist9[(257 * warp + ix24)];
                         }
                         __syncwarp();
-                        if ((stok19 && ((strk26 + 1u) == stct27))) {
-                            sthist11[(257 * warp + ix28)] = (sth29 + stct27);
+                        if ((stok17 && ((strk22 + 1u) == stct23))) {
+                            sthist9[(257 * warp + ix24)] = (sth25 + stct23);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb24 << 16u) | (sth29 + strk26)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t30 = threadIdx.x;
-            unsigned int stsum31 = 0u;
-            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
-                stsum31 = (stsum31 + sthist11[(2056 * t30 + 257 * i32 - 8223 * ((8 * t30 + i32) / 32))]);
+            const patc_int t26 = threadIdx.x;
+            unsigned int stsum27 = 0u;
+            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
+                stsum27 = (stsum27 + sthist9[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
             }
-            unsigned int stinc33 = stsum31;
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc33, 1);
-            stinc33 = ((lane >= 1) ? (stinc33 + stup34) : stinc33);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc33, 2);
-            stinc33 = ((lane >= 2) ? (stinc33 + stup35) : stinc33);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc33, 4);
-            stinc33 = ((lane >= 4) ? (stinc33 + stup36) : stinc33);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc33, 8);
-            stinc33 = ((lane >= 8) ? (stinc33 + stup37) : stinc33);
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc33, 16);
-            stinc33 = ((lane >= 16) ? (stinc33 + stup38) : stinc33);
-            unsigned int stat39 = (stinc33 - stsum31);
-            for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                unsigned int stcb41 = sthist11[(2056 * t30 + 257 * i40 - 8223 * ((8 * t30 + i40) / 32))];
-                sthist11[(2056 * t30 + 257 * i40 - 8223 * ((8 * t30 + i40) / 32))] = stat39;
-                stat39 = (stat39 + stcb41);
+            unsigned int stinc29 = stsum27;
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
+            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
+            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
+            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
+            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
+            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
+            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
+            unsigned int stat35 = (stinc29 - stsum27);
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                unsigned int stcb37 = sthist9[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
+                sthist9[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
+                stat35 = (stat35 + stcb37);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc33;
+                stwsum10[warp] = stinc29;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw43 = 0u;
+                unsigned int stw39 = 0u;
                 if ((lane < 32)) {
-                    stw43 = stwsum12[lane];
+                    stw39 = stwsum10[lane];
                 }
-                unsigned int stwinc44 = stw43;
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc44, 1);
-                stwinc44 = ((lane >= 1) ? (stwinc44 + stup45) : stwinc44);
-                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc44, 2);
-                stwinc44 = ((lane >= 2) ? (stwinc44 + stup46) : stwinc44);
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc44, 4);
-                stwinc44 = ((lane >= 4) ? (stwinc44 + stup47) : stwinc44);
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc44, 8);
-                stwinc44 = ((lane >= 8) ? (stwinc44 + stup48) : stwinc44);
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc44, 16);
-                stwinc44 = ((lane >= 16) ? (stwinc44 + stup49) : stwinc44);
+                unsigned int stwinc40 = stw39;
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
+                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
+                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
+                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
+                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
+                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
+                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc44 - stw43);
+                    stwsum10[lane] = (stwinc40 - stw39);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
                     {
-                        unsigned int sti52 = stinfo10[(lane + 128 * warp + 32 * i51)];
-                        unsigned int stbk53 = (sti52 >> 16u);
-                        if ((stbk53 < 256u)) {
-                            long long ix54 = ((long long)stbk53);
-                            long long ix55 = ((long long)(stwsum12[((warp + 32 * ix54) / 256)] + (sthist11[(257 * warp + ix54)] + (sti52 & 65535u))));
-                            stkey8[ix55] = stkey6[(lane + 128 * warp + 32 * i51)];
-                            stval9[ix55] = stval7[(lane + 128 * warp + 32 * i51)];
+                        unsigned int sti48 = stinfo8[(lane + 128 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum10[((warp + 32 * ix50) / 256)] + (sthist9[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey4[(lane + 128 * warp + 32 * i47)];
+                            stval7[ix51] = stval5[(lane + 128 * warp + 32 * i47)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i51) < n)) {
-                        unsigned int sti52 = stinfo10[(lane + 128 * warp + 32 * i51)];
-                        unsigned int stbk53 = (sti52 >> 16u);
-                        if ((stbk53 < 256u)) {
-                            long long ix54 = ((long long)stbk53);
-                            long long ix55 = ((long long)(stwsum12[((warp + 32 * ix54) / 256)] + (sthist11[(257 * warp + ix54)] + (sti52 & 65535u))));
-                            stkey8[ix55] = stkey6[(lane + 128 * warp + 32 * i51)];
-                            stval9[ix55] = stval7[(lane + 128 * warp + 32 * i51)];
+                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i47) < n)) {
+                        unsigned int sti48 = stinfo8[(lane + 128 * warp + 32 * i47)];
+                        unsigned int stbk49 = (sti48 >> 16u);
+                        if ((stbk49 < 256u)) {
+                            long long ix50 = ((long long)stbk49);
+                            long long ix51 = ((long long)(stwsum10[((warp + 32 * ix50) / 256)] + (sthist9[(257 * warp + ix50)] + (sti48 & 65535u))));
+                            stkey6[ix51] = stkey4[(lane + 128 * warp + 32 * i47)];
+                            stval7[ix51] = stval5[(lane + 128 * warp + 32 * i47)];
                         }
                     }
                 }
@@ -4204,147 +4137,143 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         }
         __syncthreads();
         {
-            const patc_int t56 = threadIdx.x;
-            for (patc_int i57 = 0; i57 < 9; i57 += 1) {
-                if (((t56 + 1024 * i57) < 8224)) {
-                    sthist11[(t56 + 1024 * i57)] = 0u;
+            const patc_int t52 = threadIdx.x;
+            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
+                if (((t52 + 1024 * i53) < 8224)) {
+                    sthist9[(t52 + 1024 * i53)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
                     {
-                        bool stok60 = true;
-                        unsigned int v61 = stkey8[(lane + 128 * warp + 32 * i59)];
-                        unsigned int s62 = (~v61);
-                        unsigned int s63 = (v61 ^ 2147483648u);
-                        unsigned int s64 = (((v61 & 2147483648u) != 0u) ? s62 : s63);
-                        unsigned int stb65 = (stok60 ? (((~((v61 == 2147483648u) ? 2147483648u : s64)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm66 = (__ballot_sync(0xffffffffu, stok60) & patc_match_bits(stb65, 8u));
-                        unsigned int strk67 = __popc((stpm66 & ((1u << lane) - 1u)));
-                        unsigned int stct68 = __popc(stpm66);
-                        long long ix69 = ((long long)stb65);
-                        unsigned int sth70 = 0u;
-                        if (stok60) {
-                            sth70 = sthist11[(257 * warp + ix69)];
+                        bool stok56 = true;
+                        unsigned int v57 = stkey6[(lane + 128 * warp + 32 * i55)];
+                        unsigned int s58 = (~0u);
+                        unsigned int stb59 = (stok56 ? (((~((v57 | 2147483648u) ^ ((v57 > 2147483648u) ? s58 : 0u))) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb59, 8u));
+                        unsigned int strk61 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct62 = __popc(stpm60);
+                        long long ix63 = ((long long)stb59);
+                        unsigned int sth64 = 0u;
+                        if (stok56) {
+                            sth64 = sthist9[(257 * warp + ix63)];
                         }
                         __syncwarp();
-                        if ((stok60 && ((strk67 + 1u) == stct68))) {
-                            sthist11[(257 * warp + ix69)] = (sth70 + stct68);
+                        if ((stok56 && ((strk61 + 1u) == stct62))) {
+                            sthist9[(257 * warp + ix63)] = (sth64 + stct62);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i59)] = (stok60 ? ((stb65 << 16u) | (sth70 + strk67)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb59 << 16u) | (sth64 + strk61)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i59 = 0; i59 < 4; i59 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i59) < n)) {
-                        bool stok60 = ((lane + 128 * warp + 4096 * b5 + 32 * i59) < n);
-                        unsigned int v61 = stkey8[(lane + 128 * warp + 32 * i59)];
-                        unsigned int s62 = (~v61);
-                        unsigned int s63 = (v61 ^ 2147483648u);
-                        unsigned int s64 = (((v61 & 2147483648u) != 0u) ? s62 : s63);
-                        unsigned int stb65 = (stok60 ? (((~((v61 == 2147483648u) ? 2147483648u : s64)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm66 = (__ballot_sync(0xffffffffu, stok60) & patc_match_bits(stb65, 8u));
-                        unsigned int strk67 = __popc((stpm66 & ((1u << lane) - 1u)));
-                        unsigned int stct68 = __popc(stpm66);
-                        long long ix69 = ((long long)stb65);
-                        unsigned int sth70 = 0u;
-                        if (stok60) {
-                            sth70 = sthist11[(257 * warp + ix69)];
+                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i55) < n)) {
+                        bool stok56 = ((lane + 128 * warp + 4096 * b3 + 32 * i55) < n);
+                        unsigned int v57 = stkey6[(lane + 128 * warp + 32 * i55)];
+                        unsigned int s58 = (~0u);
+                        unsigned int stb59 = (stok56 ? (((~((v57 | 2147483648u) ^ ((v57 > 2147483648u) ? s58 : 0u))) >> 8u) & 255u) : 0u);
+                        unsigned int stpm60 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb59, 8u));
+                        unsigned int strk61 = __popc((stpm60 & ((1u << lane) - 1u)));
+                        unsigned int stct62 = __popc(stpm60);
+                        long long ix63 = ((long long)stb59);
+                        unsigned int sth64 = 0u;
+                        if (stok56) {
+                            sth64 = sthist9[(257 * warp + ix63)];
                         }
                         __syncwarp();
-                        if ((stok60 && ((strk67 + 1u) == stct68))) {
-                            sthist11[(257 * warp + ix69)] = (sth70 + stct68);
+                        if ((stok56 && ((strk61 + 1u) == stct62))) {
+                            sthist9[(257 * warp + ix63)] = (sth64 + stct62);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i59)] = (stok60 ? ((stb65 << 16u) | (sth70 + strk67)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb59 << 16u) | (sth64 + strk61)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t71 = threadIdx.x;
-            unsigned int stsum72 = 0u;
-            for (patc_int i73 = 0; i73 < 8; i73 += 1) {
-                stsum72 = (stsum72 + sthist11[(2056 * t71 + 257 * i73 - 8223 * ((8 * t71 + i73) / 32))]);
+            const patc_int t65 = threadIdx.x;
+            unsigned int stsum66 = 0u;
+            for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                stsum66 = (stsum66 + sthist9[(2056 * t65 + 257 * i67 - 8223 * ((8 * t65 + i67) / 32))]);
             }
-            unsigned int stinc74 = stsum72;
-            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc74, 1);
-            stinc74 = ((lane >= 1) ? (stinc74 + stup75) : stinc74);
-            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc74, 2);
-            stinc74 = ((lane >= 2) ? (stinc74 + stup76) : stinc74);
-            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc74, 4);
-            stinc74 = ((lane >= 4) ? (stinc74 + stup77) : stinc74);
-            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc74, 8);
-            stinc74 = ((lane >= 8) ? (stinc74 + stup78) : stinc74);
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc74, 16);
-            stinc74 = ((lane >= 16) ? (stinc74 + stup79) : stinc74);
-            unsigned int stat80 = (stinc74 - stsum72);
-            for (patc_int i81 = 0; i81 < 8; i81 += 1) {
-                unsigned int stcb82 = sthist11[(2056 * t71 + 257 * i81 - 8223 * ((8 * t71 + i81) / 32))];
-                sthist11[(2056 * t71 + 257 * i81 - 8223 * ((8 * t71 + i81) / 32))] = stat80;
-                stat80 = (stat80 + stcb82);
+            unsigned int stinc68 = stsum66;
+            unsigned int stup69 = __shfl_up_sync(0xffffffffu, stinc68, 1);
+            stinc68 = ((lane >= 1) ? (stinc68 + stup69) : stinc68);
+            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc68, 2);
+            stinc68 = ((lane >= 2) ? (stinc68 + stup70) : stinc68);
+            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc68, 4);
+            stinc68 = ((lane >= 4) ? (stinc68 + stup71) : stinc68);
+            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc68, 8);
+            stinc68 = ((lane >= 8) ? (stinc68 + stup72) : stinc68);
+            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc68, 16);
+            stinc68 = ((lane >= 16) ? (stinc68 + stup73) : stinc68);
+            unsigned int stat74 = (stinc68 - stsum66);
+            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                unsigned int stcb76 = sthist9[(2056 * t65 + 257 * i75 - 8223 * ((8 * t65 + i75) / 32))];
+                sthist9[(2056 * t65 + 257 * i75 - 8223 * ((8 * t65 + i75) / 32))] = stat74;
+                stat74 = (stat74 + stcb76);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc74;
+                stwsum10[warp] = stinc68;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw84 = 0u;
+                unsigned int stw78 = 0u;
                 if ((lane < 32)) {
-                    stw84 = stwsum12[lane];
+                    stw78 = stwsum10[lane];
                 }
-                unsigned int stwinc85 = stw84;
-                unsigned int stup86 = __shfl_up_sync(0xffffffffu, stwinc85, 1);
-                stwinc85 = ((lane >= 1) ? (stwinc85 + stup86) : stwinc85);
-                unsigned int stup87 = __shfl_up_sync(0xffffffffu, stwinc85, 2);
-                stwinc85 = ((lane >= 2) ? (stwinc85 + stup87) : stwinc85);
-                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc85, 4);
-                stwinc85 = ((lane >= 4) ? (stwinc85 + stup88) : stwinc85);
-                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc85, 8);
-                stwinc85 = ((lane >= 8) ? (stwinc85 + stup89) : stwinc85);
-                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc85, 16);
-                stwinc85 = ((lane >= 16) ? (stwinc85 + stup90) : stwinc85);
+                unsigned int stwinc79 = stw78;
+                unsigned int stup80 = __shfl_up_sync(0xffffffffu, stwinc79, 1);
+                stwinc79 = ((lane >= 1) ? (stwinc79 + stup80) : stwinc79);
+                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc79, 2);
+                stwinc79 = ((lane >= 2) ? (stwinc79 + stup81) : stwinc79);
+                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc79, 4);
+                stwinc79 = ((lane >= 4) ? (stwinc79 + stup82) : stwinc79);
+                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc79, 8);
+                stwinc79 = ((lane >= 8) ? (stwinc79 + stup83) : stwinc79);
+                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc79, 16);
+                stwinc79 = ((lane >= 16) ? (stwinc79 + stup84) : stwinc79);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc85 - stw84);
+                    stwsum10[lane] = (stwinc79 - stw78);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
                     {
-                        unsigned int sti93 = stinfo10[(lane + 128 * warp + 32 * i92)];
-                        unsigned int stbk94 = (sti93 >> 16u);
-                        if ((stbk94 < 256u)) {
-                            long long ix95 = ((long long)stbk94);
-                            long long ix96 = ((long long)(stwsum12[((warp + 32 * ix95) / 256)] + (sthist11[(257 * warp + ix95)] + (sti93 & 65535u))));
-                            stkey6[ix96] = stkey8[(lane + 128 * warp + 32 * i92)];
-                            stval7[ix96] = stval9[(lane + 128 * warp + 32 * i92)];
+                        unsigned int sti87 = stinfo8[(lane + 128 * warp + 32 * i86)];
+                        unsigned int stbk88 = (sti87 >> 16u);
+                        if ((stbk88 < 256u)) {
+                            long long ix89 = ((long long)stbk88);
+                            long long ix90 = ((long long)(stwsum10[((warp + 32 * ix89) / 256)] + (sthist9[(257 * warp + ix89)] + (sti87 & 65535u))));
+                            stkey4[ix90] = stkey6[(lane + 128 * warp + 32 * i86)];
+                            stval5[ix90] = stval7[(lane + 128 * warp + 32 * i86)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i92) < n)) {
-                        unsigned int sti93 = stinfo10[(lane + 128 * warp + 32 * i92)];
-                        unsigned int stbk94 = (sti93 >> 16u);
-                        if ((stbk94 < 256u)) {
-                            long long ix95 = ((long long)stbk94);
-                            long long ix96 = ((long long)(stwsum12[((warp + 32 * ix95) / 256)] + (sthist11[(257 * warp + ix95)] + (sti93 & 65535u))));
-                            stkey6[ix96] = stkey8[(lane + 128 * warp + 32 * i92)];
-                            stval7[ix96] = stval9[(lane + 128 * warp + 32 * i92)];
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i86) < n)) {
+                        unsigned int sti87 = stinfo8[(lane + 128 * warp + 32 * i86)];
+                        unsigned int stbk88 = (sti87 >> 16u);
+                        if ((stbk88 < 256u)) {
+                            long long ix89 = ((long long)stbk88);
+                            long long ix90 = ((long long)(stwsum10[((warp + 32 * ix89) / 256)] + (sthist9[(257 * warp + ix89)] + (sti87 & 65535u))));
+                            stkey4[ix90] = stkey6[(lane + 128 * warp + 32 * i86)];
+                            stval5[ix90] = stval7[(lane + 128 * warp + 32 * i86)];
                         }
                     }
                 }
@@ -4352,147 +4281,143 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         }
         __syncthreads();
         {
-            const patc_int t97 = threadIdx.x;
-            for (patc_int i98 = 0; i98 < 9; i98 += 1) {
-                if (((t97 + 1024 * i98) < 8224)) {
-                    sthist11[(t97 + 1024 * i98)] = 0u;
+            const patc_int t91 = threadIdx.x;
+            for (patc_int i92 = 0; i92 < 9; i92 += 1) {
+                if (((t91 + 1024 * i92) < 8224)) {
+                    sthist9[(t91 + 1024 * i92)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i100 = 0; i100 < 4; i100 += 1) {
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
                     {
-                        bool stok101 = true;
-                        unsigned int v102 = stkey6[(lane + 128 * warp + 32 * i100)];
-                        unsigned int s103 = (~v102);
-                        unsigned int s104 = (v102 ^ 2147483648u);
-                        unsigned int s105 = (((v102 & 2147483648u) != 0u) ? s103 : s104);
-                        unsigned int stb106 = (stok101 ? (((~((v102 == 2147483648u) ? 2147483648u : s105)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm107 = (__ballot_sync(0xffffffffu, stok101) & patc_match_bits(stb106, 8u));
-                        unsigned int strk108 = __popc((stpm107 & ((1u << lane) - 1u)));
-                        unsigned int stct109 = __popc(stpm107);
-                        long long ix110 = ((long long)stb106);
-                        unsigned int sth111 = 0u;
-                        if (stok101) {
-                            sth111 = sthist11[(257 * warp + ix110)];
+                        bool stok95 = true;
+                        unsigned int v96 = stkey4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int s97 = (~0u);
+                        unsigned int stb98 = (stok95 ? (((~((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u))) >> 16u) & 255u) : 0u);
+                        unsigned int stpm99 = (__ballot_sync(0xffffffffu, stok95) & patc_match_bits(stb98, 8u));
+                        unsigned int strk100 = __popc((stpm99 & ((1u << lane) - 1u)));
+                        unsigned int stct101 = __popc(stpm99);
+                        long long ix102 = ((long long)stb98);
+                        unsigned int sth103 = 0u;
+                        if (stok95) {
+                            sth103 = sthist9[(257 * warp + ix102)];
                         }
                         __syncwarp();
-                        if ((stok101 && ((strk108 + 1u) == stct109))) {
-                            sthist11[(257 * warp + ix110)] = (sth111 + stct109);
+                        if ((stok95 && ((strk100 + 1u) == stct101))) {
+                            sthist9[(257 * warp + ix102)] = (sth103 + stct101);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i100)] = (stok101 ? ((stb106 << 16u) | (sth111 + strk108)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i94)] = (stok95 ? ((stb98 << 16u) | (sth103 + strk100)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i100 = 0; i100 < 4; i100 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i100) < n)) {
-                        bool stok101 = ((lane + 128 * warp + 4096 * b5 + 32 * i100) < n);
-                        unsigned int v102 = stkey6[(lane + 128 * warp + 32 * i100)];
-                        unsigned int s103 = (~v102);
-                        unsigned int s104 = (v102 ^ 2147483648u);
-                        unsigned int s105 = (((v102 & 2147483648u) != 0u) ? s103 : s104);
-                        unsigned int stb106 = (stok101 ? (((~((v102 == 2147483648u) ? 2147483648u : s105)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm107 = (__ballot_sync(0xffffffffu, stok101) & patc_match_bits(stb106, 8u));
-                        unsigned int strk108 = __popc((stpm107 & ((1u << lane) - 1u)));
-                        unsigned int stct109 = __popc(stpm107);
-                        long long ix110 = ((long long)stb106);
-                        unsigned int sth111 = 0u;
-                        if (stok101) {
-                            sth111 = sthist11[(257 * warp + ix110)];
+                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i94) < n)) {
+                        bool stok95 = ((lane + 128 * warp + 4096 * b3 + 32 * i94) < n);
+                        unsigned int v96 = stkey4[(lane + 128 * warp + 32 * i94)];
+                        unsigned int s97 = (~0u);
+                        unsigned int stb98 = (stok95 ? (((~((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u))) >> 16u) & 255u) : 0u);
+                        unsigned int stpm99 = (__ballot_sync(0xffffffffu, stok95) & patc_match_bits(stb98, 8u));
+                        unsigned int strk100 = __popc((stpm99 & ((1u << lane) - 1u)));
+                        unsigned int stct101 = __popc(stpm99);
+                        long long ix102 = ((long long)stb98);
+                        unsigned int sth103 = 0u;
+                        if (stok95) {
+                            sth103 = sthist9[(257 * warp + ix102)];
                         }
                         __syncwarp();
-                        if ((stok101 && ((strk108 + 1u) == stct109))) {
-                            sthist11[(257 * warp + ix110)] = (sth111 + stct109);
+                        if ((stok95 && ((strk100 + 1u) == stct101))) {
+                            sthist9[(257 * warp + ix102)] = (sth103 + stct101);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i100)] = (stok101 ? ((stb106 << 16u) | (sth111 + strk108)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i94)] = (stok95 ? ((stb98 << 16u) | (sth103 + strk100)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t112 = threadIdx.x;
-            unsigned int stsum113 = 0u;
+            const patc_int t104 = threadIdx.x;
+            unsigned int stsum105 = 0u;
+            for (patc_int i106 = 0; i106 < 8; i106 += 1) {
+                stsum105 = (stsum105 + sthist9[(2056 * t104 + 257 * i106 - 8223 * ((8 * t104 + i106) / 32))]);
+            }
+            unsigned int stinc107 = stsum105;
+            unsigned int stup108 = __shfl_up_sync(0xffffffffu, stinc107, 1);
+            stinc107 = ((lane >= 1) ? (stinc107 + stup108) : stinc107);
+            unsigned int stup109 = __shfl_up_sync(0xffffffffu, stinc107, 2);
+            stinc107 = ((lane >= 2) ? (stinc107 + stup109) : stinc107);
+            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc107, 4);
+            stinc107 = ((lane >= 4) ? (stinc107 + stup110) : stinc107);
+            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc107, 8);
+            stinc107 = ((lane >= 8) ? (stinc107 + stup111) : stinc107);
+            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc107, 16);
+            stinc107 = ((lane >= 16) ? (stinc107 + stup112) : stinc107);
+            unsigned int stat113 = (stinc107 - stsum105);
             for (patc_int i114 = 0; i114 < 8; i114 += 1) {
-                stsum113 = (stsum113 + sthist11[(2056 * t112 + 257 * i114 - 8223 * ((8 * t112 + i114) / 32))]);
-            }
-            unsigned int stinc115 = stsum113;
-            unsigned int stup116 = __shfl_up_sync(0xffffffffu, stinc115, 1);
-            stinc115 = ((lane >= 1) ? (stinc115 + stup116) : stinc115);
-            unsigned int stup117 = __shfl_up_sync(0xffffffffu, stinc115, 2);
-            stinc115 = ((lane >= 2) ? (stinc115 + stup117) : stinc115);
-            unsigned int stup118 = __shfl_up_sync(0xffffffffu, stinc115, 4);
-            stinc115 = ((lane >= 4) ? (stinc115 + stup118) : stinc115);
-            unsigned int stup119 = __shfl_up_sync(0xffffffffu, stinc115, 8);
-            stinc115 = ((lane >= 8) ? (stinc115 + stup119) : stinc115);
-            unsigned int stup120 = __shfl_up_sync(0xffffffffu, stinc115, 16);
-            stinc115 = ((lane >= 16) ? (stinc115 + stup120) : stinc115);
-            unsigned int stat121 = (stinc115 - stsum113);
-            for (patc_int i122 = 0; i122 < 8; i122 += 1) {
-                unsigned int stcb123 = sthist11[(2056 * t112 + 257 * i122 - 8223 * ((8 * t112 + i122) / 32))];
-                sthist11[(2056 * t112 + 257 * i122 - 8223 * ((8 * t112 + i122) / 32))] = stat121;
-                stat121 = (stat121 + stcb123);
+                unsigned int stcb115 = sthist9[(2056 * t104 + 257 * i114 - 8223 * ((8 * t104 + i114) / 32))];
+                sthist9[(2056 * t104 + 257 * i114 - 8223 * ((8 * t104 + i114) / 32))] = stat113;
+                stat113 = (stat113 + stcb115);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc115;
+                stwsum10[warp] = stinc107;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw125 = 0u;
+                unsigned int stw117 = 0u;
                 if ((lane < 32)) {
-                    stw125 = stwsum12[lane];
+                    stw117 = stwsum10[lane];
                 }
-                unsigned int stwinc126 = stw125;
-                unsigned int stup127 = __shfl_up_sync(0xffffffffu, stwinc126, 1);
-                stwinc126 = ((lane >= 1) ? (stwinc126 + stup127) : stwinc126);
-                unsigned int stup128 = __shfl_up_sync(0xffffffffu, stwinc126, 2);
-                stwinc126 = ((lane >= 2) ? (stwinc126 + stup128) : stwinc126);
-                unsigned int stup129 = __shfl_up_sync(0xffffffffu, stwinc126, 4);
-                stwinc126 = ((lane >= 4) ? (stwinc126 + stup129) : stwinc126);
-                unsigned int stup130 = __shfl_up_sync(0xffffffffu, stwinc126, 8);
-                stwinc126 = ((lane >= 8) ? (stwinc126 + stup130) : stwinc126);
-                unsigned int stup131 = __shfl_up_sync(0xffffffffu, stwinc126, 16);
-                stwinc126 = ((lane >= 16) ? (stwinc126 + stup131) : stwinc126);
+                unsigned int stwinc118 = stw117;
+                unsigned int stup119 = __shfl_up_sync(0xffffffffu, stwinc118, 1);
+                stwinc118 = ((lane >= 1) ? (stwinc118 + stup119) : stwinc118);
+                unsigned int stup120 = __shfl_up_sync(0xffffffffu, stwinc118, 2);
+                stwinc118 = ((lane >= 2) ? (stwinc118 + stup120) : stwinc118);
+                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc118, 4);
+                stwinc118 = ((lane >= 4) ? (stwinc118 + stup121) : stwinc118);
+                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc118, 8);
+                stwinc118 = ((lane >= 8) ? (stwinc118 + stup122) : stwinc118);
+                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc118, 16);
+                stwinc118 = ((lane >= 16) ? (stwinc118 + stup123) : stwinc118);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc126 - stw125);
+                    stwsum10[lane] = (stwinc118 - stw117);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
+                for (patc_int i125 = 0; i125 < 4; i125 += 1) {
                     {
-                        unsigned int sti134 = stinfo10[(lane + 128 * warp + 32 * i133)];
-                        unsigned int stbk135 = (sti134 >> 16u);
-                        if ((stbk135 < 256u)) {
-                            long long ix136 = ((long long)stbk135);
-                            long long ix137 = ((long long)(stwsum12[((warp + 32 * ix136) / 256)] + (sthist11[(257 * warp + ix136)] + (sti134 & 65535u))));
-                            stkey8[ix137] = stkey6[(lane + 128 * warp + 32 * i133)];
-                            stval9[ix137] = stval7[(lane + 128 * warp + 32 * i133)];
+                        unsigned int sti126 = stinfo8[(lane + 128 * warp + 32 * i125)];
+                        unsigned int stbk127 = (sti126 >> 16u);
+                        if ((stbk127 < 256u)) {
+                            long long ix128 = ((long long)stbk127);
+                            long long ix129 = ((long long)(stwsum10[((warp + 32 * ix128) / 256)] + (sthist9[(257 * warp + ix128)] + (sti126 & 65535u))));
+                            stkey6[ix129] = stkey4[(lane + 128 * warp + 32 * i125)];
+                            stval7[ix129] = stval5[(lane + 128 * warp + 32 * i125)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i133) < n)) {
-                        unsigned int sti134 = stinfo10[(lane + 128 * warp + 32 * i133)];
-                        unsigned int stbk135 = (sti134 >> 16u);
-                        if ((stbk135 < 256u)) {
-                            long long ix136 = ((long long)stbk135);
-                            long long ix137 = ((long long)(stwsum12[((warp + 32 * ix136) / 256)] + (sthist11[(257 * warp + ix136)] + (sti134 & 65535u))));
-                            stkey8[ix137] = stkey6[(lane + 128 * warp + 32 * i133)];
-                            stval9[ix137] = stval7[(lane + 128 * warp + 32 * i133)];
+                for (patc_int i125 = 0; i125 < 4; i125 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i125) < n)) {
+                        unsigned int sti126 = stinfo8[(lane + 128 * warp + 32 * i125)];
+                        unsigned int stbk127 = (sti126 >> 16u);
+                        if ((stbk127 < 256u)) {
+                            long long ix128 = ((long long)stbk127);
+                            long long ix129 = ((long long)(stwsum10[((warp + 32 * ix128) / 256)] + (sthist9[(257 * warp + ix128)] + (sti126 & 65535u))));
+                            stkey6[ix129] = stkey4[(lane + 128 * warp + 32 * i125)];
+                            stval7[ix129] = stval5[(lane + 128 * warp + 32 * i125)];
                         }
                     }
                 }
@@ -4500,170 +4425,166 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
         }
         __syncthreads();
         {
-            const patc_int t138 = threadIdx.x;
-            for (patc_int i139 = 0; i139 < 9; i139 += 1) {
-                if (((t138 + 1024 * i139) < 8224)) {
-                    sthist11[(t138 + 1024 * i139)] = 0u;
+            const patc_int t130 = threadIdx.x;
+            for (patc_int i131 = 0; i131 < 9; i131 += 1) {
+                if (((t130 + 1024 * i131) < 8224)) {
+                    sthist9[(t130 + 1024 * i131)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i141 = 0; i141 < 4; i141 += 1) {
+                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
                     {
-                        bool stok142 = true;
-                        unsigned int v143 = stkey8[(lane + 128 * warp + 32 * i141)];
-                        unsigned int s144 = (~v143);
-                        unsigned int s145 = (v143 ^ 2147483648u);
-                        unsigned int s146 = (((v143 & 2147483648u) != 0u) ? s144 : s145);
-                        unsigned int stb147 = (stok142 ? (((~((v143 == 2147483648u) ? 2147483648u : s146)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm148 = (__ballot_sync(0xffffffffu, stok142) & patc_match_bits(stb147, 8u));
-                        unsigned int strk149 = __popc((stpm148 & ((1u << lane) - 1u)));
-                        unsigned int stct150 = __popc(stpm148);
-                        long long ix151 = ((long long)stb147);
-                        unsigned int sth152 = 0u;
-                        if (stok142) {
-                            sth152 = sthist11[(257 * warp + ix151)];
+                        bool stok134 = true;
+                        unsigned int v135 = stkey6[(lane + 128 * warp + 32 * i133)];
+                        unsigned int s136 = (~0u);
+                        unsigned int stb137 = (stok134 ? (((~((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u))) >> 24u) & 255u) : 0u);
+                        unsigned int stpm138 = (__ballot_sync(0xffffffffu, stok134) & patc_match_bits(stb137, 8u));
+                        unsigned int strk139 = __popc((stpm138 & ((1u << lane) - 1u)));
+                        unsigned int stct140 = __popc(stpm138);
+                        long long ix141 = ((long long)stb137);
+                        unsigned int sth142 = 0u;
+                        if (stok134) {
+                            sth142 = sthist9[(257 * warp + ix141)];
                         }
                         __syncwarp();
-                        if ((stok142 && ((strk149 + 1u) == stct150))) {
-                            sthist11[(257 * warp + ix151)] = (sth152 + stct150);
+                        if ((stok134 && ((strk139 + 1u) == stct140))) {
+                            sthist9[(257 * warp + ix141)] = (sth142 + stct140);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i141)] = (stok142 ? ((stb147 << 16u) | (sth152 + strk149)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i133)] = (stok134 ? ((stb137 << 16u) | (sth142 + strk139)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i141 = 0; i141 < 4; i141 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i141) < n)) {
-                        bool stok142 = ((lane + 128 * warp + 4096 * b5 + 32 * i141) < n);
-                        unsigned int v143 = stkey8[(lane + 128 * warp + 32 * i141)];
-                        unsigned int s144 = (~v143);
-                        unsigned int s145 = (v143 ^ 2147483648u);
-                        unsigned int s146 = (((v143 & 2147483648u) != 0u) ? s144 : s145);
-                        unsigned int stb147 = (stok142 ? (((~((v143 == 2147483648u) ? 2147483648u : s146)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm148 = (__ballot_sync(0xffffffffu, stok142) & patc_match_bits(stb147, 8u));
-                        unsigned int strk149 = __popc((stpm148 & ((1u << lane) - 1u)));
-                        unsigned int stct150 = __popc(stpm148);
-                        long long ix151 = ((long long)stb147);
-                        unsigned int sth152 = 0u;
-                        if (stok142) {
-                            sth152 = sthist11[(257 * warp + ix151)];
+                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i133) < n)) {
+                        bool stok134 = ((lane + 128 * warp + 4096 * b3 + 32 * i133) < n);
+                        unsigned int v135 = stkey6[(lane + 128 * warp + 32 * i133)];
+                        unsigned int s136 = (~0u);
+                        unsigned int stb137 = (stok134 ? (((~((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u))) >> 24u) & 255u) : 0u);
+                        unsigned int stpm138 = (__ballot_sync(0xffffffffu, stok134) & patc_match_bits(stb137, 8u));
+                        unsigned int strk139 = __popc((stpm138 & ((1u << lane) - 1u)));
+                        unsigned int stct140 = __popc(stpm138);
+                        long long ix141 = ((long long)stb137);
+                        unsigned int sth142 = 0u;
+                        if (stok134) {
+                            sth142 = sthist9[(257 * warp + ix141)];
                         }
                         __syncwarp();
-                        if ((stok142 && ((strk149 + 1u) == stct150))) {
-                            sthist11[(257 * warp + ix151)] = (sth152 + stct150);
+                        if ((stok134 && ((strk139 + 1u) == stct140))) {
+                            sthist9[(257 * warp + ix141)] = (sth142 + stct140);
                         }
                         __syncwarp();
-                        stinfo10[(lane + 128 * warp + 32 * i141)] = (stok142 ? ((stb147 << 16u) | (sth152 + strk149)) : 4294901760u);
+                        stinfo8[(lane + 128 * warp + 32 * i133)] = (stok134 ? ((stb137 << 16u) | (sth142 + strk139)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t153 = threadIdx.x;
-            unsigned int stsum154 = 0u;
-            for (patc_int i155 = 0; i155 < 8; i155 += 1) {
-                stsum154 = (stsum154 + sthist11[(2056 * t153 + 257 * i155 - 8223 * ((8 * t153 + i155) / 32))]);
+            const patc_int t143 = threadIdx.x;
+            unsigned int stsum144 = 0u;
+            for (patc_int i145 = 0; i145 < 8; i145 += 1) {
+                stsum144 = (stsum144 + sthist9[(2056 * t143 + 257 * i145 - 8223 * ((8 * t143 + i145) / 32))]);
             }
-            unsigned int stinc156 = stsum154;
-            unsigned int stup157 = __shfl_up_sync(0xffffffffu, stinc156, 1);
-            stinc156 = ((lane >= 1) ? (stinc156 + stup157) : stinc156);
-            unsigned int stup158 = __shfl_up_sync(0xffffffffu, stinc156, 2);
-            stinc156 = ((lane >= 2) ? (stinc156 + stup158) : stinc156);
-            unsigned int stup159 = __shfl_up_sync(0xffffffffu, stinc156, 4);
-            stinc156 = ((lane >= 4) ? (stinc156 + stup159) : stinc156);
-            unsigned int stup160 = __shfl_up_sync(0xffffffffu, stinc156, 8);
-            stinc156 = ((lane >= 8) ? (stinc156 + stup160) : stinc156);
-            unsigned int stup161 = __shfl_up_sync(0xffffffffu, stinc156, 16);
-            stinc156 = ((lane >= 16) ? (stinc156 + stup161) : stinc156);
-            unsigned int stat162 = (stinc156 - stsum154);
-            for (patc_int i163 = 0; i163 < 8; i163 += 1) {
-                unsigned int stcb164 = sthist11[(2056 * t153 + 257 * i163 - 8223 * ((8 * t153 + i163) / 32))];
-                sthist11[(2056 * t153 + 257 * i163 - 8223 * ((8 * t153 + i163) / 32))] = stat162;
-                stat162 = (stat162 + stcb164);
+            unsigned int stinc146 = stsum144;
+            unsigned int stup147 = __shfl_up_sync(0xffffffffu, stinc146, 1);
+            stinc146 = ((lane >= 1) ? (stinc146 + stup147) : stinc146);
+            unsigned int stup148 = __shfl_up_sync(0xffffffffu, stinc146, 2);
+            stinc146 = ((lane >= 2) ? (stinc146 + stup148) : stinc146);
+            unsigned int stup149 = __shfl_up_sync(0xffffffffu, stinc146, 4);
+            stinc146 = ((lane >= 4) ? (stinc146 + stup149) : stinc146);
+            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc146, 8);
+            stinc146 = ((lane >= 8) ? (stinc146 + stup150) : stinc146);
+            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc146, 16);
+            stinc146 = ((lane >= 16) ? (stinc146 + stup151) : stinc146);
+            unsigned int stat152 = (stinc146 - stsum144);
+            for (patc_int i153 = 0; i153 < 8; i153 += 1) {
+                unsigned int stcb154 = sthist9[(2056 * t143 + 257 * i153 - 8223 * ((8 * t143 + i153) / 32))];
+                sthist9[(2056 * t143 + 257 * i153 - 8223 * ((8 * t143 + i153) / 32))] = stat152;
+                stat152 = (stat152 + stcb154);
             }
             if ((lane == 31)) {
-                stwsum12[warp] = stinc156;
+                stwsum10[warp] = stinc146;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw166 = 0u;
+                unsigned int stw156 = 0u;
                 if ((lane < 32)) {
-                    stw166 = stwsum12[lane];
+                    stw156 = stwsum10[lane];
                 }
-                unsigned int stwinc167 = stw166;
-                unsigned int stup168 = __shfl_up_sync(0xffffffffu, stwinc167, 1);
-                stwinc167 = ((lane >= 1) ? (stwinc167 + stup168) : stwinc167);
-                unsigned int stup169 = __shfl_up_sync(0xffffffffu, stwinc167, 2);
-                stwinc167 = ((lane >= 2) ? (stwinc167 + stup169) : stwinc167);
-                unsigned int stup170 = __shfl_up_sync(0xffffffffu, stwinc167, 4);
-                stwinc167 = ((lane >= 4) ? (stwinc167 + stup170) : stwinc167);
-                unsigned int stup171 = __shfl_up_sync(0xffffffffu, stwinc167, 8);
-                stwinc167 = ((lane >= 8) ? (stwinc167 + stup171) : stwinc167);
-                unsigned int stup172 = __shfl_up_sync(0xffffffffu, stwinc167, 16);
-                stwinc167 = ((lane >= 16) ? (stwinc167 + stup172) : stwinc167);
+                unsigned int stwinc157 = stw156;
+                unsigned int stup158 = __shfl_up_sync(0xffffffffu, stwinc157, 1);
+                stwinc157 = ((lane >= 1) ? (stwinc157 + stup158) : stwinc157);
+                unsigned int stup159 = __shfl_up_sync(0xffffffffu, stwinc157, 2);
+                stwinc157 = ((lane >= 2) ? (stwinc157 + stup159) : stwinc157);
+                unsigned int stup160 = __shfl_up_sync(0xffffffffu, stwinc157, 4);
+                stwinc157 = ((lane >= 4) ? (stwinc157 + stup160) : stwinc157);
+                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc157, 8);
+                stwinc157 = ((lane >= 8) ? (stwinc157 + stup161) : stwinc157);
+                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc157, 16);
+                stwinc157 = ((lane >= 16) ? (stwinc157 + stup162) : stwinc157);
                 if ((lane < 32)) {
-                    stwsum12[lane] = (stwinc167 - stw166);
+                    stwsum10[lane] = (stwinc157 - stw156);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i174 = 0; i174 < 4; i174 += 1) {
+                for (patc_int i164 = 0; i164 < 4; i164 += 1) {
                     {
-                        unsigned int sti175 = stinfo10[(lane + 128 * warp + 32 * i174)];
-                        unsigned int stbk176 = (sti175 >> 16u);
-                        if ((stbk176 < 256u)) {
-                            long long ix177 = ((long long)stbk176);
-                            long long ix178 = ((long long)(stwsum12[((warp + 32 * ix177) / 256)] + (sthist11[(257 * warp + ix177)] + (sti175 & 65535u))));
-                            stkey6[ix178] = stkey8[(lane + 128 * warp + 32 * i174)];
-                            stval7[ix178] = stval9[(lane + 128 * warp + 32 * i174)];
+                        unsigned int sti165 = stinfo8[(lane + 128 * warp + 32 * i164)];
+                        unsigned int stbk166 = (sti165 >> 16u);
+                        if ((stbk166 < 256u)) {
+                            long long ix167 = ((long long)stbk166);
+                            long long ix168 = ((long long)(stwsum10[((warp + 32 * ix167) / 256)] + (sthist9[(257 * warp + ix167)] + (sti165 & 65535u))));
+                            stkey4[ix168] = stkey6[(lane + 128 * warp + 32 * i164)];
+                            stval5[ix168] = stval7[(lane + 128 * warp + 32 * i164)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i174 = 0; i174 < 4; i174 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i174) < n)) {
-                        unsigned int sti175 = stinfo10[(lane + 128 * warp + 32 * i174)];
-                        unsigned int stbk176 = (sti175 >> 16u);
-                        if ((stbk176 < 256u)) {
-                            long long ix177 = ((long long)stbk176);
-                            long long ix178 = ((long long)(stwsum12[((warp + 32 * ix177) / 256)] + (sthist11[(257 * warp + ix177)] + (sti175 & 65535u))));
-                            stkey6[ix178] = stkey8[(lane + 128 * warp + 32 * i174)];
-                            stval7[ix178] = stval9[(lane + 128 * warp + 32 * i174)];
+                for (patc_int i164 = 0; i164 < 4; i164 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i164) < n)) {
+                        unsigned int sti165 = stinfo8[(lane + 128 * warp + 32 * i164)];
+                        unsigned int stbk166 = (sti165 >> 16u);
+                        if ((stbk166 < 256u)) {
+                            long long ix167 = ((long long)stbk166);
+                            long long ix168 = ((long long)(stwsum10[((warp + 32 * ix167) / 256)] + (sthist9[(257 * warp + ix167)] + (sti165 & 65535u))));
+                            stkey4[ix168] = stkey6[(lane + 128 * warp + 32 * i164)];
+                            stval5[ix168] = stval7[(lane + 128 * warp + 32 * i164)];
                         }
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t179 = threadIdx.x;
-                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
+                const patc_int t169 = threadIdx.x;
+                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
                     {
-                        out0[(4096 * b5 + t179 + 1024 * i180)] = stkey6[(t179 + 1024 * i180)];
-                        out1[(4096 * b5 + t179 + 1024 * i180)] = stval7[(t179 + 1024 * i180)];
+                        out0[(4096 * b3 + t169 + 1024 * i170)] = stkey4[(t169 + 1024 * i170)];
+                        out1[(4096 * b3 + t169 + 1024 * i170)] = stval5[(t169 + 1024 * i170)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t179 = threadIdx.x;
-                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
-                    if (((4096 * b5 + t179 + 1024 * i180) < n)) {
-                        out0[(4096 * b5 + t179 + 1024 * i180)] = stkey6[(t179 + 1024 * i180)];
-                        out1[(4096 * b5 + t179 + 1024 * i180)] = stval7[(t179 + 1024 * i180)];
+                const patc_int t169 = threadIdx.x;
+                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
+                    if (((4096 * b3 + t169 + 1024 * i170) < n)) {
+                        out0[(4096 * b3 + t169 + 1024 * i170)] = stkey4[(t169 + 1024 * i170)];
+                        out1[(4096 * b3 + t169 + 1024 * i170)] = stval5[(t169 + 1024 * i170)];
                     }
                 }
             }

@@ -1250,172 +1250,168 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
 extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey5 = (unsigned int *)(patc_smem + 0);
-    unsigned int *sthist8 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 49280);
-    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stkey6 = (unsigned int *)(patc_smem + 65792);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist6 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo5 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum7 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 65792);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b4 = blockIdx.x;
-        if (((4096 * b4 + 4095) < n)) {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
                     {
-                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
-                    if (((4096 * b4 + t10 + 1024 * i11) < n)) {
-                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
+                    if (((4096 * b2 + t8 + 1024 * i9) < n)) {
+                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         }
         {
-            const patc_int t12 = threadIdx.x;
-            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
-                if (((t12 + 1024 * i13) < 8224)) {
-                    sthist8[(t12 + 1024 * i13)] = 0u;
+            const patc_int t10 = threadIdx.x;
+            for (patc_int i11 = 0; i11 < 9; i11 += 1) {
+                if (((t10 + 1024 * i11) < 8224)) {
+                    sthist6[(t10 + 1024 * i11)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
                     {
-                        bool stok16 = true;
-                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                        bool stok14 = true;
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? (((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u)) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
-                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i13) < n)) {
+                        bool stok14 = ((lane + 128 * warp + 4096 * b2 + 32 * i13) < n);
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? (((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u)) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t26 = threadIdx.x;
-            unsigned int stsum27 = 0u;
-            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
-                stsum27 = (stsum27 + sthist8[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
+            const patc_int t22 = threadIdx.x;
+            unsigned int stsum23 = 0u;
+            for (patc_int i24 = 0; i24 < 8; i24 += 1) {
+                stsum23 = (stsum23 + sthist6[(2056 * t22 + 257 * i24 - 8223 * ((8 * t22 + i24) / 32))]);
             }
-            unsigned int stinc29 = stsum27;
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
-            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
-            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
-            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
-            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
-            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
-            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
-            unsigned int stat35 = (stinc29 - stsum27);
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                unsigned int stcb37 = sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
-                sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
-                stat35 = (stat35 + stcb37);
+            unsigned int stinc25 = stsum23;
+            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc25, 1);
+            stinc25 = ((lane >= 1) ? (stinc25 + stup26) : stinc25);
+            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc25, 2);
+            stinc25 = ((lane >= 2) ? (stinc25 + stup27) : stinc25);
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc25, 4);
+            stinc25 = ((lane >= 4) ? (stinc25 + stup28) : stinc25);
+            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc25, 8);
+            stinc25 = ((lane >= 8) ? (stinc25 + stup29) : stinc25);
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc25, 16);
+            stinc25 = ((lane >= 16) ? (stinc25 + stup30) : stinc25);
+            unsigned int stat31 = (stinc25 - stsum23);
+            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
+                unsigned int stcb33 = sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))];
+                sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))] = stat31;
+                stat31 = (stat31 + stcb33);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc29;
+                stwsum7[warp] = stinc25;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw39 = 0u;
+                unsigned int stw35 = 0u;
                 if ((lane < 32)) {
-                    stw39 = stwsum9[lane];
+                    stw35 = stwsum7[lane];
                 }
-                unsigned int stwinc40 = stw39;
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
-                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
-                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
-                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
-                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
-                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
-                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
+                unsigned int stwinc36 = stw35;
+                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc36, 1);
+                stwinc36 = ((lane >= 1) ? (stwinc36 + stup37) : stwinc36);
+                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc36, 2);
+                stwinc36 = ((lane >= 2) ? (stwinc36 + stup38) : stwinc36);
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc36, 4);
+                stwinc36 = ((lane >= 4) ? (stwinc36 + stup39) : stwinc36);
+                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc36, 8);
+                stwinc36 = ((lane >= 8) ? (stwinc36 + stup40) : stwinc36);
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc36, 16);
+                stwinc36 = ((lane >= 16) ? (stwinc36 + stup41) : stwinc36);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc40 - stw39);
+                    stwsum7[lane] = (stwinc36 - stw35);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
                     {
-                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i47) < n)) {
-                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i43) < n)) {
+                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
@@ -1423,143 +1419,139 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
         }
         __syncthreads();
         {
-            const patc_int t52 = threadIdx.x;
-            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
-                if (((t52 + 1024 * i53) < 8224)) {
-                    sthist8[(t52 + 1024 * i53)] = 0u;
+            const patc_int t48 = threadIdx.x;
+            for (patc_int i49 = 0; i49 < 9; i49 += 1) {
+                if (((t48 + 1024 * i49) < 8224)) {
+                    sthist6[(t48 + 1024 * i49)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
                     {
-                        bool stok56 = true;
-                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                        bool stok52 = true;
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? ((((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
-                        bool stok56 = ((lane + 128 * warp + 4096 * b4 + 32 * i55) < n);
-                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i51) < n)) {
+                        bool stok52 = ((lane + 128 * warp + 4096 * b2 + 32 * i51) < n);
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? ((((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t66 = threadIdx.x;
-            unsigned int stsum67 = 0u;
-            for (patc_int i68 = 0; i68 < 8; i68 += 1) {
-                stsum67 = (stsum67 + sthist8[(2056 * t66 + 257 * i68 - 8223 * ((8 * t66 + i68) / 32))]);
+            const patc_int t60 = threadIdx.x;
+            unsigned int stsum61 = 0u;
+            for (patc_int i62 = 0; i62 < 8; i62 += 1) {
+                stsum61 = (stsum61 + sthist6[(2056 * t60 + 257 * i62 - 8223 * ((8 * t60 + i62) / 32))]);
             }
-            unsigned int stinc69 = stsum67;
-            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc69, 1);
-            stinc69 = ((lane >= 1) ? (stinc69 + stup70) : stinc69);
-            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc69, 2);
-            stinc69 = ((lane >= 2) ? (stinc69 + stup71) : stinc69);
-            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc69, 4);
-            stinc69 = ((lane >= 4) ? (stinc69 + stup72) : stinc69);
-            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc69, 8);
-            stinc69 = ((lane >= 8) ? (stinc69 + stup73) : stinc69);
-            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc69, 16);
-            stinc69 = ((lane >= 16) ? (stinc69 + stup74) : stinc69);
-            unsigned int stat75 = (stinc69 - stsum67);
-            for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                unsigned int stcb77 = sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))];
-                sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))] = stat75;
-                stat75 = (stat75 + stcb77);
+            unsigned int stinc63 = stsum61;
+            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc63, 1);
+            stinc63 = ((lane >= 1) ? (stinc63 + stup64) : stinc63);
+            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc63, 2);
+            stinc63 = ((lane >= 2) ? (stinc63 + stup65) : stinc63);
+            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc63, 4);
+            stinc63 = ((lane >= 4) ? (stinc63 + stup66) : stinc63);
+            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc63, 8);
+            stinc63 = ((lane >= 8) ? (stinc63 + stup67) : stinc63);
+            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc63, 16);
+            stinc63 = ((lane >= 16) ? (stinc63 + stup68) : stinc63);
+            unsigned int stat69 = (stinc63 - stsum61);
+            for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                unsigned int stcb71 = sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))];
+                sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))] = stat69;
+                stat69 = (stat69 + stcb71);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc69;
+                stwsum7[warp] = stinc63;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw79 = 0u;
+                unsigned int stw73 = 0u;
                 if ((lane < 32)) {
-                    stw79 = stwsum9[lane];
+                    stw73 = stwsum7[lane];
                 }
-                unsigned int stwinc80 = stw79;
-                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc80, 1);
-                stwinc80 = ((lane >= 1) ? (stwinc80 + stup81) : stwinc80);
-                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc80, 2);
-                stwinc80 = ((lane >= 2) ? (stwinc80 + stup82) : stwinc80);
-                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc80, 4);
-                stwinc80 = ((lane >= 4) ? (stwinc80 + stup83) : stwinc80);
-                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc80, 8);
-                stwinc80 = ((lane >= 8) ? (stwinc80 + stup84) : stwinc80);
-                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc80, 16);
-                stwinc80 = ((lane >= 16) ? (stwinc80 + stup85) : stwinc80);
+                unsigned int stwinc74 = stw73;
+                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc74, 1);
+                stwinc74 = ((lane >= 1) ? (stwinc74 + stup75) : stwinc74);
+                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc74, 2);
+                stwinc74 = ((lane >= 2) ? (stwinc74 + stup76) : stwinc74);
+                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc74, 4);
+                stwinc74 = ((lane >= 4) ? (stwinc74 + stup77) : stwinc74);
+                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc74, 8);
+                stwinc74 = ((lane >= 8) ? (stwinc74 + stup78) : stwinc74);
+                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc74, 16);
+                stwinc74 = ((lane >= 16) ? (stwinc74 + stup79) : stwinc74);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc80 - stw79);
+                    stwsum7[lane] = (stwinc74 - stw73);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
+                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
                     {
-                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
+                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i87) < n)) {
-                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
+                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i81) < n)) {
+                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
                         }
                     }
                 }
@@ -1567,143 +1559,139 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
         }
         __syncthreads();
         {
-            const patc_int t92 = threadIdx.x;
-            for (patc_int i93 = 0; i93 < 9; i93 += 1) {
-                if (((t92 + 1024 * i93) < 8224)) {
-                    sthist8[(t92 + 1024 * i93)] = 0u;
+            const patc_int t86 = threadIdx.x;
+            for (patc_int i87 = 0; i87 < 9; i87 += 1) {
+                if (((t86 + 1024 * i87) < 8224)) {
+                    sthist6[(t86 + 1024 * i87)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
                     {
-                        bool stok96 = true;
-                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                        bool stok90 = true;
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? ((((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i95) < n)) {
-                        bool stok96 = ((lane + 128 * warp + 4096 * b4 + 32 * i95) < n);
-                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i89) < n)) {
+                        bool stok90 = ((lane + 128 * warp + 4096 * b2 + 32 * i89) < n);
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? ((((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t106 = threadIdx.x;
-            unsigned int stsum107 = 0u;
+            const patc_int t98 = threadIdx.x;
+            unsigned int stsum99 = 0u;
+            for (patc_int i100 = 0; i100 < 8; i100 += 1) {
+                stsum99 = (stsum99 + sthist6[(2056 * t98 + 257 * i100 - 8223 * ((8 * t98 + i100) / 32))]);
+            }
+            unsigned int stinc101 = stsum99;
+            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc101, 1);
+            stinc101 = ((lane >= 1) ? (stinc101 + stup102) : stinc101);
+            unsigned int stup103 = __shfl_up_sync(0xffffffffu, stinc101, 2);
+            stinc101 = ((lane >= 2) ? (stinc101 + stup103) : stinc101);
+            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc101, 4);
+            stinc101 = ((lane >= 4) ? (stinc101 + stup104) : stinc101);
+            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc101, 8);
+            stinc101 = ((lane >= 8) ? (stinc101 + stup105) : stinc101);
+            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc101, 16);
+            stinc101 = ((lane >= 16) ? (stinc101 + stup106) : stinc101);
+            unsigned int stat107 = (stinc101 - stsum99);
             for (patc_int i108 = 0; i108 < 8; i108 += 1) {
-                stsum107 = (stsum107 + sthist8[(2056 * t106 + 257 * i108 - 8223 * ((8 * t106 + i108) / 32))]);
-            }
-            unsigned int stinc109 = stsum107;
-            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc109, 1);
-            stinc109 = ((lane >= 1) ? (stinc109 + stup110) : stinc109);
-            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc109, 2);
-            stinc109 = ((lane >= 2) ? (stinc109 + stup111) : stinc109);
-            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc109, 4);
-            stinc109 = ((lane >= 4) ? (stinc109 + stup112) : stinc109);
-            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc109, 8);
-            stinc109 = ((lane >= 8) ? (stinc109 + stup113) : stinc109);
-            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc109, 16);
-            stinc109 = ((lane >= 16) ? (stinc109 + stup114) : stinc109);
-            unsigned int stat115 = (stinc109 - stsum107);
-            for (patc_int i116 = 0; i116 < 8; i116 += 1) {
-                unsigned int stcb117 = sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))];
-                sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))] = stat115;
-                stat115 = (stat115 + stcb117);
+                unsigned int stcb109 = sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))];
+                sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))] = stat107;
+                stat107 = (stat107 + stcb109);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc109;
+                stwsum7[warp] = stinc101;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw119 = 0u;
+                unsigned int stw111 = 0u;
                 if ((lane < 32)) {
-                    stw119 = stwsum9[lane];
+                    stw111 = stwsum7[lane];
                 }
-                unsigned int stwinc120 = stw119;
-                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc120, 1);
-                stwinc120 = ((lane >= 1) ? (stwinc120 + stup121) : stwinc120);
-                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc120, 2);
-                stwinc120 = ((lane >= 2) ? (stwinc120 + stup122) : stwinc120);
-                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc120, 4);
-                stwinc120 = ((lane >= 4) ? (stwinc120 + stup123) : stwinc120);
-                unsigned int stup124 = __shfl_up_sync(0xffffffffu, stwinc120, 8);
-                stwinc120 = ((lane >= 8) ? (stwinc120 + stup124) : stwinc120);
-                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc120, 16);
-                stwinc120 = ((lane >= 16) ? (stwinc120 + stup125) : stwinc120);
+                unsigned int stwinc112 = stw111;
+                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc112, 1);
+                stwinc112 = ((lane >= 1) ? (stwinc112 + stup113) : stwinc112);
+                unsigned int stup114 = __shfl_up_sync(0xffffffffu, stwinc112, 2);
+                stwinc112 = ((lane >= 2) ? (stwinc112 + stup114) : stwinc112);
+                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc112, 4);
+                stwinc112 = ((lane >= 4) ? (stwinc112 + stup115) : stwinc112);
+                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc112, 8);
+                stwinc112 = ((lane >= 8) ? (stwinc112 + stup116) : stwinc112);
+                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc112, 16);
+                stwinc112 = ((lane >= 16) ? (stwinc112 + stup117) : stwinc112);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc120 - stw119);
+                    stwsum7[lane] = (stwinc112 - stw111);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
                     {
-                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
+                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i127) < n)) {
-                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i119) < n)) {
+                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
                         }
                     }
                 }
@@ -1711,164 +1699,160 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
         }
         __syncthreads();
         {
-            const patc_int t132 = threadIdx.x;
-            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
-                if (((t132 + 1024 * i133) < 8224)) {
-                    sthist8[(t132 + 1024 * i133)] = 0u;
+            const patc_int t124 = threadIdx.x;
+            for (patc_int i125 = 0; i125 < 9; i125 += 1) {
+                if (((t124 + 1024 * i125) < 8224)) {
+                    sthist6[(t124 + 1024 * i125)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
                     {
-                        bool stok136 = true;
-                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                        bool stok128 = true;
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? ((((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i135) < n)) {
-                        bool stok136 = ((lane + 128 * warp + 4096 * b4 + 32 * i135) < n);
-                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i127) < n)) {
+                        bool stok128 = ((lane + 128 * warp + 4096 * b2 + 32 * i127) < n);
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? ((((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t146 = threadIdx.x;
-            unsigned int stsum147 = 0u;
-            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
-                stsum147 = (stsum147 + sthist8[(2056 * t146 + 257 * i148 - 8223 * ((8 * t146 + i148) / 32))]);
+            const patc_int t136 = threadIdx.x;
+            unsigned int stsum137 = 0u;
+            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
+                stsum137 = (stsum137 + sthist6[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
             }
-            unsigned int stinc149 = stsum147;
-            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc149, 1);
-            stinc149 = ((lane >= 1) ? (stinc149 + stup150) : stinc149);
-            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc149, 2);
-            stinc149 = ((lane >= 2) ? (stinc149 + stup151) : stinc149);
-            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc149, 4);
-            stinc149 = ((lane >= 4) ? (stinc149 + stup152) : stinc149);
-            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc149, 8);
-            stinc149 = ((lane >= 8) ? (stinc149 + stup153) : stinc149);
-            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc149, 16);
-            stinc149 = ((lane >= 16) ? (stinc149 + stup154) : stinc149);
-            unsigned int stat155 = (stinc149 - stsum147);
-            for (patc_int i156 = 0; i156 < 8; i156 += 1) {
-                unsigned int stcb157 = sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))];
-                sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))] = stat155;
-                stat155 = (stat155 + stcb157);
+            unsigned int stinc139 = stsum137;
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
+            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
+            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
+            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
+            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
+            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
+            unsigned int stat145 = (stinc139 - stsum137);
+            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
+                unsigned int stcb147 = sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
+                sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
+                stat145 = (stat145 + stcb147);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc149;
+                stwsum7[warp] = stinc139;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw159 = 0u;
+                unsigned int stw149 = 0u;
                 if ((lane < 32)) {
-                    stw159 = stwsum9[lane];
+                    stw149 = stwsum7[lane];
                 }
-                unsigned int stwinc160 = stw159;
-                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc160, 1);
-                stwinc160 = ((lane >= 1) ? (stwinc160 + stup161) : stwinc160);
-                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc160, 2);
-                stwinc160 = ((lane >= 2) ? (stwinc160 + stup162) : stwinc160);
-                unsigned int stup163 = __shfl_up_sync(0xffffffffu, stwinc160, 4);
-                stwinc160 = ((lane >= 4) ? (stwinc160 + stup163) : stwinc160);
-                unsigned int stup164 = __shfl_up_sync(0xffffffffu, stwinc160, 8);
-                stwinc160 = ((lane >= 8) ? (stwinc160 + stup164) : stwinc160);
-                unsigned int stup165 = __shfl_up_sync(0xffffffffu, stwinc160, 16);
-                stwinc160 = ((lane >= 16) ? (stwinc160 + stup165) : stwinc160);
+                unsigned int stwinc150 = stw149;
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
+                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
+                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
+                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
+                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
+                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc160 - stw159);
+                    stwsum7[lane] = (stwinc150 - stw149);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
                     {
-                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
+                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i167) < n)) {
-                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i157) < n)) {
+                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
                     {
-                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
-                    if (((4096 * b4 + t172 + 1024 * i173) < n)) {
-                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
+                    if (((4096 * b2 + t162 + 1024 * i163) < n)) {
+                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }
@@ -1889,172 +1873,168 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
 extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey5 = (unsigned int *)(patc_smem + 0);
-    unsigned int *sthist8 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 49280);
-    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stkey6 = (unsigned int *)(patc_smem + 65792);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist6 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo5 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum7 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 65792);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b4 = blockIdx.x;
-        if (((4096 * b4 + 4095) < n)) {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
                     {
-                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
-                    if (((4096 * b4 + t10 + 1024 * i11) < n)) {
-                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
+                    if (((4096 * b2 + t8 + 1024 * i9) < n)) {
+                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         }
         {
-            const patc_int t12 = threadIdx.x;
-            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
-                if (((t12 + 1024 * i13) < 8224)) {
-                    sthist8[(t12 + 1024 * i13)] = 0u;
+            const patc_int t10 = threadIdx.x;
+            for (patc_int i11 = 0; i11 < 9; i11 += 1) {
+                if (((t10 + 1024 * i11) < 8224)) {
+                    sthist6[(t10 + 1024 * i11)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
                     {
-                        bool stok16 = true;
-                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                        bool stok14 = true;
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? ((~((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u))) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i15) < n)) {
-                        bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
-                        unsigned int s17 = (~stkey5[(lane + 128 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 128 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 128 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? ((~((stkey5[(lane + 128 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19)) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i13) < n)) {
+                        bool stok14 = ((lane + 128 * warp + 4096 * b2 + 32 * i13) < n);
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? ((~((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u))) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t26 = threadIdx.x;
-            unsigned int stsum27 = 0u;
-            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
-                stsum27 = (stsum27 + sthist8[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
+            const patc_int t22 = threadIdx.x;
+            unsigned int stsum23 = 0u;
+            for (patc_int i24 = 0; i24 < 8; i24 += 1) {
+                stsum23 = (stsum23 + sthist6[(2056 * t22 + 257 * i24 - 8223 * ((8 * t22 + i24) / 32))]);
             }
-            unsigned int stinc29 = stsum27;
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
-            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
-            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
-            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
-            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
-            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
-            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
-            unsigned int stat35 = (stinc29 - stsum27);
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                unsigned int stcb37 = sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
-                sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
-                stat35 = (stat35 + stcb37);
+            unsigned int stinc25 = stsum23;
+            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc25, 1);
+            stinc25 = ((lane >= 1) ? (stinc25 + stup26) : stinc25);
+            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc25, 2);
+            stinc25 = ((lane >= 2) ? (stinc25 + stup27) : stinc25);
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc25, 4);
+            stinc25 = ((lane >= 4) ? (stinc25 + stup28) : stinc25);
+            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc25, 8);
+            stinc25 = ((lane >= 8) ? (stinc25 + stup29) : stinc25);
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc25, 16);
+            stinc25 = ((lane >= 16) ? (stinc25 + stup30) : stinc25);
+            unsigned int stat31 = (stinc25 - stsum23);
+            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
+                unsigned int stcb33 = sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))];
+                sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))] = stat31;
+                stat31 = (stat31 + stcb33);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc29;
+                stwsum7[warp] = stinc25;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw39 = 0u;
+                unsigned int stw35 = 0u;
                 if ((lane < 32)) {
-                    stw39 = stwsum9[lane];
+                    stw35 = stwsum7[lane];
                 }
-                unsigned int stwinc40 = stw39;
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
-                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
-                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
-                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
-                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
-                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
-                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
+                unsigned int stwinc36 = stw35;
+                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc36, 1);
+                stwinc36 = ((lane >= 1) ? (stwinc36 + stup37) : stwinc36);
+                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc36, 2);
+                stwinc36 = ((lane >= 2) ? (stwinc36 + stup38) : stwinc36);
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc36, 4);
+                stwinc36 = ((lane >= 4) ? (stwinc36 + stup39) : stwinc36);
+                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc36, 8);
+                stwinc36 = ((lane >= 8) ? (stwinc36 + stup40) : stwinc36);
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc36, 16);
+                stwinc36 = ((lane >= 16) ? (stwinc36 + stup41) : stwinc36);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc40 - stw39);
+                    stwsum7[lane] = (stwinc36 - stw35);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
                     {
-                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i47) < n)) {
-                        unsigned int sti48 = stinfo7[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 128 * warp + 32 * i47)];
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i43) < n)) {
+                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
@@ -2062,143 +2042,139 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
         }
         __syncthreads();
         {
-            const patc_int t52 = threadIdx.x;
-            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
-                if (((t52 + 1024 * i53) < 8224)) {
-                    sthist8[(t52 + 1024 * i53)] = 0u;
+            const patc_int t48 = threadIdx.x;
+            for (patc_int i49 = 0; i49 < 9; i49 += 1) {
+                if (((t48 + 1024 * i49) < 8224)) {
+                    sthist6[(t48 + 1024 * i49)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
                     {
-                        bool stok56 = true;
-                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? (((~((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                        bool stok52 = true;
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? (((~((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u))) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i55) < n)) {
-                        bool stok56 = ((lane + 128 * warp + 4096 * b4 + 32 * i55) < n);
-                        unsigned int s57 = (~stkey6[(lane + 128 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 128 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 128 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? (((~((stkey6[(lane + 128 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i51) < n)) {
+                        bool stok52 = ((lane + 128 * warp + 4096 * b2 + 32 * i51) < n);
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? (((~((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u))) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t66 = threadIdx.x;
-            unsigned int stsum67 = 0u;
-            for (patc_int i68 = 0; i68 < 8; i68 += 1) {
-                stsum67 = (stsum67 + sthist8[(2056 * t66 + 257 * i68 - 8223 * ((8 * t66 + i68) / 32))]);
+            const patc_int t60 = threadIdx.x;
+            unsigned int stsum61 = 0u;
+            for (patc_int i62 = 0; i62 < 8; i62 += 1) {
+                stsum61 = (stsum61 + sthist6[(2056 * t60 + 257 * i62 - 8223 * ((8 * t60 + i62) / 32))]);
             }
-            unsigned int stinc69 = stsum67;
-            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc69, 1);
-            stinc69 = ((lane >= 1) ? (stinc69 + stup70) : stinc69);
-            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc69, 2);
-            stinc69 = ((lane >= 2) ? (stinc69 + stup71) : stinc69);
-            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc69, 4);
-            stinc69 = ((lane >= 4) ? (stinc69 + stup72) : stinc69);
-            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc69, 8);
-            stinc69 = ((lane >= 8) ? (stinc69 + stup73) : stinc69);
-            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc69, 16);
-            stinc69 = ((lane >= 16) ? (stinc69 + stup74) : stinc69);
-            unsigned int stat75 = (stinc69 - stsum67);
-            for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                unsigned int stcb77 = sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))];
-                sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))] = stat75;
-                stat75 = (stat75 + stcb77);
+            unsigned int stinc63 = stsum61;
+            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc63, 1);
+            stinc63 = ((lane >= 1) ? (stinc63 + stup64) : stinc63);
+            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc63, 2);
+            stinc63 = ((lane >= 2) ? (stinc63 + stup65) : stinc63);
+            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc63, 4);
+            stinc63 = ((lane >= 4) ? (stinc63 + stup66) : stinc63);
+            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc63, 8);
+            stinc63 = ((lane >= 8) ? (stinc63 + stup67) : stinc63);
+            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc63, 16);
+            stinc63 = ((lane >= 16) ? (stinc63 + stup68) : stinc63);
+            unsigned int stat69 = (stinc63 - stsum61);
+            for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                unsigned int stcb71 = sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))];
+                sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))] = stat69;
+                stat69 = (stat69 + stcb71);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc69;
+                stwsum7[warp] = stinc63;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw79 = 0u;
+                unsigned int stw73 = 0u;
                 if ((lane < 32)) {
-                    stw79 = stwsum9[lane];
+                    stw73 = stwsum7[lane];
                 }
-                unsigned int stwinc80 = stw79;
-                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc80, 1);
-                stwinc80 = ((lane >= 1) ? (stwinc80 + stup81) : stwinc80);
-                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc80, 2);
-                stwinc80 = ((lane >= 2) ? (stwinc80 + stup82) : stwinc80);
-                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc80, 4);
-                stwinc80 = ((lane >= 4) ? (stwinc80 + stup83) : stwinc80);
-                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc80, 8);
-                stwinc80 = ((lane >= 8) ? (stwinc80 + stup84) : stwinc80);
-                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc80, 16);
-                stwinc80 = ((lane >= 16) ? (stwinc80 + stup85) : stwinc80);
+                unsigned int stwinc74 = stw73;
+                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc74, 1);
+                stwinc74 = ((lane >= 1) ? (stwinc74 + stup75) : stwinc74);
+                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc74, 2);
+                stwinc74 = ((lane >= 2) ? (stwinc74 + stup76) : stwinc74);
+                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc74, 4);
+                stwinc74 = ((lane >= 4) ? (stwinc74 + stup77) : stwinc74);
+                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc74, 8);
+                stwinc74 = ((lane >= 8) ? (stwinc74 + stup78) : stwinc74);
+                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc74, 16);
+                stwinc74 = ((lane >= 16) ? (stwinc74 + stup79) : stwinc74);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc80 - stw79);
+                    stwsum7[lane] = (stwinc74 - stw73);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
+                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
                     {
-                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
+                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i87) < n)) {
-                        unsigned int sti88 = stinfo7[(lane + 128 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 128 * warp + 32 * i87)];
+                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i81) < n)) {
+                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
                         }
                     }
                 }
@@ -2206,143 +2182,139 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
         }
         __syncthreads();
         {
-            const patc_int t92 = threadIdx.x;
-            for (patc_int i93 = 0; i93 < 9; i93 += 1) {
-                if (((t92 + 1024 * i93) < 8224)) {
-                    sthist8[(t92 + 1024 * i93)] = 0u;
+            const patc_int t86 = threadIdx.x;
+            for (patc_int i87 = 0; i87 < 9; i87 += 1) {
+                if (((t86 + 1024 * i87) < 8224)) {
+                    sthist6[(t86 + 1024 * i87)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
                     {
-                        bool stok96 = true;
-                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? (((~((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                        bool stok90 = true;
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? (((~((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u))) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i95) < n)) {
-                        bool stok96 = ((lane + 128 * warp + 4096 * b4 + 32 * i95) < n);
-                        unsigned int s97 = (~stkey5[(lane + 128 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 128 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 128 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? (((~((stkey5[(lane + 128 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i89) < n)) {
+                        bool stok90 = ((lane + 128 * warp + 4096 * b2 + 32 * i89) < n);
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? (((~((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u))) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t106 = threadIdx.x;
-            unsigned int stsum107 = 0u;
+            const patc_int t98 = threadIdx.x;
+            unsigned int stsum99 = 0u;
+            for (patc_int i100 = 0; i100 < 8; i100 += 1) {
+                stsum99 = (stsum99 + sthist6[(2056 * t98 + 257 * i100 - 8223 * ((8 * t98 + i100) / 32))]);
+            }
+            unsigned int stinc101 = stsum99;
+            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc101, 1);
+            stinc101 = ((lane >= 1) ? (stinc101 + stup102) : stinc101);
+            unsigned int stup103 = __shfl_up_sync(0xffffffffu, stinc101, 2);
+            stinc101 = ((lane >= 2) ? (stinc101 + stup103) : stinc101);
+            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc101, 4);
+            stinc101 = ((lane >= 4) ? (stinc101 + stup104) : stinc101);
+            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc101, 8);
+            stinc101 = ((lane >= 8) ? (stinc101 + stup105) : stinc101);
+            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc101, 16);
+            stinc101 = ((lane >= 16) ? (stinc101 + stup106) : stinc101);
+            unsigned int stat107 = (stinc101 - stsum99);
             for (patc_int i108 = 0; i108 < 8; i108 += 1) {
-                stsum107 = (stsum107 + sthist8[(2056 * t106 + 257 * i108 - 8223 * ((8 * t106 + i108) / 32))]);
-            }
-            unsigned int stinc109 = stsum107;
-            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc109, 1);
-            stinc109 = ((lane >= 1) ? (stinc109 + stup110) : stinc109);
-            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc109, 2);
-            stinc109 = ((lane >= 2) ? (stinc109 + stup111) : stinc109);
-            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc109, 4);
-            stinc109 = ((lane >= 4) ? (stinc109 + stup112) : stinc109);
-            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc109, 8);
-            stinc109 = ((lane >= 8) ? (stinc109 + stup113) : stinc109);
-            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc109, 16);
-            stinc109 = ((lane >= 16) ? (stinc109 + stup114) : stinc109);
-            unsigned int stat115 = (stinc109 - stsum107);
-            for (patc_int i116 = 0; i116 < 8; i116 += 1) {
-                unsigned int stcb117 = sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))];
-                sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))] = stat115;
-                stat115 = (stat115 + stcb117);
+                unsigned int stcb109 = sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))];
+                sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))] = stat107;
+                stat107 = (stat107 + stcb109);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc109;
+                stwsum7[warp] = stinc101;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw119 = 0u;
+                unsigned int stw111 = 0u;
                 if ((lane < 32)) {
-                    stw119 = stwsum9[lane];
+                    stw111 = stwsum7[lane];
                 }
-                unsigned int stwinc120 = stw119;
-                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc120, 1);
-                stwinc120 = ((lane >= 1) ? (stwinc120 + stup121) : stwinc120);
-                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc120, 2);
-                stwinc120 = ((lane >= 2) ? (stwinc120 + stup122) : stwinc120);
-                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc120, 4);
-                stwinc120 = ((lane >= 4) ? (stwinc120 + stup123) : stwinc120);
-                unsigned int stup124 = __shfl_up_sync(0xffffffffu, stwinc120, 8);
-                stwinc120 = ((lane >= 8) ? (stwinc120 + stup124) : stwinc120);
-                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc120, 16);
-                stwinc120 = ((lane >= 16) ? (stwinc120 + stup125) : stwinc120);
+                unsigned int stwinc112 = stw111;
+                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc112, 1);
+                stwinc112 = ((lane >= 1) ? (stwinc112 + stup113) : stwinc112);
+                unsigned int stup114 = __shfl_up_sync(0xffffffffu, stwinc112, 2);
+                stwinc112 = ((lane >= 2) ? (stwinc112 + stup114) : stwinc112);
+                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc112, 4);
+                stwinc112 = ((lane >= 4) ? (stwinc112 + stup115) : stwinc112);
+                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc112, 8);
+                stwinc112 = ((lane >= 8) ? (stwinc112 + stup116) : stwinc112);
+                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc112, 16);
+                stwinc112 = ((lane >= 16) ? (stwinc112 + stup117) : stwinc112);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc120 - stw119);
+                    stwsum7[lane] = (stwinc112 - stw111);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
                     {
-                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
+                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i127) < n)) {
-                        unsigned int sti128 = stinfo7[(lane + 128 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 128 * warp + 32 * i127)];
+                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i119) < n)) {
+                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
                         }
                     }
                 }
@@ -2350,164 +2322,160 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
         }
         __syncthreads();
         {
-            const patc_int t132 = threadIdx.x;
-            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
-                if (((t132 + 1024 * i133) < 8224)) {
-                    sthist8[(t132 + 1024 * i133)] = 0u;
+            const patc_int t124 = threadIdx.x;
+            for (patc_int i125 = 0; i125 < 9; i125 += 1) {
+                if (((t124 + 1024 * i125) < 8224)) {
+                    sthist6[(t124 + 1024 * i125)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
                     {
-                        bool stok136 = true;
-                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? (((~((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                        bool stok128 = true;
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? (((~((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u))) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i135 = 0; i135 < 4; i135 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i135) < n)) {
-                        bool stok136 = ((lane + 128 * warp + 4096 * b4 + 32 * i135) < n);
-                        unsigned int s137 = (~stkey6[(lane + 128 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 128 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 128 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? (((~((stkey6[(lane + 128 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i127) < n)) {
+                        bool stok128 = ((lane + 128 * warp + 4096 * b2 + 32 * i127) < n);
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? (((~((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u))) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t146 = threadIdx.x;
-            unsigned int stsum147 = 0u;
-            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
-                stsum147 = (stsum147 + sthist8[(2056 * t146 + 257 * i148 - 8223 * ((8 * t146 + i148) / 32))]);
+            const patc_int t136 = threadIdx.x;
+            unsigned int stsum137 = 0u;
+            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
+                stsum137 = (stsum137 + sthist6[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
             }
-            unsigned int stinc149 = stsum147;
-            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc149, 1);
-            stinc149 = ((lane >= 1) ? (stinc149 + stup150) : stinc149);
-            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc149, 2);
-            stinc149 = ((lane >= 2) ? (stinc149 + stup151) : stinc149);
-            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc149, 4);
-            stinc149 = ((lane >= 4) ? (stinc149 + stup152) : stinc149);
-            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc149, 8);
-            stinc149 = ((lane >= 8) ? (stinc149 + stup153) : stinc149);
-            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc149, 16);
-            stinc149 = ((lane >= 16) ? (stinc149 + stup154) : stinc149);
-            unsigned int stat155 = (stinc149 - stsum147);
-            for (patc_int i156 = 0; i156 < 8; i156 += 1) {
-                unsigned int stcb157 = sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))];
-                sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))] = stat155;
-                stat155 = (stat155 + stcb157);
+            unsigned int stinc139 = stsum137;
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
+            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
+            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
+            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
+            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
+            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
+            unsigned int stat145 = (stinc139 - stsum137);
+            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
+                unsigned int stcb147 = sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
+                sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
+                stat145 = (stat145 + stcb147);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc149;
+                stwsum7[warp] = stinc139;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw159 = 0u;
+                unsigned int stw149 = 0u;
                 if ((lane < 32)) {
-                    stw159 = stwsum9[lane];
+                    stw149 = stwsum7[lane];
                 }
-                unsigned int stwinc160 = stw159;
-                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc160, 1);
-                stwinc160 = ((lane >= 1) ? (stwinc160 + stup161) : stwinc160);
-                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc160, 2);
-                stwinc160 = ((lane >= 2) ? (stwinc160 + stup162) : stwinc160);
-                unsigned int stup163 = __shfl_up_sync(0xffffffffu, stwinc160, 4);
-                stwinc160 = ((lane >= 4) ? (stwinc160 + stup163) : stwinc160);
-                unsigned int stup164 = __shfl_up_sync(0xffffffffu, stwinc160, 8);
-                stwinc160 = ((lane >= 8) ? (stwinc160 + stup164) : stwinc160);
-                unsigned int stup165 = __shfl_up_sync(0xffffffffu, stwinc160, 16);
-                stwinc160 = ((lane >= 16) ? (stwinc160 + stup165) : stwinc160);
+                unsigned int stwinc150 = stw149;
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
+                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
+                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
+                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
+                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
+                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc160 - stw159);
+                    stwsum7[lane] = (stwinc150 - stw149);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4064) < n)) {
+        if (((4096 * b2 + 4064) < n)) {
             {
-                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
                     {
-                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
+                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i167 = 0; i167 < 4; i167 += 1) {
-                    if (((128 * warp + 4096 * b4 + 32 * i167) < n)) {
-                        unsigned int sti168 = stinfo7[(lane + 128 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 128 * warp + 32 * i167)];
+                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                    if (((128 * warp + 4096 * b2 + 32 * i157) < n)) {
+                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
+        if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
                     {
-                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 4; i173 += 1) {
-                    if (((4096 * b4 + t172 + 1024 * i173) < n)) {
-                        out[(4096 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
+                    if (((4096 * b2 + t162 + 1024 * i163) < n)) {
+                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }
@@ -7316,174 +7284,170 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
 extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *stkey6 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *sthist9 = (unsigned int *)(patc_smem + 32768);
-    unsigned int *stinfo8 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stwsum10 = (unsigned int *)(patc_smem + 82048);
-    unsigned long long *stkey7 = (unsigned long long *)(patc_smem + 82176);
+    unsigned long long *stkey4 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *sthist7 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo6 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum8 = (unsigned int *)(patc_smem + 82048);
+    unsigned long long *stkey5 = (unsigned long long *)(patc_smem + 82176);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b5 = blockIdx.x;
-        if (((4096 * b5 + 4095) < n)) {
+        const patc_int b3 = blockIdx.x;
+        if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t11 = threadIdx.x;
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                const patc_int t9 = threadIdx.x;
+                for (patc_int i10 = 0; i10 < 4; i10 += 1) {
                     {
-                        stkey6[(t11 + 1024 * i12)] = xs[(4096 * b5 + t11 + 1024 * i12)];
+                        stkey4[(t9 + 1024 * i10)] = xs[(4096 * b3 + t9 + 1024 * i10)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t11 = threadIdx.x;
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    if (((4096 * b5 + t11 + 1024 * i12) < n)) {
-                        stkey6[(t11 + 1024 * i12)] = xs[(4096 * b5 + t11 + 1024 * i12)];
+                const patc_int t9 = threadIdx.x;
+                for (patc_int i10 = 0; i10 < 4; i10 += 1) {
+                    if (((4096 * b3 + t9 + 1024 * i10) < n)) {
+                        stkey4[(t9 + 1024 * i10)] = xs[(4096 * b3 + t9 + 1024 * i10)];
                     }
                 }
             }
         }
         {
-            const patc_int t13 = threadIdx.x;
-            for (patc_int i14 = 0; i14 < 9; i14 += 1) {
-                if (((t13 + 1024 * i14) < 8224)) {
-                    sthist9[(t13 + 1024 * i14)] = 0u;
+            const patc_int t11 = threadIdx.x;
+            for (patc_int i12 = 0; i12 < 9; i12 += 1) {
+                if (((t11 + 1024 * i12) < 8224)) {
+                    sthist7[(t11 + 1024 * i12)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
                     {
-                        bool stok17 = true;
-                        unsigned long long s18 = (~stkey6[(lane + 128 * warp + 32 * i16)]);
-                        unsigned long long s19 = (stkey6[(lane + 128 * warp + 32 * i16)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s20 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s21 = (((stkey6[(lane + 128 * warp + 32 * i16)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s18 : s19);
-                        unsigned int stb22 = (stok17 ? (((unsigned int)((stkey6[(lane + 128 * warp + 32 * i16)] == (((unsigned long long)1) << 63ull)) ? s20 : s21)) & 255u) : 0u);
-                        unsigned int stpm23 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb22, 8u));
-                        unsigned int strk24 = __popc((stpm23 & ((1u << lane) - 1u)));
-                        unsigned int stct25 = __popc(stpm23);
-                        long long ix26 = ((long long)stb22);
-                        unsigned int sth27 = 0u;
-                        if (stok17) {
-                            sth27 = sthist9[(257 * warp + ix26)];
+                        bool stok15 = true;
+                        unsigned long long s16 = (~((unsigned long long)0));
+                        unsigned long long s17 = ((unsigned long long)0);
+                        unsigned int stb18 = (stok15 ? (((unsigned int)((stkey4[(lane + 128 * warp + 32 * i14)] | (((unsigned long long)1) << 63ull)) ^ ((stkey4[(lane + 128 * warp + 32 * i14)] > (((unsigned long long)1) << 63ull)) ? s16 : s17))) & 255u) : 0u);
+                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok15) & patc_match_bits(stb18, 8u));
+                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct21 = __popc(stpm19);
+                        long long ix22 = ((long long)stb18);
+                        unsigned int sth23 = 0u;
+                        if (stok15) {
+                            sth23 = sthist7[(257 * warp + ix22)];
                         }
                         __syncwarp();
-                        if ((stok17 && ((strk24 + 1u) == stct25))) {
-                            sthist9[(257 * warp + ix26)] = (sth27 + stct25);
+                        if ((stok15 && ((strk20 + 1u) == stct21))) {
+                            sthist7[(257 * warp + ix22)] = (sth23 + stct21);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb22 << 16u) | (sth27 + strk24)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i14)] = (stok15 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i16) < n)) {
-                        bool stok17 = ((lane + 128 * warp + 4096 * b5 + 32 * i16) < n);
-                        unsigned long long s18 = (~stkey6[(lane + 128 * warp + 32 * i16)]);
-                        unsigned long long s19 = (stkey6[(lane + 128 * warp + 32 * i16)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s20 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s21 = (((stkey6[(lane + 128 * warp + 32 * i16)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s18 : s19);
-                        unsigned int stb22 = (stok17 ? (((unsigned int)((stkey6[(lane + 128 * warp + 32 * i16)] == (((unsigned long long)1) << 63ull)) ? s20 : s21)) & 255u) : 0u);
-                        unsigned int stpm23 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb22, 8u));
-                        unsigned int strk24 = __popc((stpm23 & ((1u << lane) - 1u)));
-                        unsigned int stct25 = __popc(stpm23);
-                        long long ix26 = ((long long)stb22);
-                        unsigned int sth27 = 0u;
-                        if (stok17) {
-                            sth27 = sthist9[(257 * warp + ix26)];
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i14) < n)) {
+                        bool stok15 = ((lane + 128 * warp + 4096 * b3 + 32 * i14) < n);
+                        unsigned long long s16 = (~((unsigned long long)0));
+                        unsigned long long s17 = ((unsigned long long)0);
+                        unsigned int stb18 = (stok15 ? (((unsigned int)((stkey4[(lane + 128 * warp + 32 * i14)] | (((unsigned long long)1) << 63ull)) ^ ((stkey4[(lane + 128 * warp + 32 * i14)] > (((unsigned long long)1) << 63ull)) ? s16 : s17))) & 255u) : 0u);
+                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok15) & patc_match_bits(stb18, 8u));
+                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
+                        unsigned int stct21 = __popc(stpm19);
+                        long long ix22 = ((long long)stb18);
+                        unsigned int sth23 = 0u;
+                        if (stok15) {
+                            sth23 = sthist7[(257 * warp + ix22)];
                         }
                         __syncwarp();
-                        if ((stok17 && ((strk24 + 1u) == stct25))) {
-                            sthist9[(257 * warp + ix26)] = (sth27 + stct25);
+                        if ((stok15 && ((strk20 + 1u) == stct21))) {
+                            sthist7[(257 * warp + ix22)] = (sth23 + stct21);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb22 << 16u) | (sth27 + strk24)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i14)] = (stok15 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t28 = threadIdx.x;
-            unsigned int stsum29 = 0u;
-            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
-                stsum29 = (stsum29 + sthist9[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
+            const patc_int t24 = threadIdx.x;
+            unsigned int stsum25 = 0u;
+            for (patc_int i26 = 0; i26 < 8; i26 += 1) {
+                stsum25 = (stsum25 + sthist7[(2056 * t24 + 257 * i26 - 8223 * ((8 * t24 + i26) / 32))]);
             }
-            unsigned int stinc31 = stsum29;
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
-            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
-            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
-            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
-            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
-            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
-            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
-            unsigned int stat37 = (stinc31 - stsum29);
-            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                unsigned int stcb39 = sthist9[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
-                sthist9[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
-                stat37 = (stat37 + stcb39);
+            unsigned int stinc27 = stsum25;
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc27, 1);
+            stinc27 = ((lane >= 1) ? (stinc27 + stup28) : stinc27);
+            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc27, 2);
+            stinc27 = ((lane >= 2) ? (stinc27 + stup29) : stinc27);
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc27, 4);
+            stinc27 = ((lane >= 4) ? (stinc27 + stup30) : stinc27);
+            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc27, 8);
+            stinc27 = ((lane >= 8) ? (stinc27 + stup31) : stinc27);
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc27, 16);
+            stinc27 = ((lane >= 16) ? (stinc27 + stup32) : stinc27);
+            unsigned int stat33 = (stinc27 - stsum25);
+            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
+                unsigned int stcb35 = sthist7[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))];
+                sthist7[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))] = stat33;
+                stat33 = (stat33 + stcb35);
             }
             if ((lane == 31)) {
-                stwsum10[warp] = stinc31;
+                stwsum8[warp] = stinc27;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw41 = 0u;
+                unsigned int stw37 = 0u;
                 if ((lane < 32)) {
-                    stw41 = stwsum10[lane];
+                    stw37 = stwsum8[lane];
                 }
-                unsigned int stwinc42 = stw41;
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
-                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
-                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
-                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
-                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
-                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
-                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
+                unsigned int stwinc38 = stw37;
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc38, 1);
+                stwinc38 = ((lane >= 1) ? (stwinc38 + stup39) : stwinc38);
+                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc38, 2);
+                stwinc38 = ((lane >= 2) ? (stwinc38 + stup40) : stwinc38);
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc38, 4);
+                stwinc38 = ((lane >= 4) ? (stwinc38 + stup41) : stwinc38);
+                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc38, 8);
+                stwinc38 = ((lane >= 8) ? (stwinc38 + stup42) : stwinc38);
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc38, 16);
+                stwinc38 = ((lane >= 16) ? (stwinc38 + stup43) : stwinc38);
                 if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc42 - stw41);
+                    stwsum8[lane] = (stwinc38 - stw37);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
                     {
-                        unsigned int sti50 = stinfo8[(lane + 128 * warp + 32 * i49)];
-                        unsigned int stbk51 = (sti50 >> 16u);
-                        if ((stbk51 < 256u)) {
-                            long long ix52 = ((long long)stbk51);
-                            long long ix53 = ((long long)(stwsum10[((warp + 32 * ix52) / 256)] + (sthist9[(257 * warp + ix52)] + (sti50 & 65535u))));
-                            stkey7[ix53] = stkey6[(lane + 128 * warp + 32 * i49)];
+                        unsigned int sti46 = stinfo6[(lane + 128 * warp + 32 * i45)];
+                        unsigned int stbk47 = (sti46 >> 16u);
+                        if ((stbk47 < 256u)) {
+                            long long ix48 = ((long long)stbk47);
+                            long long ix49 = ((long long)(stwsum8[((warp + 32 * ix48) / 256)] + (sthist7[(257 * warp + ix48)] + (sti46 & 65535u))));
+                            stkey5[ix49] = stkey4[(lane + 128 * warp + 32 * i45)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i49) < n)) {
-                        unsigned int sti50 = stinfo8[(lane + 128 * warp + 32 * i49)];
-                        unsigned int stbk51 = (sti50 >> 16u);
-                        if ((stbk51 < 256u)) {
-                            long long ix52 = ((long long)stbk51);
-                            long long ix53 = ((long long)(stwsum10[((warp + 32 * ix52) / 256)] + (sthist9[(257 * warp + ix52)] + (sti50 & 65535u))));
-                            stkey7[ix53] = stkey6[(lane + 128 * warp + 32 * i49)];
+                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i45) < n)) {
+                        unsigned int sti46 = stinfo6[(lane + 128 * warp + 32 * i45)];
+                        unsigned int stbk47 = (sti46 >> 16u);
+                        if ((stbk47 < 256u)) {
+                            long long ix48 = ((long long)stbk47);
+                            long long ix49 = ((long long)(stwsum8[((warp + 32 * ix48) / 256)] + (sthist7[(257 * warp + ix48)] + (sti46 & 65535u))));
+                            stkey5[ix49] = stkey4[(lane + 128 * warp + 32 * i45)];
                         }
                     }
                 }
@@ -7491,145 +7455,141 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
         }
         __syncthreads();
         {
-            const patc_int t54 = threadIdx.x;
-            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
-                if (((t54 + 1024 * i55) < 8224)) {
-                    sthist9[(t54 + 1024 * i55)] = 0u;
+            const patc_int t50 = threadIdx.x;
+            for (patc_int i51 = 0; i51 < 9; i51 += 1) {
+                if (((t50 + 1024 * i51) < 8224)) {
+                    sthist7[(t50 + 1024 * i51)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
                     {
-                        bool stok58 = true;
-                        unsigned long long s59 = (~stkey7[(lane + 128 * warp + 32 * i57)]);
-                        unsigned long long s60 = (stkey7[(lane + 128 * warp + 32 * i57)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s61 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s62 = (((stkey7[(lane + 128 * warp + 32 * i57)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s59 : s60);
-                        unsigned int stb63 = (stok58 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i57)] == (((unsigned long long)1) << 63ull)) ? s61 : s62) >> 8ull)) & 255u) : 0u);
-                        unsigned int stpm64 = (__ballot_sync(0xffffffffu, stok58) & patc_match_bits(stb63, 8u));
-                        unsigned int strk65 = __popc((stpm64 & ((1u << lane) - 1u)));
-                        unsigned int stct66 = __popc(stpm64);
-                        long long ix67 = ((long long)stb63);
-                        unsigned int sth68 = 0u;
-                        if (stok58) {
-                            sth68 = sthist9[(257 * warp + ix67)];
+                        bool stok54 = true;
+                        unsigned long long s55 = (~((unsigned long long)0));
+                        unsigned long long s56 = ((unsigned long long)0);
+                        unsigned int stb57 = (stok54 ? (((unsigned int)(((stkey5[(lane + 128 * warp + 32 * i53)] | (((unsigned long long)1) << 63ull)) ^ ((stkey5[(lane + 128 * warp + 32 * i53)] > (((unsigned long long)1) << 63ull)) ? s55 : s56)) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm58 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb57, 8u));
+                        unsigned int strk59 = __popc((stpm58 & ((1u << lane) - 1u)));
+                        unsigned int stct60 = __popc(stpm58);
+                        long long ix61 = ((long long)stb57);
+                        unsigned int sth62 = 0u;
+                        if (stok54) {
+                            sth62 = sthist7[(257 * warp + ix61)];
                         }
                         __syncwarp();
-                        if ((stok58 && ((strk65 + 1u) == stct66))) {
-                            sthist9[(257 * warp + ix67)] = (sth68 + stct66);
+                        if ((stok54 && ((strk59 + 1u) == stct60))) {
+                            sthist7[(257 * warp + ix61)] = (sth62 + stct60);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb63 << 16u) | (sth68 + strk65)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb57 << 16u) | (sth62 + strk59)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i57) < n)) {
-                        bool stok58 = ((lane + 128 * warp + 4096 * b5 + 32 * i57) < n);
-                        unsigned long long s59 = (~stkey7[(lane + 128 * warp + 32 * i57)]);
-                        unsigned long long s60 = (stkey7[(lane + 128 * warp + 32 * i57)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s61 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s62 = (((stkey7[(lane + 128 * warp + 32 * i57)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s59 : s60);
-                        unsigned int stb63 = (stok58 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i57)] == (((unsigned long long)1) << 63ull)) ? s61 : s62) >> 8ull)) & 255u) : 0u);
-                        unsigned int stpm64 = (__ballot_sync(0xffffffffu, stok58) & patc_match_bits(stb63, 8u));
-                        unsigned int strk65 = __popc((stpm64 & ((1u << lane) - 1u)));
-                        unsigned int stct66 = __popc(stpm64);
-                        long long ix67 = ((long long)stb63);
-                        unsigned int sth68 = 0u;
-                        if (stok58) {
-                            sth68 = sthist9[(257 * warp + ix67)];
+                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i53) < n)) {
+                        bool stok54 = ((lane + 128 * warp + 4096 * b3 + 32 * i53) < n);
+                        unsigned long long s55 = (~((unsigned long long)0));
+                        unsigned long long s56 = ((unsigned long long)0);
+                        unsigned int stb57 = (stok54 ? (((unsigned int)(((stkey5[(lane + 128 * warp + 32 * i53)] | (((unsigned long long)1) << 63ull)) ^ ((stkey5[(lane + 128 * warp + 32 * i53)] > (((unsigned long long)1) << 63ull)) ? s55 : s56)) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm58 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb57, 8u));
+                        unsigned int strk59 = __popc((stpm58 & ((1u << lane) - 1u)));
+                        unsigned int stct60 = __popc(stpm58);
+                        long long ix61 = ((long long)stb57);
+                        unsigned int sth62 = 0u;
+                        if (stok54) {
+                            sth62 = sthist7[(257 * warp + ix61)];
                         }
                         __syncwarp();
-                        if ((stok58 && ((strk65 + 1u) == stct66))) {
-                            sthist9[(257 * warp + ix67)] = (sth68 + stct66);
+                        if ((stok54 && ((strk59 + 1u) == stct60))) {
+                            sthist7[(257 * warp + ix61)] = (sth62 + stct60);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb63 << 16u) | (sth68 + strk65)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb57 << 16u) | (sth62 + strk59)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t69 = threadIdx.x;
-            unsigned int stsum70 = 0u;
-            for (patc_int i71 = 0; i71 < 8; i71 += 1) {
-                stsum70 = (stsum70 + sthist9[(2056 * t69 + 257 * i71 - 8223 * ((8 * t69 + i71) / 32))]);
+            const patc_int t63 = threadIdx.x;
+            unsigned int stsum64 = 0u;
+            for (patc_int i65 = 0; i65 < 8; i65 += 1) {
+                stsum64 = (stsum64 + sthist7[(2056 * t63 + 257 * i65 - 8223 * ((8 * t63 + i65) / 32))]);
             }
-            unsigned int stinc72 = stsum70;
-            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc72, 1);
-            stinc72 = ((lane >= 1) ? (stinc72 + stup73) : stinc72);
-            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc72, 2);
-            stinc72 = ((lane >= 2) ? (stinc72 + stup74) : stinc72);
-            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc72, 4);
-            stinc72 = ((lane >= 4) ? (stinc72 + stup75) : stinc72);
-            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc72, 8);
-            stinc72 = ((lane >= 8) ? (stinc72 + stup76) : stinc72);
-            unsigned int stup77 = __shfl_up_sync(0xffffffffu, stinc72, 16);
-            stinc72 = ((lane >= 16) ? (stinc72 + stup77) : stinc72);
-            unsigned int stat78 = (stinc72 - stsum70);
-            for (patc_int i79 = 0; i79 < 8; i79 += 1) {
-                unsigned int stcb80 = sthist9[(2056 * t69 + 257 * i79 - 8223 * ((8 * t69 + i79) / 32))];
-                sthist9[(2056 * t69 + 257 * i79 - 8223 * ((8 * t69 + i79) / 32))] = stat78;
-                stat78 = (stat78 + stcb80);
+            unsigned int stinc66 = stsum64;
+            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc66, 1);
+            stinc66 = ((lane >= 1) ? (stinc66 + stup67) : stinc66);
+            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc66, 2);
+            stinc66 = ((lane >= 2) ? (stinc66 + stup68) : stinc66);
+            unsigned int stup69 = __shfl_up_sync(0xffffffffu, stinc66, 4);
+            stinc66 = ((lane >= 4) ? (stinc66 + stup69) : stinc66);
+            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc66, 8);
+            stinc66 = ((lane >= 8) ? (stinc66 + stup70) : stinc66);
+            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc66, 16);
+            stinc66 = ((lane >= 16) ? (stinc66 + stup71) : stinc66);
+            unsigned int stat72 = (stinc66 - stsum64);
+            for (patc_int i73 = 0; i73 < 8; i73 += 1) {
+                unsigned int stcb74 = sthist7[(2056 * t63 + 257 * i73 - 8223 * ((8 * t63 + i73) / 32))];
+                sthist7[(2056 * t63 + 257 * i73 - 8223 * ((8 * t63 + i73) / 32))] = stat72;
+                stat72 = (stat72 + stcb74);
             }
             if ((lane == 31)) {
-                stwsum10[warp] = stinc72;
+                stwsum8[warp] = stinc66;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw82 = 0u;
+                unsigned int stw76 = 0u;
                 if ((lane < 32)) {
-                    stw82 = stwsum10[lane];
+                    stw76 = stwsum8[lane];
                 }
-                unsigned int stwinc83 = stw82;
-                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc83, 1);
-                stwinc83 = ((lane >= 1) ? (stwinc83 + stup84) : stwinc83);
-                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc83, 2);
-                stwinc83 = ((lane >= 2) ? (stwinc83 + stup85) : stwinc83);
-                unsigned int stup86 = __shfl_up_sync(0xffffffffu, stwinc83, 4);
-                stwinc83 = ((lane >= 4) ? (stwinc83 + stup86) : stwinc83);
-                unsigned int stup87 = __shfl_up_sync(0xffffffffu, stwinc83, 8);
-                stwinc83 = ((lane >= 8) ? (stwinc83 + stup87) : stwinc83);
-                unsigned int stup88 = __shfl_up_sync(0xffffffffu, stwinc83, 16);
-                stwinc83 = ((lane >= 16) ? (stwinc83 + stup88) : stwinc83);
+                unsigned int stwinc77 = stw76;
+                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc77, 1);
+                stwinc77 = ((lane >= 1) ? (stwinc77 + stup78) : stwinc77);
+                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc77, 2);
+                stwinc77 = ((lane >= 2) ? (stwinc77 + stup79) : stwinc77);
+                unsigned int stup80 = __shfl_up_sync(0xffffffffu, stwinc77, 4);
+                stwinc77 = ((lane >= 4) ? (stwinc77 + stup80) : stwinc77);
+                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc77, 8);
+                stwinc77 = ((lane >= 8) ? (stwinc77 + stup81) : stwinc77);
+                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc77, 16);
+                stwinc77 = ((lane >= 16) ? (stwinc77 + stup82) : stwinc77);
                 if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc83 - stw82);
+                    stwsum8[lane] = (stwinc77 - stw76);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i90 = 0; i90 < 4; i90 += 1) {
+                for (patc_int i84 = 0; i84 < 4; i84 += 1) {
                     {
-                        unsigned int sti91 = stinfo8[(lane + 128 * warp + 32 * i90)];
-                        unsigned int stbk92 = (sti91 >> 16u);
-                        if ((stbk92 < 256u)) {
-                            long long ix93 = ((long long)stbk92);
-                            long long ix94 = ((long long)(stwsum10[((warp + 32 * ix93) / 256)] + (sthist9[(257 * warp + ix93)] + (sti91 & 65535u))));
-                            stkey6[ix94] = stkey7[(lane + 128 * warp + 32 * i90)];
+                        unsigned int sti85 = stinfo6[(lane + 128 * warp + 32 * i84)];
+                        unsigned int stbk86 = (sti85 >> 16u);
+                        if ((stbk86 < 256u)) {
+                            long long ix87 = ((long long)stbk86);
+                            long long ix88 = ((long long)(stwsum8[((warp + 32 * ix87) / 256)] + (sthist7[(257 * warp + ix87)] + (sti85 & 65535u))));
+                            stkey4[ix88] = stkey5[(lane + 128 * warp + 32 * i84)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i90 = 0; i90 < 4; i90 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i90) < n)) {
-                        unsigned int sti91 = stinfo8[(lane + 128 * warp + 32 * i90)];
-                        unsigned int stbk92 = (sti91 >> 16u);
-                        if ((stbk92 < 256u)) {
-                            long long ix93 = ((long long)stbk92);
-                            long long ix94 = ((long long)(stwsum10[((warp + 32 * ix93) / 256)] + (sthist9[(257 * warp + ix93)] + (sti91 & 65535u))));
-                            stkey6[ix94] = stkey7[(lane + 128 * warp + 32 * i90)];
+                for (patc_int i84 = 0; i84 < 4; i84 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i84) < n)) {
+                        unsigned int sti85 = stinfo6[(lane + 128 * warp + 32 * i84)];
+                        unsigned int stbk86 = (sti85 >> 16u);
+                        if ((stbk86 < 256u)) {
+                            long long ix87 = ((long long)stbk86);
+                            long long ix88 = ((long long)(stwsum8[((warp + 32 * ix87) / 256)] + (sthist7[(257 * warp + ix87)] + (sti85 & 65535u))));
+                            stkey4[ix88] = stkey5[(lane + 128 * warp + 32 * i84)];
                         }
                     }
                 }
@@ -7637,291 +7597,283 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
         }
         __syncthreads();
         {
-            const patc_int t95 = threadIdx.x;
-            for (patc_int i96 = 0; i96 < 9; i96 += 1) {
-                if (((t95 + 1024 * i96) < 8224)) {
-                    sthist9[(t95 + 1024 * i96)] = 0u;
+            const patc_int t89 = threadIdx.x;
+            for (patc_int i90 = 0; i90 < 9; i90 += 1) {
+                if (((t89 + 1024 * i90) < 8224)) {
+                    sthist7[(t89 + 1024 * i90)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i98 = 0; i98 < 4; i98 += 1) {
+                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
                     {
-                        bool stok99 = true;
-                        unsigned long long s100 = (~stkey6[(lane + 128 * warp + 32 * i98)]);
-                        unsigned long long s101 = (stkey6[(lane + 128 * warp + 32 * i98)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s102 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s103 = (((stkey6[(lane + 128 * warp + 32 * i98)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s100 : s101);
-                        unsigned int stb104 = (stok99 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i98)] == (((unsigned long long)1) << 63ull)) ? s102 : s103) >> 16ull)) & 255u) : 0u);
-                        unsigned int stpm105 = (__ballot_sync(0xffffffffu, stok99) & patc_match_bits(stb104, 8u));
-                        unsigned int strk106 = __popc((stpm105 & ((1u << lane) - 1u)));
-                        unsigned int stct107 = __popc(stpm105);
-                        long long ix108 = ((long long)stb104);
-                        unsigned int sth109 = 0u;
-                        if (stok99) {
-                            sth109 = sthist9[(257 * warp + ix108)];
+                        bool stok93 = true;
+                        unsigned long long s94 = (~((unsigned long long)0));
+                        unsigned long long s95 = ((unsigned long long)0);
+                        unsigned int stb96 = (stok93 ? (((unsigned int)(((stkey4[(lane + 128 * warp + 32 * i92)] | (((unsigned long long)1) << 63ull)) ^ ((stkey4[(lane + 128 * warp + 32 * i92)] > (((unsigned long long)1) << 63ull)) ? s94 : s95)) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm97 = (__ballot_sync(0xffffffffu, stok93) & patc_match_bits(stb96, 8u));
+                        unsigned int strk98 = __popc((stpm97 & ((1u << lane) - 1u)));
+                        unsigned int stct99 = __popc(stpm97);
+                        long long ix100 = ((long long)stb96);
+                        unsigned int sth101 = 0u;
+                        if (stok93) {
+                            sth101 = sthist7[(257 * warp + ix100)];
                         }
                         __syncwarp();
-                        if ((stok99 && ((strk106 + 1u) == stct107))) {
-                            sthist9[(257 * warp + ix108)] = (sth109 + stct107);
+                        if ((stok93 && ((strk98 + 1u) == stct99))) {
+                            sthist7[(257 * warp + ix100)] = (sth101 + stct99);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i98)] = (stok99 ? ((stb104 << 16u) | (sth109 + strk106)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i92)] = (stok93 ? ((stb96 << 16u) | (sth101 + strk98)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i98 = 0; i98 < 4; i98 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i98) < n)) {
-                        bool stok99 = ((lane + 128 * warp + 4096 * b5 + 32 * i98) < n);
-                        unsigned long long s100 = (~stkey6[(lane + 128 * warp + 32 * i98)]);
-                        unsigned long long s101 = (stkey6[(lane + 128 * warp + 32 * i98)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s102 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s103 = (((stkey6[(lane + 128 * warp + 32 * i98)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s100 : s101);
-                        unsigned int stb104 = (stok99 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i98)] == (((unsigned long long)1) << 63ull)) ? s102 : s103) >> 16ull)) & 255u) : 0u);
-                        unsigned int stpm105 = (__ballot_sync(0xffffffffu, stok99) & patc_match_bits(stb104, 8u));
-                        unsigned int strk106 = __popc((stpm105 & ((1u << lane) - 1u)));
-                        unsigned int stct107 = __popc(stpm105);
-                        long long ix108 = ((long long)stb104);
-                        unsigned int sth109 = 0u;
-                        if (stok99) {
-                            sth109 = sthist9[(257 * warp + ix108)];
+                for (patc_int i92 = 0; i92 < 4; i92 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i92) < n)) {
+                        bool stok93 = ((lane + 128 * warp + 4096 * b3 + 32 * i92) < n);
+                        unsigned long long s94 = (~((unsigned long long)0));
+                        unsigned long long s95 = ((unsigned long long)0);
+                        unsigned int stb96 = (stok93 ? (((unsigned int)(((stkey4[(lane + 128 * warp + 32 * i92)] | (((unsigned long long)1) << 63ull)) ^ ((stkey4[(lane + 128 * warp + 32 * i92)] > (((unsigned long long)1) << 63ull)) ? s94 : s95)) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm97 = (__ballot_sync(0xffffffffu, stok93) & patc_match_bits(stb96, 8u));
+                        unsigned int strk98 = __popc((stpm97 & ((1u << lane) - 1u)));
+                        unsigned int stct99 = __popc(stpm97);
+                        long long ix100 = ((long long)stb96);
+                        unsigned int sth101 = 0u;
+                        if (stok93) {
+                            sth101 = sthist7[(257 * warp + ix100)];
                         }
                         __syncwarp();
-                        if ((stok99 && ((strk106 + 1u) == stct107))) {
-                            sthist9[(257 * warp + ix108)] = (sth109 + stct107);
+                        if ((stok93 && ((strk98 + 1u) == stct99))) {
+                            sthist7[(257 * warp + ix100)] = (sth101 + stct99);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i98)] = (stok99 ? ((stb104 << 16u) | (sth109 + strk106)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i92)] = (stok93 ? ((stb96 << 16u) | (sth101 + strk98)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t110 = threadIdx.x;
-            unsigned int stsum111 = 0u;
+            const patc_int t102 = threadIdx.x;
+            unsigned int stsum103 = 0u;
+            for (patc_int i104 = 0; i104 < 8; i104 += 1) {
+                stsum103 = (stsum103 + sthist7[(2056 * t102 + 257 * i104 - 8223 * ((8 * t102 + i104) / 32))]);
+            }
+            unsigned int stinc105 = stsum103;
+            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc105, 1);
+            stinc105 = ((lane >= 1) ? (stinc105 + stup106) : stinc105);
+            unsigned int stup107 = __shfl_up_sync(0xffffffffu, stinc105, 2);
+            stinc105 = ((lane >= 2) ? (stinc105 + stup107) : stinc105);
+            unsigned int stup108 = __shfl_up_sync(0xffffffffu, stinc105, 4);
+            stinc105 = ((lane >= 4) ? (stinc105 + stup108) : stinc105);
+            unsigned int stup109 = __shfl_up_sync(0xffffffffu, stinc105, 8);
+            stinc105 = ((lane >= 8) ? (stinc105 + stup109) : stinc105);
+            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc105, 16);
+            stinc105 = ((lane >= 16) ? (stinc105 + stup110) : stinc105);
+            unsigned int stat111 = (stinc105 - stsum103);
             for (patc_int i112 = 0; i112 < 8; i112 += 1) {
-                stsum111 = (stsum111 + sthist9[(2056 * t110 + 257 * i112 - 8223 * ((8 * t110 + i112) / 32))]);
-            }
-            unsigned int stinc113 = stsum111;
-            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc113, 1);
-            stinc113 = ((lane >= 1) ? (stinc113 + stup114) : stinc113);
-            unsigned int stup115 = __shfl_up_sync(0xffffffffu, stinc113, 2);
-            stinc113 = ((lane >= 2) ? (stinc113 + stup115) : stinc113);
-            unsigned int stup116 = __shfl_up_sync(0xffffffffu, stinc113, 4);
-            stinc113 = ((lane >= 4) ? (stinc113 + stup116) : stinc113);
-            unsigned int stup117 = __shfl_up_sync(0xffffffffu, stinc113, 8);
-            stinc113 = ((lane >= 8) ? (stinc113 + stup117) : stinc113);
-            unsigned int stup118 = __shfl_up_sync(0xffffffffu, stinc113, 16);
-            stinc113 = ((lane >= 16) ? (stinc113 + stup118) : stinc113);
-            unsigned int stat119 = (stinc113 - stsum111);
-            for (patc_int i120 = 0; i120 < 8; i120 += 1) {
-                unsigned int stcb121 = sthist9[(2056 * t110 + 257 * i120 - 8223 * ((8 * t110 + i120) / 32))];
-                sthist9[(2056 * t110 + 257 * i120 - 8223 * ((8 * t110 + i120) / 32))] = stat119;
-                stat119 = (stat119 + stcb121);
+                unsigned int stcb113 = sthist7[(2056 * t102 + 257 * i112 - 8223 * ((8 * t102 + i112) / 32))];
+                sthist7[(2056 * t102 + 257 * i112 - 8223 * ((8 * t102 + i112) / 32))] = stat111;
+                stat111 = (stat111 + stcb113);
             }
             if ((lane == 31)) {
-                stwsum10[warp] = stinc113;
+                stwsum8[warp] = stinc105;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw123 = 0u;
+                unsigned int stw115 = 0u;
                 if ((lane < 32)) {
-                    stw123 = stwsum10[lane];
+                    stw115 = stwsum8[lane];
                 }
-                unsigned int stwinc124 = stw123;
-                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc124, 1);
-                stwinc124 = ((lane >= 1) ? (stwinc124 + stup125) : stwinc124);
-                unsigned int stup126 = __shfl_up_sync(0xffffffffu, stwinc124, 2);
-                stwinc124 = ((lane >= 2) ? (stwinc124 + stup126) : stwinc124);
-                unsigned int stup127 = __shfl_up_sync(0xffffffffu, stwinc124, 4);
-                stwinc124 = ((lane >= 4) ? (stwinc124 + stup127) : stwinc124);
-                unsigned int stup128 = __shfl_up_sync(0xffffffffu, stwinc124, 8);
-                stwinc124 = ((lane >= 8) ? (stwinc124 + stup128) : stwinc124);
-                unsigned int stup129 = __shfl_up_sync(0xffffffffu, stwinc124, 16);
-                stwinc124 = ((lane >= 16) ? (stwinc124 + stup129) : stwinc124);
+                unsigned int stwinc116 = stw115;
+                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc116, 1);
+                stwinc116 = ((lane >= 1) ? (stwinc116 + stup117) : stwinc116);
+                unsigned int stup118 = __shfl_up_sync(0xffffffffu, stwinc116, 2);
+                stwinc116 = ((lane >= 2) ? (stwinc116 + stup118) : stwinc116);
+                unsigned int stup119 = __shfl_up_sync(0xffffffffu, stwinc116, 4);
+                stwinc116 = ((lane >= 4) ? (stwinc116 + stup119) : stwinc116);
+                unsigned int stup120 = __shfl_up_sync(0xffffffffu, stwinc116, 8);
+                stwinc116 = ((lane >= 8) ? (stwinc116 + stup120) : stwinc116);
+                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc116, 16);
+                stwinc116 = ((lane >= 16) ? (stwinc116 + stup121) : stwinc116);
                 if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc124 - stw123);
+                    stwsum8[lane] = (stwinc116 - stw115);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
+            {
+                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                    {
+                        unsigned int sti124 = stinfo6[(lane + 128 * warp + 32 * i123)];
+                        unsigned int stbk125 = (sti124 >> 16u);
+                        if ((stbk125 < 256u)) {
+                            long long ix126 = ((long long)stbk125);
+                            long long ix127 = ((long long)(stwsum8[((warp + 32 * ix126) / 256)] + (sthist7[(257 * warp + ix126)] + (sti124 & 65535u))));
+                            stkey5[ix127] = stkey4[(lane + 128 * warp + 32 * i123)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i123) < n)) {
+                        unsigned int sti124 = stinfo6[(lane + 128 * warp + 32 * i123)];
+                        unsigned int stbk125 = (sti124 >> 16u);
+                        if ((stbk125 < 256u)) {
+                            long long ix126 = ((long long)stbk125);
+                            long long ix127 = ((long long)(stwsum8[((warp + 32 * ix126) / 256)] + (sthist7[(257 * warp + ix126)] + (sti124 & 65535u))));
+                            stkey5[ix127] = stkey4[(lane + 128 * warp + 32 * i123)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t128 = threadIdx.x;
+            for (patc_int i129 = 0; i129 < 9; i129 += 1) {
+                if (((t128 + 1024 * i129) < 8224)) {
+                    sthist7[(t128 + 1024 * i129)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b3 + 4095) < n)) {
             {
                 for (patc_int i131 = 0; i131 < 4; i131 += 1) {
                     {
-                        unsigned int sti132 = stinfo8[(lane + 128 * warp + 32 * i131)];
-                        unsigned int stbk133 = (sti132 >> 16u);
-                        if ((stbk133 < 256u)) {
-                            long long ix134 = ((long long)stbk133);
-                            long long ix135 = ((long long)(stwsum10[((warp + 32 * ix134) / 256)] + (sthist9[(257 * warp + ix134)] + (sti132 & 65535u))));
-                            stkey7[ix135] = stkey6[(lane + 128 * warp + 32 * i131)];
+                        bool stok132 = true;
+                        unsigned long long s133 = (~((unsigned long long)0));
+                        unsigned long long s134 = ((unsigned long long)0);
+                        unsigned int stb135 = (stok132 ? (((unsigned int)(((stkey5[(lane + 128 * warp + 32 * i131)] | (((unsigned long long)1) << 63ull)) ^ ((stkey5[(lane + 128 * warp + 32 * i131)] > (((unsigned long long)1) << 63ull)) ? s133 : s134)) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm136 = (__ballot_sync(0xffffffffu, stok132) & patc_match_bits(stb135, 8u));
+                        unsigned int strk137 = __popc((stpm136 & ((1u << lane) - 1u)));
+                        unsigned int stct138 = __popc(stpm136);
+                        long long ix139 = ((long long)stb135);
+                        unsigned int sth140 = 0u;
+                        if (stok132) {
+                            sth140 = sthist7[(257 * warp + ix139)];
                         }
+                        __syncwarp();
+                        if ((stok132 && ((strk137 + 1u) == stct138))) {
+                            sthist7[(257 * warp + ix139)] = (sth140 + stct138);
+                        }
+                        __syncwarp();
+                        stinfo6[(lane + 128 * warp + 32 * i131)] = (stok132 ? ((stb135 << 16u) | (sth140 + strk137)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
                 for (patc_int i131 = 0; i131 < 4; i131 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i131) < n)) {
-                        unsigned int sti132 = stinfo8[(lane + 128 * warp + 32 * i131)];
-                        unsigned int stbk133 = (sti132 >> 16u);
-                        if ((stbk133 < 256u)) {
-                            long long ix134 = ((long long)stbk133);
-                            long long ix135 = ((long long)(stwsum10[((warp + 32 * ix134) / 256)] + (sthist9[(257 * warp + ix134)] + (sti132 & 65535u))));
-                            stkey7[ix135] = stkey6[(lane + 128 * warp + 32 * i131)];
+                    if (((128 * warp + 4096 * b3 + 32 * i131) < n)) {
+                        bool stok132 = ((lane + 128 * warp + 4096 * b3 + 32 * i131) < n);
+                        unsigned long long s133 = (~((unsigned long long)0));
+                        unsigned long long s134 = ((unsigned long long)0);
+                        unsigned int stb135 = (stok132 ? (((unsigned int)(((stkey5[(lane + 128 * warp + 32 * i131)] | (((unsigned long long)1) << 63ull)) ^ ((stkey5[(lane + 128 * warp + 32 * i131)] > (((unsigned long long)1) << 63ull)) ? s133 : s134)) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm136 = (__ballot_sync(0xffffffffu, stok132) & patc_match_bits(stb135, 8u));
+                        unsigned int strk137 = __popc((stpm136 & ((1u << lane) - 1u)));
+                        unsigned int stct138 = __popc(stpm136);
+                        long long ix139 = ((long long)stb135);
+                        unsigned int sth140 = 0u;
+                        if (stok132) {
+                            sth140 = sthist7[(257 * warp + ix139)];
                         }
+                        __syncwarp();
+                        if ((stok132 && ((strk137 + 1u) == stct138))) {
+                            sthist7[(257 * warp + ix139)] = (sth140 + stct138);
+                        }
+                        __syncwarp();
+                        stinfo6[(lane + 128 * warp + 32 * i131)] = (stok132 ? ((stb135 << 16u) | (sth140 + strk137)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t136 = threadIdx.x;
-            for (patc_int i137 = 0; i137 < 9; i137 += 1) {
-                if (((t136 + 1024 * i137) < 8224)) {
-                    sthist9[(t136 + 1024 * i137)] = 0u;
-                }
+            const patc_int t141 = threadIdx.x;
+            unsigned int stsum142 = 0u;
+            for (patc_int i143 = 0; i143 < 8; i143 += 1) {
+                stsum142 = (stsum142 + sthist7[(2056 * t141 + 257 * i143 - 8223 * ((8 * t141 + i143) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
-            {
-                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
-                    {
-                        bool stok140 = true;
-                        unsigned long long s141 = (~stkey7[(lane + 128 * warp + 32 * i139)]);
-                        unsigned long long s142 = (stkey7[(lane + 128 * warp + 32 * i139)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s143 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s144 = (((stkey7[(lane + 128 * warp + 32 * i139)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s141 : s142);
-                        unsigned int stb145 = (stok140 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i139)] == (((unsigned long long)1) << 63ull)) ? s143 : s144) >> 24ull)) & 255u) : 0u);
-                        unsigned int stpm146 = (__ballot_sync(0xffffffffu, stok140) & patc_match_bits(stb145, 8u));
-                        unsigned int strk147 = __popc((stpm146 & ((1u << lane) - 1u)));
-                        unsigned int stct148 = __popc(stpm146);
-                        long long ix149 = ((long long)stb145);
-                        unsigned int sth150 = 0u;
-                        if (stok140) {
-                            sth150 = sthist9[(257 * warp + ix149)];
-                        }
-                        __syncwarp();
-                        if ((stok140 && ((strk147 + 1u) == stct148))) {
-                            sthist9[(257 * warp + ix149)] = (sth150 + stct148);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i139)] = (stok140 ? ((stb145 << 16u) | (sth150 + strk147)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i139 = 0; i139 < 4; i139 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i139) < n)) {
-                        bool stok140 = ((lane + 128 * warp + 4096 * b5 + 32 * i139) < n);
-                        unsigned long long s141 = (~stkey7[(lane + 128 * warp + 32 * i139)]);
-                        unsigned long long s142 = (stkey7[(lane + 128 * warp + 32 * i139)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s143 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s144 = (((stkey7[(lane + 128 * warp + 32 * i139)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s141 : s142);
-                        unsigned int stb145 = (stok140 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i139)] == (((unsigned long long)1) << 63ull)) ? s143 : s144) >> 24ull)) & 255u) : 0u);
-                        unsigned int stpm146 = (__ballot_sync(0xffffffffu, stok140) & patc_match_bits(stb145, 8u));
-                        unsigned int strk147 = __popc((stpm146 & ((1u << lane) - 1u)));
-                        unsigned int stct148 = __popc(stpm146);
-                        long long ix149 = ((long long)stb145);
-                        unsigned int sth150 = 0u;
-                        if (stok140) {
-                            sth150 = sthist9[(257 * warp + ix149)];
-                        }
-                        __syncwarp();
-                        if ((stok140 && ((strk147 + 1u) == stct148))) {
-                            sthist9[(257 * warp + ix149)] = (sth150 + stct148);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i139)] = (stok140 ? ((stb145 << 16u) | (sth150 + strk147)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t151 = threadIdx.x;
-            unsigned int stsum152 = 0u;
-            for (patc_int i153 = 0; i153 < 8; i153 += 1) {
-                stsum152 = (stsum152 + sthist9[(2056 * t151 + 257 * i153 - 8223 * ((8 * t151 + i153) / 32))]);
-            }
-            unsigned int stinc154 = stsum152;
-            unsigned int stup155 = __shfl_up_sync(0xffffffffu, stinc154, 1);
-            stinc154 = ((lane >= 1) ? (stinc154 + stup155) : stinc154);
-            unsigned int stup156 = __shfl_up_sync(0xffffffffu, stinc154, 2);
-            stinc154 = ((lane >= 2) ? (stinc154 + stup156) : stinc154);
-            unsigned int stup157 = __shfl_up_sync(0xffffffffu, stinc154, 4);
-            stinc154 = ((lane >= 4) ? (stinc154 + stup157) : stinc154);
-            unsigned int stup158 = __shfl_up_sync(0xffffffffu, stinc154, 8);
-            stinc154 = ((lane >= 8) ? (stinc154 + stup158) : stinc154);
-            unsigned int stup159 = __shfl_up_sync(0xffffffffu, stinc154, 16);
-            stinc154 = ((lane >= 16) ? (stinc154 + stup159) : stinc154);
-            unsigned int stat160 = (stinc154 - stsum152);
-            for (patc_int i161 = 0; i161 < 8; i161 += 1) {
-                unsigned int stcb162 = sthist9[(2056 * t151 + 257 * i161 - 8223 * ((8 * t151 + i161) / 32))];
-                sthist9[(2056 * t151 + 257 * i161 - 8223 * ((8 * t151 + i161) / 32))] = stat160;
-                stat160 = (stat160 + stcb162);
+            unsigned int stinc144 = stsum142;
+            unsigned int stup145 = __shfl_up_sync(0xffffffffu, stinc144, 1);
+            stinc144 = ((lane >= 1) ? (stinc144 + stup145) : stinc144);
+            unsigned int stup146 = __shfl_up_sync(0xffffffffu, stinc144, 2);
+            stinc144 = ((lane >= 2) ? (stinc144 + stup146) : stinc144);
+            unsigned int stup147 = __shfl_up_sync(0xffffffffu, stinc144, 4);
+            stinc144 = ((lane >= 4) ? (stinc144 + stup147) : stinc144);
+            unsigned int stup148 = __shfl_up_sync(0xffffffffu, stinc144, 8);
+            stinc144 = ((lane >= 8) ? (stinc144 + stup148) : stinc144);
+            unsigned int stup149 = __shfl_up_sync(0xffffffffu, stinc144, 16);
+            stinc144 = ((lane >= 16) ? (stinc144 + stup149) : stinc144);
+            unsigned int stat150 = (stinc144 - stsum142);
+            for (patc_int i151 = 0; i151 < 8; i151 += 1) {
+                unsigned int stcb152 = sthist7[(2056 * t141 + 257 * i151 - 8223 * ((8 * t141 + i151) / 32))];
+                sthist7[(2056 * t141 + 257 * i151 - 8223 * ((8 * t141 + i151) / 32))] = stat150;
+                stat150 = (stat150 + stcb152);
             }
             if ((lane == 31)) {
-                stwsum10[warp] = stinc154;
+                stwsum8[warp] = stinc144;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw164 = 0u;
+                unsigned int stw154 = 0u;
                 if ((lane < 32)) {
-                    stw164 = stwsum10[lane];
+                    stw154 = stwsum8[lane];
                 }
-                unsigned int stwinc165 = stw164;
-                unsigned int stup166 = __shfl_up_sync(0xffffffffu, stwinc165, 1);
-                stwinc165 = ((lane >= 1) ? (stwinc165 + stup166) : stwinc165);
-                unsigned int stup167 = __shfl_up_sync(0xffffffffu, stwinc165, 2);
-                stwinc165 = ((lane >= 2) ? (stwinc165 + stup167) : stwinc165);
-                unsigned int stup168 = __shfl_up_sync(0xffffffffu, stwinc165, 4);
-                stwinc165 = ((lane >= 4) ? (stwinc165 + stup168) : stwinc165);
-                unsigned int stup169 = __shfl_up_sync(0xffffffffu, stwinc165, 8);
-                stwinc165 = ((lane >= 8) ? (stwinc165 + stup169) : stwinc165);
-                unsigned int stup170 = __shfl_up_sync(0xffffffffu, stwinc165, 16);
-                stwinc165 = ((lane >= 16) ? (stwinc165 + stup170) : stwinc165);
+                unsigned int stwinc155 = stw154;
+                unsigned int stup156 = __shfl_up_sync(0xffffffffu, stwinc155, 1);
+                stwinc155 = ((lane >= 1) ? (stwinc155 + stup156) : stwinc155);
+                unsigned int stup157 = __shfl_up_sync(0xffffffffu, stwinc155, 2);
+                stwinc155 = ((lane >= 2) ? (stwinc155 + stup157) : stwinc155);
+                unsigned int stup158 = __shfl_up_sync(0xffffffffu, stwinc155, 4);
+                stwinc155 = ((lane >= 4) ? (stwinc155 + stup158) : stwinc155);
+                unsigned int stup159 = __shfl_up_sync(0xffffffffu, stwinc155, 8);
+                stwinc155 = ((lane >= 8) ? (stwinc155 + stup159) : stwinc155);
+                unsigned int stup160 = __shfl_up_sync(0xffffffffu, stwinc155, 16);
+                stwinc155 = ((lane >= 16) ? (stwinc155 + stup160) : stwinc155);
                 if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc165 - stw164);
+                    stwsum8[lane] = (stwinc155 - stw154);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i172 = 0; i172 < 4; i172 += 1) {
+                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
                     {
-                        unsigned int sti173 = stinfo8[(lane + 128 * warp + 32 * i172)];
-                        unsigned int stbk174 = (sti173 >> 16u);
-                        if ((stbk174 < 256u)) {
-                            long long ix175 = ((long long)stbk174);
-                            long long ix176 = ((long long)(stwsum10[((warp + 32 * ix175) / 256)] + (sthist9[(257 * warp + ix175)] + (sti173 & 65535u))));
-                            stkey6[ix176] = stkey7[(lane + 128 * warp + 32 * i172)];
+                        unsigned int sti163 = stinfo6[(lane + 128 * warp + 32 * i162)];
+                        unsigned int stbk164 = (sti163 >> 16u);
+                        if ((stbk164 < 256u)) {
+                            long long ix165 = ((long long)stbk164);
+                            long long ix166 = ((long long)(stwsum8[((warp + 32 * ix165) / 256)] + (sthist7[(257 * warp + ix165)] + (sti163 & 65535u))));
+                            stkey4[ix166] = stkey5[(lane + 128 * warp + 32 * i162)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i172 = 0; i172 < 4; i172 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i172) < n)) {
-                        unsigned int sti173 = stinfo8[(lane + 128 * warp + 32 * i172)];
-                        unsigned int stbk174 = (sti173 >> 16u);
-                        if ((stbk174 < 256u)) {
-                            long long ix175 = ((long long)stbk174);
-                            long long ix176 = ((long long)(stwsum10[((warp + 32 * ix175) / 256)] + (sthist9[(257 * warp + ix175)] + (sti173 & 65535u))));
-                            stkey6[ix176] = stkey7[(lane + 128 * warp + 32 * i172)];
+                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i162) < n)) {
+                        unsigned int sti163 = stinfo6[(lane + 128 * warp + 32 * i162)];
+                        unsigned int stbk164 = (sti163 >> 16u);
+                        if ((stbk164 < 256u)) {
+                            long long ix165 = ((long long)stbk164);
+                            long long ix166 = ((long long)(stwsum8[((warp + 32 * ix165) / 256)] + (sthist7[(257 * warp + ix165)] + (sti163 & 65535u))));
+                            stkey4[ix166] = stkey5[(lane + 128 * warp + 32 * i162)];
                         }
                     }
                 }
@@ -7929,145 +7881,141 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
         }
         __syncthreads();
         {
-            const patc_int t177 = threadIdx.x;
-            for (patc_int i178 = 0; i178 < 9; i178 += 1) {
-                if (((t177 + 1024 * i178) < 8224)) {
-                    sthist9[(t177 + 1024 * i178)] = 0u;
+            const patc_int t167 = threadIdx.x;
+            for (patc_int i168 = 0; i168 < 9; i168 += 1) {
+                if (((t167 + 1024 * i168) < 8224)) {
+                    sthist7[(t167 + 1024 * i168)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
+                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
                     {
-                        bool stok181 = true;
-                        unsigned long long s182 = (~stkey6[(lane + 128 * warp + 32 * i180)]);
-                        unsigned long long s183 = (stkey6[(lane + 128 * warp + 32 * i180)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s184 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s185 = (((stkey6[(lane + 128 * warp + 32 * i180)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s182 : s183);
-                        unsigned int stb186 = (stok181 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i180)] == (((unsigned long long)1) << 63ull)) ? s184 : s185) >> 32ull)) & 255u) : 0u);
-                        unsigned int stpm187 = (__ballot_sync(0xffffffffu, stok181) & patc_match_bits(stb186, 8u));
-                        unsigned int strk188 = __popc((stpm187 & ((1u << lane) - 1u)));
-                        unsigned int stct189 = __popc(stpm187);
-                        long long ix190 = ((long long)stb186);
-                        unsigned int sth191 = 0u;
-                        if (stok181) {
-                            sth191 = sthist9[(257 * warp + ix190)];
+                        bool stok171 = true;
+                        unsigned long long s172 = (~((unsigned long long)0));
+                        unsigned long long s173 = ((unsigned long long)0);
+                        unsigned int stb174 = (stok171 ? (((unsigned int)(((stkey4[(lane + 128 * warp + 32 * i170)] | (((unsigned long long)1) << 63ull)) ^ ((stkey4[(lane + 128 * warp + 32 * i170)] > (((unsigned long long)1) << 63ull)) ? s172 : s173)) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm175 = (__ballot_sync(0xffffffffu, stok171) & patc_match_bits(stb174, 8u));
+                        unsigned int strk176 = __popc((stpm175 & ((1u << lane) - 1u)));
+                        unsigned int stct177 = __popc(stpm175);
+                        long long ix178 = ((long long)stb174);
+                        unsigned int sth179 = 0u;
+                        if (stok171) {
+                            sth179 = sthist7[(257 * warp + ix178)];
                         }
                         __syncwarp();
-                        if ((stok181 && ((strk188 + 1u) == stct189))) {
-                            sthist9[(257 * warp + ix190)] = (sth191 + stct189);
+                        if ((stok171 && ((strk176 + 1u) == stct177))) {
+                            sthist7[(257 * warp + ix178)] = (sth179 + stct177);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i180)] = (stok181 ? ((stb186 << 16u) | (sth191 + strk188)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i170)] = (stok171 ? ((stb174 << 16u) | (sth179 + strk176)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i180 = 0; i180 < 4; i180 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i180) < n)) {
-                        bool stok181 = ((lane + 128 * warp + 4096 * b5 + 32 * i180) < n);
-                        unsigned long long s182 = (~stkey6[(lane + 128 * warp + 32 * i180)]);
-                        unsigned long long s183 = (stkey6[(lane + 128 * warp + 32 * i180)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s184 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s185 = (((stkey6[(lane + 128 * warp + 32 * i180)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s182 : s183);
-                        unsigned int stb186 = (stok181 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i180)] == (((unsigned long long)1) << 63ull)) ? s184 : s185) >> 32ull)) & 255u) : 0u);
-                        unsigned int stpm187 = (__ballot_sync(0xffffffffu, stok181) & patc_match_bits(stb186, 8u));
-                        unsigned int strk188 = __popc((stpm187 & ((1u << lane) - 1u)));
-                        unsigned int stct189 = __popc(stpm187);
-                        long long ix190 = ((long long)stb186);
-                        unsigned int sth191 = 0u;
-                        if (stok181) {
-                            sth191 = sthist9[(257 * warp + ix190)];
+                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i170) < n)) {
+                        bool stok171 = ((lane + 128 * warp + 4096 * b3 + 32 * i170) < n);
+                        unsigned long long s172 = (~((unsigned long long)0));
+                        unsigned long long s173 = ((unsigned long long)0);
+                        unsigned int stb174 = (stok171 ? (((unsigned int)(((stkey4[(lane + 128 * warp + 32 * i170)] | (((unsigned long long)1) << 63ull)) ^ ((stkey4[(lane + 128 * warp + 32 * i170)] > (((unsigned long long)1) << 63ull)) ? s172 : s173)) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm175 = (__ballot_sync(0xffffffffu, stok171) & patc_match_bits(stb174, 8u));
+                        unsigned int strk176 = __popc((stpm175 & ((1u << lane) - 1u)));
+                        unsigned int stct177 = __popc(stpm175);
+                        long long ix178 = ((long long)stb174);
+                        unsigned int sth179 = 0u;
+                        if (stok171) {
+                            sth179 = sthist7[(257 * warp + ix178)];
                         }
                         __syncwarp();
-                        if ((stok181 && ((strk188 + 1u) == stct189))) {
-                            sthist9[(257 * warp + ix190)] = (sth191 + stct189);
+                        if ((stok171 && ((strk176 + 1u) == stct177))) {
+                            sthist7[(257 * warp + ix178)] = (sth179 + stct177);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i180)] = (stok181 ? ((stb186 << 16u) | (sth191 + strk188)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i170)] = (stok171 ? ((stb174 << 16u) | (sth179 + strk176)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t192 = threadIdx.x;
-            unsigned int stsum193 = 0u;
-            for (patc_int i194 = 0; i194 < 8; i194 += 1) {
-                stsum193 = (stsum193 + sthist9[(2056 * t192 + 257 * i194 - 8223 * ((8 * t192 + i194) / 32))]);
+            const patc_int t180 = threadIdx.x;
+            unsigned int stsum181 = 0u;
+            for (patc_int i182 = 0; i182 < 8; i182 += 1) {
+                stsum181 = (stsum181 + sthist7[(2056 * t180 + 257 * i182 - 8223 * ((8 * t180 + i182) / 32))]);
             }
-            unsigned int stinc195 = stsum193;
-            unsigned int stup196 = __shfl_up_sync(0xffffffffu, stinc195, 1);
-            stinc195 = ((lane >= 1) ? (stinc195 + stup196) : stinc195);
-            unsigned int stup197 = __shfl_up_sync(0xffffffffu, stinc195, 2);
-            stinc195 = ((lane >= 2) ? (stinc195 + stup197) : stinc195);
-            unsigned int stup198 = __shfl_up_sync(0xffffffffu, stinc195, 4);
-            stinc195 = ((lane >= 4) ? (stinc195 + stup198) : stinc195);
-            unsigned int stup199 = __shfl_up_sync(0xffffffffu, stinc195, 8);
-            stinc195 = ((lane >= 8) ? (stinc195 + stup199) : stinc195);
-            unsigned int stup200 = __shfl_up_sync(0xffffffffu, stinc195, 16);
-            stinc195 = ((lane >= 16) ? (stinc195 + stup200) : stinc195);
-            unsigned int stat201 = (stinc195 - stsum193);
-            for (patc_int i202 = 0; i202 < 8; i202 += 1) {
-                unsigned int stcb203 = sthist9[(2056 * t192 + 257 * i202 - 8223 * ((8 * t192 + i202) / 32))];
-                sthist9[(2056 * t192 + 257 * i202 - 8223 * ((8 * t192 + i202) / 32))] = stat201;
-                stat201 = (stat201 + stcb203);
+            unsigned int stinc183 = stsum181;
+            unsigned int stup184 = __shfl_up_sync(0xffffffffu, stinc183, 1);
+            stinc183 = ((lane >= 1) ? (stinc183 + stup184) : stinc183);
+            unsigned int stup185 = __shfl_up_sync(0xffffffffu, stinc183, 2);
+            stinc183 = ((lane >= 2) ? (stinc183 + stup185) : stinc183);
+            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc183, 4);
+            stinc183 = ((lane >= 4) ? (stinc183 + stup186) : stinc183);
+            unsigned int stup187 = __shfl_up_sync(0xffffffffu, stinc183, 8);
+            stinc183 = ((lane >= 8) ? (stinc183 + stup187) : stinc183);
+            unsigned int stup188 = __shfl_up_sync(0xffffffffu, stinc183, 16);
+            stinc183 = ((lane >= 16) ? (stinc183 + stup188) : stinc183);
+            unsigned int stat189 = (stinc183 - stsum181);
+            for (patc_int i190 = 0; i190 < 8; i190 += 1) {
+                unsigned int stcb191 = sthist7[(2056 * t180 + 257 * i190 - 8223 * ((8 * t180 + i190) / 32))];
+                sthist7[(2056 * t180 + 257 * i190 - 8223 * ((8 * t180 + i190) / 32))] = stat189;
+                stat189 = (stat189 + stcb191);
             }
             if ((lane == 31)) {
-                stwsum10[warp] = stinc195;
+                stwsum8[warp] = stinc183;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw205 = 0u;
+                unsigned int stw193 = 0u;
                 if ((lane < 32)) {
-                    stw205 = stwsum10[lane];
+                    stw193 = stwsum8[lane];
                 }
-                unsigned int stwinc206 = stw205;
-                unsigned int stup207 = __shfl_up_sync(0xffffffffu, stwinc206, 1);
-                stwinc206 = ((lane >= 1) ? (stwinc206 + stup207) : stwinc206);
-                unsigned int stup208 = __shfl_up_sync(0xffffffffu, stwinc206, 2);
-                stwinc206 = ((lane >= 2) ? (stwinc206 + stup208) : stwinc206);
-                unsigned int stup209 = __shfl_up_sync(0xffffffffu, stwinc206, 4);
-                stwinc206 = ((lane >= 4) ? (stwinc206 + stup209) : stwinc206);
-                unsigned int stup210 = __shfl_up_sync(0xffffffffu, stwinc206, 8);
-                stwinc206 = ((lane >= 8) ? (stwinc206 + stup210) : stwinc206);
-                unsigned int stup211 = __shfl_up_sync(0xffffffffu, stwinc206, 16);
-                stwinc206 = ((lane >= 16) ? (stwinc206 + stup211) : stwinc206);
+                unsigned int stwinc194 = stw193;
+                unsigned int stup195 = __shfl_up_sync(0xffffffffu, stwinc194, 1);
+                stwinc194 = ((lane >= 1) ? (stwinc194 + stup195) : stwinc194);
+                unsigned int stup196 = __shfl_up_sync(0xffffffffu, stwinc194, 2);
+                stwinc194 = ((lane >= 2) ? (stwinc194 + stup196) : stwinc194);
+                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc194, 4);
+                stwinc194 = ((lane >= 4) ? (stwinc194 + stup197) : stwinc194);
+                unsigned int stup198 = __shfl_up_sync(0xffffffffu, stwinc194, 8);
+                stwinc194 = ((lane >= 8) ? (stwinc194 + stup198) : stwinc194);
+                unsigned int stup199 = __shfl_up_sync(0xffffffffu, stwinc194, 16);
+                stwinc194 = ((lane >= 16) ? (stwinc194 + stup199) : stwinc194);
                 if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc206 - stw205);
+                    stwsum8[lane] = (stwinc194 - stw193);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i213 = 0; i213 < 4; i213 += 1) {
+                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
                     {
-                        unsigned int sti214 = stinfo8[(lane + 128 * warp + 32 * i213)];
-                        unsigned int stbk215 = (sti214 >> 16u);
-                        if ((stbk215 < 256u)) {
-                            long long ix216 = ((long long)stbk215);
-                            long long ix217 = ((long long)(stwsum10[((warp + 32 * ix216) / 256)] + (sthist9[(257 * warp + ix216)] + (sti214 & 65535u))));
-                            stkey7[ix217] = stkey6[(lane + 128 * warp + 32 * i213)];
+                        unsigned int sti202 = stinfo6[(lane + 128 * warp + 32 * i201)];
+                        unsigned int stbk203 = (sti202 >> 16u);
+                        if ((stbk203 < 256u)) {
+                            long long ix204 = ((long long)stbk203);
+                            long long ix205 = ((long long)(stwsum8[((warp + 32 * ix204) / 256)] + (sthist7[(257 * warp + ix204)] + (sti202 & 65535u))));
+                            stkey5[ix205] = stkey4[(lane + 128 * warp + 32 * i201)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i213 = 0; i213 < 4; i213 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i213) < n)) {
-                        unsigned int sti214 = stinfo8[(lane + 128 * warp + 32 * i213)];
-                        unsigned int stbk215 = (sti214 >> 16u);
-                        if ((stbk215 < 256u)) {
-                            long long ix216 = ((long long)stbk215);
-                            long long ix217 = ((long long)(stwsum10[((warp + 32 * ix216) / 256)] + (sthist9[(257 * warp + ix216)] + (sti214 & 65535u))));
-                            stkey7[ix217] = stkey6[(lane + 128 * warp + 32 * i213)];
+                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i201) < n)) {
+                        unsigned int sti202 = stinfo6[(lane + 128 * warp + 32 * i201)];
+                        unsigned int stbk203 = (sti202 >> 16u);
+                        if ((stbk203 < 256u)) {
+                            long long ix204 = ((long long)stbk203);
+                            long long ix205 = ((long long)(stwsum8[((warp + 32 * ix204) / 256)] + (sthist7[(257 * warp + ix204)] + (sti202 & 65535u))));
+                            stkey5[ix205] = stkey4[(lane + 128 * warp + 32 * i201)];
                         }
                     }
                 }
@@ -8075,145 +8023,141 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
         }
         __syncthreads();
         {
-            const patc_int t218 = threadIdx.x;
-            for (patc_int i219 = 0; i219 < 9; i219 += 1) {
-                if (((t218 + 1024 * i219) < 8224)) {
-                    sthist9[(t218 + 1024 * i219)] = 0u;
+            const patc_int t206 = threadIdx.x;
+            for (patc_int i207 = 0; i207 < 9; i207 += 1) {
+                if (((t206 + 1024 * i207) < 8224)) {
+                    sthist7[(t206 + 1024 * i207)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i221 = 0; i221 < 4; i221 += 1) {
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
                     {
-                        bool stok222 = true;
-                        unsigned long long s223 = (~stkey7[(lane + 128 * warp + 32 * i221)]);
-                        unsigned long long s224 = (stkey7[(lane + 128 * warp + 32 * i221)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s225 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s226 = (((stkey7[(lane + 128 * warp + 32 * i221)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s223 : s224);
-                        unsigned int stb227 = (stok222 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i221)] == (((unsigned long long)1) << 63ull)) ? s225 : s226) >> 40ull)) & 255u) : 0u);
-                        unsigned int stpm228 = (__ballot_sync(0xffffffffu, stok222) & patc_match_bits(stb227, 8u));
-                        unsigned int strk229 = __popc((stpm228 & ((1u << lane) - 1u)));
-                        unsigned int stct230 = __popc(stpm228);
-                        long long ix231 = ((long long)stb227);
-                        unsigned int sth232 = 0u;
-                        if (stok222) {
-                            sth232 = sthist9[(257 * warp + ix231)];
+                        bool stok210 = true;
+                        unsigned long long s211 = (~((unsigned long long)0));
+                        unsigned long long s212 = ((unsigned long long)0);
+                        unsigned int stb213 = (stok210 ? (((unsigned int)(((stkey5[(lane + 128 * warp + 32 * i209)] | (((unsigned long long)1) << 63ull)) ^ ((stkey5[(lane + 128 * warp + 32 * i209)] > (((unsigned long long)1) << 63ull)) ? s211 : s212)) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm214 = (__ballot_sync(0xffffffffu, stok210) & patc_match_bits(stb213, 8u));
+                        unsigned int strk215 = __popc((stpm214 & ((1u << lane) - 1u)));
+                        unsigned int stct216 = __popc(stpm214);
+                        long long ix217 = ((long long)stb213);
+                        unsigned int sth218 = 0u;
+                        if (stok210) {
+                            sth218 = sthist7[(257 * warp + ix217)];
                         }
                         __syncwarp();
-                        if ((stok222 && ((strk229 + 1u) == stct230))) {
-                            sthist9[(257 * warp + ix231)] = (sth232 + stct230);
+                        if ((stok210 && ((strk215 + 1u) == stct216))) {
+                            sthist7[(257 * warp + ix217)] = (sth218 + stct216);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i221)] = (stok222 ? ((stb227 << 16u) | (sth232 + strk229)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i209)] = (stok210 ? ((stb213 << 16u) | (sth218 + strk215)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i221 = 0; i221 < 4; i221 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i221) < n)) {
-                        bool stok222 = ((lane + 128 * warp + 4096 * b5 + 32 * i221) < n);
-                        unsigned long long s223 = (~stkey7[(lane + 128 * warp + 32 * i221)]);
-                        unsigned long long s224 = (stkey7[(lane + 128 * warp + 32 * i221)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s225 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s226 = (((stkey7[(lane + 128 * warp + 32 * i221)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s223 : s224);
-                        unsigned int stb227 = (stok222 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i221)] == (((unsigned long long)1) << 63ull)) ? s225 : s226) >> 40ull)) & 255u) : 0u);
-                        unsigned int stpm228 = (__ballot_sync(0xffffffffu, stok222) & patc_match_bits(stb227, 8u));
-                        unsigned int strk229 = __popc((stpm228 & ((1u << lane) - 1u)));
-                        unsigned int stct230 = __popc(stpm228);
-                        long long ix231 = ((long long)stb227);
-                        unsigned int sth232 = 0u;
-                        if (stok222) {
-                            sth232 = sthist9[(257 * warp + ix231)];
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i209) < n)) {
+                        bool stok210 = ((lane + 128 * warp + 4096 * b3 + 32 * i209) < n);
+                        unsigned long long s211 = (~((unsigned long long)0));
+                        unsigned long long s212 = ((unsigned long long)0);
+                        unsigned int stb213 = (stok210 ? (((unsigned int)(((stkey5[(lane + 128 * warp + 32 * i209)] | (((unsigned long long)1) << 63ull)) ^ ((stkey5[(lane + 128 * warp + 32 * i209)] > (((unsigned long long)1) << 63ull)) ? s211 : s212)) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm214 = (__ballot_sync(0xffffffffu, stok210) & patc_match_bits(stb213, 8u));
+                        unsigned int strk215 = __popc((stpm214 & ((1u << lane) - 1u)));
+                        unsigned int stct216 = __popc(stpm214);
+                        long long ix217 = ((long long)stb213);
+                        unsigned int sth218 = 0u;
+                        if (stok210) {
+                            sth218 = sthist7[(257 * warp + ix217)];
                         }
                         __syncwarp();
-                        if ((stok222 && ((strk229 + 1u) == stct230))) {
-                            sthist9[(257 * warp + ix231)] = (sth232 + stct230);
+                        if ((stok210 && ((strk215 + 1u) == stct216))) {
+                            sthist7[(257 * warp + ix217)] = (sth218 + stct216);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i221)] = (stok222 ? ((stb227 << 16u) | (sth232 + strk229)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i209)] = (stok210 ? ((stb213 << 16u) | (sth218 + strk215)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t233 = threadIdx.x;
-            unsigned int stsum234 = 0u;
-            for (patc_int i235 = 0; i235 < 8; i235 += 1) {
-                stsum234 = (stsum234 + sthist9[(2056 * t233 + 257 * i235 - 8223 * ((8 * t233 + i235) / 32))]);
+            const patc_int t219 = threadIdx.x;
+            unsigned int stsum220 = 0u;
+            for (patc_int i221 = 0; i221 < 8; i221 += 1) {
+                stsum220 = (stsum220 + sthist7[(2056 * t219 + 257 * i221 - 8223 * ((8 * t219 + i221) / 32))]);
             }
-            unsigned int stinc236 = stsum234;
-            unsigned int stup237 = __shfl_up_sync(0xffffffffu, stinc236, 1);
-            stinc236 = ((lane >= 1) ? (stinc236 + stup237) : stinc236);
-            unsigned int stup238 = __shfl_up_sync(0xffffffffu, stinc236, 2);
-            stinc236 = ((lane >= 2) ? (stinc236 + stup238) : stinc236);
-            unsigned int stup239 = __shfl_up_sync(0xffffffffu, stinc236, 4);
-            stinc236 = ((lane >= 4) ? (stinc236 + stup239) : stinc236);
-            unsigned int stup240 = __shfl_up_sync(0xffffffffu, stinc236, 8);
-            stinc236 = ((lane >= 8) ? (stinc236 + stup240) : stinc236);
-            unsigned int stup241 = __shfl_up_sync(0xffffffffu, stinc236, 16);
-            stinc236 = ((lane >= 16) ? (stinc236 + stup241) : stinc236);
-            unsigned int stat242 = (stinc236 - stsum234);
-            for (patc_int i243 = 0; i243 < 8; i243 += 1) {
-                unsigned int stcb244 = sthist9[(2056 * t233 + 257 * i243 - 8223 * ((8 * t233 + i243) / 32))];
-                sthist9[(2056 * t233 + 257 * i243 - 8223 * ((8 * t233 + i243) / 32))] = stat242;
-                stat242 = (stat242 + stcb244);
+            unsigned int stinc222 = stsum220;
+            unsigned int stup223 = __shfl_up_sync(0xffffffffu, stinc222, 1);
+            stinc222 = ((lane >= 1) ? (stinc222 + stup223) : stinc222);
+            unsigned int stup224 = __shfl_up_sync(0xffffffffu, stinc222, 2);
+            stinc222 = ((lane >= 2) ? (stinc222 + stup224) : stinc222);
+            unsigned int stup225 = __shfl_up_sync(0xffffffffu, stinc222, 4);
+            stinc222 = ((lane >= 4) ? (stinc222 + stup225) : stinc222);
+            unsigned int stup226 = __shfl_up_sync(0xffffffffu, stinc222, 8);
+            stinc222 = ((lane >= 8) ? (stinc222 + stup226) : stinc222);
+            unsigned int stup227 = __shfl_up_sync(0xffffffffu, stinc222, 16);
+            stinc222 = ((lane >= 16) ? (stinc222 + stup227) : stinc222);
+            unsigned int stat228 = (stinc222 - stsum220);
+            for (patc_int i229 = 0; i229 < 8; i229 += 1) {
+                unsigned int stcb230 = sthist7[(2056 * t219 + 257 * i229 - 8223 * ((8 * t219 + i229) / 32))];
+                sthist7[(2056 * t219 + 257 * i229 - 8223 * ((8 * t219 + i229) / 32))] = stat228;
+                stat228 = (stat228 + stcb230);
             }
             if ((lane == 31)) {
-                stwsum10[warp] = stinc236;
+                stwsum8[warp] = stinc222;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw246 = 0u;
+                unsigned int stw232 = 0u;
                 if ((lane < 32)) {
-                    stw246 = stwsum10[lane];
+                    stw232 = stwsum8[lane];
                 }
-                unsigned int stwinc247 = stw246;
-                unsigned int stup248 = __shfl_up_sync(0xffffffffu, stwinc247, 1);
-                stwinc247 = ((lane >= 1) ? (stwinc247 + stup248) : stwinc247);
-                unsigned int stup249 = __shfl_up_sync(0xffffffffu, stwinc247, 2);
-                stwinc247 = ((lane >= 2) ? (stwinc247 + stup249) : stwinc247);
-                unsigned int stup250 = __shfl_up_sync(0xffffffffu, stwinc247, 4);
-                stwinc247 = ((lane >= 4) ? (stwinc247 + stup250) : stwinc247);
-                unsigned int stup251 = __shfl_up_sync(0xffffffffu, stwinc247, 8);
-                stwinc247 = ((lane >= 8) ? (stwinc247 + stup251) : stwinc247);
-                unsigned int stup252 = __shfl_up_sync(0xffffffffu, stwinc247, 16);
-                stwinc247 = ((lane >= 16) ? (stwinc247 + stup252) : stwinc247);
+                unsigned int stwinc233 = stw232;
+                unsigned int stup234 = __shfl_up_sync(0xffffffffu, stwinc233, 1);
+                stwinc233 = ((lane >= 1) ? (stwinc233 + stup234) : stwinc233);
+                unsigned int stup235 = __shfl_up_sync(0xffffffffu, stwinc233, 2);
+                stwinc233 = ((lane >= 2) ? (stwinc233 + stup235) : stwinc233);
+                unsigned int stup236 = __shfl_up_sync(0xffffffffu, stwinc233, 4);
+                stwinc233 = ((lane >= 4) ? (stwinc233 + stup236) : stwinc233);
+                unsigned int stup237 = __shfl_up_sync(0xffffffffu, stwinc233, 8);
+                stwinc233 = ((lane >= 8) ? (stwinc233 + stup237) : stwinc233);
+                unsigned int stup238 = __shfl_up_sync(0xffffffffu, stwinc233, 16);
+                stwinc233 = ((lane >= 16) ? (stwinc233 + stup238) : stwinc233);
                 if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc247 - stw246);
+                    stwsum8[lane] = (stwinc233 - stw232);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i254 = 0; i254 < 4; i254 += 1) {
+                for (patc_int i240 = 0; i240 < 4; i240 += 1) {
                     {
-                        unsigned int sti255 = stinfo8[(lane + 128 * warp + 32 * i254)];
-                        unsigned int stbk256 = (sti255 >> 16u);
-                        if ((stbk256 < 256u)) {
-                            long long ix257 = ((long long)stbk256);
-                            long long ix258 = ((long long)(stwsum10[((warp + 32 * ix257) / 256)] + (sthist9[(257 * warp + ix257)] + (sti255 & 65535u))));
-                            stkey6[ix258] = stkey7[(lane + 128 * warp + 32 * i254)];
+                        unsigned int sti241 = stinfo6[(lane + 128 * warp + 32 * i240)];
+                        unsigned int stbk242 = (sti241 >> 16u);
+                        if ((stbk242 < 256u)) {
+                            long long ix243 = ((long long)stbk242);
+                            long long ix244 = ((long long)(stwsum8[((warp + 32 * ix243) / 256)] + (sthist7[(257 * warp + ix243)] + (sti241 & 65535u))));
+                            stkey4[ix244] = stkey5[(lane + 128 * warp + 32 * i240)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i254 = 0; i254 < 4; i254 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i254) < n)) {
-                        unsigned int sti255 = stinfo8[(lane + 128 * warp + 32 * i254)];
-                        unsigned int stbk256 = (sti255 >> 16u);
-                        if ((stbk256 < 256u)) {
-                            long long ix257 = ((long long)stbk256);
-                            long long ix258 = ((long long)(stwsum10[((warp + 32 * ix257) / 256)] + (sthist9[(257 * warp + ix257)] + (sti255 & 65535u))));
-                            stkey6[ix258] = stkey7[(lane + 128 * warp + 32 * i254)];
+                for (patc_int i240 = 0; i240 < 4; i240 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i240) < n)) {
+                        unsigned int sti241 = stinfo6[(lane + 128 * warp + 32 * i240)];
+                        unsigned int stbk242 = (sti241 >> 16u);
+                        if ((stbk242 < 256u)) {
+                            long long ix243 = ((long long)stbk242);
+                            long long ix244 = ((long long)(stwsum8[((warp + 32 * ix243) / 256)] + (sthist7[(257 * warp + ix243)] + (sti241 & 65535u))));
+                            stkey4[ix244] = stkey5[(lane + 128 * warp + 32 * i240)];
                         }
                     }
                 }
@@ -8221,145 +8165,141 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
         }
         __syncthreads();
         {
-            const patc_int t259 = threadIdx.x;
-            for (patc_int i260 = 0; i260 < 9; i260 += 1) {
-                if (((t259 + 1024 * i260) < 8224)) {
-                    sthist9[(t259 + 1024 * i260)] = 0u;
+            const patc_int t245 = threadIdx.x;
+            for (patc_int i246 = 0; i246 < 9; i246 += 1) {
+                if (((t245 + 1024 * i246) < 8224)) {
+                    sthist7[(t245 + 1024 * i246)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i262 = 0; i262 < 4; i262 += 1) {
+                for (patc_int i248 = 0; i248 < 4; i248 += 1) {
                     {
-                        bool stok263 = true;
-                        unsigned long long s264 = (~stkey6[(lane + 128 * warp + 32 * i262)]);
-                        unsigned long long s265 = (stkey6[(lane + 128 * warp + 32 * i262)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s266 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s267 = (((stkey6[(lane + 128 * warp + 32 * i262)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s264 : s265);
-                        unsigned int stb268 = (stok263 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i262)] == (((unsigned long long)1) << 63ull)) ? s266 : s267) >> 48ull)) & 255u) : 0u);
-                        unsigned int stpm269 = (__ballot_sync(0xffffffffu, stok263) & patc_match_bits(stb268, 8u));
-                        unsigned int strk270 = __popc((stpm269 & ((1u << lane) - 1u)));
-                        unsigned int stct271 = __popc(stpm269);
-                        long long ix272 = ((long long)stb268);
-                        unsigned int sth273 = 0u;
-                        if (stok263) {
-                            sth273 = sthist9[(257 * warp + ix272)];
+                        bool stok249 = true;
+                        unsigned long long s250 = (~((unsigned long long)0));
+                        unsigned long long s251 = ((unsigned long long)0);
+                        unsigned int stb252 = (stok249 ? (((unsigned int)(((stkey4[(lane + 128 * warp + 32 * i248)] | (((unsigned long long)1) << 63ull)) ^ ((stkey4[(lane + 128 * warp + 32 * i248)] > (((unsigned long long)1) << 63ull)) ? s250 : s251)) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm253 = (__ballot_sync(0xffffffffu, stok249) & patc_match_bits(stb252, 8u));
+                        unsigned int strk254 = __popc((stpm253 & ((1u << lane) - 1u)));
+                        unsigned int stct255 = __popc(stpm253);
+                        long long ix256 = ((long long)stb252);
+                        unsigned int sth257 = 0u;
+                        if (stok249) {
+                            sth257 = sthist7[(257 * warp + ix256)];
                         }
                         __syncwarp();
-                        if ((stok263 && ((strk270 + 1u) == stct271))) {
-                            sthist9[(257 * warp + ix272)] = (sth273 + stct271);
+                        if ((stok249 && ((strk254 + 1u) == stct255))) {
+                            sthist7[(257 * warp + ix256)] = (sth257 + stct255);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i262)] = (stok263 ? ((stb268 << 16u) | (sth273 + strk270)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i248)] = (stok249 ? ((stb252 << 16u) | (sth257 + strk254)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i262 = 0; i262 < 4; i262 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i262) < n)) {
-                        bool stok263 = ((lane + 128 * warp + 4096 * b5 + 32 * i262) < n);
-                        unsigned long long s264 = (~stkey6[(lane + 128 * warp + 32 * i262)]);
-                        unsigned long long s265 = (stkey6[(lane + 128 * warp + 32 * i262)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s266 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s267 = (((stkey6[(lane + 128 * warp + 32 * i262)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s264 : s265);
-                        unsigned int stb268 = (stok263 ? (((unsigned int)(((stkey6[(lane + 128 * warp + 32 * i262)] == (((unsigned long long)1) << 63ull)) ? s266 : s267) >> 48ull)) & 255u) : 0u);
-                        unsigned int stpm269 = (__ballot_sync(0xffffffffu, stok263) & patc_match_bits(stb268, 8u));
-                        unsigned int strk270 = __popc((stpm269 & ((1u << lane) - 1u)));
-                        unsigned int stct271 = __popc(stpm269);
-                        long long ix272 = ((long long)stb268);
-                        unsigned int sth273 = 0u;
-                        if (stok263) {
-                            sth273 = sthist9[(257 * warp + ix272)];
+                for (patc_int i248 = 0; i248 < 4; i248 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i248) < n)) {
+                        bool stok249 = ((lane + 128 * warp + 4096 * b3 + 32 * i248) < n);
+                        unsigned long long s250 = (~((unsigned long long)0));
+                        unsigned long long s251 = ((unsigned long long)0);
+                        unsigned int stb252 = (stok249 ? (((unsigned int)(((stkey4[(lane + 128 * warp + 32 * i248)] | (((unsigned long long)1) << 63ull)) ^ ((stkey4[(lane + 128 * warp + 32 * i248)] > (((unsigned long long)1) << 63ull)) ? s250 : s251)) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm253 = (__ballot_sync(0xffffffffu, stok249) & patc_match_bits(stb252, 8u));
+                        unsigned int strk254 = __popc((stpm253 & ((1u << lane) - 1u)));
+                        unsigned int stct255 = __popc(stpm253);
+                        long long ix256 = ((long long)stb252);
+                        unsigned int sth257 = 0u;
+                        if (stok249) {
+                            sth257 = sthist7[(257 * warp + ix256)];
                         }
                         __syncwarp();
-                        if ((stok263 && ((strk270 + 1u) == stct271))) {
-                            sthist9[(257 * warp + ix272)] = (sth273 + stct271);
+                        if ((stok249 && ((strk254 + 1u) == stct255))) {
+                            sthist7[(257 * warp + ix256)] = (sth257 + stct255);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i262)] = (stok263 ? ((stb268 << 16u) | (sth273 + strk270)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i248)] = (stok249 ? ((stb252 << 16u) | (sth257 + strk254)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t274 = threadIdx.x;
-            unsigned int stsum275 = 0u;
-            for (patc_int i276 = 0; i276 < 8; i276 += 1) {
-                stsum275 = (stsum275 + sthist9[(2056 * t274 + 257 * i276 - 8223 * ((8 * t274 + i276) / 32))]);
+            const patc_int t258 = threadIdx.x;
+            unsigned int stsum259 = 0u;
+            for (patc_int i260 = 0; i260 < 8; i260 += 1) {
+                stsum259 = (stsum259 + sthist7[(2056 * t258 + 257 * i260 - 8223 * ((8 * t258 + i260) / 32))]);
             }
-            unsigned int stinc277 = stsum275;
-            unsigned int stup278 = __shfl_up_sync(0xffffffffu, stinc277, 1);
-            stinc277 = ((lane >= 1) ? (stinc277 + stup278) : stinc277);
-            unsigned int stup279 = __shfl_up_sync(0xffffffffu, stinc277, 2);
-            stinc277 = ((lane >= 2) ? (stinc277 + stup279) : stinc277);
-            unsigned int stup280 = __shfl_up_sync(0xffffffffu, stinc277, 4);
-            stinc277 = ((lane >= 4) ? (stinc277 + stup280) : stinc277);
-            unsigned int stup281 = __shfl_up_sync(0xffffffffu, stinc277, 8);
-            stinc277 = ((lane >= 8) ? (stinc277 + stup281) : stinc277);
-            unsigned int stup282 = __shfl_up_sync(0xffffffffu, stinc277, 16);
-            stinc277 = ((lane >= 16) ? (stinc277 + stup282) : stinc277);
-            unsigned int stat283 = (stinc277 - stsum275);
-            for (patc_int i284 = 0; i284 < 8; i284 += 1) {
-                unsigned int stcb285 = sthist9[(2056 * t274 + 257 * i284 - 8223 * ((8 * t274 + i284) / 32))];
-                sthist9[(2056 * t274 + 257 * i284 - 8223 * ((8 * t274 + i284) / 32))] = stat283;
-                stat283 = (stat283 + stcb285);
+            unsigned int stinc261 = stsum259;
+            unsigned int stup262 = __shfl_up_sync(0xffffffffu, stinc261, 1);
+            stinc261 = ((lane >= 1) ? (stinc261 + stup262) : stinc261);
+            unsigned int stup263 = __shfl_up_sync(0xffffffffu, stinc261, 2);
+            stinc261 = ((lane >= 2) ? (stinc261 + stup263) : stinc261);
+            unsigned int stup264 = __shfl_up_sync(0xffffffffu, stinc261, 4);
+            stinc261 = ((lane >= 4) ? (stinc261 + stup264) : stinc261);
+            unsigned int stup265 = __shfl_up_sync(0xffffffffu, stinc261, 8);
+            stinc261 = ((lane >= 8) ? (stinc261 + stup265) : stinc261);
+            unsigned int stup266 = __shfl_up_sync(0xffffffffu, stinc261, 16);
+            stinc261 = ((lane >= 16) ? (stinc261 + stup266) : stinc261);
+            unsigned int stat267 = (stinc261 - stsum259);
+            for (patc_int i268 = 0; i268 < 8; i268 += 1) {
+                unsigned int stcb269 = sthist7[(2056 * t258 + 257 * i268 - 8223 * ((8 * t258 + i268) / 32))];
+                sthist7[(2056 * t258 + 257 * i268 - 8223 * ((8 * t258 + i268) / 32))] = stat267;
+                stat267 = (stat267 + stcb269);
             }
             if ((lane == 31)) {
-                stwsum10[warp] = stinc277;
+                stwsum8[warp] = stinc261;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw287 = 0u;
+                unsigned int stw271 = 0u;
                 if ((lane < 32)) {
-                    stw287 = stwsum10[lane];
+                    stw271 = stwsum8[lane];
                 }
-                unsigned int stwinc288 = stw287;
-                unsigned int stup289 = __shfl_up_sync(0xffffffffu, stwinc288, 1);
-                stwinc288 = ((lane >= 1) ? (stwinc288 + stup289) : stwinc288);
-                unsigned int stup290 = __shfl_up_sync(0xffffffffu, stwinc288, 2);
-                stwinc288 = ((lane >= 2) ? (stwinc288 + stup290) : stwinc288);
-                unsigned int stup291 = __shfl_up_sync(0xffffffffu, stwinc288, 4);
-                stwinc288 = ((lane >= 4) ? (stwinc288 + stup291) : stwinc288);
-                unsigned int stup292 = __shfl_up_sync(0xffffffffu, stwinc288, 8);
-                stwinc288 = ((lane >= 8) ? (stwinc288 + stup292) : stwinc288);
-                unsigned int stup293 = __shfl_up_sync(0xffffffffu, stwinc288, 16);
-                stwinc288 = ((lane >= 16) ? (stwinc288 + stup293) : stwinc288);
+                unsigned int stwinc272 = stw271;
+                unsigned int stup273 = __shfl_up_sync(0xffffffffu, stwinc272, 1);
+                stwinc272 = ((lane >= 1) ? (stwinc272 + stup273) : stwinc272);
+                unsigned int stup274 = __shfl_up_sync(0xffffffffu, stwinc272, 2);
+                stwinc272 = ((lane >= 2) ? (stwinc272 + stup274) : stwinc272);
+                unsigned int stup275 = __shfl_up_sync(0xffffffffu, stwinc272, 4);
+                stwinc272 = ((lane >= 4) ? (stwinc272 + stup275) : stwinc272);
+                unsigned int stup276 = __shfl_up_sync(0xffffffffu, stwinc272, 8);
+                stwinc272 = ((lane >= 8) ? (stwinc272 + stup276) : stwinc272);
+                unsigned int stup277 = __shfl_up_sync(0xffffffffu, stwinc272, 16);
+                stwinc272 = ((lane >= 16) ? (stwinc272 + stup277) : stwinc272);
                 if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc288 - stw287);
+                    stwsum8[lane] = (stwinc272 - stw271);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i295 = 0; i295 < 4; i295 += 1) {
+                for (patc_int i279 = 0; i279 < 4; i279 += 1) {
                     {
-                        unsigned int sti296 = stinfo8[(lane + 128 * warp + 32 * i295)];
-                        unsigned int stbk297 = (sti296 >> 16u);
-                        if ((stbk297 < 256u)) {
-                            long long ix298 = ((long long)stbk297);
-                            long long ix299 = ((long long)(stwsum10[((warp + 32 * ix298) / 256)] + (sthist9[(257 * warp + ix298)] + (sti296 & 65535u))));
-                            stkey7[ix299] = stkey6[(lane + 128 * warp + 32 * i295)];
+                        unsigned int sti280 = stinfo6[(lane + 128 * warp + 32 * i279)];
+                        unsigned int stbk281 = (sti280 >> 16u);
+                        if ((stbk281 < 256u)) {
+                            long long ix282 = ((long long)stbk281);
+                            long long ix283 = ((long long)(stwsum8[((warp + 32 * ix282) / 256)] + (sthist7[(257 * warp + ix282)] + (sti280 & 65535u))));
+                            stkey5[ix283] = stkey4[(lane + 128 * warp + 32 * i279)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i295 = 0; i295 < 4; i295 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i295) < n)) {
-                        unsigned int sti296 = stinfo8[(lane + 128 * warp + 32 * i295)];
-                        unsigned int stbk297 = (sti296 >> 16u);
-                        if ((stbk297 < 256u)) {
-                            long long ix298 = ((long long)stbk297);
-                            long long ix299 = ((long long)(stwsum10[((warp + 32 * ix298) / 256)] + (sthist9[(257 * warp + ix298)] + (sti296 & 65535u))));
-                            stkey7[ix299] = stkey6[(lane + 128 * warp + 32 * i295)];
+                for (patc_int i279 = 0; i279 < 4; i279 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i279) < n)) {
+                        unsigned int sti280 = stinfo6[(lane + 128 * warp + 32 * i279)];
+                        unsigned int stbk281 = (sti280 >> 16u);
+                        if ((stbk281 < 256u)) {
+                            long long ix282 = ((long long)stbk281);
+                            long long ix283 = ((long long)(stwsum8[((warp + 32 * ix282) / 256)] + (sthist7[(257 * warp + ix282)] + (sti280 & 65535u))));
+                            stkey5[ix283] = stkey4[(lane + 128 * warp + 32 * i279)];
                         }
                     }
                 }
@@ -8367,166 +8307,162 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
         }
         __syncthreads();
         {
-            const patc_int t300 = threadIdx.x;
-            for (patc_int i301 = 0; i301 < 9; i301 += 1) {
-                if (((t300 + 1024 * i301) < 8224)) {
-                    sthist9[(t300 + 1024 * i301)] = 0u;
+            const patc_int t284 = threadIdx.x;
+            for (patc_int i285 = 0; i285 < 9; i285 += 1) {
+                if (((t284 + 1024 * i285) < 8224)) {
+                    sthist7[(t284 + 1024 * i285)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i303 = 0; i303 < 4; i303 += 1) {
+                for (patc_int i287 = 0; i287 < 4; i287 += 1) {
                     {
-                        bool stok304 = true;
-                        unsigned long long s305 = (~stkey7[(lane + 128 * warp + 32 * i303)]);
-                        unsigned long long s306 = (stkey7[(lane + 128 * warp + 32 * i303)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s307 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s308 = (((stkey7[(lane + 128 * warp + 32 * i303)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s305 : s306);
-                        unsigned int stb309 = (stok304 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i303)] == (((unsigned long long)1) << 63ull)) ? s307 : s308) >> 56ull)) & 255u) : 0u);
-                        unsigned int stpm310 = (__ballot_sync(0xffffffffu, stok304) & patc_match_bits(stb309, 8u));
-                        unsigned int strk311 = __popc((stpm310 & ((1u << lane) - 1u)));
-                        unsigned int stct312 = __popc(stpm310);
-                        long long ix313 = ((long long)stb309);
-                        unsigned int sth314 = 0u;
-                        if (stok304) {
-                            sth314 = sthist9[(257 * warp + ix313)];
+                        bool stok288 = true;
+                        unsigned long long s289 = (~((unsigned long long)0));
+                        unsigned long long s290 = ((unsigned long long)0);
+                        unsigned int stb291 = (stok288 ? (((unsigned int)(((stkey5[(lane + 128 * warp + 32 * i287)] | (((unsigned long long)1) << 63ull)) ^ ((stkey5[(lane + 128 * warp + 32 * i287)] > (((unsigned long long)1) << 63ull)) ? s289 : s290)) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm292 = (__ballot_sync(0xffffffffu, stok288) & patc_match_bits(stb291, 8u));
+                        unsigned int strk293 = __popc((stpm292 & ((1u << lane) - 1u)));
+                        unsigned int stct294 = __popc(stpm292);
+                        long long ix295 = ((long long)stb291);
+                        unsigned int sth296 = 0u;
+                        if (stok288) {
+                            sth296 = sthist7[(257 * warp + ix295)];
                         }
                         __syncwarp();
-                        if ((stok304 && ((strk311 + 1u) == stct312))) {
-                            sthist9[(257 * warp + ix313)] = (sth314 + stct312);
+                        if ((stok288 && ((strk293 + 1u) == stct294))) {
+                            sthist7[(257 * warp + ix295)] = (sth296 + stct294);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i303)] = (stok304 ? ((stb309 << 16u) | (sth314 + strk311)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i287)] = (stok288 ? ((stb291 << 16u) | (sth296 + strk293)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i303 = 0; i303 < 4; i303 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i303) < n)) {
-                        bool stok304 = ((lane + 128 * warp + 4096 * b5 + 32 * i303) < n);
-                        unsigned long long s305 = (~stkey7[(lane + 128 * warp + 32 * i303)]);
-                        unsigned long long s306 = (stkey7[(lane + 128 * warp + 32 * i303)] ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s307 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s308 = (((stkey7[(lane + 128 * warp + 32 * i303)] & (((unsigned long long)1) << 63ull)) != 0ull) ? s305 : s306);
-                        unsigned int stb309 = (stok304 ? (((unsigned int)(((stkey7[(lane + 128 * warp + 32 * i303)] == (((unsigned long long)1) << 63ull)) ? s307 : s308) >> 56ull)) & 255u) : 0u);
-                        unsigned int stpm310 = (__ballot_sync(0xffffffffu, stok304) & patc_match_bits(stb309, 8u));
-                        unsigned int strk311 = __popc((stpm310 & ((1u << lane) - 1u)));
-                        unsigned int stct312 = __popc(stpm310);
-                        long long ix313 = ((long long)stb309);
-                        unsigned int sth314 = 0u;
-                        if (stok304) {
-                            sth314 = sthist9[(257 * warp + ix313)];
+                for (patc_int i287 = 0; i287 < 4; i287 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i287) < n)) {
+                        bool stok288 = ((lane + 128 * warp + 4096 * b3 + 32 * i287) < n);
+                        unsigned long long s289 = (~((unsigned long long)0));
+                        unsigned long long s290 = ((unsigned long long)0);
+                        unsigned int stb291 = (stok288 ? (((unsigned int)(((stkey5[(lane + 128 * warp + 32 * i287)] | (((unsigned long long)1) << 63ull)) ^ ((stkey5[(lane + 128 * warp + 32 * i287)] > (((unsigned long long)1) << 63ull)) ? s289 : s290)) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm292 = (__ballot_sync(0xffffffffu, stok288) & patc_match_bits(stb291, 8u));
+                        unsigned int strk293 = __popc((stpm292 & ((1u << lane) - 1u)));
+                        unsigned int stct294 = __popc(stpm292);
+                        long long ix295 = ((long long)stb291);
+                        unsigned int sth296 = 0u;
+                        if (stok288) {
+                            sth296 = sthist7[(257 * warp + ix295)];
                         }
                         __syncwarp();
-                        if ((stok304 && ((strk311 + 1u) == stct312))) {
-                            sthist9[(257 * warp + ix313)] = (sth314 + stct312);
+                        if ((stok288 && ((strk293 + 1u) == stct294))) {
+                            sthist7[(257 * warp + ix295)] = (sth296 + stct294);
                         }
                         __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i303)] = (stok304 ? ((stb309 << 16u) | (sth314 + strk311)) : 4294901760u);
+                        stinfo6[(lane + 128 * warp + 32 * i287)] = (stok288 ? ((stb291 << 16u) | (sth296 + strk293)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t315 = threadIdx.x;
-            unsigned int stsum316 = 0u;
-            for (patc_int i317 = 0; i317 < 8; i317 += 1) {
-                stsum316 = (stsum316 + sthist9[(2056 * t315 + 257 * i317 - 8223 * ((8 * t315 + i317) / 32))]);
+            const patc_int t297 = threadIdx.x;
+            unsigned int stsum298 = 0u;
+            for (patc_int i299 = 0; i299 < 8; i299 += 1) {
+                stsum298 = (stsum298 + sthist7[(2056 * t297 + 257 * i299 - 8223 * ((8 * t297 + i299) / 32))]);
             }
-            unsigned int stinc318 = stsum316;
-            unsigned int stup319 = __shfl_up_sync(0xffffffffu, stinc318, 1);
-            stinc318 = ((lane >= 1) ? (stinc318 + stup319) : stinc318);
-            unsigned int stup320 = __shfl_up_sync(0xffffffffu, stinc318, 2);
-            stinc318 = ((lane >= 2) ? (stinc318 + stup320) : stinc318);
-            unsigned int stup321 = __shfl_up_sync(0xffffffffu, stinc318, 4);
-            stinc318 = ((lane >= 4) ? (stinc318 + stup321) : stinc318);
-            unsigned int stup322 = __shfl_up_sync(0xffffffffu, stinc318, 8);
-            stinc318 = ((lane >= 8) ? (stinc318 + stup322) : stinc318);
-            unsigned int stup323 = __shfl_up_sync(0xffffffffu, stinc318, 16);
-            stinc318 = ((lane >= 16) ? (stinc318 + stup323) : stinc318);
-            unsigned int stat324 = (stinc318 - stsum316);
-            for (patc_int i325 = 0; i325 < 8; i325 += 1) {
-                unsigned int stcb326 = sthist9[(2056 * t315 + 257 * i325 - 8223 * ((8 * t315 + i325) / 32))];
-                sthist9[(2056 * t315 + 257 * i325 - 8223 * ((8 * t315 + i325) / 32))] = stat324;
-                stat324 = (stat324 + stcb326);
+            unsigned int stinc300 = stsum298;
+            unsigned int stup301 = __shfl_up_sync(0xffffffffu, stinc300, 1);
+            stinc300 = ((lane >= 1) ? (stinc300 + stup301) : stinc300);
+            unsigned int stup302 = __shfl_up_sync(0xffffffffu, stinc300, 2);
+            stinc300 = ((lane >= 2) ? (stinc300 + stup302) : stinc300);
+            unsigned int stup303 = __shfl_up_sync(0xffffffffu, stinc300, 4);
+            stinc300 = ((lane >= 4) ? (stinc300 + stup303) : stinc300);
+            unsigned int stup304 = __shfl_up_sync(0xffffffffu, stinc300, 8);
+            stinc300 = ((lane >= 8) ? (stinc300 + stup304) : stinc300);
+            unsigned int stup305 = __shfl_up_sync(0xffffffffu, stinc300, 16);
+            stinc300 = ((lane >= 16) ? (stinc300 + stup305) : stinc300);
+            unsigned int stat306 = (stinc300 - stsum298);
+            for (patc_int i307 = 0; i307 < 8; i307 += 1) {
+                unsigned int stcb308 = sthist7[(2056 * t297 + 257 * i307 - 8223 * ((8 * t297 + i307) / 32))];
+                sthist7[(2056 * t297 + 257 * i307 - 8223 * ((8 * t297 + i307) / 32))] = stat306;
+                stat306 = (stat306 + stcb308);
             }
             if ((lane == 31)) {
-                stwsum10[warp] = stinc318;
+                stwsum8[warp] = stinc300;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw328 = 0u;
+                unsigned int stw310 = 0u;
                 if ((lane < 32)) {
-                    stw328 = stwsum10[lane];
+                    stw310 = stwsum8[lane];
                 }
-                unsigned int stwinc329 = stw328;
-                unsigned int stup330 = __shfl_up_sync(0xffffffffu, stwinc329, 1);
-                stwinc329 = ((lane >= 1) ? (stwinc329 + stup330) : stwinc329);
-                unsigned int stup331 = __shfl_up_sync(0xffffffffu, stwinc329, 2);
-                stwinc329 = ((lane >= 2) ? (stwinc329 + stup331) : stwinc329);
-                unsigned int stup332 = __shfl_up_sync(0xffffffffu, stwinc329, 4);
-                stwinc329 = ((lane >= 4) ? (stwinc329 + stup332) : stwinc329);
-                unsigned int stup333 = __shfl_up_sync(0xffffffffu, stwinc329, 8);
-                stwinc329 = ((lane >= 8) ? (stwinc329 + stup333) : stwinc329);
-                unsigned int stup334 = __shfl_up_sync(0xffffffffu, stwinc329, 16);
-                stwinc329 = ((lane >= 16) ? (stwinc329 + stup334) : stwinc329);
+                unsigned int stwinc311 = stw310;
+                unsigned int stup312 = __shfl_up_sync(0xffffffffu, stwinc311, 1);
+                stwinc311 = ((lane >= 1) ? (stwinc311 + stup312) : stwinc311);
+                unsigned int stup313 = __shfl_up_sync(0xffffffffu, stwinc311, 2);
+                stwinc311 = ((lane >= 2) ? (stwinc311 + stup313) : stwinc311);
+                unsigned int stup314 = __shfl_up_sync(0xffffffffu, stwinc311, 4);
+                stwinc311 = ((lane >= 4) ? (stwinc311 + stup314) : stwinc311);
+                unsigned int stup315 = __shfl_up_sync(0xffffffffu, stwinc311, 8);
+                stwinc311 = ((lane >= 8) ? (stwinc311 + stup315) : stwinc311);
+                unsigned int stup316 = __shfl_up_sync(0xffffffffu, stwinc311, 16);
+                stwinc311 = ((lane >= 16) ? (stwinc311 + stup316) : stwinc311);
                 if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc329 - stw328);
+                    stwsum8[lane] = (stwinc311 - stw310);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4064) < n)) {
+        if (((4096 * b3 + 4064) < n)) {
             {
-                for (patc_int i336 = 0; i336 < 4; i336 += 1) {
+                for (patc_int i318 = 0; i318 < 4; i318 += 1) {
                     {
-                        unsigned int sti337 = stinfo8[(lane + 128 * warp + 32 * i336)];
-                        unsigned int stbk338 = (sti337 >> 16u);
-                        if ((stbk338 < 256u)) {
-                            long long ix339 = ((long long)stbk338);
-                            long long ix340 = ((long long)(stwsum10[((warp + 32 * ix339) / 256)] + (sthist9[(257 * warp + ix339)] + (sti337 & 65535u))));
-                            stkey6[ix340] = stkey7[(lane + 128 * warp + 32 * i336)];
+                        unsigned int sti319 = stinfo6[(lane + 128 * warp + 32 * i318)];
+                        unsigned int stbk320 = (sti319 >> 16u);
+                        if ((stbk320 < 256u)) {
+                            long long ix321 = ((long long)stbk320);
+                            long long ix322 = ((long long)(stwsum8[((warp + 32 * ix321) / 256)] + (sthist7[(257 * warp + ix321)] + (sti319 & 65535u))));
+                            stkey4[ix322] = stkey5[(lane + 128 * warp + 32 * i318)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i336 = 0; i336 < 4; i336 += 1) {
-                    if (((128 * warp + 4096 * b5 + 32 * i336) < n)) {
-                        unsigned int sti337 = stinfo8[(lane + 128 * warp + 32 * i336)];
-                        unsigned int stbk338 = (sti337 >> 16u);
-                        if ((stbk338 < 256u)) {
-                            long long ix339 = ((long long)stbk338);
-                            long long ix340 = ((long long)(stwsum10[((warp + 32 * ix339) / 256)] + (sthist9[(257 * warp + ix339)] + (sti337 & 65535u))));
-                            stkey6[ix340] = stkey7[(lane + 128 * warp + 32 * i336)];
+                for (patc_int i318 = 0; i318 < 4; i318 += 1) {
+                    if (((128 * warp + 4096 * b3 + 32 * i318) < n)) {
+                        unsigned int sti319 = stinfo6[(lane + 128 * warp + 32 * i318)];
+                        unsigned int stbk320 = (sti319 >> 16u);
+                        if ((stbk320 < 256u)) {
+                            long long ix321 = ((long long)stbk320);
+                            long long ix322 = ((long long)(stwsum8[((warp + 32 * ix321) / 256)] + (sthist7[(257 * warp + ix321)] + (sti319 & 65535u))));
+                            stkey4[ix322] = stkey5[(lane + 128 * warp + 32 * i318)];
                         }
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b5 + 4095) < n)) {
+        if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t341 = threadIdx.x;
-                for (patc_int i342 = 0; i342 < 4; i342 += 1) {
+                const patc_int t323 = threadIdx.x;
+                for (patc_int i324 = 0; i324 < 4; i324 += 1) {
                     {
-                        out[(4096 * b5 + t341 + 1024 * i342)] = stkey6[(t341 + 1024 * i342)];
+                        out[(4096 * b3 + t323 + 1024 * i324)] = stkey4[(t323 + 1024 * i324)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t341 = threadIdx.x;
-                for (patc_int i342 = 0; i342 < 4; i342 += 1) {
-                    if (((4096 * b5 + t341 + 1024 * i342) < n)) {
-                        out[(4096 * b5 + t341 + 1024 * i342)] = stkey6[(t341 + 1024 * i342)];
+                const patc_int t323 = threadIdx.x;
+                for (patc_int i324 = 0; i324 < 4; i324 += 1) {
+                    if (((4096 * b3 + t323 + 1024 * i324) < n)) {
+                        out[(4096 * b3 + t323 + 1024 * i324)] = stkey4[(t323 + 1024 * i324)];
                     }
                 }
             }
@@ -11559,182 +11495,178 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
 extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long long *__restrict__ out0, long long *__restrict__ out1, const unsigned long long *__restrict__ ks, const long long *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *stkey7 = (unsigned long long *)(patc_smem + 0);
-    long long *stval8 = (long long *)(patc_smem + 32768);
-    unsigned int *sthist12 = (unsigned int *)(patc_smem + 65536);
-    unsigned int *stinfo11 = (unsigned int *)(patc_smem + 98432);
-    unsigned int *stwsum13 = (unsigned int *)(patc_smem + 114816);
-    unsigned long long *stkey9 = (unsigned long long *)(patc_smem + 114944);
-    long long *stval10 = (long long *)(patc_smem + 147712);
+    unsigned long long *stkey5 = (unsigned long long *)(patc_smem + 0);
+    long long *stval6 = (long long *)(patc_smem + 32768);
+    unsigned int *sthist10 = (unsigned int *)(patc_smem + 65536);
+    unsigned int *stinfo9 = (unsigned int *)(patc_smem + 98432);
+    unsigned int *stwsum11 = (unsigned int *)(patc_smem + 114816);
+    unsigned long long *stkey7 = (unsigned long long *)(patc_smem + 114944);
+    long long *stval8 = (long long *)(patc_smem + 147712);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b6 = blockIdx.x;
-        if (((4096 * b6 + 4095) < n)) {
+        const patc_int b4 = blockIdx.x;
+        if (((4096 * b4 + 4095) < n)) {
             {
-                const patc_int t14 = threadIdx.x;
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                const patc_int t12 = threadIdx.x;
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
                     {
-                        stkey7[(t14 + 1024 * i15)] = ks[(4096 * b6 + t14 + 1024 * i15)];
-                        stval8[(t14 + 1024 * i15)] = vs[(4096 * b6 + t14 + 1024 * i15)];
+                        stkey5[(t12 + 1024 * i13)] = ks[(4096 * b4 + t12 + 1024 * i13)];
+                        stval6[(t12 + 1024 * i13)] = vs[(4096 * b4 + t12 + 1024 * i13)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t14 = threadIdx.x;
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    if (((4096 * b6 + t14 + 1024 * i15) < n)) {
-                        stkey7[(t14 + 1024 * i15)] = ks[(4096 * b6 + t14 + 1024 * i15)];
-                        stval8[(t14 + 1024 * i15)] = vs[(4096 * b6 + t14 + 1024 * i15)];
+                const patc_int t12 = threadIdx.x;
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    if (((4096 * b4 + t12 + 1024 * i13) < n)) {
+                        stkey5[(t12 + 1024 * i13)] = ks[(4096 * b4 + t12 + 1024 * i13)];
+                        stval6[(t12 + 1024 * i13)] = vs[(4096 * b4 + t12 + 1024 * i13)];
                     }
                 }
             }
         }
         {
-            const patc_int t16 = threadIdx.x;
-            for (patc_int i17 = 0; i17 < 9; i17 += 1) {
-                if (((t16 + 1024 * i17) < 8224)) {
-                    sthist12[(t16 + 1024 * i17)] = 0u;
+            const patc_int t14 = threadIdx.x;
+            for (patc_int i15 = 0; i15 < 9; i15 += 1) {
+                if (((t14 + 1024 * i15) < 8224)) {
+                    sthist10[(t14 + 1024 * i15)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4095) < n)) {
+        if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i19 = 0; i19 < 4; i19 += 1) {
+                for (patc_int i17 = 0; i17 < 4; i17 += 1) {
                     {
-                        bool stok20 = true;
-                        unsigned long long v21 = stkey7[(lane + 128 * warp + 32 * i19)];
-                        unsigned long long s22 = (~v21);
-                        unsigned long long s23 = (v21 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s24 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s25 = (((v21 & (((unsigned long long)1) << 63ull)) != 0ull) ? s22 : s23);
-                        unsigned int stb26 = (stok20 ? (((unsigned int)((v21 == (((unsigned long long)1) << 63ull)) ? s24 : s25)) & 255u) : 0u);
-                        unsigned int stpm27 = (__ballot_sync(0xffffffffu, stok20) & patc_match_bits(stb26, 8u));
-                        unsigned int strk28 = __popc((stpm27 & ((1u << lane) - 1u)));
-                        unsigned int stct29 = __popc(stpm27);
-                        long long ix30 = ((long long)stb26);
-                        unsigned int sth31 = 0u;
-                        if (stok20) {
-                            sth31 = sthist12[(257 * warp + ix30)];
+                        bool stok18 = true;
+                        unsigned long long v19 = stkey5[(lane + 128 * warp + 32 * i17)];
+                        unsigned long long s20 = (~((unsigned long long)0));
+                        unsigned long long s21 = ((unsigned long long)0);
+                        unsigned int stb22 = (stok18 ? (((unsigned int)((v19 | (((unsigned long long)1) << 63ull)) ^ ((v19 > (((unsigned long long)1) << 63ull)) ? s20 : s21))) & 255u) : 0u);
+                        unsigned int stpm23 = (__ballot_sync(0xffffffffu, stok18) & patc_match_bits(stb22, 8u));
+                        unsigned int strk24 = __popc((stpm23 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm23);
+                        long long ix26 = ((long long)stb22);
+                        unsigned int sth27 = 0u;
+                        if (stok18) {
+                            sth27 = sthist10[(257 * warp + ix26)];
                         }
                         __syncwarp();
-                        if ((stok20 && ((strk28 + 1u) == stct29))) {
-                            sthist12[(257 * warp + ix30)] = (sth31 + stct29);
+                        if ((stok18 && ((strk24 + 1u) == stct25))) {
+                            sthist10[(257 * warp + ix26)] = (sth27 + stct25);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i19)] = (stok20 ? ((stb26 << 16u) | (sth31 + strk28)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i17)] = (stok18 ? ((stb22 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i19 = 0; i19 < 4; i19 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i19) < n)) {
-                        bool stok20 = ((lane + 128 * warp + 4096 * b6 + 32 * i19) < n);
-                        unsigned long long v21 = stkey7[(lane + 128 * warp + 32 * i19)];
-                        unsigned long long s22 = (~v21);
-                        unsigned long long s23 = (v21 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s24 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s25 = (((v21 & (((unsigned long long)1) << 63ull)) != 0ull) ? s22 : s23);
-                        unsigned int stb26 = (stok20 ? (((unsigned int)((v21 == (((unsigned long long)1) << 63ull)) ? s24 : s25)) & 255u) : 0u);
-                        unsigned int stpm27 = (__ballot_sync(0xffffffffu, stok20) & patc_match_bits(stb26, 8u));
-                        unsigned int strk28 = __popc((stpm27 & ((1u << lane) - 1u)));
-                        unsigned int stct29 = __popc(stpm27);
-                        long long ix30 = ((long long)stb26);
-                        unsigned int sth31 = 0u;
-                        if (stok20) {
-                            sth31 = sthist12[(257 * warp + ix30)];
+                for (patc_int i17 = 0; i17 < 4; i17 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i17) < n)) {
+                        bool stok18 = ((lane + 128 * warp + 4096 * b4 + 32 * i17) < n);
+                        unsigned long long v19 = stkey5[(lane + 128 * warp + 32 * i17)];
+                        unsigned long long s20 = (~((unsigned long long)0));
+                        unsigned long long s21 = ((unsigned long long)0);
+                        unsigned int stb22 = (stok18 ? (((unsigned int)((v19 | (((unsigned long long)1) << 63ull)) ^ ((v19 > (((unsigned long long)1) << 63ull)) ? s20 : s21))) & 255u) : 0u);
+                        unsigned int stpm23 = (__ballot_sync(0xffffffffu, stok18) & patc_match_bits(stb22, 8u));
+                        unsigned int strk24 = __popc((stpm23 & ((1u << lane) - 1u)));
+                        unsigned int stct25 = __popc(stpm23);
+                        long long ix26 = ((long long)stb22);
+                        unsigned int sth27 = 0u;
+                        if (stok18) {
+                            sth27 = sthist10[(257 * warp + ix26)];
                         }
                         __syncwarp();
-                        if ((stok20 && ((strk28 + 1u) == stct29))) {
-                            sthist12[(257 * warp + ix30)] = (sth31 + stct29);
+                        if ((stok18 && ((strk24 + 1u) == stct25))) {
+                            sthist10[(257 * warp + ix26)] = (sth27 + stct25);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i19)] = (stok20 ? ((stb26 << 16u) | (sth31 + strk28)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i17)] = (stok18 ? ((stb22 << 16u) | (sth27 + strk24)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t32 = threadIdx.x;
-            unsigned int stsum33 = 0u;
-            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
-                stsum33 = (stsum33 + sthist12[(2056 * t32 + 257 * i34 - 8223 * ((8 * t32 + i34) / 32))]);
+            const patc_int t28 = threadIdx.x;
+            unsigned int stsum29 = 0u;
+            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
+                stsum29 = (stsum29 + sthist10[(2056 * t28 + 257 * i30 - 8223 * ((8 * t28 + i30) / 32))]);
             }
-            unsigned int stinc35 = stsum33;
-            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc35, 1);
-            stinc35 = ((lane >= 1) ? (stinc35 + stup36) : stinc35);
-            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc35, 2);
-            stinc35 = ((lane >= 2) ? (stinc35 + stup37) : stinc35);
-            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc35, 4);
-            stinc35 = ((lane >= 4) ? (stinc35 + stup38) : stinc35);
-            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc35, 8);
-            stinc35 = ((lane >= 8) ? (stinc35 + stup39) : stinc35);
-            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc35, 16);
-            stinc35 = ((lane >= 16) ? (stinc35 + stup40) : stinc35);
-            unsigned int stat41 = (stinc35 - stsum33);
-            for (patc_int i42 = 0; i42 < 8; i42 += 1) {
-                unsigned int stcb43 = sthist12[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))];
-                sthist12[(2056 * t32 + 257 * i42 - 8223 * ((8 * t32 + i42) / 32))] = stat41;
-                stat41 = (stat41 + stcb43);
+            unsigned int stinc31 = stsum29;
+            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc31, 1);
+            stinc31 = ((lane >= 1) ? (stinc31 + stup32) : stinc31);
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc31, 2);
+            stinc31 = ((lane >= 2) ? (stinc31 + stup33) : stinc31);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc31, 4);
+            stinc31 = ((lane >= 4) ? (stinc31 + stup34) : stinc31);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc31, 8);
+            stinc31 = ((lane >= 8) ? (stinc31 + stup35) : stinc31);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc31, 16);
+            stinc31 = ((lane >= 16) ? (stinc31 + stup36) : stinc31);
+            unsigned int stat37 = (stinc31 - stsum29);
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                unsigned int stcb39 = sthist10[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))];
+                sthist10[(2056 * t28 + 257 * i38 - 8223 * ((8 * t28 + i38) / 32))] = stat37;
+                stat37 = (stat37 + stcb39);
             }
             if ((lane == 31)) {
-                stwsum13[warp] = stinc35;
+                stwsum11[warp] = stinc31;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw45 = 0u;
+                unsigned int stw41 = 0u;
                 if ((lane < 32)) {
-                    stw45 = stwsum13[lane];
+                    stw41 = stwsum11[lane];
                 }
-                unsigned int stwinc46 = stw45;
-                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc46, 1);
-                stwinc46 = ((lane >= 1) ? (stwinc46 + stup47) : stwinc46);
-                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc46, 2);
-                stwinc46 = ((lane >= 2) ? (stwinc46 + stup48) : stwinc46);
-                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc46, 4);
-                stwinc46 = ((lane >= 4) ? (stwinc46 + stup49) : stwinc46);
-                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc46, 8);
-                stwinc46 = ((lane >= 8) ? (stwinc46 + stup50) : stwinc46);
-                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc46, 16);
-                stwinc46 = ((lane >= 16) ? (stwinc46 + stup51) : stwinc46);
+                unsigned int stwinc42 = stw41;
+                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc42, 1);
+                stwinc42 = ((lane >= 1) ? (stwinc42 + stup43) : stwinc42);
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc42, 2);
+                stwinc42 = ((lane >= 2) ? (stwinc42 + stup44) : stwinc42);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc42, 4);
+                stwinc42 = ((lane >= 4) ? (stwinc42 + stup45) : stwinc42);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc42, 8);
+                stwinc42 = ((lane >= 8) ? (stwinc42 + stup46) : stwinc42);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc42, 16);
+                stwinc42 = ((lane >= 16) ? (stwinc42 + stup47) : stwinc42);
                 if ((lane < 32)) {
-                    stwsum13[lane] = (stwinc46 - stw45);
+                    stwsum11[lane] = (stwinc42 - stw41);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4064) < n)) {
+        if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
                     {
-                        unsigned int sti54 = stinfo11[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stbk55 = (sti54 >> 16u);
-                        if ((stbk55 < 256u)) {
-                            long long ix56 = ((long long)stbk55);
-                            long long ix57 = ((long long)(stwsum13[((warp + 32 * ix56) / 256)] + (sthist12[(257 * warp + ix56)] + (sti54 & 65535u))));
-                            stkey9[ix57] = stkey7[(lane + 128 * warp + 32 * i53)];
-                            stval10[ix57] = stval8[(lane + 128 * warp + 32 * i53)];
+                        unsigned int sti50 = stinfo9[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum11[((warp + 32 * ix52) / 256)] + (sthist10[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey7[ix53] = stkey5[(lane + 128 * warp + 32 * i49)];
+                            stval8[ix53] = stval6[(lane + 128 * warp + 32 * i49)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i53) < n)) {
-                        unsigned int sti54 = stinfo11[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stbk55 = (sti54 >> 16u);
-                        if ((stbk55 < 256u)) {
-                            long long ix56 = ((long long)stbk55);
-                            long long ix57 = ((long long)(stwsum13[((warp + 32 * ix56) / 256)] + (sthist12[(257 * warp + ix56)] + (sti54 & 65535u))));
-                            stkey9[ix57] = stkey7[(lane + 128 * warp + 32 * i53)];
-                            stval10[ix57] = stval8[(lane + 128 * warp + 32 * i53)];
+                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i49) < n)) {
+                        unsigned int sti50 = stinfo9[(lane + 128 * warp + 32 * i49)];
+                        unsigned int stbk51 = (sti50 >> 16u);
+                        if ((stbk51 < 256u)) {
+                            long long ix52 = ((long long)stbk51);
+                            long long ix53 = ((long long)(stwsum11[((warp + 32 * ix52) / 256)] + (sthist10[(257 * warp + ix52)] + (sti50 & 65535u))));
+                            stkey7[ix53] = stkey5[(lane + 128 * warp + 32 * i49)];
+                            stval8[ix53] = stval6[(lane + 128 * warp + 32 * i49)];
                         }
                     }
                 }
@@ -11742,149 +11674,145 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
         }
         __syncthreads();
         {
-            const patc_int t58 = threadIdx.x;
-            for (patc_int i59 = 0; i59 < 9; i59 += 1) {
-                if (((t58 + 1024 * i59) < 8224)) {
-                    sthist12[(t58 + 1024 * i59)] = 0u;
+            const patc_int t54 = threadIdx.x;
+            for (patc_int i55 = 0; i55 < 9; i55 += 1) {
+                if (((t54 + 1024 * i55) < 8224)) {
+                    sthist10[(t54 + 1024 * i55)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4095) < n)) {
+        if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
                     {
-                        bool stok62 = true;
-                        unsigned long long v63 = stkey9[(lane + 128 * warp + 32 * i61)];
-                        unsigned long long s64 = (~v63);
-                        unsigned long long s65 = (v63 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s66 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s67 = (((v63 & (((unsigned long long)1) << 63ull)) != 0ull) ? s64 : s65);
-                        unsigned int stb68 = (stok62 ? (((unsigned int)(((v63 == (((unsigned long long)1) << 63ull)) ? s66 : s67) >> 8ull)) & 255u) : 0u);
-                        unsigned int stpm69 = (__ballot_sync(0xffffffffu, stok62) & patc_match_bits(stb68, 8u));
-                        unsigned int strk70 = __popc((stpm69 & ((1u << lane) - 1u)));
-                        unsigned int stct71 = __popc(stpm69);
-                        long long ix72 = ((long long)stb68);
-                        unsigned int sth73 = 0u;
-                        if (stok62) {
-                            sth73 = sthist12[(257 * warp + ix72)];
+                        bool stok58 = true;
+                        unsigned long long v59 = stkey7[(lane + 128 * warp + 32 * i57)];
+                        unsigned long long s60 = (~((unsigned long long)0));
+                        unsigned long long s61 = ((unsigned long long)0);
+                        unsigned int stb62 = (stok58 ? (((unsigned int)(((v59 | (((unsigned long long)1) << 63ull)) ^ ((v59 > (((unsigned long long)1) << 63ull)) ? s60 : s61)) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm63 = (__ballot_sync(0xffffffffu, stok58) & patc_match_bits(stb62, 8u));
+                        unsigned int strk64 = __popc((stpm63 & ((1u << lane) - 1u)));
+                        unsigned int stct65 = __popc(stpm63);
+                        long long ix66 = ((long long)stb62);
+                        unsigned int sth67 = 0u;
+                        if (stok58) {
+                            sth67 = sthist10[(257 * warp + ix66)];
                         }
                         __syncwarp();
-                        if ((stok62 && ((strk70 + 1u) == stct71))) {
-                            sthist12[(257 * warp + ix72)] = (sth73 + stct71);
+                        if ((stok58 && ((strk64 + 1u) == stct65))) {
+                            sthist10[(257 * warp + ix66)] = (sth67 + stct65);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb68 << 16u) | (sth73 + strk70)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb62 << 16u) | (sth67 + strk64)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i61) < n)) {
-                        bool stok62 = ((lane + 128 * warp + 4096 * b6 + 32 * i61) < n);
-                        unsigned long long v63 = stkey9[(lane + 128 * warp + 32 * i61)];
-                        unsigned long long s64 = (~v63);
-                        unsigned long long s65 = (v63 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s66 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s67 = (((v63 & (((unsigned long long)1) << 63ull)) != 0ull) ? s64 : s65);
-                        unsigned int stb68 = (stok62 ? (((unsigned int)(((v63 == (((unsigned long long)1) << 63ull)) ? s66 : s67) >> 8ull)) & 255u) : 0u);
-                        unsigned int stpm69 = (__ballot_sync(0xffffffffu, stok62) & patc_match_bits(stb68, 8u));
-                        unsigned int strk70 = __popc((stpm69 & ((1u << lane) - 1u)));
-                        unsigned int stct71 = __popc(stpm69);
-                        long long ix72 = ((long long)stb68);
-                        unsigned int sth73 = 0u;
-                        if (stok62) {
-                            sth73 = sthist12[(257 * warp + ix72)];
+                for (patc_int i57 = 0; i57 < 4; i57 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i57) < n)) {
+                        bool stok58 = ((lane + 128 * warp + 4096 * b4 + 32 * i57) < n);
+                        unsigned long long v59 = stkey7[(lane + 128 * warp + 32 * i57)];
+                        unsigned long long s60 = (~((unsigned long long)0));
+                        unsigned long long s61 = ((unsigned long long)0);
+                        unsigned int stb62 = (stok58 ? (((unsigned int)(((v59 | (((unsigned long long)1) << 63ull)) ^ ((v59 > (((unsigned long long)1) << 63ull)) ? s60 : s61)) >> 8ull)) & 255u) : 0u);
+                        unsigned int stpm63 = (__ballot_sync(0xffffffffu, stok58) & patc_match_bits(stb62, 8u));
+                        unsigned int strk64 = __popc((stpm63 & ((1u << lane) - 1u)));
+                        unsigned int stct65 = __popc(stpm63);
+                        long long ix66 = ((long long)stb62);
+                        unsigned int sth67 = 0u;
+                        if (stok58) {
+                            sth67 = sthist10[(257 * warp + ix66)];
                         }
                         __syncwarp();
-                        if ((stok62 && ((strk70 + 1u) == stct71))) {
-                            sthist12[(257 * warp + ix72)] = (sth73 + stct71);
+                        if ((stok58 && ((strk64 + 1u) == stct65))) {
+                            sthist10[(257 * warp + ix66)] = (sth67 + stct65);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i61)] = (stok62 ? ((stb68 << 16u) | (sth73 + strk70)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i57)] = (stok58 ? ((stb62 << 16u) | (sth67 + strk64)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t74 = threadIdx.x;
-            unsigned int stsum75 = 0u;
-            for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                stsum75 = (stsum75 + sthist12[(2056 * t74 + 257 * i76 - 8223 * ((8 * t74 + i76) / 32))]);
+            const patc_int t68 = threadIdx.x;
+            unsigned int stsum69 = 0u;
+            for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                stsum69 = (stsum69 + sthist10[(2056 * t68 + 257 * i70 - 8223 * ((8 * t68 + i70) / 32))]);
             }
-            unsigned int stinc77 = stsum75;
-            unsigned int stup78 = __shfl_up_sync(0xffffffffu, stinc77, 1);
-            stinc77 = ((lane >= 1) ? (stinc77 + stup78) : stinc77);
-            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc77, 2);
-            stinc77 = ((lane >= 2) ? (stinc77 + stup79) : stinc77);
-            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc77, 4);
-            stinc77 = ((lane >= 4) ? (stinc77 + stup80) : stinc77);
-            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc77, 8);
-            stinc77 = ((lane >= 8) ? (stinc77 + stup81) : stinc77);
-            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc77, 16);
-            stinc77 = ((lane >= 16) ? (stinc77 + stup82) : stinc77);
-            unsigned int stat83 = (stinc77 - stsum75);
-            for (patc_int i84 = 0; i84 < 8; i84 += 1) {
-                unsigned int stcb85 = sthist12[(2056 * t74 + 257 * i84 - 8223 * ((8 * t74 + i84) / 32))];
-                sthist12[(2056 * t74 + 257 * i84 - 8223 * ((8 * t74 + i84) / 32))] = stat83;
-                stat83 = (stat83 + stcb85);
+            unsigned int stinc71 = stsum69;
+            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc71, 1);
+            stinc71 = ((lane >= 1) ? (stinc71 + stup72) : stinc71);
+            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc71, 2);
+            stinc71 = ((lane >= 2) ? (stinc71 + stup73) : stinc71);
+            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc71, 4);
+            stinc71 = ((lane >= 4) ? (stinc71 + stup74) : stinc71);
+            unsigned int stup75 = __shfl_up_sync(0xffffffffu, stinc71, 8);
+            stinc71 = ((lane >= 8) ? (stinc71 + stup75) : stinc71);
+            unsigned int stup76 = __shfl_up_sync(0xffffffffu, stinc71, 16);
+            stinc71 = ((lane >= 16) ? (stinc71 + stup76) : stinc71);
+            unsigned int stat77 = (stinc71 - stsum69);
+            for (patc_int i78 = 0; i78 < 8; i78 += 1) {
+                unsigned int stcb79 = sthist10[(2056 * t68 + 257 * i78 - 8223 * ((8 * t68 + i78) / 32))];
+                sthist10[(2056 * t68 + 257 * i78 - 8223 * ((8 * t68 + i78) / 32))] = stat77;
+                stat77 = (stat77 + stcb79);
             }
             if ((lane == 31)) {
-                stwsum13[warp] = stinc77;
+                stwsum11[warp] = stinc71;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw87 = 0u;
+                unsigned int stw81 = 0u;
                 if ((lane < 32)) {
-                    stw87 = stwsum13[lane];
+                    stw81 = stwsum11[lane];
                 }
-                unsigned int stwinc88 = stw87;
-                unsigned int stup89 = __shfl_up_sync(0xffffffffu, stwinc88, 1);
-                stwinc88 = ((lane >= 1) ? (stwinc88 + stup89) : stwinc88);
-                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc88, 2);
-                stwinc88 = ((lane >= 2) ? (stwinc88 + stup90) : stwinc88);
-                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc88, 4);
-                stwinc88 = ((lane >= 4) ? (stwinc88 + stup91) : stwinc88);
-                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc88, 8);
-                stwinc88 = ((lane >= 8) ? (stwinc88 + stup92) : stwinc88);
-                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc88, 16);
-                stwinc88 = ((lane >= 16) ? (stwinc88 + stup93) : stwinc88);
+                unsigned int stwinc82 = stw81;
+                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc82, 1);
+                stwinc82 = ((lane >= 1) ? (stwinc82 + stup83) : stwinc82);
+                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc82, 2);
+                stwinc82 = ((lane >= 2) ? (stwinc82 + stup84) : stwinc82);
+                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc82, 4);
+                stwinc82 = ((lane >= 4) ? (stwinc82 + stup85) : stwinc82);
+                unsigned int stup86 = __shfl_up_sync(0xffffffffu, stwinc82, 8);
+                stwinc82 = ((lane >= 8) ? (stwinc82 + stup86) : stwinc82);
+                unsigned int stup87 = __shfl_up_sync(0xffffffffu, stwinc82, 16);
+                stwinc82 = ((lane >= 16) ? (stwinc82 + stup87) : stwinc82);
                 if ((lane < 32)) {
-                    stwsum13[lane] = (stwinc88 - stw87);
+                    stwsum11[lane] = (stwinc82 - stw81);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4064) < n)) {
+        if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
                     {
-                        unsigned int sti96 = stinfo11[(lane + 128 * warp + 32 * i95)];
-                        unsigned int stbk97 = (sti96 >> 16u);
-                        if ((stbk97 < 256u)) {
-                            long long ix98 = ((long long)stbk97);
-                            long long ix99 = ((long long)(stwsum13[((warp + 32 * ix98) / 256)] + (sthist12[(257 * warp + ix98)] + (sti96 & 65535u))));
-                            stkey7[ix99] = stkey9[(lane + 128 * warp + 32 * i95)];
-                            stval8[ix99] = stval10[(lane + 128 * warp + 32 * i95)];
+                        unsigned int sti90 = stinfo9[(lane + 128 * warp + 32 * i89)];
+                        unsigned int stbk91 = (sti90 >> 16u);
+                        if ((stbk91 < 256u)) {
+                            long long ix92 = ((long long)stbk91);
+                            long long ix93 = ((long long)(stwsum11[((warp + 32 * ix92) / 256)] + (sthist10[(257 * warp + ix92)] + (sti90 & 65535u))));
+                            stkey5[ix93] = stkey7[(lane + 128 * warp + 32 * i89)];
+                            stval6[ix93] = stval8[(lane + 128 * warp + 32 * i89)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i95) < n)) {
-                        unsigned int sti96 = stinfo11[(lane + 128 * warp + 32 * i95)];
-                        unsigned int stbk97 = (sti96 >> 16u);
-                        if ((stbk97 < 256u)) {
-                            long long ix98 = ((long long)stbk97);
-                            long long ix99 = ((long long)(stwsum13[((warp + 32 * ix98) / 256)] + (sthist12[(257 * warp + ix98)] + (sti96 & 65535u))));
-                            stkey7[ix99] = stkey9[(lane + 128 * warp + 32 * i95)];
-                            stval8[ix99] = stval10[(lane + 128 * warp + 32 * i95)];
+                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i89) < n)) {
+                        unsigned int sti90 = stinfo9[(lane + 128 * warp + 32 * i89)];
+                        unsigned int stbk91 = (sti90 >> 16u);
+                        if ((stbk91 < 256u)) {
+                            long long ix92 = ((long long)stbk91);
+                            long long ix93 = ((long long)(stwsum11[((warp + 32 * ix92) / 256)] + (sthist10[(257 * warp + ix92)] + (sti90 & 65535u))));
+                            stkey5[ix93] = stkey7[(lane + 128 * warp + 32 * i89)];
+                            stval6[ix93] = stval8[(lane + 128 * warp + 32 * i89)];
                         }
                     }
                 }
@@ -11892,299 +11820,291 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
         }
         __syncthreads();
         {
-            const patc_int t100 = threadIdx.x;
-            for (patc_int i101 = 0; i101 < 9; i101 += 1) {
-                if (((t100 + 1024 * i101) < 8224)) {
-                    sthist12[(t100 + 1024 * i101)] = 0u;
+            const patc_int t94 = threadIdx.x;
+            for (patc_int i95 = 0; i95 < 9; i95 += 1) {
+                if (((t94 + 1024 * i95) < 8224)) {
+                    sthist10[(t94 + 1024 * i95)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4095) < n)) {
+        if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                for (patc_int i97 = 0; i97 < 4; i97 += 1) {
                     {
-                        bool stok104 = true;
-                        unsigned long long v105 = stkey7[(lane + 128 * warp + 32 * i103)];
-                        unsigned long long s106 = (~v105);
-                        unsigned long long s107 = (v105 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s108 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s109 = (((v105 & (((unsigned long long)1) << 63ull)) != 0ull) ? s106 : s107);
-                        unsigned int stb110 = (stok104 ? (((unsigned int)(((v105 == (((unsigned long long)1) << 63ull)) ? s108 : s109) >> 16ull)) & 255u) : 0u);
-                        unsigned int stpm111 = (__ballot_sync(0xffffffffu, stok104) & patc_match_bits(stb110, 8u));
-                        unsigned int strk112 = __popc((stpm111 & ((1u << lane) - 1u)));
-                        unsigned int stct113 = __popc(stpm111);
-                        long long ix114 = ((long long)stb110);
-                        unsigned int sth115 = 0u;
-                        if (stok104) {
-                            sth115 = sthist12[(257 * warp + ix114)];
+                        bool stok98 = true;
+                        unsigned long long v99 = stkey5[(lane + 128 * warp + 32 * i97)];
+                        unsigned long long s100 = (~((unsigned long long)0));
+                        unsigned long long s101 = ((unsigned long long)0);
+                        unsigned int stb102 = (stok98 ? (((unsigned int)(((v99 | (((unsigned long long)1) << 63ull)) ^ ((v99 > (((unsigned long long)1) << 63ull)) ? s100 : s101)) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm103 = (__ballot_sync(0xffffffffu, stok98) & patc_match_bits(stb102, 8u));
+                        unsigned int strk104 = __popc((stpm103 & ((1u << lane) - 1u)));
+                        unsigned int stct105 = __popc(stpm103);
+                        long long ix106 = ((long long)stb102);
+                        unsigned int sth107 = 0u;
+                        if (stok98) {
+                            sth107 = sthist10[(257 * warp + ix106)];
                         }
                         __syncwarp();
-                        if ((stok104 && ((strk112 + 1u) == stct113))) {
-                            sthist12[(257 * warp + ix114)] = (sth115 + stct113);
+                        if ((stok98 && ((strk104 + 1u) == stct105))) {
+                            sthist10[(257 * warp + ix106)] = (sth107 + stct105);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i103)] = (stok104 ? ((stb110 << 16u) | (sth115 + strk112)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i97)] = (stok98 ? ((stb102 << 16u) | (sth107 + strk104)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i103) < n)) {
-                        bool stok104 = ((lane + 128 * warp + 4096 * b6 + 32 * i103) < n);
-                        unsigned long long v105 = stkey7[(lane + 128 * warp + 32 * i103)];
-                        unsigned long long s106 = (~v105);
-                        unsigned long long s107 = (v105 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s108 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s109 = (((v105 & (((unsigned long long)1) << 63ull)) != 0ull) ? s106 : s107);
-                        unsigned int stb110 = (stok104 ? (((unsigned int)(((v105 == (((unsigned long long)1) << 63ull)) ? s108 : s109) >> 16ull)) & 255u) : 0u);
-                        unsigned int stpm111 = (__ballot_sync(0xffffffffu, stok104) & patc_match_bits(stb110, 8u));
-                        unsigned int strk112 = __popc((stpm111 & ((1u << lane) - 1u)));
-                        unsigned int stct113 = __popc(stpm111);
-                        long long ix114 = ((long long)stb110);
-                        unsigned int sth115 = 0u;
-                        if (stok104) {
-                            sth115 = sthist12[(257 * warp + ix114)];
+                for (patc_int i97 = 0; i97 < 4; i97 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i97) < n)) {
+                        bool stok98 = ((lane + 128 * warp + 4096 * b4 + 32 * i97) < n);
+                        unsigned long long v99 = stkey5[(lane + 128 * warp + 32 * i97)];
+                        unsigned long long s100 = (~((unsigned long long)0));
+                        unsigned long long s101 = ((unsigned long long)0);
+                        unsigned int stb102 = (stok98 ? (((unsigned int)(((v99 | (((unsigned long long)1) << 63ull)) ^ ((v99 > (((unsigned long long)1) << 63ull)) ? s100 : s101)) >> 16ull)) & 255u) : 0u);
+                        unsigned int stpm103 = (__ballot_sync(0xffffffffu, stok98) & patc_match_bits(stb102, 8u));
+                        unsigned int strk104 = __popc((stpm103 & ((1u << lane) - 1u)));
+                        unsigned int stct105 = __popc(stpm103);
+                        long long ix106 = ((long long)stb102);
+                        unsigned int sth107 = 0u;
+                        if (stok98) {
+                            sth107 = sthist10[(257 * warp + ix106)];
                         }
                         __syncwarp();
-                        if ((stok104 && ((strk112 + 1u) == stct113))) {
-                            sthist12[(257 * warp + ix114)] = (sth115 + stct113);
+                        if ((stok98 && ((strk104 + 1u) == stct105))) {
+                            sthist10[(257 * warp + ix106)] = (sth107 + stct105);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i103)] = (stok104 ? ((stb110 << 16u) | (sth115 + strk112)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i97)] = (stok98 ? ((stb102 << 16u) | (sth107 + strk104)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t116 = threadIdx.x;
-            unsigned int stsum117 = 0u;
+            const patc_int t108 = threadIdx.x;
+            unsigned int stsum109 = 0u;
+            for (patc_int i110 = 0; i110 < 8; i110 += 1) {
+                stsum109 = (stsum109 + sthist10[(2056 * t108 + 257 * i110 - 8223 * ((8 * t108 + i110) / 32))]);
+            }
+            unsigned int stinc111 = stsum109;
+            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc111, 1);
+            stinc111 = ((lane >= 1) ? (stinc111 + stup112) : stinc111);
+            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc111, 2);
+            stinc111 = ((lane >= 2) ? (stinc111 + stup113) : stinc111);
+            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc111, 4);
+            stinc111 = ((lane >= 4) ? (stinc111 + stup114) : stinc111);
+            unsigned int stup115 = __shfl_up_sync(0xffffffffu, stinc111, 8);
+            stinc111 = ((lane >= 8) ? (stinc111 + stup115) : stinc111);
+            unsigned int stup116 = __shfl_up_sync(0xffffffffu, stinc111, 16);
+            stinc111 = ((lane >= 16) ? (stinc111 + stup116) : stinc111);
+            unsigned int stat117 = (stinc111 - stsum109);
             for (patc_int i118 = 0; i118 < 8; i118 += 1) {
-                stsum117 = (stsum117 + sthist12[(2056 * t116 + 257 * i118 - 8223 * ((8 * t116 + i118) / 32))]);
-            }
-            unsigned int stinc119 = stsum117;
-            unsigned int stup120 = __shfl_up_sync(0xffffffffu, stinc119, 1);
-            stinc119 = ((lane >= 1) ? (stinc119 + stup120) : stinc119);
-            unsigned int stup121 = __shfl_up_sync(0xffffffffu, stinc119, 2);
-            stinc119 = ((lane >= 2) ? (stinc119 + stup121) : stinc119);
-            unsigned int stup122 = __shfl_up_sync(0xffffffffu, stinc119, 4);
-            stinc119 = ((lane >= 4) ? (stinc119 + stup122) : stinc119);
-            unsigned int stup123 = __shfl_up_sync(0xffffffffu, stinc119, 8);
-            stinc119 = ((lane >= 8) ? (stinc119 + stup123) : stinc119);
-            unsigned int stup124 = __shfl_up_sync(0xffffffffu, stinc119, 16);
-            stinc119 = ((lane >= 16) ? (stinc119 + stup124) : stinc119);
-            unsigned int stat125 = (stinc119 - stsum117);
-            for (patc_int i126 = 0; i126 < 8; i126 += 1) {
-                unsigned int stcb127 = sthist12[(2056 * t116 + 257 * i126 - 8223 * ((8 * t116 + i126) / 32))];
-                sthist12[(2056 * t116 + 257 * i126 - 8223 * ((8 * t116 + i126) / 32))] = stat125;
-                stat125 = (stat125 + stcb127);
+                unsigned int stcb119 = sthist10[(2056 * t108 + 257 * i118 - 8223 * ((8 * t108 + i118) / 32))];
+                sthist10[(2056 * t108 + 257 * i118 - 8223 * ((8 * t108 + i118) / 32))] = stat117;
+                stat117 = (stat117 + stcb119);
             }
             if ((lane == 31)) {
-                stwsum13[warp] = stinc119;
+                stwsum11[warp] = stinc111;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw129 = 0u;
+                unsigned int stw121 = 0u;
                 if ((lane < 32)) {
-                    stw129 = stwsum13[lane];
+                    stw121 = stwsum11[lane];
                 }
-                unsigned int stwinc130 = stw129;
-                unsigned int stup131 = __shfl_up_sync(0xffffffffu, stwinc130, 1);
-                stwinc130 = ((lane >= 1) ? (stwinc130 + stup131) : stwinc130);
-                unsigned int stup132 = __shfl_up_sync(0xffffffffu, stwinc130, 2);
-                stwinc130 = ((lane >= 2) ? (stwinc130 + stup132) : stwinc130);
-                unsigned int stup133 = __shfl_up_sync(0xffffffffu, stwinc130, 4);
-                stwinc130 = ((lane >= 4) ? (stwinc130 + stup133) : stwinc130);
-                unsigned int stup134 = __shfl_up_sync(0xffffffffu, stwinc130, 8);
-                stwinc130 = ((lane >= 8) ? (stwinc130 + stup134) : stwinc130);
-                unsigned int stup135 = __shfl_up_sync(0xffffffffu, stwinc130, 16);
-                stwinc130 = ((lane >= 16) ? (stwinc130 + stup135) : stwinc130);
+                unsigned int stwinc122 = stw121;
+                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc122, 1);
+                stwinc122 = ((lane >= 1) ? (stwinc122 + stup123) : stwinc122);
+                unsigned int stup124 = __shfl_up_sync(0xffffffffu, stwinc122, 2);
+                stwinc122 = ((lane >= 2) ? (stwinc122 + stup124) : stwinc122);
+                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc122, 4);
+                stwinc122 = ((lane >= 4) ? (stwinc122 + stup125) : stwinc122);
+                unsigned int stup126 = __shfl_up_sync(0xffffffffu, stwinc122, 8);
+                stwinc122 = ((lane >= 8) ? (stwinc122 + stup126) : stwinc122);
+                unsigned int stup127 = __shfl_up_sync(0xffffffffu, stwinc122, 16);
+                stwinc122 = ((lane >= 16) ? (stwinc122 + stup127) : stwinc122);
                 if ((lane < 32)) {
-                    stwsum13[lane] = (stwinc130 - stw129);
+                    stwsum11[lane] = (stwinc122 - stw121);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4064) < n)) {
+        if (((4096 * b4 + 4064) < n)) {
+            {
+                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
+                    {
+                        unsigned int sti130 = stinfo9[(lane + 128 * warp + 32 * i129)];
+                        unsigned int stbk131 = (sti130 >> 16u);
+                        if ((stbk131 < 256u)) {
+                            long long ix132 = ((long long)stbk131);
+                            long long ix133 = ((long long)(stwsum11[((warp + 32 * ix132) / 256)] + (sthist10[(257 * warp + ix132)] + (sti130 & 65535u))));
+                            stkey7[ix133] = stkey5[(lane + 128 * warp + 32 * i129)];
+                            stval8[ix133] = stval6[(lane + 128 * warp + 32 * i129)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i129) < n)) {
+                        unsigned int sti130 = stinfo9[(lane + 128 * warp + 32 * i129)];
+                        unsigned int stbk131 = (sti130 >> 16u);
+                        if ((stbk131 < 256u)) {
+                            long long ix132 = ((long long)stbk131);
+                            long long ix133 = ((long long)(stwsum11[((warp + 32 * ix132) / 256)] + (sthist10[(257 * warp + ix132)] + (sti130 & 65535u))));
+                            stkey7[ix133] = stkey5[(lane + 128 * warp + 32 * i129)];
+                            stval8[ix133] = stval6[(lane + 128 * warp + 32 * i129)];
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t134 = threadIdx.x;
+            for (patc_int i135 = 0; i135 < 9; i135 += 1) {
+                if (((t134 + 1024 * i135) < 8224)) {
+                    sthist10[(t134 + 1024 * i135)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
             {
                 for (patc_int i137 = 0; i137 < 4; i137 += 1) {
                     {
-                        unsigned int sti138 = stinfo11[(lane + 128 * warp + 32 * i137)];
-                        unsigned int stbk139 = (sti138 >> 16u);
-                        if ((stbk139 < 256u)) {
-                            long long ix140 = ((long long)stbk139);
-                            long long ix141 = ((long long)(stwsum13[((warp + 32 * ix140) / 256)] + (sthist12[(257 * warp + ix140)] + (sti138 & 65535u))));
-                            stkey9[ix141] = stkey7[(lane + 128 * warp + 32 * i137)];
-                            stval10[ix141] = stval8[(lane + 128 * warp + 32 * i137)];
+                        bool stok138 = true;
+                        unsigned long long v139 = stkey7[(lane + 128 * warp + 32 * i137)];
+                        unsigned long long s140 = (~((unsigned long long)0));
+                        unsigned long long s141 = ((unsigned long long)0);
+                        unsigned int stb142 = (stok138 ? (((unsigned int)(((v139 | (((unsigned long long)1) << 63ull)) ^ ((v139 > (((unsigned long long)1) << 63ull)) ? s140 : s141)) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm143 = (__ballot_sync(0xffffffffu, stok138) & patc_match_bits(stb142, 8u));
+                        unsigned int strk144 = __popc((stpm143 & ((1u << lane) - 1u)));
+                        unsigned int stct145 = __popc(stpm143);
+                        long long ix146 = ((long long)stb142);
+                        unsigned int sth147 = 0u;
+                        if (stok138) {
+                            sth147 = sthist10[(257 * warp + ix146)];
                         }
+                        __syncwarp();
+                        if ((stok138 && ((strk144 + 1u) == stct145))) {
+                            sthist10[(257 * warp + ix146)] = (sth147 + stct145);
+                        }
+                        __syncwarp();
+                        stinfo9[(lane + 128 * warp + 32 * i137)] = (stok138 ? ((stb142 << 16u) | (sth147 + strk144)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
                 for (patc_int i137 = 0; i137 < 4; i137 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i137) < n)) {
-                        unsigned int sti138 = stinfo11[(lane + 128 * warp + 32 * i137)];
-                        unsigned int stbk139 = (sti138 >> 16u);
-                        if ((stbk139 < 256u)) {
-                            long long ix140 = ((long long)stbk139);
-                            long long ix141 = ((long long)(stwsum13[((warp + 32 * ix140) / 256)] + (sthist12[(257 * warp + ix140)] + (sti138 & 65535u))));
-                            stkey9[ix141] = stkey7[(lane + 128 * warp + 32 * i137)];
-                            stval10[ix141] = stval8[(lane + 128 * warp + 32 * i137)];
+                    if (((128 * warp + 4096 * b4 + 32 * i137) < n)) {
+                        bool stok138 = ((lane + 128 * warp + 4096 * b4 + 32 * i137) < n);
+                        unsigned long long v139 = stkey7[(lane + 128 * warp + 32 * i137)];
+                        unsigned long long s140 = (~((unsigned long long)0));
+                        unsigned long long s141 = ((unsigned long long)0);
+                        unsigned int stb142 = (stok138 ? (((unsigned int)(((v139 | (((unsigned long long)1) << 63ull)) ^ ((v139 > (((unsigned long long)1) << 63ull)) ? s140 : s141)) >> 24ull)) & 255u) : 0u);
+                        unsigned int stpm143 = (__ballot_sync(0xffffffffu, stok138) & patc_match_bits(stb142, 8u));
+                        unsigned int strk144 = __popc((stpm143 & ((1u << lane) - 1u)));
+                        unsigned int stct145 = __popc(stpm143);
+                        long long ix146 = ((long long)stb142);
+                        unsigned int sth147 = 0u;
+                        if (stok138) {
+                            sth147 = sthist10[(257 * warp + ix146)];
                         }
+                        __syncwarp();
+                        if ((stok138 && ((strk144 + 1u) == stct145))) {
+                            sthist10[(257 * warp + ix146)] = (sth147 + stct145);
+                        }
+                        __syncwarp();
+                        stinfo9[(lane + 128 * warp + 32 * i137)] = (stok138 ? ((stb142 << 16u) | (sth147 + strk144)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t142 = threadIdx.x;
-            for (patc_int i143 = 0; i143 < 9; i143 += 1) {
-                if (((t142 + 1024 * i143) < 8224)) {
-                    sthist12[(t142 + 1024 * i143)] = 0u;
-                }
+            const patc_int t148 = threadIdx.x;
+            unsigned int stsum149 = 0u;
+            for (patc_int i150 = 0; i150 < 8; i150 += 1) {
+                stsum149 = (stsum149 + sthist10[(2056 * t148 + 257 * i150 - 8223 * ((8 * t148 + i150) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b6 + 4095) < n)) {
-            {
-                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
-                    {
-                        bool stok146 = true;
-                        unsigned long long v147 = stkey9[(lane + 128 * warp + 32 * i145)];
-                        unsigned long long s148 = (~v147);
-                        unsigned long long s149 = (v147 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s150 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s151 = (((v147 & (((unsigned long long)1) << 63ull)) != 0ull) ? s148 : s149);
-                        unsigned int stb152 = (stok146 ? (((unsigned int)(((v147 == (((unsigned long long)1) << 63ull)) ? s150 : s151) >> 24ull)) & 255u) : 0u);
-                        unsigned int stpm153 = (__ballot_sync(0xffffffffu, stok146) & patc_match_bits(stb152, 8u));
-                        unsigned int strk154 = __popc((stpm153 & ((1u << lane) - 1u)));
-                        unsigned int stct155 = __popc(stpm153);
-                        long long ix156 = ((long long)stb152);
-                        unsigned int sth157 = 0u;
-                        if (stok146) {
-                            sth157 = sthist12[(257 * warp + ix156)];
-                        }
-                        __syncwarp();
-                        if ((stok146 && ((strk154 + 1u) == stct155))) {
-                            sthist12[(257 * warp + ix156)] = (sth157 + stct155);
-                        }
-                        __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i145)] = (stok146 ? ((stb152 << 16u) | (sth157 + strk154)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i145 = 0; i145 < 4; i145 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i145) < n)) {
-                        bool stok146 = ((lane + 128 * warp + 4096 * b6 + 32 * i145) < n);
-                        unsigned long long v147 = stkey9[(lane + 128 * warp + 32 * i145)];
-                        unsigned long long s148 = (~v147);
-                        unsigned long long s149 = (v147 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s150 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s151 = (((v147 & (((unsigned long long)1) << 63ull)) != 0ull) ? s148 : s149);
-                        unsigned int stb152 = (stok146 ? (((unsigned int)(((v147 == (((unsigned long long)1) << 63ull)) ? s150 : s151) >> 24ull)) & 255u) : 0u);
-                        unsigned int stpm153 = (__ballot_sync(0xffffffffu, stok146) & patc_match_bits(stb152, 8u));
-                        unsigned int strk154 = __popc((stpm153 & ((1u << lane) - 1u)));
-                        unsigned int stct155 = __popc(stpm153);
-                        long long ix156 = ((long long)stb152);
-                        unsigned int sth157 = 0u;
-                        if (stok146) {
-                            sth157 = sthist12[(257 * warp + ix156)];
-                        }
-                        __syncwarp();
-                        if ((stok146 && ((strk154 + 1u) == stct155))) {
-                            sthist12[(257 * warp + ix156)] = (sth157 + stct155);
-                        }
-                        __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i145)] = (stok146 ? ((stb152 << 16u) | (sth157 + strk154)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t158 = threadIdx.x;
-            unsigned int stsum159 = 0u;
-            for (patc_int i160 = 0; i160 < 8; i160 += 1) {
-                stsum159 = (stsum159 + sthist12[(2056 * t158 + 257 * i160 - 8223 * ((8 * t158 + i160) / 32))]);
-            }
-            unsigned int stinc161 = stsum159;
-            unsigned int stup162 = __shfl_up_sync(0xffffffffu, stinc161, 1);
-            stinc161 = ((lane >= 1) ? (stinc161 + stup162) : stinc161);
-            unsigned int stup163 = __shfl_up_sync(0xffffffffu, stinc161, 2);
-            stinc161 = ((lane >= 2) ? (stinc161 + stup163) : stinc161);
-            unsigned int stup164 = __shfl_up_sync(0xffffffffu, stinc161, 4);
-            stinc161 = ((lane >= 4) ? (stinc161 + stup164) : stinc161);
-            unsigned int stup165 = __shfl_up_sync(0xffffffffu, stinc161, 8);
-            stinc161 = ((lane >= 8) ? (stinc161 + stup165) : stinc161);
-            unsigned int stup166 = __shfl_up_sync(0xffffffffu, stinc161, 16);
-            stinc161 = ((lane >= 16) ? (stinc161 + stup166) : stinc161);
-            unsigned int stat167 = (stinc161 - stsum159);
-            for (patc_int i168 = 0; i168 < 8; i168 += 1) {
-                unsigned int stcb169 = sthist12[(2056 * t158 + 257 * i168 - 8223 * ((8 * t158 + i168) / 32))];
-                sthist12[(2056 * t158 + 257 * i168 - 8223 * ((8 * t158 + i168) / 32))] = stat167;
-                stat167 = (stat167 + stcb169);
+            unsigned int stinc151 = stsum149;
+            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc151, 1);
+            stinc151 = ((lane >= 1) ? (stinc151 + stup152) : stinc151);
+            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc151, 2);
+            stinc151 = ((lane >= 2) ? (stinc151 + stup153) : stinc151);
+            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc151, 4);
+            stinc151 = ((lane >= 4) ? (stinc151 + stup154) : stinc151);
+            unsigned int stup155 = __shfl_up_sync(0xffffffffu, stinc151, 8);
+            stinc151 = ((lane >= 8) ? (stinc151 + stup155) : stinc151);
+            unsigned int stup156 = __shfl_up_sync(0xffffffffu, stinc151, 16);
+            stinc151 = ((lane >= 16) ? (stinc151 + stup156) : stinc151);
+            unsigned int stat157 = (stinc151 - stsum149);
+            for (patc_int i158 = 0; i158 < 8; i158 += 1) {
+                unsigned int stcb159 = sthist10[(2056 * t148 + 257 * i158 - 8223 * ((8 * t148 + i158) / 32))];
+                sthist10[(2056 * t148 + 257 * i158 - 8223 * ((8 * t148 + i158) / 32))] = stat157;
+                stat157 = (stat157 + stcb159);
             }
             if ((lane == 31)) {
-                stwsum13[warp] = stinc161;
+                stwsum11[warp] = stinc151;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw171 = 0u;
+                unsigned int stw161 = 0u;
                 if ((lane < 32)) {
-                    stw171 = stwsum13[lane];
+                    stw161 = stwsum11[lane];
                 }
-                unsigned int stwinc172 = stw171;
-                unsigned int stup173 = __shfl_up_sync(0xffffffffu, stwinc172, 1);
-                stwinc172 = ((lane >= 1) ? (stwinc172 + stup173) : stwinc172);
-                unsigned int stup174 = __shfl_up_sync(0xffffffffu, stwinc172, 2);
-                stwinc172 = ((lane >= 2) ? (stwinc172 + stup174) : stwinc172);
-                unsigned int stup175 = __shfl_up_sync(0xffffffffu, stwinc172, 4);
-                stwinc172 = ((lane >= 4) ? (stwinc172 + stup175) : stwinc172);
-                unsigned int stup176 = __shfl_up_sync(0xffffffffu, stwinc172, 8);
-                stwinc172 = ((lane >= 8) ? (stwinc172 + stup176) : stwinc172);
-                unsigned int stup177 = __shfl_up_sync(0xffffffffu, stwinc172, 16);
-                stwinc172 = ((lane >= 16) ? (stwinc172 + stup177) : stwinc172);
+                unsigned int stwinc162 = stw161;
+                unsigned int stup163 = __shfl_up_sync(0xffffffffu, stwinc162, 1);
+                stwinc162 = ((lane >= 1) ? (stwinc162 + stup163) : stwinc162);
+                unsigned int stup164 = __shfl_up_sync(0xffffffffu, stwinc162, 2);
+                stwinc162 = ((lane >= 2) ? (stwinc162 + stup164) : stwinc162);
+                unsigned int stup165 = __shfl_up_sync(0xffffffffu, stwinc162, 4);
+                stwinc162 = ((lane >= 4) ? (stwinc162 + stup165) : stwinc162);
+                unsigned int stup166 = __shfl_up_sync(0xffffffffu, stwinc162, 8);
+                stwinc162 = ((lane >= 8) ? (stwinc162 + stup166) : stwinc162);
+                unsigned int stup167 = __shfl_up_sync(0xffffffffu, stwinc162, 16);
+                stwinc162 = ((lane >= 16) ? (stwinc162 + stup167) : stwinc162);
                 if ((lane < 32)) {
-                    stwsum13[lane] = (stwinc172 - stw171);
+                    stwsum11[lane] = (stwinc162 - stw161);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4064) < n)) {
+        if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                for (patc_int i169 = 0; i169 < 4; i169 += 1) {
                     {
-                        unsigned int sti180 = stinfo11[(lane + 128 * warp + 32 * i179)];
-                        unsigned int stbk181 = (sti180 >> 16u);
-                        if ((stbk181 < 256u)) {
-                            long long ix182 = ((long long)stbk181);
-                            long long ix183 = ((long long)(stwsum13[((warp + 32 * ix182) / 256)] + (sthist12[(257 * warp + ix182)] + (sti180 & 65535u))));
-                            stkey7[ix183] = stkey9[(lane + 128 * warp + 32 * i179)];
-                            stval8[ix183] = stval10[(lane + 128 * warp + 32 * i179)];
+                        unsigned int sti170 = stinfo9[(lane + 128 * warp + 32 * i169)];
+                        unsigned int stbk171 = (sti170 >> 16u);
+                        if ((stbk171 < 256u)) {
+                            long long ix172 = ((long long)stbk171);
+                            long long ix173 = ((long long)(stwsum11[((warp + 32 * ix172) / 256)] + (sthist10[(257 * warp + ix172)] + (sti170 & 65535u))));
+                            stkey5[ix173] = stkey7[(lane + 128 * warp + 32 * i169)];
+                            stval6[ix173] = stval8[(lane + 128 * warp + 32 * i169)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i179) < n)) {
-                        unsigned int sti180 = stinfo11[(lane + 128 * warp + 32 * i179)];
-                        unsigned int stbk181 = (sti180 >> 16u);
-                        if ((stbk181 < 256u)) {
-                            long long ix182 = ((long long)stbk181);
-                            long long ix183 = ((long long)(stwsum13[((warp + 32 * ix182) / 256)] + (sthist12[(257 * warp + ix182)] + (sti180 & 65535u))));
-                            stkey7[ix183] = stkey9[(lane + 128 * warp + 32 * i179)];
-                            stval8[ix183] = stval10[(lane + 128 * warp + 32 * i179)];
+                for (patc_int i169 = 0; i169 < 4; i169 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i169) < n)) {
+                        unsigned int sti170 = stinfo9[(lane + 128 * warp + 32 * i169)];
+                        unsigned int stbk171 = (sti170 >> 16u);
+                        if ((stbk171 < 256u)) {
+                            long long ix172 = ((long long)stbk171);
+                            long long ix173 = ((long long)(stwsum11[((warp + 32 * ix172) / 256)] + (sthist10[(257 * warp + ix172)] + (sti170 & 65535u))));
+                            stkey5[ix173] = stkey7[(lane + 128 * warp + 32 * i169)];
+                            stval6[ix173] = stval8[(lane + 128 * warp + 32 * i169)];
                         }
                     }
                 }
@@ -12192,149 +12112,145 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
         }
         __syncthreads();
         {
-            const patc_int t184 = threadIdx.x;
-            for (patc_int i185 = 0; i185 < 9; i185 += 1) {
-                if (((t184 + 1024 * i185) < 8224)) {
-                    sthist12[(t184 + 1024 * i185)] = 0u;
+            const patc_int t174 = threadIdx.x;
+            for (patc_int i175 = 0; i175 < 9; i175 += 1) {
+                if (((t174 + 1024 * i175) < 8224)) {
+                    sthist10[(t174 + 1024 * i175)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4095) < n)) {
+        if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i187 = 0; i187 < 4; i187 += 1) {
+                for (patc_int i177 = 0; i177 < 4; i177 += 1) {
                     {
-                        bool stok188 = true;
-                        unsigned long long v189 = stkey7[(lane + 128 * warp + 32 * i187)];
-                        unsigned long long s190 = (~v189);
-                        unsigned long long s191 = (v189 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s192 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s193 = (((v189 & (((unsigned long long)1) << 63ull)) != 0ull) ? s190 : s191);
-                        unsigned int stb194 = (stok188 ? (((unsigned int)(((v189 == (((unsigned long long)1) << 63ull)) ? s192 : s193) >> 32ull)) & 255u) : 0u);
-                        unsigned int stpm195 = (__ballot_sync(0xffffffffu, stok188) & patc_match_bits(stb194, 8u));
-                        unsigned int strk196 = __popc((stpm195 & ((1u << lane) - 1u)));
-                        unsigned int stct197 = __popc(stpm195);
-                        long long ix198 = ((long long)stb194);
-                        unsigned int sth199 = 0u;
-                        if (stok188) {
-                            sth199 = sthist12[(257 * warp + ix198)];
+                        bool stok178 = true;
+                        unsigned long long v179 = stkey5[(lane + 128 * warp + 32 * i177)];
+                        unsigned long long s180 = (~((unsigned long long)0));
+                        unsigned long long s181 = ((unsigned long long)0);
+                        unsigned int stb182 = (stok178 ? (((unsigned int)(((v179 | (((unsigned long long)1) << 63ull)) ^ ((v179 > (((unsigned long long)1) << 63ull)) ? s180 : s181)) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm183 = (__ballot_sync(0xffffffffu, stok178) & patc_match_bits(stb182, 8u));
+                        unsigned int strk184 = __popc((stpm183 & ((1u << lane) - 1u)));
+                        unsigned int stct185 = __popc(stpm183);
+                        long long ix186 = ((long long)stb182);
+                        unsigned int sth187 = 0u;
+                        if (stok178) {
+                            sth187 = sthist10[(257 * warp + ix186)];
                         }
                         __syncwarp();
-                        if ((stok188 && ((strk196 + 1u) == stct197))) {
-                            sthist12[(257 * warp + ix198)] = (sth199 + stct197);
+                        if ((stok178 && ((strk184 + 1u) == stct185))) {
+                            sthist10[(257 * warp + ix186)] = (sth187 + stct185);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i187)] = (stok188 ? ((stb194 << 16u) | (sth199 + strk196)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i177)] = (stok178 ? ((stb182 << 16u) | (sth187 + strk184)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i187 = 0; i187 < 4; i187 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i187) < n)) {
-                        bool stok188 = ((lane + 128 * warp + 4096 * b6 + 32 * i187) < n);
-                        unsigned long long v189 = stkey7[(lane + 128 * warp + 32 * i187)];
-                        unsigned long long s190 = (~v189);
-                        unsigned long long s191 = (v189 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s192 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s193 = (((v189 & (((unsigned long long)1) << 63ull)) != 0ull) ? s190 : s191);
-                        unsigned int stb194 = (stok188 ? (((unsigned int)(((v189 == (((unsigned long long)1) << 63ull)) ? s192 : s193) >> 32ull)) & 255u) : 0u);
-                        unsigned int stpm195 = (__ballot_sync(0xffffffffu, stok188) & patc_match_bits(stb194, 8u));
-                        unsigned int strk196 = __popc((stpm195 & ((1u << lane) - 1u)));
-                        unsigned int stct197 = __popc(stpm195);
-                        long long ix198 = ((long long)stb194);
-                        unsigned int sth199 = 0u;
-                        if (stok188) {
-                            sth199 = sthist12[(257 * warp + ix198)];
+                for (patc_int i177 = 0; i177 < 4; i177 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i177) < n)) {
+                        bool stok178 = ((lane + 128 * warp + 4096 * b4 + 32 * i177) < n);
+                        unsigned long long v179 = stkey5[(lane + 128 * warp + 32 * i177)];
+                        unsigned long long s180 = (~((unsigned long long)0));
+                        unsigned long long s181 = ((unsigned long long)0);
+                        unsigned int stb182 = (stok178 ? (((unsigned int)(((v179 | (((unsigned long long)1) << 63ull)) ^ ((v179 > (((unsigned long long)1) << 63ull)) ? s180 : s181)) >> 32ull)) & 255u) : 0u);
+                        unsigned int stpm183 = (__ballot_sync(0xffffffffu, stok178) & patc_match_bits(stb182, 8u));
+                        unsigned int strk184 = __popc((stpm183 & ((1u << lane) - 1u)));
+                        unsigned int stct185 = __popc(stpm183);
+                        long long ix186 = ((long long)stb182);
+                        unsigned int sth187 = 0u;
+                        if (stok178) {
+                            sth187 = sthist10[(257 * warp + ix186)];
                         }
                         __syncwarp();
-                        if ((stok188 && ((strk196 + 1u) == stct197))) {
-                            sthist12[(257 * warp + ix198)] = (sth199 + stct197);
+                        if ((stok178 && ((strk184 + 1u) == stct185))) {
+                            sthist10[(257 * warp + ix186)] = (sth187 + stct185);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i187)] = (stok188 ? ((stb194 << 16u) | (sth199 + strk196)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i177)] = (stok178 ? ((stb182 << 16u) | (sth187 + strk184)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t200 = threadIdx.x;
-            unsigned int stsum201 = 0u;
-            for (patc_int i202 = 0; i202 < 8; i202 += 1) {
-                stsum201 = (stsum201 + sthist12[(2056 * t200 + 257 * i202 - 8223 * ((8 * t200 + i202) / 32))]);
+            const patc_int t188 = threadIdx.x;
+            unsigned int stsum189 = 0u;
+            for (patc_int i190 = 0; i190 < 8; i190 += 1) {
+                stsum189 = (stsum189 + sthist10[(2056 * t188 + 257 * i190 - 8223 * ((8 * t188 + i190) / 32))]);
             }
-            unsigned int stinc203 = stsum201;
-            unsigned int stup204 = __shfl_up_sync(0xffffffffu, stinc203, 1);
-            stinc203 = ((lane >= 1) ? (stinc203 + stup204) : stinc203);
-            unsigned int stup205 = __shfl_up_sync(0xffffffffu, stinc203, 2);
-            stinc203 = ((lane >= 2) ? (stinc203 + stup205) : stinc203);
-            unsigned int stup206 = __shfl_up_sync(0xffffffffu, stinc203, 4);
-            stinc203 = ((lane >= 4) ? (stinc203 + stup206) : stinc203);
-            unsigned int stup207 = __shfl_up_sync(0xffffffffu, stinc203, 8);
-            stinc203 = ((lane >= 8) ? (stinc203 + stup207) : stinc203);
-            unsigned int stup208 = __shfl_up_sync(0xffffffffu, stinc203, 16);
-            stinc203 = ((lane >= 16) ? (stinc203 + stup208) : stinc203);
-            unsigned int stat209 = (stinc203 - stsum201);
-            for (patc_int i210 = 0; i210 < 8; i210 += 1) {
-                unsigned int stcb211 = sthist12[(2056 * t200 + 257 * i210 - 8223 * ((8 * t200 + i210) / 32))];
-                sthist12[(2056 * t200 + 257 * i210 - 8223 * ((8 * t200 + i210) / 32))] = stat209;
-                stat209 = (stat209 + stcb211);
+            unsigned int stinc191 = stsum189;
+            unsigned int stup192 = __shfl_up_sync(0xffffffffu, stinc191, 1);
+            stinc191 = ((lane >= 1) ? (stinc191 + stup192) : stinc191);
+            unsigned int stup193 = __shfl_up_sync(0xffffffffu, stinc191, 2);
+            stinc191 = ((lane >= 2) ? (stinc191 + stup193) : stinc191);
+            unsigned int stup194 = __shfl_up_sync(0xffffffffu, stinc191, 4);
+            stinc191 = ((lane >= 4) ? (stinc191 + stup194) : stinc191);
+            unsigned int stup195 = __shfl_up_sync(0xffffffffu, stinc191, 8);
+            stinc191 = ((lane >= 8) ? (stinc191 + stup195) : stinc191);
+            unsigned int stup196 = __shfl_up_sync(0xffffffffu, stinc191, 16);
+            stinc191 = ((lane >= 16) ? (stinc191 + stup196) : stinc191);
+            unsigned int stat197 = (stinc191 - stsum189);
+            for (patc_int i198 = 0; i198 < 8; i198 += 1) {
+                unsigned int stcb199 = sthist10[(2056 * t188 + 257 * i198 - 8223 * ((8 * t188 + i198) / 32))];
+                sthist10[(2056 * t188 + 257 * i198 - 8223 * ((8 * t188 + i198) / 32))] = stat197;
+                stat197 = (stat197 + stcb199);
             }
             if ((lane == 31)) {
-                stwsum13[warp] = stinc203;
+                stwsum11[warp] = stinc191;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw213 = 0u;
+                unsigned int stw201 = 0u;
                 if ((lane < 32)) {
-                    stw213 = stwsum13[lane];
+                    stw201 = stwsum11[lane];
                 }
-                unsigned int stwinc214 = stw213;
-                unsigned int stup215 = __shfl_up_sync(0xffffffffu, stwinc214, 1);
-                stwinc214 = ((lane >= 1) ? (stwinc214 + stup215) : stwinc214);
-                unsigned int stup216 = __shfl_up_sync(0xffffffffu, stwinc214, 2);
-                stwinc214 = ((lane >= 2) ? (stwinc214 + stup216) : stwinc214);
-                unsigned int stup217 = __shfl_up_sync(0xffffffffu, stwinc214, 4);
-                stwinc214 = ((lane >= 4) ? (stwinc214 + stup217) : stwinc214);
-                unsigned int stup218 = __shfl_up_sync(0xffffffffu, stwinc214, 8);
-                stwinc214 = ((lane >= 8) ? (stwinc214 + stup218) : stwinc214);
-                unsigned int stup219 = __shfl_up_sync(0xffffffffu, stwinc214, 16);
-                stwinc214 = ((lane >= 16) ? (stwinc214 + stup219) : stwinc214);
+                unsigned int stwinc202 = stw201;
+                unsigned int stup203 = __shfl_up_sync(0xffffffffu, stwinc202, 1);
+                stwinc202 = ((lane >= 1) ? (stwinc202 + stup203) : stwinc202);
+                unsigned int stup204 = __shfl_up_sync(0xffffffffu, stwinc202, 2);
+                stwinc202 = ((lane >= 2) ? (stwinc202 + stup204) : stwinc202);
+                unsigned int stup205 = __shfl_up_sync(0xffffffffu, stwinc202, 4);
+                stwinc202 = ((lane >= 4) ? (stwinc202 + stup205) : stwinc202);
+                unsigned int stup206 = __shfl_up_sync(0xffffffffu, stwinc202, 8);
+                stwinc202 = ((lane >= 8) ? (stwinc202 + stup206) : stwinc202);
+                unsigned int stup207 = __shfl_up_sync(0xffffffffu, stwinc202, 16);
+                stwinc202 = ((lane >= 16) ? (stwinc202 + stup207) : stwinc202);
                 if ((lane < 32)) {
-                    stwsum13[lane] = (stwinc214 - stw213);
+                    stwsum11[lane] = (stwinc202 - stw201);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4064) < n)) {
+        if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i221 = 0; i221 < 4; i221 += 1) {
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
                     {
-                        unsigned int sti222 = stinfo11[(lane + 128 * warp + 32 * i221)];
-                        unsigned int stbk223 = (sti222 >> 16u);
-                        if ((stbk223 < 256u)) {
-                            long long ix224 = ((long long)stbk223);
-                            long long ix225 = ((long long)(stwsum13[((warp + 32 * ix224) / 256)] + (sthist12[(257 * warp + ix224)] + (sti222 & 65535u))));
-                            stkey9[ix225] = stkey7[(lane + 128 * warp + 32 * i221)];
-                            stval10[ix225] = stval8[(lane + 128 * warp + 32 * i221)];
+                        unsigned int sti210 = stinfo9[(lane + 128 * warp + 32 * i209)];
+                        unsigned int stbk211 = (sti210 >> 16u);
+                        if ((stbk211 < 256u)) {
+                            long long ix212 = ((long long)stbk211);
+                            long long ix213 = ((long long)(stwsum11[((warp + 32 * ix212) / 256)] + (sthist10[(257 * warp + ix212)] + (sti210 & 65535u))));
+                            stkey7[ix213] = stkey5[(lane + 128 * warp + 32 * i209)];
+                            stval8[ix213] = stval6[(lane + 128 * warp + 32 * i209)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i221 = 0; i221 < 4; i221 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i221) < n)) {
-                        unsigned int sti222 = stinfo11[(lane + 128 * warp + 32 * i221)];
-                        unsigned int stbk223 = (sti222 >> 16u);
-                        if ((stbk223 < 256u)) {
-                            long long ix224 = ((long long)stbk223);
-                            long long ix225 = ((long long)(stwsum13[((warp + 32 * ix224) / 256)] + (sthist12[(257 * warp + ix224)] + (sti222 & 65535u))));
-                            stkey9[ix225] = stkey7[(lane + 128 * warp + 32 * i221)];
-                            stval10[ix225] = stval8[(lane + 128 * warp + 32 * i221)];
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i209) < n)) {
+                        unsigned int sti210 = stinfo9[(lane + 128 * warp + 32 * i209)];
+                        unsigned int stbk211 = (sti210 >> 16u);
+                        if ((stbk211 < 256u)) {
+                            long long ix212 = ((long long)stbk211);
+                            long long ix213 = ((long long)(stwsum11[((warp + 32 * ix212) / 256)] + (sthist10[(257 * warp + ix212)] + (sti210 & 65535u))));
+                            stkey7[ix213] = stkey5[(lane + 128 * warp + 32 * i209)];
+                            stval8[ix213] = stval6[(lane + 128 * warp + 32 * i209)];
                         }
                     }
                 }
@@ -12342,150 +12258,209 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
         }
         __syncthreads();
         {
-            const patc_int t226 = threadIdx.x;
-            for (patc_int i227 = 0; i227 < 9; i227 += 1) {
-                if (((t226 + 1024 * i227) < 8224)) {
-                    sthist12[(t226 + 1024 * i227)] = 0u;
+            const patc_int t214 = threadIdx.x;
+            for (patc_int i215 = 0; i215 < 9; i215 += 1) {
+                if (((t214 + 1024 * i215) < 8224)) {
+                    sthist10[(t214 + 1024 * i215)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4095) < n)) {
+        if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i229 = 0; i229 < 4; i229 += 1) {
+                for (patc_int i217 = 0; i217 < 4; i217 += 1) {
                     {
-                        bool stok230 = true;
-                        unsigned long long v231 = stkey9[(lane + 128 * warp + 32 * i229)];
-                        unsigned long long s232 = (~v231);
-                        unsigned long long s233 = (v231 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s234 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s235 = (((v231 & (((unsigned long long)1) << 63ull)) != 0ull) ? s232 : s233);
-                        unsigned int stb236 = (stok230 ? (((unsigned int)(((v231 == (((unsigned long long)1) << 63ull)) ? s234 : s235) >> 40ull)) & 255u) : 0u);
-                        unsigned int stpm237 = (__ballot_sync(0xffffffffu, stok230) & patc_match_bits(stb236, 8u));
-                        unsigned int strk238 = __popc((stpm237 & ((1u << lane) - 1u)));
-                        unsigned int stct239 = __popc(stpm237);
-                        long long ix240 = ((long long)stb236);
-                        unsigned int sth241 = 0u;
-                        if (stok230) {
-                            sth241 = sthist12[(257 * warp + ix240)];
+                        bool stok218 = true;
+                        unsigned long long v219 = stkey7[(lane + 128 * warp + 32 * i217)];
+                        unsigned long long s220 = (~((unsigned long long)0));
+                        unsigned long long s221 = ((unsigned long long)0);
+                        unsigned int stb222 = (stok218 ? (((unsigned int)(((v219 | (((unsigned long long)1) << 63ull)) ^ ((v219 > (((unsigned long long)1) << 63ull)) ? s220 : s221)) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm223 = (__ballot_sync(0xffffffffu, stok218) & patc_match_bits(stb222, 8u));
+                        unsigned int strk224 = __popc((stpm223 & ((1u << lane) - 1u)));
+                        unsigned int stct225 = __popc(stpm223);
+                        long long ix226 = ((long long)stb222);
+                        unsigned int sth227 = 0u;
+                        if (stok218) {
+                            sth227 = sthist10[(257 * warp + ix226)];
                         }
                         __syncwarp();
-                        if ((stok230 && ((strk238 + 1u) == stct239))) {
-                            sthist12[(257 * warp + ix240)] = (sth241 + stct239);
+                        if ((stok218 && ((strk224 + 1u) == stct225))) {
+                            sthist10[(257 * warp + ix226)] = (sth227 + stct225);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i229)] = (stok230 ? ((stb236 << 16u) | (sth241 + strk238)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i217)] = (stok218 ? ((stb222 << 16u) | (sth227 + strk224)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i229 = 0; i229 < 4; i229 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i229) < n)) {
-                        bool stok230 = ((lane + 128 * warp + 4096 * b6 + 32 * i229) < n);
-                        unsigned long long v231 = stkey9[(lane + 128 * warp + 32 * i229)];
-                        unsigned long long s232 = (~v231);
-                        unsigned long long s233 = (v231 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s234 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s235 = (((v231 & (((unsigned long long)1) << 63ull)) != 0ull) ? s232 : s233);
-                        unsigned int stb236 = (stok230 ? (((unsigned int)(((v231 == (((unsigned long long)1) << 63ull)) ? s234 : s235) >> 40ull)) & 255u) : 0u);
-                        unsigned int stpm237 = (__ballot_sync(0xffffffffu, stok230) & patc_match_bits(stb236, 8u));
-                        unsigned int strk238 = __popc((stpm237 & ((1u << lane) - 1u)));
-                        unsigned int stct239 = __popc(stpm237);
-                        long long ix240 = ((long long)stb236);
-                        unsigned int sth241 = 0u;
-                        if (stok230) {
-                            sth241 = sthist12[(257 * warp + ix240)];
+                for (patc_int i217 = 0; i217 < 4; i217 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i217) < n)) {
+                        bool stok218 = ((lane + 128 * warp + 4096 * b4 + 32 * i217) < n);
+                        unsigned long long v219 = stkey7[(lane + 128 * warp + 32 * i217)];
+                        unsigned long long s220 = (~((unsigned long long)0));
+                        unsigned long long s221 = ((unsigned long long)0);
+                        unsigned int stb222 = (stok218 ? (((unsigned int)(((v219 | (((unsigned long long)1) << 63ull)) ^ ((v219 > (((unsigned long long)1) << 63ull)) ? s220 : s221)) >> 40ull)) & 255u) : 0u);
+                        unsigned int stpm223 = (__ballot_sync(0xffffffffu, stok218) & patc_match_bits(stb222, 8u));
+                        unsigned int strk224 = __popc((stpm223 & ((1u << lane) - 1u)));
+                        unsigned int stct225 = __popc(stpm223);
+                        long long ix226 = ((long long)stb222);
+                        unsigned int sth227 = 0u;
+                        if (stok218) {
+                            sth227 = sthist10[(257 * warp + ix226)];
                         }
                         __syncwarp();
-                        if ((stok230 && ((strk238 + 1u) == stct239))) {
-                            sthist12[(257 * warp + ix240)] = (sth241 + stct239);
+                        if ((stok218 && ((strk224 + 1u) == stct225))) {
+                            sthist10[(257 * warp + ix226)] = (sth227 + stct225);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i229)] = (stok230 ? ((stb236 << 16u) | (sth241 + strk238)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i217)] = (stok218 ? ((stb222 << 16u) | (sth227 + strk224)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t242 = threadIdx.x;
-            unsigned int stsum243 = 0u;
-            for (patc_int i244 = 0; i244 < 8; i244 += 1) {
-                stsum243 = (stsum243 + sthist12[(2056 * t242 + 257 * i244 - 8223 * ((8 * t242 + i244) / 32))]);
+            const patc_int t228 = threadIdx.x;
+            unsigned int stsum229 = 0u;
+            for (patc_int i230 = 0; i230 < 8; i230 += 1) {
+                stsum229 = (stsum229 + sthist10[(2056 * t228 + 257 * i230 - 8223 * ((8 * t228 + i230) / 32))]);
             }
-            unsigned int stinc245 = stsum243;
-            unsigned int stup246 = __shfl_up_sync(0xffffffffu, stinc245, 1);
-            stinc245 = ((lane >= 1) ? (stinc245 + stup246) : stinc245);
-            unsigned int stup247 = __shfl_up_sync(0xffffffffu, stinc245, 2);
-            stinc245 = ((lane >= 2) ? (stinc245 + stup247) : stinc245);
-            unsigned int stup248 = __shfl_up_sync(0xffffffffu, stinc245, 4);
-            stinc245 = ((lane >= 4) ? (stinc245 + stup248) : stinc245);
-            unsigned int stup249 = __shfl_up_sync(0xffffffffu, stinc245, 8);
-            stinc245 = ((lane >= 8) ? (stinc245 + stup249) : stinc245);
-            unsigned int stup250 = __shfl_up_sync(0xffffffffu, stinc245, 16);
-            stinc245 = ((lane >= 16) ? (stinc245 + stup250) : stinc245);
-            unsigned int stat251 = (stinc245 - stsum243);
-            for (patc_int i252 = 0; i252 < 8; i252 += 1) {
-                unsigned int stcb253 = sthist12[(2056 * t242 + 257 * i252 - 8223 * ((8 * t242 + i252) / 32))];
-                sthist12[(2056 * t242 + 257 * i252 - 8223 * ((8 * t242 + i252) / 32))] = stat251;
-                stat251 = (stat251 + stcb253);
+            unsigned int stinc231 = stsum229;
+            unsigned int stup232 = __shfl_up_sync(0xffffffffu, stinc231, 1);
+            stinc231 = ((lane >= 1) ? (stinc231 + stup232) : stinc231);
+            unsigned int stup233 = __shfl_up_sync(0xffffffffu, stinc231, 2);
+            stinc231 = ((lane >= 2) ? (stinc231 + stup233) : stinc231);
+            unsigned int stup234 = __shfl_up_sync(0xffffffffu, stinc231, 4);
+            stinc231 = ((lane >= 4) ? (stinc231 + stup234) : stinc231);
+            unsigned int stup235 = __shfl_up_sync(0xffffffffu, stinc231, 8);
+            stinc231 = ((lane >= 8) ? (stinc231 + stup235) : stinc231);
+            unsigned int stup236 = __shfl_up_sync(0xffffffffu, stinc231, 16);
+            stinc231 = ((lane >= 16) ? (stinc231 + stup236) : stinc231);
+            unsigned int stat237 = (stinc231 - stsum229);
+            for (patc_int i238 = 0; i238 < 8; i238 += 1) {
+                unsigned int stcb239 = sthist10[(2056 * t228 + 257 * i238 - 8223 * ((8 * t228 + i238) / 32))];
+                sthist10[(2056 * t228 + 257 * i238 - 8223 * ((8 * t228 + i238) / 32))] = stat237;
+                stat237 = (stat237 + stcb239);
             }
             if ((lane == 31)) {
-                stwsum13[warp] = stinc245;
+                stwsum11[warp] = stinc231;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw255 = 0u;
+                unsigned int stw241 = 0u;
                 if ((lane < 32)) {
-                    stw255 = stwsum13[lane];
+                    stw241 = stwsum11[lane];
                 }
-                unsigned int stwinc256 = stw255;
-                unsigned int stup257 = __shfl_up_sync(0xffffffffu, stwinc256, 1);
-                stwinc256 = ((lane >= 1) ? (stwinc256 + stup257) : stwinc256);
-                unsigned int stup258 = __shfl_up_sync(0xffffffffu, stwinc256, 2);
-                stwinc256 = ((lane >= 2) ? (stwinc256 + stup258) : stwinc256);
-                unsigned int stup259 = __shfl_up_sync(0xffffffffu, stwinc256, 4);
-                stwinc256 = ((lane >= 4) ? (stwinc256 + stup259) : stwinc256);
-                unsigned int stup260 = __shfl_up_sync(0xffffffffu, stwinc256, 8);
-                stwinc256 = ((lane >= 8) ? (stwinc256 + stup260) : stwinc256);
-                unsigned int stup261 = __shfl_up_sync(0xffffffffu, stwinc256, 16);
-                stwinc256 = ((lane >= 16) ? (stwinc256 + stup261) : stwinc256);
+                unsigned int stwinc242 = stw241;
+                unsigned int stup243 = __shfl_up_sync(0xffffffffu, stwinc242, 1);
+                stwinc242 = ((lane >= 1) ? (stwinc242 + stup243) : stwinc242);
+                unsigned int stup244 = __shfl_up_sync(0xffffffffu, stwinc242, 2);
+                stwinc242 = ((lane >= 2) ? (stwinc242 + stup244) : stwinc242);
+                unsigned int stup245 = __shfl_up_sync(0xffffffffu, stwinc242, 4);
+                stwinc242 = ((lane >= 4) ? (stwinc242 + stup245) : stwinc242);
+                unsigned int stup246 = __shfl_up_sync(0xffffffffu, stwinc242, 8);
+                stwinc242 = ((lane >= 8) ? (stwinc242 + stup246) : stwinc242);
+                unsigned int stup247 = __shfl_up_sync(0xffffffffu, stwinc242, 16);
+                stwinc242 = ((lane >= 16) ? (stwinc242 + stup247) : stwinc242);
                 if ((lane < 32)) {
-                    stwsum13[lane] = (stwinc256 - stw255);
+                    stwsum11[lane] = (stwinc242 - stw241);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4064) < n)) {
+        if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i263 = 0; i263 < 4; i263 += 1) {
+                for (patc_int i249 = 0; i249 < 4; i249 += 1) {
                     {
-                        unsigned int sti264 = stinfo11[(lane + 128 * warp + 32 * i263)];
-                        unsigned int stbk265 = (sti264 >> 16u);
-                        if ((stbk265 < 256u)) {
-                            long long ix266 = ((long long)stbk265);
-                            long long ix267 = ((long long)(stwsum13[((warp + 32 * ix266) / 256)] + (sthist12[(257 * warp + ix266)] + (sti264 & 65535u))));
-                            stkey7[ix267] = stkey9[(lane + 128 * warp + 32 * i263)];
-                            stval8[ix267] = stval10[(lane + 128 * warp + 32 * i263)];
+                        unsigned int sti250 = stinfo9[(lane + 128 * warp + 32 * i249)];
+                        unsigned int stbk251 = (sti250 >> 16u);
+                        if ((stbk251 < 256u)) {
+                            long long ix252 = ((long long)stbk251);
+                            long long ix253 = ((long long)(stwsum11[((warp + 32 * ix252) / 256)] + (sthist10[(257 * warp + ix252)] + (sti250 & 65535u))));
+                            stkey5[ix253] = stkey7[(lane + 128 * warp + 32 * i249)];
+                            stval6[ix253] = stval8[(lane + 128 * warp + 32 * i249)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i263 = 0; i263 < 4; i263 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i263) < n)) {
-                        unsigned int sti264 = stinfo11[(lane + 128 * warp + 32 * i263)];
-                        unsigned int stbk265 = (sti264 >> 16u);
-                        if ((stbk265 < 256u)) {
-                            long long ix266 = ((long long)stbk265);
-                            long long ix267 = ((long long)(stwsum13[((warp + 32 * ix266) / 256)] + (sthist12[(257 * warp + ix266)] + (sti264 & 65535u))));
-                            stkey7[ix267] = stkey9[(lane + 128 * warp + 32 * i263)];
-                            stval8[ix267] = stval10[(lane + 128 * warp + 32 * i263)];
+                for (patc_int i249 = 0; i249 < 4; i249 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i249) < n)) {
+                        unsigned int sti250 = stinfo9[(lane + 128 * warp + 32 * i249)];
+                        unsigned int stbk251 = (sti250 >> 16u);
+                        if ((stbk251 < 256u)) {
+                            long long ix252 = ((long long)stbk251);
+                            long long ix253 = ((long long)(stwsum11[((warp + 32 * ix252) / 256)] + (sthist10[(257 * warp + ix252)] + (sti250 & 65535u))));
+                            stkey5[ix253] = stkey7[(lane + 128 * warp + 32 * i249)];
+                            stval6[ix253] = stval8[(lane + 128 * warp + 32 * i249)];
                         }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t254 = threadIdx.x;
+            for (patc_int i255 = 0; i255 < 9; i255 += 1) {
+                if (((t254 + 1024 * i255) < 8224)) {
+                    sthist10[(t254 + 1024 * i255)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i257 = 0; i257 < 4; i257 += 1) {
+                    {
+                        bool stok258 = true;
+                        unsigned long long v259 = stkey5[(lane + 128 * warp + 32 * i257)];
+                        unsigned long long s260 = (~((unsigned long long)0));
+                        unsigned long long s261 = ((unsigned long long)0);
+                        unsigned int stb262 = (stok258 ? (((unsigned int)(((v259 | (((unsigned long long)1) << 63ull)) ^ ((v259 > (((unsigned long long)1) << 63ull)) ? s260 : s261)) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm263 = (__ballot_sync(0xffffffffu, stok258) & patc_match_bits(stb262, 8u));
+                        unsigned int strk264 = __popc((stpm263 & ((1u << lane) - 1u)));
+                        unsigned int stct265 = __popc(stpm263);
+                        long long ix266 = ((long long)stb262);
+                        unsigned int sth267 = 0u;
+                        if (stok258) {
+                            sth267 = sthist10[(257 * warp + ix266)];
+                        }
+                        __syncwarp();
+                        if ((stok258 && ((strk264 + 1u) == stct265))) {
+                            sthist10[(257 * warp + ix266)] = (sth267 + stct265);
+                        }
+                        __syncwarp();
+                        stinfo9[(lane + 128 * warp + 32 * i257)] = (stok258 ? ((stb262 << 16u) | (sth267 + strk264)) : 4294901760u);
+                    }
+                }
+            }
+        } else {
+            {
+                for (patc_int i257 = 0; i257 < 4; i257 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i257) < n)) {
+                        bool stok258 = ((lane + 128 * warp + 4096 * b4 + 32 * i257) < n);
+                        unsigned long long v259 = stkey5[(lane + 128 * warp + 32 * i257)];
+                        unsigned long long s260 = (~((unsigned long long)0));
+                        unsigned long long s261 = ((unsigned long long)0);
+                        unsigned int stb262 = (stok258 ? (((unsigned int)(((v259 | (((unsigned long long)1) << 63ull)) ^ ((v259 > (((unsigned long long)1) << 63ull)) ? s260 : s261)) >> 48ull)) & 255u) : 0u);
+                        unsigned int stpm263 = (__ballot_sync(0xffffffffu, stok258) & patc_match_bits(stb262, 8u));
+                        unsigned int strk264 = __popc((stpm263 & ((1u << lane) - 1u)));
+                        unsigned int stct265 = __popc(stpm263);
+                        long long ix266 = ((long long)stb262);
+                        unsigned int sth267 = 0u;
+                        if (stok258) {
+                            sth267 = sthist10[(257 * warp + ix266)];
+                        }
+                        __syncwarp();
+                        if ((stok258 && ((strk264 + 1u) == stct265))) {
+                            sthist10[(257 * warp + ix266)] = (sth267 + stct265);
+                        }
+                        __syncwarp();
+                        stinfo9[(lane + 128 * warp + 32 * i257)] = (stok258 ? ((stb262 << 16u) | (sth267 + strk264)) : 4294901760u);
                     }
                 }
             }
@@ -12493,148 +12468,81 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
         __syncthreads();
         {
             const patc_int t268 = threadIdx.x;
-            for (patc_int i269 = 0; i269 < 9; i269 += 1) {
-                if (((t268 + 1024 * i269) < 8224)) {
-                    sthist12[(t268 + 1024 * i269)] = 0u;
-                }
+            unsigned int stsum269 = 0u;
+            for (patc_int i270 = 0; i270 < 8; i270 += 1) {
+                stsum269 = (stsum269 + sthist10[(2056 * t268 + 257 * i270 - 8223 * ((8 * t268 + i270) / 32))]);
             }
-        }
-        __syncthreads();
-        if (((4096 * b6 + 4095) < n)) {
-            {
-                for (patc_int i271 = 0; i271 < 4; i271 += 1) {
-                    {
-                        bool stok272 = true;
-                        unsigned long long v273 = stkey7[(lane + 128 * warp + 32 * i271)];
-                        unsigned long long s274 = (~v273);
-                        unsigned long long s275 = (v273 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s276 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s277 = (((v273 & (((unsigned long long)1) << 63ull)) != 0ull) ? s274 : s275);
-                        unsigned int stb278 = (stok272 ? (((unsigned int)(((v273 == (((unsigned long long)1) << 63ull)) ? s276 : s277) >> 48ull)) & 255u) : 0u);
-                        unsigned int stpm279 = (__ballot_sync(0xffffffffu, stok272) & patc_match_bits(stb278, 8u));
-                        unsigned int strk280 = __popc((stpm279 & ((1u << lane) - 1u)));
-                        unsigned int stct281 = __popc(stpm279);
-                        long long ix282 = ((long long)stb278);
-                        unsigned int sth283 = 0u;
-                        if (stok272) {
-                            sth283 = sthist12[(257 * warp + ix282)];
-                        }
-                        __syncwarp();
-                        if ((stok272 && ((strk280 + 1u) == stct281))) {
-                            sthist12[(257 * warp + ix282)] = (sth283 + stct281);
-                        }
-                        __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i271)] = (stok272 ? ((stb278 << 16u) | (sth283 + strk280)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i271 = 0; i271 < 4; i271 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i271) < n)) {
-                        bool stok272 = ((lane + 128 * warp + 4096 * b6 + 32 * i271) < n);
-                        unsigned long long v273 = stkey7[(lane + 128 * warp + 32 * i271)];
-                        unsigned long long s274 = (~v273);
-                        unsigned long long s275 = (v273 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s276 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s277 = (((v273 & (((unsigned long long)1) << 63ull)) != 0ull) ? s274 : s275);
-                        unsigned int stb278 = (stok272 ? (((unsigned int)(((v273 == (((unsigned long long)1) << 63ull)) ? s276 : s277) >> 48ull)) & 255u) : 0u);
-                        unsigned int stpm279 = (__ballot_sync(0xffffffffu, stok272) & patc_match_bits(stb278, 8u));
-                        unsigned int strk280 = __popc((stpm279 & ((1u << lane) - 1u)));
-                        unsigned int stct281 = __popc(stpm279);
-                        long long ix282 = ((long long)stb278);
-                        unsigned int sth283 = 0u;
-                        if (stok272) {
-                            sth283 = sthist12[(257 * warp + ix282)];
-                        }
-                        __syncwarp();
-                        if ((stok272 && ((strk280 + 1u) == stct281))) {
-                            sthist12[(257 * warp + ix282)] = (sth283 + stct281);
-                        }
-                        __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i271)] = (stok272 ? ((stb278 << 16u) | (sth283 + strk280)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t284 = threadIdx.x;
-            unsigned int stsum285 = 0u;
-            for (patc_int i286 = 0; i286 < 8; i286 += 1) {
-                stsum285 = (stsum285 + sthist12[(2056 * t284 + 257 * i286 - 8223 * ((8 * t284 + i286) / 32))]);
-            }
-            unsigned int stinc287 = stsum285;
-            unsigned int stup288 = __shfl_up_sync(0xffffffffu, stinc287, 1);
-            stinc287 = ((lane >= 1) ? (stinc287 + stup288) : stinc287);
-            unsigned int stup289 = __shfl_up_sync(0xffffffffu, stinc287, 2);
-            stinc287 = ((lane >= 2) ? (stinc287 + stup289) : stinc287);
-            unsigned int stup290 = __shfl_up_sync(0xffffffffu, stinc287, 4);
-            stinc287 = ((lane >= 4) ? (stinc287 + stup290) : stinc287);
-            unsigned int stup291 = __shfl_up_sync(0xffffffffu, stinc287, 8);
-            stinc287 = ((lane >= 8) ? (stinc287 + stup291) : stinc287);
-            unsigned int stup292 = __shfl_up_sync(0xffffffffu, stinc287, 16);
-            stinc287 = ((lane >= 16) ? (stinc287 + stup292) : stinc287);
-            unsigned int stat293 = (stinc287 - stsum285);
-            for (patc_int i294 = 0; i294 < 8; i294 += 1) {
-                unsigned int stcb295 = sthist12[(2056 * t284 + 257 * i294 - 8223 * ((8 * t284 + i294) / 32))];
-                sthist12[(2056 * t284 + 257 * i294 - 8223 * ((8 * t284 + i294) / 32))] = stat293;
-                stat293 = (stat293 + stcb295);
+            unsigned int stinc271 = stsum269;
+            unsigned int stup272 = __shfl_up_sync(0xffffffffu, stinc271, 1);
+            stinc271 = ((lane >= 1) ? (stinc271 + stup272) : stinc271);
+            unsigned int stup273 = __shfl_up_sync(0xffffffffu, stinc271, 2);
+            stinc271 = ((lane >= 2) ? (stinc271 + stup273) : stinc271);
+            unsigned int stup274 = __shfl_up_sync(0xffffffffu, stinc271, 4);
+            stinc271 = ((lane >= 4) ? (stinc271 + stup274) : stinc271);
+            unsigned int stup275 = __shfl_up_sync(0xffffffffu, stinc271, 8);
+            stinc271 = ((lane >= 8) ? (stinc271 + stup275) : stinc271);
+            unsigned int stup276 = __shfl_up_sync(0xffffffffu, stinc271, 16);
+            stinc271 = ((lane >= 16) ? (stinc271 + stup276) : stinc271);
+            unsigned int stat277 = (stinc271 - stsum269);
+            for (patc_int i278 = 0; i278 < 8; i278 += 1) {
+                unsigned int stcb279 = sthist10[(2056 * t268 + 257 * i278 - 8223 * ((8 * t268 + i278) / 32))];
+                sthist10[(2056 * t268 + 257 * i278 - 8223 * ((8 * t268 + i278) / 32))] = stat277;
+                stat277 = (stat277 + stcb279);
             }
             if ((lane == 31)) {
-                stwsum13[warp] = stinc287;
+                stwsum11[warp] = stinc271;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw297 = 0u;
+                unsigned int stw281 = 0u;
                 if ((lane < 32)) {
-                    stw297 = stwsum13[lane];
+                    stw281 = stwsum11[lane];
                 }
-                unsigned int stwinc298 = stw297;
-                unsigned int stup299 = __shfl_up_sync(0xffffffffu, stwinc298, 1);
-                stwinc298 = ((lane >= 1) ? (stwinc298 + stup299) : stwinc298);
-                unsigned int stup300 = __shfl_up_sync(0xffffffffu, stwinc298, 2);
-                stwinc298 = ((lane >= 2) ? (stwinc298 + stup300) : stwinc298);
-                unsigned int stup301 = __shfl_up_sync(0xffffffffu, stwinc298, 4);
-                stwinc298 = ((lane >= 4) ? (stwinc298 + stup301) : stwinc298);
-                unsigned int stup302 = __shfl_up_sync(0xffffffffu, stwinc298, 8);
-                stwinc298 = ((lane >= 8) ? (stwinc298 + stup302) : stwinc298);
-                unsigned int stup303 = __shfl_up_sync(0xffffffffu, stwinc298, 16);
-                stwinc298 = ((lane >= 16) ? (stwinc298 + stup303) : stwinc298);
+                unsigned int stwinc282 = stw281;
+                unsigned int stup283 = __shfl_up_sync(0xffffffffu, stwinc282, 1);
+                stwinc282 = ((lane >= 1) ? (stwinc282 + stup283) : stwinc282);
+                unsigned int stup284 = __shfl_up_sync(0xffffffffu, stwinc282, 2);
+                stwinc282 = ((lane >= 2) ? (stwinc282 + stup284) : stwinc282);
+                unsigned int stup285 = __shfl_up_sync(0xffffffffu, stwinc282, 4);
+                stwinc282 = ((lane >= 4) ? (stwinc282 + stup285) : stwinc282);
+                unsigned int stup286 = __shfl_up_sync(0xffffffffu, stwinc282, 8);
+                stwinc282 = ((lane >= 8) ? (stwinc282 + stup286) : stwinc282);
+                unsigned int stup287 = __shfl_up_sync(0xffffffffu, stwinc282, 16);
+                stwinc282 = ((lane >= 16) ? (stwinc282 + stup287) : stwinc282);
                 if ((lane < 32)) {
-                    stwsum13[lane] = (stwinc298 - stw297);
+                    stwsum11[lane] = (stwinc282 - stw281);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4064) < n)) {
+        if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i305 = 0; i305 < 4; i305 += 1) {
+                for (patc_int i289 = 0; i289 < 4; i289 += 1) {
                     {
-                        unsigned int sti306 = stinfo11[(lane + 128 * warp + 32 * i305)];
-                        unsigned int stbk307 = (sti306 >> 16u);
-                        if ((stbk307 < 256u)) {
-                            long long ix308 = ((long long)stbk307);
-                            long long ix309 = ((long long)(stwsum13[((warp + 32 * ix308) / 256)] + (sthist12[(257 * warp + ix308)] + (sti306 & 65535u))));
-                            stkey9[ix309] = stkey7[(lane + 128 * warp + 32 * i305)];
-                            stval10[ix309] = stval8[(lane + 128 * warp + 32 * i305)];
+                        unsigned int sti290 = stinfo9[(lane + 128 * warp + 32 * i289)];
+                        unsigned int stbk291 = (sti290 >> 16u);
+                        if ((stbk291 < 256u)) {
+                            long long ix292 = ((long long)stbk291);
+                            long long ix293 = ((long long)(stwsum11[((warp + 32 * ix292) / 256)] + (sthist10[(257 * warp + ix292)] + (sti290 & 65535u))));
+                            stkey7[ix293] = stkey5[(lane + 128 * warp + 32 * i289)];
+                            stval8[ix293] = stval6[(lane + 128 * warp + 32 * i289)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i305 = 0; i305 < 4; i305 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i305) < n)) {
-                        unsigned int sti306 = stinfo11[(lane + 128 * warp + 32 * i305)];
-                        unsigned int stbk307 = (sti306 >> 16u);
-                        if ((stbk307 < 256u)) {
-                            long long ix308 = ((long long)stbk307);
-                            long long ix309 = ((long long)(stwsum13[((warp + 32 * ix308) / 256)] + (sthist12[(257 * warp + ix308)] + (sti306 & 65535u))));
-                            stkey9[ix309] = stkey7[(lane + 128 * warp + 32 * i305)];
-                            stval10[ix309] = stval8[(lane + 128 * warp + 32 * i305)];
+                for (patc_int i289 = 0; i289 < 4; i289 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i289) < n)) {
+                        unsigned int sti290 = stinfo9[(lane + 128 * warp + 32 * i289)];
+                        unsigned int stbk291 = (sti290 >> 16u);
+                        if ((stbk291 < 256u)) {
+                            long long ix292 = ((long long)stbk291);
+                            long long ix293 = ((long long)(stwsum11[((warp + 32 * ix292) / 256)] + (sthist10[(257 * warp + ix292)] + (sti290 & 65535u))));
+                            stkey7[ix293] = stkey5[(lane + 128 * warp + 32 * i289)];
+                            stval8[ix293] = stval6[(lane + 128 * warp + 32 * i289)];
                         }
                     }
                 }
@@ -12642,172 +12550,168 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
         }
         __syncthreads();
         {
-            const patc_int t310 = threadIdx.x;
-            for (patc_int i311 = 0; i311 < 9; i311 += 1) {
-                if (((t310 + 1024 * i311) < 8224)) {
-                    sthist12[(t310 + 1024 * i311)] = 0u;
+            const patc_int t294 = threadIdx.x;
+            for (patc_int i295 = 0; i295 < 9; i295 += 1) {
+                if (((t294 + 1024 * i295) < 8224)) {
+                    sthist10[(t294 + 1024 * i295)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4095) < n)) {
+        if (((4096 * b4 + 4095) < n)) {
             {
-                for (patc_int i313 = 0; i313 < 4; i313 += 1) {
+                for (patc_int i297 = 0; i297 < 4; i297 += 1) {
                     {
-                        bool stok314 = true;
-                        unsigned long long v315 = stkey9[(lane + 128 * warp + 32 * i313)];
-                        unsigned long long s316 = (~v315);
-                        unsigned long long s317 = (v315 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s318 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s319 = (((v315 & (((unsigned long long)1) << 63ull)) != 0ull) ? s316 : s317);
-                        unsigned int stb320 = (stok314 ? (((unsigned int)(((v315 == (((unsigned long long)1) << 63ull)) ? s318 : s319) >> 56ull)) & 255u) : 0u);
-                        unsigned int stpm321 = (__ballot_sync(0xffffffffu, stok314) & patc_match_bits(stb320, 8u));
-                        unsigned int strk322 = __popc((stpm321 & ((1u << lane) - 1u)));
-                        unsigned int stct323 = __popc(stpm321);
-                        long long ix324 = ((long long)stb320);
-                        unsigned int sth325 = 0u;
-                        if (stok314) {
-                            sth325 = sthist12[(257 * warp + ix324)];
+                        bool stok298 = true;
+                        unsigned long long v299 = stkey7[(lane + 128 * warp + 32 * i297)];
+                        unsigned long long s300 = (~((unsigned long long)0));
+                        unsigned long long s301 = ((unsigned long long)0);
+                        unsigned int stb302 = (stok298 ? (((unsigned int)(((v299 | (((unsigned long long)1) << 63ull)) ^ ((v299 > (((unsigned long long)1) << 63ull)) ? s300 : s301)) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm303 = (__ballot_sync(0xffffffffu, stok298) & patc_match_bits(stb302, 8u));
+                        unsigned int strk304 = __popc((stpm303 & ((1u << lane) - 1u)));
+                        unsigned int stct305 = __popc(stpm303);
+                        long long ix306 = ((long long)stb302);
+                        unsigned int sth307 = 0u;
+                        if (stok298) {
+                            sth307 = sthist10[(257 * warp + ix306)];
                         }
                         __syncwarp();
-                        if ((stok314 && ((strk322 + 1u) == stct323))) {
-                            sthist12[(257 * warp + ix324)] = (sth325 + stct323);
+                        if ((stok298 && ((strk304 + 1u) == stct305))) {
+                            sthist10[(257 * warp + ix306)] = (sth307 + stct305);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i313)] = (stok314 ? ((stb320 << 16u) | (sth325 + strk322)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i297)] = (stok298 ? ((stb302 << 16u) | (sth307 + strk304)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i313 = 0; i313 < 4; i313 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i313) < n)) {
-                        bool stok314 = ((lane + 128 * warp + 4096 * b6 + 32 * i313) < n);
-                        unsigned long long v315 = stkey9[(lane + 128 * warp + 32 * i313)];
-                        unsigned long long s316 = (~v315);
-                        unsigned long long s317 = (v315 ^ (((unsigned long long)1) << 63ull));
-                        unsigned long long s318 = (((unsigned long long)1) << 63ull);
-                        unsigned long long s319 = (((v315 & (((unsigned long long)1) << 63ull)) != 0ull) ? s316 : s317);
-                        unsigned int stb320 = (stok314 ? (((unsigned int)(((v315 == (((unsigned long long)1) << 63ull)) ? s318 : s319) >> 56ull)) & 255u) : 0u);
-                        unsigned int stpm321 = (__ballot_sync(0xffffffffu, stok314) & patc_match_bits(stb320, 8u));
-                        unsigned int strk322 = __popc((stpm321 & ((1u << lane) - 1u)));
-                        unsigned int stct323 = __popc(stpm321);
-                        long long ix324 = ((long long)stb320);
-                        unsigned int sth325 = 0u;
-                        if (stok314) {
-                            sth325 = sthist12[(257 * warp + ix324)];
+                for (patc_int i297 = 0; i297 < 4; i297 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i297) < n)) {
+                        bool stok298 = ((lane + 128 * warp + 4096 * b4 + 32 * i297) < n);
+                        unsigned long long v299 = stkey7[(lane + 128 * warp + 32 * i297)];
+                        unsigned long long s300 = (~((unsigned long long)0));
+                        unsigned long long s301 = ((unsigned long long)0);
+                        unsigned int stb302 = (stok298 ? (((unsigned int)(((v299 | (((unsigned long long)1) << 63ull)) ^ ((v299 > (((unsigned long long)1) << 63ull)) ? s300 : s301)) >> 56ull)) & 255u) : 0u);
+                        unsigned int stpm303 = (__ballot_sync(0xffffffffu, stok298) & patc_match_bits(stb302, 8u));
+                        unsigned int strk304 = __popc((stpm303 & ((1u << lane) - 1u)));
+                        unsigned int stct305 = __popc(stpm303);
+                        long long ix306 = ((long long)stb302);
+                        unsigned int sth307 = 0u;
+                        if (stok298) {
+                            sth307 = sthist10[(257 * warp + ix306)];
                         }
                         __syncwarp();
-                        if ((stok314 && ((strk322 + 1u) == stct323))) {
-                            sthist12[(257 * warp + ix324)] = (sth325 + stct323);
+                        if ((stok298 && ((strk304 + 1u) == stct305))) {
+                            sthist10[(257 * warp + ix306)] = (sth307 + stct305);
                         }
                         __syncwarp();
-                        stinfo11[(lane + 128 * warp + 32 * i313)] = (stok314 ? ((stb320 << 16u) | (sth325 + strk322)) : 4294901760u);
+                        stinfo9[(lane + 128 * warp + 32 * i297)] = (stok298 ? ((stb302 << 16u) | (sth307 + strk304)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t326 = threadIdx.x;
-            unsigned int stsum327 = 0u;
-            for (patc_int i328 = 0; i328 < 8; i328 += 1) {
-                stsum327 = (stsum327 + sthist12[(2056 * t326 + 257 * i328 - 8223 * ((8 * t326 + i328) / 32))]);
+            const patc_int t308 = threadIdx.x;
+            unsigned int stsum309 = 0u;
+            for (patc_int i310 = 0; i310 < 8; i310 += 1) {
+                stsum309 = (stsum309 + sthist10[(2056 * t308 + 257 * i310 - 8223 * ((8 * t308 + i310) / 32))]);
             }
-            unsigned int stinc329 = stsum327;
-            unsigned int stup330 = __shfl_up_sync(0xffffffffu, stinc329, 1);
-            stinc329 = ((lane >= 1) ? (stinc329 + stup330) : stinc329);
-            unsigned int stup331 = __shfl_up_sync(0xffffffffu, stinc329, 2);
-            stinc329 = ((lane >= 2) ? (stinc329 + stup331) : stinc329);
-            unsigned int stup332 = __shfl_up_sync(0xffffffffu, stinc329, 4);
-            stinc329 = ((lane >= 4) ? (stinc329 + stup332) : stinc329);
-            unsigned int stup333 = __shfl_up_sync(0xffffffffu, stinc329, 8);
-            stinc329 = ((lane >= 8) ? (stinc329 + stup333) : stinc329);
-            unsigned int stup334 = __shfl_up_sync(0xffffffffu, stinc329, 16);
-            stinc329 = ((lane >= 16) ? (stinc329 + stup334) : stinc329);
-            unsigned int stat335 = (stinc329 - stsum327);
-            for (patc_int i336 = 0; i336 < 8; i336 += 1) {
-                unsigned int stcb337 = sthist12[(2056 * t326 + 257 * i336 - 8223 * ((8 * t326 + i336) / 32))];
-                sthist12[(2056 * t326 + 257 * i336 - 8223 * ((8 * t326 + i336) / 32))] = stat335;
-                stat335 = (stat335 + stcb337);
+            unsigned int stinc311 = stsum309;
+            unsigned int stup312 = __shfl_up_sync(0xffffffffu, stinc311, 1);
+            stinc311 = ((lane >= 1) ? (stinc311 + stup312) : stinc311);
+            unsigned int stup313 = __shfl_up_sync(0xffffffffu, stinc311, 2);
+            stinc311 = ((lane >= 2) ? (stinc311 + stup313) : stinc311);
+            unsigned int stup314 = __shfl_up_sync(0xffffffffu, stinc311, 4);
+            stinc311 = ((lane >= 4) ? (stinc311 + stup314) : stinc311);
+            unsigned int stup315 = __shfl_up_sync(0xffffffffu, stinc311, 8);
+            stinc311 = ((lane >= 8) ? (stinc311 + stup315) : stinc311);
+            unsigned int stup316 = __shfl_up_sync(0xffffffffu, stinc311, 16);
+            stinc311 = ((lane >= 16) ? (stinc311 + stup316) : stinc311);
+            unsigned int stat317 = (stinc311 - stsum309);
+            for (patc_int i318 = 0; i318 < 8; i318 += 1) {
+                unsigned int stcb319 = sthist10[(2056 * t308 + 257 * i318 - 8223 * ((8 * t308 + i318) / 32))];
+                sthist10[(2056 * t308 + 257 * i318 - 8223 * ((8 * t308 + i318) / 32))] = stat317;
+                stat317 = (stat317 + stcb319);
             }
             if ((lane == 31)) {
-                stwsum13[warp] = stinc329;
+                stwsum11[warp] = stinc311;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw339 = 0u;
+                unsigned int stw321 = 0u;
                 if ((lane < 32)) {
-                    stw339 = stwsum13[lane];
+                    stw321 = stwsum11[lane];
                 }
-                unsigned int stwinc340 = stw339;
-                unsigned int stup341 = __shfl_up_sync(0xffffffffu, stwinc340, 1);
-                stwinc340 = ((lane >= 1) ? (stwinc340 + stup341) : stwinc340);
-                unsigned int stup342 = __shfl_up_sync(0xffffffffu, stwinc340, 2);
-                stwinc340 = ((lane >= 2) ? (stwinc340 + stup342) : stwinc340);
-                unsigned int stup343 = __shfl_up_sync(0xffffffffu, stwinc340, 4);
-                stwinc340 = ((lane >= 4) ? (stwinc340 + stup343) : stwinc340);
-                unsigned int stup344 = __shfl_up_sync(0xffffffffu, stwinc340, 8);
-                stwinc340 = ((lane >= 8) ? (stwinc340 + stup344) : stwinc340);
-                unsigned int stup345 = __shfl_up_sync(0xffffffffu, stwinc340, 16);
-                stwinc340 = ((lane >= 16) ? (stwinc340 + stup345) : stwinc340);
+                unsigned int stwinc322 = stw321;
+                unsigned int stup323 = __shfl_up_sync(0xffffffffu, stwinc322, 1);
+                stwinc322 = ((lane >= 1) ? (stwinc322 + stup323) : stwinc322);
+                unsigned int stup324 = __shfl_up_sync(0xffffffffu, stwinc322, 2);
+                stwinc322 = ((lane >= 2) ? (stwinc322 + stup324) : stwinc322);
+                unsigned int stup325 = __shfl_up_sync(0xffffffffu, stwinc322, 4);
+                stwinc322 = ((lane >= 4) ? (stwinc322 + stup325) : stwinc322);
+                unsigned int stup326 = __shfl_up_sync(0xffffffffu, stwinc322, 8);
+                stwinc322 = ((lane >= 8) ? (stwinc322 + stup326) : stwinc322);
+                unsigned int stup327 = __shfl_up_sync(0xffffffffu, stwinc322, 16);
+                stwinc322 = ((lane >= 16) ? (stwinc322 + stup327) : stwinc322);
                 if ((lane < 32)) {
-                    stwsum13[lane] = (stwinc340 - stw339);
+                    stwsum11[lane] = (stwinc322 - stw321);
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4064) < n)) {
+        if (((4096 * b4 + 4064) < n)) {
             {
-                for (patc_int i347 = 0; i347 < 4; i347 += 1) {
+                for (patc_int i329 = 0; i329 < 4; i329 += 1) {
                     {
-                        unsigned int sti348 = stinfo11[(lane + 128 * warp + 32 * i347)];
-                        unsigned int stbk349 = (sti348 >> 16u);
-                        if ((stbk349 < 256u)) {
-                            long long ix350 = ((long long)stbk349);
-                            long long ix351 = ((long long)(stwsum13[((warp + 32 * ix350) / 256)] + (sthist12[(257 * warp + ix350)] + (sti348 & 65535u))));
-                            stkey7[ix351] = stkey9[(lane + 128 * warp + 32 * i347)];
-                            stval8[ix351] = stval10[(lane + 128 * warp + 32 * i347)];
+                        unsigned int sti330 = stinfo9[(lane + 128 * warp + 32 * i329)];
+                        unsigned int stbk331 = (sti330 >> 16u);
+                        if ((stbk331 < 256u)) {
+                            long long ix332 = ((long long)stbk331);
+                            long long ix333 = ((long long)(stwsum11[((warp + 32 * ix332) / 256)] + (sthist10[(257 * warp + ix332)] + (sti330 & 65535u))));
+                            stkey5[ix333] = stkey7[(lane + 128 * warp + 32 * i329)];
+                            stval6[ix333] = stval8[(lane + 128 * warp + 32 * i329)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i347 = 0; i347 < 4; i347 += 1) {
-                    if (((128 * warp + 4096 * b6 + 32 * i347) < n)) {
-                        unsigned int sti348 = stinfo11[(lane + 128 * warp + 32 * i347)];
-                        unsigned int stbk349 = (sti348 >> 16u);
-                        if ((stbk349 < 256u)) {
-                            long long ix350 = ((long long)stbk349);
-                            long long ix351 = ((long long)(stwsum13[((warp + 32 * ix350) / 256)] + (sthist12[(257 * warp + ix350)] + (sti348 & 65535u))));
-                            stkey7[ix351] = stkey9[(lane + 128 * warp + 32 * i347)];
-                            stval8[ix351] = stval10[(lane + 128 * warp + 32 * i347)];
+                for (patc_int i329 = 0; i329 < 4; i329 += 1) {
+                    if (((128 * warp + 4096 * b4 + 32 * i329) < n)) {
+                        unsigned int sti330 = stinfo9[(lane + 128 * warp + 32 * i329)];
+                        unsigned int stbk331 = (sti330 >> 16u);
+                        if ((stbk331 < 256u)) {
+                            long long ix332 = ((long long)stbk331);
+                            long long ix333 = ((long long)(stwsum11[((warp + 32 * ix332) / 256)] + (sthist10[(257 * warp + ix332)] + (sti330 & 65535u))));
+                            stkey5[ix333] = stkey7[(lane + 128 * warp + 32 * i329)];
+                            stval6[ix333] = stval8[(lane + 128 * warp + 32 * i329)];
                         }
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b6 + 4095) < n)) {
+        if (((4096 * b4 + 4095) < n)) {
             {
-                const patc_int t352 = threadIdx.x;
-                for (patc_int i353 = 0; i353 < 4; i353 += 1) {
+                const patc_int t334 = threadIdx.x;
+                for (patc_int i335 = 0; i335 < 4; i335 += 1) {
                     {
-                        out0[(4096 * b6 + t352 + 1024 * i353)] = stkey7[(t352 + 1024 * i353)];
-                        out1[(4096 * b6 + t352 + 1024 * i353)] = stval8[(t352 + 1024 * i353)];
+                        out0[(4096 * b4 + t334 + 1024 * i335)] = stkey5[(t334 + 1024 * i335)];
+                        out1[(4096 * b4 + t334 + 1024 * i335)] = stval6[(t334 + 1024 * i335)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t352 = threadIdx.x;
-                for (patc_int i353 = 0; i353 < 4; i353 += 1) {
-                    if (((4096 * b6 + t352 + 1024 * i353) < n)) {
-                        out0[(4096 * b6 + t352 + 1024 * i353)] = stkey7[(t352 + 1024 * i353)];
-                        out1[(4096 * b6 + t352 + 1024 * i353)] = stval8[(t352 + 1024 * i353)];
+                const patc_int t334 = threadIdx.x;
+                for (patc_int i335 = 0; i335 < 4; i335 += 1) {
+                    if (((4096 * b4 + t334 + 1024 * i335) < n)) {
+                        out0[(4096 * b4 + t334 + 1024 * i335)] = stkey5[(t334 + 1024 * i335)];
+                        out1[(4096 * b4 + t334 + 1024 * i335)] = stval6[(t334 + 1024 * i335)];
                     }
                 }
             }

@@ -5,6 +5,11 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
+#ifdef PATC_INDEX32
+typedef unsigned int patc_uint;
+#else
+typedef unsigned long long patc_uint;
+#endif
 /* lookback's flags of values wider than 32 bits, and multisplit's tile words: relaxed 32-bit words */
 static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
 static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
@@ -45,172 +50,168 @@ extern "C" __global__ void ssSample(unsigned int *__restrict__ out, const unsign
 extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey5 = (unsigned int *)(patc_smem + 0);
-    unsigned int *sthist8 = (unsigned int *)(patc_smem + 65536);
-    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 98432);
-    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 163968);
-    unsigned int *stkey6 = (unsigned int *)(patc_smem + 164096);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist6 = (unsigned int *)(patc_smem + 65536);
+    unsigned int *stinfo5 = (unsigned int *)(patc_smem + 98432);
+    unsigned int *stwsum7 = (unsigned int *)(patc_smem + 163968);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 164096);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b4 = blockIdx.x;
-        if (((16384 * b4 + 16383) < n)) {
+        const patc_int b2 = blockIdx.x;
+        if (((16384 * b2 + 16383) < n)) {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 16; i11 += 1) {
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 16; i9 += 1) {
                     {
-                        stkey5[(t10 + 1024 * i11)] = xs[(16384 * b4 + t10 + 1024 * i11)];
+                        stkey3[(t8 + 1024 * i9)] = xs[(16384 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 16; i11 += 1) {
-                    if (((16384 * b4 + t10 + 1024 * i11) < n)) {
-                        stkey5[(t10 + 1024 * i11)] = xs[(16384 * b4 + t10 + 1024 * i11)];
+                const patc_int t8 = threadIdx.x;
+                for (patc_int i9 = 0; i9 < 16; i9 += 1) {
+                    if (((16384 * b2 + t8 + 1024 * i9) < n)) {
+                        stkey3[(t8 + 1024 * i9)] = xs[(16384 * b2 + t8 + 1024 * i9)];
                     }
                 }
             }
         }
         {
-            const patc_int t12 = threadIdx.x;
-            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
-                if (((t12 + 1024 * i13) < 8224)) {
-                    sthist8[(t12 + 1024 * i13)] = 0u;
+            const patc_int t10 = threadIdx.x;
+            for (patc_int i11 = 0; i11 < 9; i11 += 1) {
+                if (((t10 + 1024 * i11) < 8224)) {
+                    sthist6[(t10 + 1024 * i11)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((16384 * b4 + 16383) < n)) {
+        if (((16384 * b2 + 16383) < n)) {
             {
-                for (patc_int i15 = 0; i15 < 16; i15 += 1) {
+                for (patc_int i13 = 0; i13 < 16; i13 += 1) {
                     {
-                        bool stok16 = true;
-                        unsigned int s17 = (~stkey5[(lane + 512 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 512 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 512 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 512 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                        bool stok14 = true;
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? (((stkey3[(lane + 512 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 512 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u)) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 512 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i15 = 0; i15 < 16; i15 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i15) < n)) {
-                        bool stok16 = ((lane + 512 * warp + 16384 * b4 + 32 * i15) < n);
-                        unsigned int s17 = (~stkey5[(lane + 512 * warp + 32 * i15)]);
-                        unsigned int s18 = (stkey5[(lane + 512 * warp + 32 * i15)] ^ 2147483648u);
-                        unsigned int s19 = (((stkey5[(lane + 512 * warp + 32 * i15)] & 2147483648u) != 0u) ? s17 : s18);
-                        unsigned int stb20 = (stok16 ? (((stkey5[(lane + 512 * warp + 32 * i15)] == 2147483648u) ? 2147483648u : s19) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok16) {
-                            sth25 = sthist8[(257 * warp + ix24)];
+                for (patc_int i13 = 0; i13 < 16; i13 += 1) {
+                    if (((512 * warp + 16384 * b2 + 32 * i13) < n)) {
+                        bool stok14 = ((lane + 512 * warp + 16384 * b2 + 32 * i13) < n);
+                        unsigned int s15 = (~0u);
+                        unsigned int stb16 = (stok14 ? (((stkey3[(lane + 512 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 512 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u)) & 255u) : 0u);
+                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
+                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
+                        unsigned int stct19 = __popc(stpm17);
+                        long long ix20 = ((long long)stb16);
+                        unsigned int sth21 = 0u;
+                        if (stok14) {
+                            sth21 = sthist6[(257 * warp + ix20)];
                         }
                         __syncwarp();
-                        if ((stok16 && ((strk22 + 1u) == stct23))) {
-                            sthist8[(257 * warp + ix24)] = (sth25 + stct23);
+                        if ((stok14 && ((strk18 + 1u) == stct19))) {
+                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i15)] = (stok16 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
+                        stinfo5[(lane + 512 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t26 = threadIdx.x;
-            unsigned int stsum27 = 0u;
-            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
-                stsum27 = (stsum27 + sthist8[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
+            const patc_int t22 = threadIdx.x;
+            unsigned int stsum23 = 0u;
+            for (patc_int i24 = 0; i24 < 8; i24 += 1) {
+                stsum23 = (stsum23 + sthist6[(2056 * t22 + 257 * i24 - 8223 * ((8 * t22 + i24) / 32))]);
             }
-            unsigned int stinc29 = stsum27;
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
-            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
-            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
-            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
-            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
-            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
-            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
-            unsigned int stat35 = (stinc29 - stsum27);
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                unsigned int stcb37 = sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
-                sthist8[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
-                stat35 = (stat35 + stcb37);
+            unsigned int stinc25 = stsum23;
+            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc25, 1);
+            stinc25 = ((lane >= 1) ? (stinc25 + stup26) : stinc25);
+            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc25, 2);
+            stinc25 = ((lane >= 2) ? (stinc25 + stup27) : stinc25);
+            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc25, 4);
+            stinc25 = ((lane >= 4) ? (stinc25 + stup28) : stinc25);
+            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc25, 8);
+            stinc25 = ((lane >= 8) ? (stinc25 + stup29) : stinc25);
+            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc25, 16);
+            stinc25 = ((lane >= 16) ? (stinc25 + stup30) : stinc25);
+            unsigned int stat31 = (stinc25 - stsum23);
+            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
+                unsigned int stcb33 = sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))];
+                sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))] = stat31;
+                stat31 = (stat31 + stcb33);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc29;
+                stwsum7[warp] = stinc25;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw39 = 0u;
+                unsigned int stw35 = 0u;
                 if ((lane < 32)) {
-                    stw39 = stwsum9[lane];
+                    stw35 = stwsum7[lane];
                 }
-                unsigned int stwinc40 = stw39;
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
-                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
-                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
-                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
-                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
-                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
-                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
+                unsigned int stwinc36 = stw35;
+                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc36, 1);
+                stwinc36 = ((lane >= 1) ? (stwinc36 + stup37) : stwinc36);
+                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc36, 2);
+                stwinc36 = ((lane >= 2) ? (stwinc36 + stup38) : stwinc36);
+                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc36, 4);
+                stwinc36 = ((lane >= 4) ? (stwinc36 + stup39) : stwinc36);
+                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc36, 8);
+                stwinc36 = ((lane >= 8) ? (stwinc36 + stup40) : stwinc36);
+                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc36, 16);
+                stwinc36 = ((lane >= 16) ? (stwinc36 + stup41) : stwinc36);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc40 - stw39);
+                    stwsum7[lane] = (stwinc36 - stw35);
                 }
             }
         }
         __syncthreads();
-        if (((16384 * b4 + 16352) < n)) {
+        if (((16384 * b2 + 16352) < n)) {
             {
-                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
+                for (patc_int i43 = 0; i43 < 16; i43 += 1) {
                     {
-                        unsigned int sti48 = stinfo7[(lane + 512 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 512 * warp + 32 * i47)];
+                        unsigned int sti44 = stinfo5[(lane + 512 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 512 * warp + 32 * i43)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i47) < n)) {
-                        unsigned int sti48 = stinfo7[(lane + 512 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum9[((warp + 32 * ix50) / 256)] + (sthist8[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey5[(lane + 512 * warp + 32 * i47)];
+                for (patc_int i43 = 0; i43 < 16; i43 += 1) {
+                    if (((512 * warp + 16384 * b2 + 32 * i43) < n)) {
+                        unsigned int sti44 = stinfo5[(lane + 512 * warp + 32 * i43)];
+                        unsigned int stbk45 = (sti44 >> 16u);
+                        if ((stbk45 < 256u)) {
+                            long long ix46 = ((long long)stbk45);
+                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
+                            stkey4[ix47] = stkey3[(lane + 512 * warp + 32 * i43)];
                         }
                     }
                 }
@@ -218,143 +219,139 @@ extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__r
         }
         __syncthreads();
         {
-            const patc_int t52 = threadIdx.x;
-            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
-                if (((t52 + 1024 * i53) < 8224)) {
-                    sthist8[(t52 + 1024 * i53)] = 0u;
+            const patc_int t48 = threadIdx.x;
+            for (patc_int i49 = 0; i49 < 9; i49 += 1) {
+                if (((t48 + 1024 * i49) < 8224)) {
+                    sthist6[(t48 + 1024 * i49)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((16384 * b4 + 16383) < n)) {
+        if (((16384 * b2 + 16383) < n)) {
             {
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
                     {
-                        bool stok56 = true;
-                        unsigned int s57 = (~stkey6[(lane + 512 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 512 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 512 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 512 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                        bool stok52 = true;
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? ((((stkey4[(lane + 512 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 512 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 512 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i55) < n)) {
-                        bool stok56 = ((lane + 512 * warp + 16384 * b4 + 32 * i55) < n);
-                        unsigned int s57 = (~stkey6[(lane + 512 * warp + 32 * i55)]);
-                        unsigned int s58 = (stkey6[(lane + 512 * warp + 32 * i55)] ^ 2147483648u);
-                        unsigned int s59 = (((stkey6[(lane + 512 * warp + 32 * i55)] & 2147483648u) != 0u) ? s57 : s58);
-                        unsigned int stb60 = (stok56 ? ((((stkey6[(lane + 512 * warp + 32 * i55)] == 2147483648u) ? 2147483648u : s59) >> 8u) & 255u) : 0u);
-                        unsigned int stpm61 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb60, 8u));
-                        unsigned int strk62 = __popc((stpm61 & ((1u << lane) - 1u)));
-                        unsigned int stct63 = __popc(stpm61);
-                        long long ix64 = ((long long)stb60);
-                        unsigned int sth65 = 0u;
-                        if (stok56) {
-                            sth65 = sthist8[(257 * warp + ix64)];
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                    if (((512 * warp + 16384 * b2 + 32 * i51) < n)) {
+                        bool stok52 = ((lane + 512 * warp + 16384 * b2 + 32 * i51) < n);
+                        unsigned int s53 = (~0u);
+                        unsigned int stb54 = (stok52 ? ((((stkey4[(lane + 512 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 512 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u)) >> 8u) & 255u) : 0u);
+                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
+                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
+                        unsigned int stct57 = __popc(stpm55);
+                        long long ix58 = ((long long)stb54);
+                        unsigned int sth59 = 0u;
+                        if (stok52) {
+                            sth59 = sthist6[(257 * warp + ix58)];
                         }
                         __syncwarp();
-                        if ((stok56 && ((strk62 + 1u) == stct63))) {
-                            sthist8[(257 * warp + ix64)] = (sth65 + stct63);
+                        if ((stok52 && ((strk56 + 1u) == stct57))) {
+                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i55)] = (stok56 ? ((stb60 << 16u) | (sth65 + strk62)) : 4294901760u);
+                        stinfo5[(lane + 512 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t66 = threadIdx.x;
-            unsigned int stsum67 = 0u;
-            for (patc_int i68 = 0; i68 < 8; i68 += 1) {
-                stsum67 = (stsum67 + sthist8[(2056 * t66 + 257 * i68 - 8223 * ((8 * t66 + i68) / 32))]);
+            const patc_int t60 = threadIdx.x;
+            unsigned int stsum61 = 0u;
+            for (patc_int i62 = 0; i62 < 8; i62 += 1) {
+                stsum61 = (stsum61 + sthist6[(2056 * t60 + 257 * i62 - 8223 * ((8 * t60 + i62) / 32))]);
             }
-            unsigned int stinc69 = stsum67;
-            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc69, 1);
-            stinc69 = ((lane >= 1) ? (stinc69 + stup70) : stinc69);
-            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc69, 2);
-            stinc69 = ((lane >= 2) ? (stinc69 + stup71) : stinc69);
-            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc69, 4);
-            stinc69 = ((lane >= 4) ? (stinc69 + stup72) : stinc69);
-            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc69, 8);
-            stinc69 = ((lane >= 8) ? (stinc69 + stup73) : stinc69);
-            unsigned int stup74 = __shfl_up_sync(0xffffffffu, stinc69, 16);
-            stinc69 = ((lane >= 16) ? (stinc69 + stup74) : stinc69);
-            unsigned int stat75 = (stinc69 - stsum67);
-            for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                unsigned int stcb77 = sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))];
-                sthist8[(2056 * t66 + 257 * i76 - 8223 * ((8 * t66 + i76) / 32))] = stat75;
-                stat75 = (stat75 + stcb77);
+            unsigned int stinc63 = stsum61;
+            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc63, 1);
+            stinc63 = ((lane >= 1) ? (stinc63 + stup64) : stinc63);
+            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc63, 2);
+            stinc63 = ((lane >= 2) ? (stinc63 + stup65) : stinc63);
+            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc63, 4);
+            stinc63 = ((lane >= 4) ? (stinc63 + stup66) : stinc63);
+            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc63, 8);
+            stinc63 = ((lane >= 8) ? (stinc63 + stup67) : stinc63);
+            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc63, 16);
+            stinc63 = ((lane >= 16) ? (stinc63 + stup68) : stinc63);
+            unsigned int stat69 = (stinc63 - stsum61);
+            for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                unsigned int stcb71 = sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))];
+                sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))] = stat69;
+                stat69 = (stat69 + stcb71);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc69;
+                stwsum7[warp] = stinc63;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw79 = 0u;
+                unsigned int stw73 = 0u;
                 if ((lane < 32)) {
-                    stw79 = stwsum9[lane];
+                    stw73 = stwsum7[lane];
                 }
-                unsigned int stwinc80 = stw79;
-                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc80, 1);
-                stwinc80 = ((lane >= 1) ? (stwinc80 + stup81) : stwinc80);
-                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc80, 2);
-                stwinc80 = ((lane >= 2) ? (stwinc80 + stup82) : stwinc80);
-                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc80, 4);
-                stwinc80 = ((lane >= 4) ? (stwinc80 + stup83) : stwinc80);
-                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc80, 8);
-                stwinc80 = ((lane >= 8) ? (stwinc80 + stup84) : stwinc80);
-                unsigned int stup85 = __shfl_up_sync(0xffffffffu, stwinc80, 16);
-                stwinc80 = ((lane >= 16) ? (stwinc80 + stup85) : stwinc80);
+                unsigned int stwinc74 = stw73;
+                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc74, 1);
+                stwinc74 = ((lane >= 1) ? (stwinc74 + stup75) : stwinc74);
+                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc74, 2);
+                stwinc74 = ((lane >= 2) ? (stwinc74 + stup76) : stwinc74);
+                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc74, 4);
+                stwinc74 = ((lane >= 4) ? (stwinc74 + stup77) : stwinc74);
+                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc74, 8);
+                stwinc74 = ((lane >= 8) ? (stwinc74 + stup78) : stwinc74);
+                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc74, 16);
+                stwinc74 = ((lane >= 16) ? (stwinc74 + stup79) : stwinc74);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc80 - stw79);
+                    stwsum7[lane] = (stwinc74 - stw73);
                 }
             }
         }
         __syncthreads();
-        if (((16384 * b4 + 16352) < n)) {
+        if (((16384 * b2 + 16352) < n)) {
             {
-                for (patc_int i87 = 0; i87 < 16; i87 += 1) {
+                for (patc_int i81 = 0; i81 < 16; i81 += 1) {
                     {
-                        unsigned int sti88 = stinfo7[(lane + 512 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 512 * warp + 32 * i87)];
+                        unsigned int sti82 = stinfo5[(lane + 512 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 512 * warp + 32 * i81)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i87 = 0; i87 < 16; i87 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i87) < n)) {
-                        unsigned int sti88 = stinfo7[(lane + 512 * warp + 32 * i87)];
-                        unsigned int stbk89 = (sti88 >> 16u);
-                        if ((stbk89 < 256u)) {
-                            long long ix90 = ((long long)stbk89);
-                            long long ix91 = ((long long)(stwsum9[((warp + 32 * ix90) / 256)] + (sthist8[(257 * warp + ix90)] + (sti88 & 65535u))));
-                            stkey5[ix91] = stkey6[(lane + 512 * warp + 32 * i87)];
+                for (patc_int i81 = 0; i81 < 16; i81 += 1) {
+                    if (((512 * warp + 16384 * b2 + 32 * i81) < n)) {
+                        unsigned int sti82 = stinfo5[(lane + 512 * warp + 32 * i81)];
+                        unsigned int stbk83 = (sti82 >> 16u);
+                        if ((stbk83 < 256u)) {
+                            long long ix84 = ((long long)stbk83);
+                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
+                            stkey3[ix85] = stkey4[(lane + 512 * warp + 32 * i81)];
                         }
                     }
                 }
@@ -362,143 +359,139 @@ extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__r
         }
         __syncthreads();
         {
-            const patc_int t92 = threadIdx.x;
-            for (patc_int i93 = 0; i93 < 9; i93 += 1) {
-                if (((t92 + 1024 * i93) < 8224)) {
-                    sthist8[(t92 + 1024 * i93)] = 0u;
+            const patc_int t86 = threadIdx.x;
+            for (patc_int i87 = 0; i87 < 9; i87 += 1) {
+                if (((t86 + 1024 * i87) < 8224)) {
+                    sthist6[(t86 + 1024 * i87)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((16384 * b4 + 16383) < n)) {
+        if (((16384 * b2 + 16383) < n)) {
             {
-                for (patc_int i95 = 0; i95 < 16; i95 += 1) {
+                for (patc_int i89 = 0; i89 < 16; i89 += 1) {
                     {
-                        bool stok96 = true;
-                        unsigned int s97 = (~stkey5[(lane + 512 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 512 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 512 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 512 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                        bool stok90 = true;
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? ((((stkey3[(lane + 512 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 512 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 512 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i95 = 0; i95 < 16; i95 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i95) < n)) {
-                        bool stok96 = ((lane + 512 * warp + 16384 * b4 + 32 * i95) < n);
-                        unsigned int s97 = (~stkey5[(lane + 512 * warp + 32 * i95)]);
-                        unsigned int s98 = (stkey5[(lane + 512 * warp + 32 * i95)] ^ 2147483648u);
-                        unsigned int s99 = (((stkey5[(lane + 512 * warp + 32 * i95)] & 2147483648u) != 0u) ? s97 : s98);
-                        unsigned int stb100 = (stok96 ? ((((stkey5[(lane + 512 * warp + 32 * i95)] == 2147483648u) ? 2147483648u : s99) >> 16u) & 255u) : 0u);
-                        unsigned int stpm101 = (__ballot_sync(0xffffffffu, stok96) & patc_match_bits(stb100, 8u));
-                        unsigned int strk102 = __popc((stpm101 & ((1u << lane) - 1u)));
-                        unsigned int stct103 = __popc(stpm101);
-                        long long ix104 = ((long long)stb100);
-                        unsigned int sth105 = 0u;
-                        if (stok96) {
-                            sth105 = sthist8[(257 * warp + ix104)];
+                for (patc_int i89 = 0; i89 < 16; i89 += 1) {
+                    if (((512 * warp + 16384 * b2 + 32 * i89) < n)) {
+                        bool stok90 = ((lane + 512 * warp + 16384 * b2 + 32 * i89) < n);
+                        unsigned int s91 = (~0u);
+                        unsigned int stb92 = (stok90 ? ((((stkey3[(lane + 512 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 512 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u)) >> 16u) & 255u) : 0u);
+                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
+                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
+                        unsigned int stct95 = __popc(stpm93);
+                        long long ix96 = ((long long)stb92);
+                        unsigned int sth97 = 0u;
+                        if (stok90) {
+                            sth97 = sthist6[(257 * warp + ix96)];
                         }
                         __syncwarp();
-                        if ((stok96 && ((strk102 + 1u) == stct103))) {
-                            sthist8[(257 * warp + ix104)] = (sth105 + stct103);
+                        if ((stok90 && ((strk94 + 1u) == stct95))) {
+                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i95)] = (stok96 ? ((stb100 << 16u) | (sth105 + strk102)) : 4294901760u);
+                        stinfo5[(lane + 512 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t106 = threadIdx.x;
-            unsigned int stsum107 = 0u;
+            const patc_int t98 = threadIdx.x;
+            unsigned int stsum99 = 0u;
+            for (patc_int i100 = 0; i100 < 8; i100 += 1) {
+                stsum99 = (stsum99 + sthist6[(2056 * t98 + 257 * i100 - 8223 * ((8 * t98 + i100) / 32))]);
+            }
+            unsigned int stinc101 = stsum99;
+            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc101, 1);
+            stinc101 = ((lane >= 1) ? (stinc101 + stup102) : stinc101);
+            unsigned int stup103 = __shfl_up_sync(0xffffffffu, stinc101, 2);
+            stinc101 = ((lane >= 2) ? (stinc101 + stup103) : stinc101);
+            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc101, 4);
+            stinc101 = ((lane >= 4) ? (stinc101 + stup104) : stinc101);
+            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc101, 8);
+            stinc101 = ((lane >= 8) ? (stinc101 + stup105) : stinc101);
+            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc101, 16);
+            stinc101 = ((lane >= 16) ? (stinc101 + stup106) : stinc101);
+            unsigned int stat107 = (stinc101 - stsum99);
             for (patc_int i108 = 0; i108 < 8; i108 += 1) {
-                stsum107 = (stsum107 + sthist8[(2056 * t106 + 257 * i108 - 8223 * ((8 * t106 + i108) / 32))]);
-            }
-            unsigned int stinc109 = stsum107;
-            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc109, 1);
-            stinc109 = ((lane >= 1) ? (stinc109 + stup110) : stinc109);
-            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc109, 2);
-            stinc109 = ((lane >= 2) ? (stinc109 + stup111) : stinc109);
-            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc109, 4);
-            stinc109 = ((lane >= 4) ? (stinc109 + stup112) : stinc109);
-            unsigned int stup113 = __shfl_up_sync(0xffffffffu, stinc109, 8);
-            stinc109 = ((lane >= 8) ? (stinc109 + stup113) : stinc109);
-            unsigned int stup114 = __shfl_up_sync(0xffffffffu, stinc109, 16);
-            stinc109 = ((lane >= 16) ? (stinc109 + stup114) : stinc109);
-            unsigned int stat115 = (stinc109 - stsum107);
-            for (patc_int i116 = 0; i116 < 8; i116 += 1) {
-                unsigned int stcb117 = sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))];
-                sthist8[(2056 * t106 + 257 * i116 - 8223 * ((8 * t106 + i116) / 32))] = stat115;
-                stat115 = (stat115 + stcb117);
+                unsigned int stcb109 = sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))];
+                sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))] = stat107;
+                stat107 = (stat107 + stcb109);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc109;
+                stwsum7[warp] = stinc101;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw119 = 0u;
+                unsigned int stw111 = 0u;
                 if ((lane < 32)) {
-                    stw119 = stwsum9[lane];
+                    stw111 = stwsum7[lane];
                 }
-                unsigned int stwinc120 = stw119;
-                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc120, 1);
-                stwinc120 = ((lane >= 1) ? (stwinc120 + stup121) : stwinc120);
-                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc120, 2);
-                stwinc120 = ((lane >= 2) ? (stwinc120 + stup122) : stwinc120);
-                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc120, 4);
-                stwinc120 = ((lane >= 4) ? (stwinc120 + stup123) : stwinc120);
-                unsigned int stup124 = __shfl_up_sync(0xffffffffu, stwinc120, 8);
-                stwinc120 = ((lane >= 8) ? (stwinc120 + stup124) : stwinc120);
-                unsigned int stup125 = __shfl_up_sync(0xffffffffu, stwinc120, 16);
-                stwinc120 = ((lane >= 16) ? (stwinc120 + stup125) : stwinc120);
+                unsigned int stwinc112 = stw111;
+                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc112, 1);
+                stwinc112 = ((lane >= 1) ? (stwinc112 + stup113) : stwinc112);
+                unsigned int stup114 = __shfl_up_sync(0xffffffffu, stwinc112, 2);
+                stwinc112 = ((lane >= 2) ? (stwinc112 + stup114) : stwinc112);
+                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc112, 4);
+                stwinc112 = ((lane >= 4) ? (stwinc112 + stup115) : stwinc112);
+                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc112, 8);
+                stwinc112 = ((lane >= 8) ? (stwinc112 + stup116) : stwinc112);
+                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc112, 16);
+                stwinc112 = ((lane >= 16) ? (stwinc112 + stup117) : stwinc112);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc120 - stw119);
+                    stwsum7[lane] = (stwinc112 - stw111);
                 }
             }
         }
         __syncthreads();
-        if (((16384 * b4 + 16352) < n)) {
+        if (((16384 * b2 + 16352) < n)) {
             {
-                for (patc_int i127 = 0; i127 < 16; i127 += 1) {
+                for (patc_int i119 = 0; i119 < 16; i119 += 1) {
                     {
-                        unsigned int sti128 = stinfo7[(lane + 512 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 512 * warp + 32 * i127)];
+                        unsigned int sti120 = stinfo5[(lane + 512 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 512 * warp + 32 * i119)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i127 = 0; i127 < 16; i127 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i127) < n)) {
-                        unsigned int sti128 = stinfo7[(lane + 512 * warp + 32 * i127)];
-                        unsigned int stbk129 = (sti128 >> 16u);
-                        if ((stbk129 < 256u)) {
-                            long long ix130 = ((long long)stbk129);
-                            long long ix131 = ((long long)(stwsum9[((warp + 32 * ix130) / 256)] + (sthist8[(257 * warp + ix130)] + (sti128 & 65535u))));
-                            stkey6[ix131] = stkey5[(lane + 512 * warp + 32 * i127)];
+                for (patc_int i119 = 0; i119 < 16; i119 += 1) {
+                    if (((512 * warp + 16384 * b2 + 32 * i119) < n)) {
+                        unsigned int sti120 = stinfo5[(lane + 512 * warp + 32 * i119)];
+                        unsigned int stbk121 = (sti120 >> 16u);
+                        if ((stbk121 < 256u)) {
+                            long long ix122 = ((long long)stbk121);
+                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
+                            stkey4[ix123] = stkey3[(lane + 512 * warp + 32 * i119)];
                         }
                     }
                 }
@@ -506,164 +499,160 @@ extern "C" __global__ void __launch_bounds__(1024) ssSortTiles(unsigned int *__r
         }
         __syncthreads();
         {
-            const patc_int t132 = threadIdx.x;
-            for (patc_int i133 = 0; i133 < 9; i133 += 1) {
-                if (((t132 + 1024 * i133) < 8224)) {
-                    sthist8[(t132 + 1024 * i133)] = 0u;
+            const patc_int t124 = threadIdx.x;
+            for (patc_int i125 = 0; i125 < 9; i125 += 1) {
+                if (((t124 + 1024 * i125) < 8224)) {
+                    sthist6[(t124 + 1024 * i125)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((16384 * b4 + 16383) < n)) {
+        if (((16384 * b2 + 16383) < n)) {
             {
-                for (patc_int i135 = 0; i135 < 16; i135 += 1) {
+                for (patc_int i127 = 0; i127 < 16; i127 += 1) {
                     {
-                        bool stok136 = true;
-                        unsigned int s137 = (~stkey6[(lane + 512 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 512 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 512 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 512 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                        bool stok128 = true;
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? ((((stkey4[(lane + 512 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 512 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 512 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         } else {
             {
-                for (patc_int i135 = 0; i135 < 16; i135 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i135) < n)) {
-                        bool stok136 = ((lane + 512 * warp + 16384 * b4 + 32 * i135) < n);
-                        unsigned int s137 = (~stkey6[(lane + 512 * warp + 32 * i135)]);
-                        unsigned int s138 = (stkey6[(lane + 512 * warp + 32 * i135)] ^ 2147483648u);
-                        unsigned int s139 = (((stkey6[(lane + 512 * warp + 32 * i135)] & 2147483648u) != 0u) ? s137 : s138);
-                        unsigned int stb140 = (stok136 ? ((((stkey6[(lane + 512 * warp + 32 * i135)] == 2147483648u) ? 2147483648u : s139) >> 24u) & 255u) : 0u);
-                        unsigned int stpm141 = (__ballot_sync(0xffffffffu, stok136) & patc_match_bits(stb140, 8u));
-                        unsigned int strk142 = __popc((stpm141 & ((1u << lane) - 1u)));
-                        unsigned int stct143 = __popc(stpm141);
-                        long long ix144 = ((long long)stb140);
-                        unsigned int sth145 = 0u;
-                        if (stok136) {
-                            sth145 = sthist8[(257 * warp + ix144)];
+                for (patc_int i127 = 0; i127 < 16; i127 += 1) {
+                    if (((512 * warp + 16384 * b2 + 32 * i127) < n)) {
+                        bool stok128 = ((lane + 512 * warp + 16384 * b2 + 32 * i127) < n);
+                        unsigned int s129 = (~0u);
+                        unsigned int stb130 = (stok128 ? ((((stkey4[(lane + 512 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 512 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u)) >> 24u) & 255u) : 0u);
+                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
+                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
+                        unsigned int stct133 = __popc(stpm131);
+                        long long ix134 = ((long long)stb130);
+                        unsigned int sth135 = 0u;
+                        if (stok128) {
+                            sth135 = sthist6[(257 * warp + ix134)];
                         }
                         __syncwarp();
-                        if ((stok136 && ((strk142 + 1u) == stct143))) {
-                            sthist8[(257 * warp + ix144)] = (sth145 + stct143);
+                        if ((stok128 && ((strk132 + 1u) == stct133))) {
+                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
                         }
                         __syncwarp();
-                        stinfo7[(lane + 512 * warp + 32 * i135)] = (stok136 ? ((stb140 << 16u) | (sth145 + strk142)) : 4294901760u);
+                        stinfo5[(lane + 512 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t146 = threadIdx.x;
-            unsigned int stsum147 = 0u;
-            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
-                stsum147 = (stsum147 + sthist8[(2056 * t146 + 257 * i148 - 8223 * ((8 * t146 + i148) / 32))]);
+            const patc_int t136 = threadIdx.x;
+            unsigned int stsum137 = 0u;
+            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
+                stsum137 = (stsum137 + sthist6[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
             }
-            unsigned int stinc149 = stsum147;
-            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc149, 1);
-            stinc149 = ((lane >= 1) ? (stinc149 + stup150) : stinc149);
-            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc149, 2);
-            stinc149 = ((lane >= 2) ? (stinc149 + stup151) : stinc149);
-            unsigned int stup152 = __shfl_up_sync(0xffffffffu, stinc149, 4);
-            stinc149 = ((lane >= 4) ? (stinc149 + stup152) : stinc149);
-            unsigned int stup153 = __shfl_up_sync(0xffffffffu, stinc149, 8);
-            stinc149 = ((lane >= 8) ? (stinc149 + stup153) : stinc149);
-            unsigned int stup154 = __shfl_up_sync(0xffffffffu, stinc149, 16);
-            stinc149 = ((lane >= 16) ? (stinc149 + stup154) : stinc149);
-            unsigned int stat155 = (stinc149 - stsum147);
-            for (patc_int i156 = 0; i156 < 8; i156 += 1) {
-                unsigned int stcb157 = sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))];
-                sthist8[(2056 * t146 + 257 * i156 - 8223 * ((8 * t146 + i156) / 32))] = stat155;
-                stat155 = (stat155 + stcb157);
+            unsigned int stinc139 = stsum137;
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
+            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
+            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
+            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
+            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
+            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
+            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
+            unsigned int stat145 = (stinc139 - stsum137);
+            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
+                unsigned int stcb147 = sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
+                sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
+                stat145 = (stat145 + stcb147);
             }
             if ((lane == 31)) {
-                stwsum9[warp] = stinc149;
+                stwsum7[warp] = stinc139;
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int stw159 = 0u;
+                unsigned int stw149 = 0u;
                 if ((lane < 32)) {
-                    stw159 = stwsum9[lane];
+                    stw149 = stwsum7[lane];
                 }
-                unsigned int stwinc160 = stw159;
-                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc160, 1);
-                stwinc160 = ((lane >= 1) ? (stwinc160 + stup161) : stwinc160);
-                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc160, 2);
-                stwinc160 = ((lane >= 2) ? (stwinc160 + stup162) : stwinc160);
-                unsigned int stup163 = __shfl_up_sync(0xffffffffu, stwinc160, 4);
-                stwinc160 = ((lane >= 4) ? (stwinc160 + stup163) : stwinc160);
-                unsigned int stup164 = __shfl_up_sync(0xffffffffu, stwinc160, 8);
-                stwinc160 = ((lane >= 8) ? (stwinc160 + stup164) : stwinc160);
-                unsigned int stup165 = __shfl_up_sync(0xffffffffu, stwinc160, 16);
-                stwinc160 = ((lane >= 16) ? (stwinc160 + stup165) : stwinc160);
+                unsigned int stwinc150 = stw149;
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
+                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
+                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
+                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
+                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
+                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
+                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
                 if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc160 - stw159);
+                    stwsum7[lane] = (stwinc150 - stw149);
                 }
             }
         }
         __syncthreads();
-        if (((16384 * b4 + 16352) < n)) {
+        if (((16384 * b2 + 16352) < n)) {
             {
-                for (patc_int i167 = 0; i167 < 16; i167 += 1) {
+                for (patc_int i157 = 0; i157 < 16; i157 += 1) {
                     {
-                        unsigned int sti168 = stinfo7[(lane + 512 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 512 * warp + 32 * i167)];
+                        unsigned int sti158 = stinfo5[(lane + 512 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 512 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i167 = 0; i167 < 16; i167 += 1) {
-                    if (((512 * warp + 16384 * b4 + 32 * i167) < n)) {
-                        unsigned int sti168 = stinfo7[(lane + 512 * warp + 32 * i167)];
-                        unsigned int stbk169 = (sti168 >> 16u);
-                        if ((stbk169 < 256u)) {
-                            long long ix170 = ((long long)stbk169);
-                            long long ix171 = ((long long)(stwsum9[((warp + 32 * ix170) / 256)] + (sthist8[(257 * warp + ix170)] + (sti168 & 65535u))));
-                            stkey5[ix171] = stkey6[(lane + 512 * warp + 32 * i167)];
+                for (patc_int i157 = 0; i157 < 16; i157 += 1) {
+                    if (((512 * warp + 16384 * b2 + 32 * i157) < n)) {
+                        unsigned int sti158 = stinfo5[(lane + 512 * warp + 32 * i157)];
+                        unsigned int stbk159 = (sti158 >> 16u);
+                        if ((stbk159 < 256u)) {
+                            long long ix160 = ((long long)stbk159);
+                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
+                            stkey3[ix161] = stkey4[(lane + 512 * warp + 32 * i157)];
                         }
                     }
                 }
             }
         }
         __syncthreads();
-        if (((16384 * b4 + 16383) < n)) {
+        if (((16384 * b2 + 16383) < n)) {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 16; i173 += 1) {
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 16; i163 += 1) {
                     {
-                        out[(16384 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                        out[(16384 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t172 = threadIdx.x;
-                for (patc_int i173 = 0; i173 < 16; i173 += 1) {
-                    if (((16384 * b4 + t172 + 1024 * i173) < n)) {
-                        out[(16384 * b4 + t172 + 1024 * i173)] = stkey5[(t172 + 1024 * i173)];
+                const patc_int t162 = threadIdx.x;
+                for (patc_int i163 = 0; i163 < 16; i163 += 1) {
+                    if (((16384 * b2 + t162 + 1024 * i163) < n)) {
+                        out[(16384 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
                     }
                 }
             }
@@ -687,7 +676,7 @@ extern "C" __global__ void __launch_bounds__(1024) ssCounts(unsigned int *__rest
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last105 = (bool *)(patc_smem + 16384);
+    bool *last79 = (bool *)(patc_smem + 16384);
     {
         const patc_int b2 = blockIdx.x;
         for (patc_int t4 = threadIdx.x; t4 < 4096; t4 += 1024) {
@@ -700,127 +689,101 @@ extern "C" __global__ void __launch_bounds__(1024) ssCounts(unsigned int *__rest
                 {
                     const patc_int i7 = 0;
                     unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
-                    unsigned int s9 = (~v8);
-                    unsigned int s10 = (v8 ^ 2147483648u);
-                    unsigned int s11 = (((v8 & 2147483648u) != 0u) ? s9 : s10);
-                    unsigned int v12 = ((v8 == 2147483648u) ? 2147483648u : s11);
-                    unsigned int v13 = (((unsigned int)k) >> 1u);
-                    long long ix14 = ((long long)((0u + v13) * ((unsigned int)r)));
-                    unsigned int v15 = smp[ix14];
-                    unsigned int s16 = (~v15);
-                    unsigned int s17 = (v15 ^ 2147483648u);
-                    unsigned int s18 = (((v15 & 2147483648u) != 0u) ? s16 : s17);
-                    unsigned int v19 = (0u + ((((v15 == 2147483648u) ? 2147483648u : s18) <= v12) ? v13 : 0u));
-                    unsigned int v20 = (((unsigned int)k) >> 2u);
-                    long long ix21 = ((long long)((v19 + v20) * ((unsigned int)r)));
-                    unsigned int v22 = smp[ix21];
-                    unsigned int s23 = (~v22);
-                    unsigned int s24 = (v22 ^ 2147483648u);
-                    unsigned int s25 = (((v22 & 2147483648u) != 0u) ? s23 : s24);
-                    unsigned int v26 = (v19 + ((((v22 == 2147483648u) ? 2147483648u : s25) <= v12) ? v20 : 0u));
-                    unsigned int v27 = (((unsigned int)k) >> 3u);
-                    long long ix28 = ((long long)((v26 + v27) * ((unsigned int)r)));
-                    unsigned int v29 = smp[ix28];
-                    unsigned int s30 = (~v29);
-                    unsigned int s31 = (v29 ^ 2147483648u);
-                    unsigned int s32 = (((v29 & 2147483648u) != 0u) ? s30 : s31);
-                    unsigned int v33 = (v26 + ((((v29 == 2147483648u) ? 2147483648u : s32) <= v12) ? v27 : 0u));
-                    unsigned int v34 = (((unsigned int)k) >> 4u);
-                    long long ix35 = ((long long)((v33 + v34) * ((unsigned int)r)));
-                    unsigned int v36 = smp[ix35];
-                    unsigned int s37 = (~v36);
-                    unsigned int s38 = (v36 ^ 2147483648u);
-                    unsigned int s39 = (((v36 & 2147483648u) != 0u) ? s37 : s38);
-                    unsigned int v40 = (v33 + ((((v36 == 2147483648u) ? 2147483648u : s39) <= v12) ? v34 : 0u));
-                    unsigned int v41 = (((unsigned int)k) >> 5u);
+                    unsigned int s9 = (~0u);
+                    unsigned int v10 = ((v8 | 2147483648u) ^ ((v8 > 2147483648u) ? s9 : 0u));
+                    unsigned int v11 = (((unsigned int)k) >> 1u);
+                    long long ix12 = ((long long)((0u + v11) * ((unsigned int)r)));
+                    unsigned int v13 = smp[ix12];
+                    unsigned int s14 = (~0u);
+                    unsigned int v15 = (0u + ((((v13 | 2147483648u) ^ ((v13 > 2147483648u) ? s14 : 0u)) <= v10) ? v11 : 0u));
+                    unsigned int v16 = (((unsigned int)k) >> 2u);
+                    long long ix17 = ((long long)((v15 + v16) * ((unsigned int)r)));
+                    unsigned int v18 = smp[ix17];
+                    unsigned int s19 = (~0u);
+                    unsigned int v20 = (v15 + ((((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u)) <= v10) ? v16 : 0u));
+                    unsigned int v21 = (((unsigned int)k) >> 3u);
+                    long long ix22 = ((long long)((v20 + v21) * ((unsigned int)r)));
+                    unsigned int v23 = smp[ix22];
+                    unsigned int s24 = (~0u);
+                    unsigned int v25 = (v20 + ((((v23 | 2147483648u) ^ ((v23 > 2147483648u) ? s24 : 0u)) <= v10) ? v21 : 0u));
+                    unsigned int v26 = (((unsigned int)k) >> 4u);
+                    long long ix27 = ((long long)((v25 + v26) * ((unsigned int)r)));
+                    unsigned int v28 = smp[ix27];
+                    unsigned int s29 = (~0u);
+                    unsigned int v30 = (v25 + ((((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u)) <= v10) ? v26 : 0u));
+                    unsigned int v31 = (((unsigned int)k) >> 5u);
+                    long long ix32 = ((long long)((v30 + v31) * ((unsigned int)r)));
+                    unsigned int v33 = smp[ix32];
+                    unsigned int s34 = (~0u);
+                    unsigned int v35 = (v30 + ((((v33 | 2147483648u) ^ ((v33 > 2147483648u) ? s34 : 0u)) <= v10) ? v31 : 0u));
+                    unsigned int v36 = (((unsigned int)k) >> 6u);
+                    long long ix37 = ((long long)((v35 + v36) * ((unsigned int)r)));
+                    unsigned int v38 = smp[ix37];
+                    unsigned int s39 = (~0u);
+                    unsigned int v40 = (v35 + ((((v38 | 2147483648u) ^ ((v38 > 2147483648u) ? s39 : 0u)) <= v10) ? v36 : 0u));
+                    unsigned int v41 = (((unsigned int)k) >> 7u);
                     long long ix42 = ((long long)((v40 + v41) * ((unsigned int)r)));
                     unsigned int v43 = smp[ix42];
-                    unsigned int s44 = (~v43);
-                    unsigned int s45 = (v43 ^ 2147483648u);
-                    unsigned int s46 = (((v43 & 2147483648u) != 0u) ? s44 : s45);
-                    unsigned int v47 = (v40 + ((((v43 == 2147483648u) ? 2147483648u : s46) <= v12) ? v41 : 0u));
-                    unsigned int v48 = (((unsigned int)k) >> 6u);
-                    long long ix49 = ((long long)((v47 + v48) * ((unsigned int)r)));
-                    unsigned int v50 = smp[ix49];
-                    unsigned int s51 = (~v50);
-                    unsigned int s52 = (v50 ^ 2147483648u);
-                    unsigned int s53 = (((v50 & 2147483648u) != 0u) ? s51 : s52);
-                    unsigned int v54 = (v47 + ((((v50 == 2147483648u) ? 2147483648u : s53) <= v12) ? v48 : 0u));
-                    unsigned int v55 = (((unsigned int)k) >> 7u);
-                    long long ix56 = ((long long)((v54 + v55) * ((unsigned int)r)));
-                    unsigned int v57 = smp[ix56];
-                    unsigned int s58 = (~v57);
-                    unsigned int s59 = (v57 ^ 2147483648u);
-                    unsigned int s60 = (((v57 & 2147483648u) != 0u) ? s58 : s59);
-                    unsigned int v61 = (v54 + ((((v57 == 2147483648u) ? 2147483648u : s60) <= v12) ? v55 : 0u));
-                    unsigned int v62 = (((unsigned int)k) >> 8u);
-                    long long ix63 = ((long long)((v61 + v62) * ((unsigned int)r)));
-                    unsigned int v64 = smp[ix63];
-                    unsigned int s65 = (~v64);
-                    unsigned int s66 = (v64 ^ 2147483648u);
-                    unsigned int s67 = (((v64 & 2147483648u) != 0u) ? s65 : s66);
-                    unsigned int v68 = (v61 + ((((v64 == 2147483648u) ? 2147483648u : s67) <= v12) ? v62 : 0u));
-                    unsigned int v69 = (((unsigned int)k) >> 9u);
-                    long long ix70 = ((long long)((v68 + v69) * ((unsigned int)r)));
-                    unsigned int v71 = smp[ix70];
-                    unsigned int s72 = (~v71);
-                    unsigned int s73 = (v71 ^ 2147483648u);
-                    unsigned int s74 = (((v71 & 2147483648u) != 0u) ? s72 : s73);
-                    unsigned int v75 = (v68 + ((((v71 == 2147483648u) ? 2147483648u : s74) <= v12) ? v69 : 0u));
-                    unsigned int v76 = (((unsigned int)k) >> 10u);
-                    long long ix77 = ((long long)((v75 + v76) * ((unsigned int)r)));
-                    unsigned int v78 = smp[ix77];
-                    unsigned int s79 = (~v78);
-                    unsigned int s80 = (v78 ^ 2147483648u);
-                    unsigned int s81 = (((v78 & 2147483648u) != 0u) ? s79 : s80);
-                    unsigned int v82 = (v75 + ((((v78 == 2147483648u) ? 2147483648u : s81) <= v12) ? v76 : 0u));
-                    unsigned int v83 = (((unsigned int)k) >> 11u);
-                    long long ix84 = ((long long)((v82 + v83) * ((unsigned int)r)));
-                    unsigned int v85 = smp[ix84];
-                    unsigned int s86 = (~v85);
-                    unsigned int s87 = (v85 ^ 2147483648u);
-                    unsigned int s88 = (((v85 & 2147483648u) != 0u) ? s86 : s87);
-                    unsigned int v89 = (v82 + ((((v85 == 2147483648u) ? 2147483648u : s88) <= v12) ? v83 : 0u));
-                    unsigned int v90 = (((unsigned int)k) >> 12u);
-                    long long ix91 = ((long long)((v89 + v90) * ((unsigned int)r)));
-                    unsigned int v92 = smp[ix91];
-                    unsigned int s93 = (~v92);
-                    unsigned int s94 = (v92 ^ 2147483648u);
-                    unsigned int s95 = (((v92 & 2147483648u) != 0u) ? s93 : s94);
-                    unsigned int s96 = ((((unsigned int)i7) * ((unsigned int)4096)) + (v89 + ((((v92 == 2147483648u) ? 2147483648u : s95) <= v12) ? v90 : 0u)));
-                    unsigned int s97 = ((unsigned int)(1 * 4096));
-                    unsigned int bin98 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s96 : s97);
-                    if ((bin98 < ((unsigned int)4096))) {
-                        long long ix99 = ((long long)bin98);
-                        atomicAdd(&s3[ix99], 1u);
+                    unsigned int s44 = (~0u);
+                    unsigned int v45 = (v40 + ((((v43 | 2147483648u) ^ ((v43 > 2147483648u) ? s44 : 0u)) <= v10) ? v41 : 0u));
+                    unsigned int v46 = (((unsigned int)k) >> 8u);
+                    long long ix47 = ((long long)((v45 + v46) * ((unsigned int)r)));
+                    unsigned int v48 = smp[ix47];
+                    unsigned int s49 = (~0u);
+                    unsigned int v50 = (v45 + ((((v48 | 2147483648u) ^ ((v48 > 2147483648u) ? s49 : 0u)) <= v10) ? v46 : 0u));
+                    unsigned int v51 = (((unsigned int)k) >> 9u);
+                    long long ix52 = ((long long)((v50 + v51) * ((unsigned int)r)));
+                    unsigned int v53 = smp[ix52];
+                    unsigned int s54 = (~0u);
+                    unsigned int v55 = (v50 + ((((v53 | 2147483648u) ^ ((v53 > 2147483648u) ? s54 : 0u)) <= v10) ? v51 : 0u));
+                    unsigned int v56 = (((unsigned int)k) >> 10u);
+                    long long ix57 = ((long long)((v55 + v56) * ((unsigned int)r)));
+                    unsigned int v58 = smp[ix57];
+                    unsigned int s59 = (~0u);
+                    unsigned int v60 = (v55 + ((((v58 | 2147483648u) ^ ((v58 > 2147483648u) ? s59 : 0u)) <= v10) ? v56 : 0u));
+                    unsigned int v61 = (((unsigned int)k) >> 11u);
+                    long long ix62 = ((long long)((v60 + v61) * ((unsigned int)r)));
+                    unsigned int v63 = smp[ix62];
+                    unsigned int s64 = (~0u);
+                    unsigned int v65 = (v60 + ((((v63 | 2147483648u) ^ ((v63 > 2147483648u) ? s64 : 0u)) <= v10) ? v61 : 0u));
+                    unsigned int v66 = (((unsigned int)k) >> 12u);
+                    long long ix67 = ((long long)((v65 + v66) * ((unsigned int)r)));
+                    unsigned int v68 = smp[ix67];
+                    unsigned int s69 = (~0u);
+                    unsigned int s70 = ((((unsigned int)i7) * ((unsigned int)4096)) + (v65 + ((((v68 | 2147483648u) ^ ((v68 > 2147483648u) ? s69 : 0u)) <= v10) ? v66 : 0u)));
+                    unsigned int s71 = ((unsigned int)(1 * 4096));
+                    unsigned int bin72 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s70 : s71);
+                    if ((bin72 < ((unsigned int)4096))) {
+                        long long ix73 = ((long long)bin72);
+                        atomicAdd(&s3[ix73], 1u);
                     }
                 }
             }
         }
         __syncthreads();
-        for (patc_int t100 = threadIdx.x; t100 < 4096; t100 += 1024) {
-            unsigned int s101 = ((unsigned int)t100);
-            unsigned int s102 = ((unsigned int)(1 * 4096));
-            unsigned int bin103 = ((s3[t100] > 0u) ? s101 : s102);
-            if ((bin103 < ((unsigned int)4096))) {
-                long long ix104 = ((long long)bin103);
-                atomicAdd(&bins0[ix104], s3[t100]);
+        for (patc_int t74 = threadIdx.x; t74 < 4096; t74 += 1024) {
+            unsigned int s75 = ((unsigned int)t74);
+            unsigned int s76 = ((unsigned int)(1 * 4096));
+            unsigned int bin77 = ((s3[t74] > 0u) ? s75 : s76);
+            if ((bin77 < ((unsigned int)4096))) {
+                long long ix78 = ((long long)bin77);
+                atomicAdd(&bins0[ix78], s3[t74]);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket106 = 0u;
+        unsigned int ticket80 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket106 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket80 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last105[0] = (ticket106 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last79[0] = (ticket80 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last105[0]) {
-        for (patc_int t107 = threadIdx.x; t107 < 4096; t107 += 1024) {
-            out[t107] = (0u + __ldcg(&bins0[t107]));
-            bins0[t107] = ((unsigned int)0);
+    if (last79[0]) {
+        for (patc_int t81 = threadIdx.x; t81 < 4096; t81 += 1024) {
+            out[t81] = (0u + __ldcg(&bins0[t81]));
+            bins0[t81] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -884,7 +847,7 @@ extern "C" __global__ void __launch_bounds__(32) ssScan(unsigned int *__restrict
  *   data parameters: offs: 4096.u32, smp: (k * r).u32, xs: n.u32
  *   nat parameters:  n, k, r
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate88: 4096 * ((n + 4095) / 4096) x unsigned int, msctr89: 3 x unsigned long long
+ *   scratch:         msstate62: 4096 * ((n + 4095) / 4096) x unsigned int, msctr63: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
@@ -892,591 +855,485 @@ extern "C" __global__ void __launch_bounds__(32) ssScan(unsigned int *__restrict
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(1073745920, max(8192 * ((n + 4094) / 4096) + 16640, max(4096 * nwarps + 4096, max(k * r, max(r, max(k, max(512 * nwarps + 4096 * ((n + 4094) / 4096) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restrict__ out, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ smp, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate88, unsigned long long *__restrict__ msctr89, patc_int n, patc_int k, patc_int r)
+extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restrict__ out, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ smp, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate62, unsigned long long *__restrict__ msctr63, patc_int n, patc_int k, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *lbdraw91 = (unsigned long long *)(patc_smem + 0);
-    unsigned int *mshist96 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msbase97 = (unsigned int *)(patc_smem + 131088);
-    unsigned int *mststart100 = (unsigned int *)(patc_smem + 147472);
-    unsigned int *mssval101 = (unsigned int *)(patc_smem + 163856);
+    unsigned long long *lbdraw65 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *mshist70 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase71 = (unsigned int *)(patc_smem + 131088);
+    unsigned int *mststart74 = (unsigned int *)(patc_smem + 147472);
+    unsigned int *mssval75 = (unsigned int *)(patc_smem + 163856);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned long long lbd92 = atomicAdd(&msctr89[0], 1ull);
-        if ((((unsigned int)lbd92) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
-            msctr89[0] = (((lbd92 >> 32u) << 32u) + 4294967296ull);
+        unsigned long long lbd66 = atomicAdd(&msctr63[0], 1ull);
+        if ((((unsigned int)lbd66) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            msctr63[0] = (((lbd66 >> 32u) << 32u) + 4294967296ull);
         }
-        lbdraw91[0] = lbd92;
+        lbdraw65[0] = lbd66;
     }
     __syncthreads();
-    unsigned int lbtile93 = ((unsigned int)lbdraw91[0]);
-    unsigned int lbepoch94 = (((unsigned int)(lbdraw91[0] >> 32u)) & 1073741823u);
+    unsigned int lbtile67 = ((unsigned int)lbdraw65[0]);
+    unsigned int lbepoch68 = (((unsigned int)(lbdraw65[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b90 = lbtile93;
-        unsigned int mspar95 = (lbepoch94 & 1u);
-        unsigned int msval98[16];
-        unsigned int msinfo99[16];
+        const patc_int b64 = lbtile67;
+        unsigned int mspar69 = (lbepoch68 & 1u);
+        unsigned int msval72[16];
+        unsigned int msinfo73[16];
         {
-            const patc_int t102 = threadIdx.x;
-            for (patc_int i103 = 0; i103 < 128; i103 += 1) {
-                if (((t102 + 256 * i103) < 32768)) {
-                    mshist96[(t102 + 256 * i103)] = 0u;
+            const patc_int t76 = threadIdx.x;
+            for (patc_int i77 = 0; i77 < 128; i77 += 1) {
+                if (((t76 + 256 * i77) < 32768)) {
+                    mshist70[(t76 + 256 * i77)] = 0u;
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b90 + 4095) < n)) {
+        if (((4096 * b64 + 4095) < n)) {
             {
                 #pragma unroll
-                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
-                    bool msok106 = true;
-                    unsigned int msx107 = 0u;
-                    if (msok106) {
-                        msx107 = xs[(lane + 512 * warp + 4096 * b90 + 32 * i105)];
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    bool msok80 = true;
+                    unsigned int msx81 = 0u;
+                    if (msok80) {
+                        msx81 = xs[(lane + 512 * warp + 4096 * b64 + 32 * i79)];
                     }
-                    unsigned int s108 = (~msx107);
-                    unsigned int s109 = (msx107 ^ 2147483648u);
-                    unsigned int s110 = (((msx107 & 2147483648u) != 0u) ? s108 : s109);
-                    unsigned int v111 = ((msx107 == 2147483648u) ? 2147483648u : s110);
-                    unsigned int v112 = (((unsigned int)k) >> 1u);
-                    long long ix113 = ((long long)((0u + v112) * ((unsigned int)r)));
-                    unsigned int v114 = smp[ix113];
-                    unsigned int s115 = (~v114);
-                    unsigned int s116 = (v114 ^ 2147483648u);
-                    unsigned int s117 = (((v114 & 2147483648u) != 0u) ? s115 : s116);
-                    unsigned int v118 = (0u + ((((v114 == 2147483648u) ? 2147483648u : s117) <= v111) ? v112 : 0u));
-                    unsigned int v119 = (((unsigned int)k) >> 2u);
+                    unsigned int s82 = (~0u);
+                    unsigned int v83 = ((msx81 | 2147483648u) ^ ((msx81 > 2147483648u) ? s82 : 0u));
+                    unsigned int v84 = (((unsigned int)k) >> 1u);
+                    long long ix85 = ((long long)((0u + v84) * ((unsigned int)r)));
+                    unsigned int v86 = smp[ix85];
+                    unsigned int s87 = (~0u);
+                    unsigned int v88 = (0u + ((((v86 | 2147483648u) ^ ((v86 > 2147483648u) ? s87 : 0u)) <= v83) ? v84 : 0u));
+                    unsigned int v89 = (((unsigned int)k) >> 2u);
+                    long long ix90 = ((long long)((v88 + v89) * ((unsigned int)r)));
+                    unsigned int v91 = smp[ix90];
+                    unsigned int s92 = (~0u);
+                    unsigned int v93 = (v88 + ((((v91 | 2147483648u) ^ ((v91 > 2147483648u) ? s92 : 0u)) <= v83) ? v89 : 0u));
+                    unsigned int v94 = (((unsigned int)k) >> 3u);
+                    long long ix95 = ((long long)((v93 + v94) * ((unsigned int)r)));
+                    unsigned int v96 = smp[ix95];
+                    unsigned int s97 = (~0u);
+                    unsigned int v98 = (v93 + ((((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u)) <= v83) ? v94 : 0u));
+                    unsigned int v99 = (((unsigned int)k) >> 4u);
+                    long long ix100 = ((long long)((v98 + v99) * ((unsigned int)r)));
+                    unsigned int v101 = smp[ix100];
+                    unsigned int s102 = (~0u);
+                    unsigned int v103 = (v98 + ((((v101 | 2147483648u) ^ ((v101 > 2147483648u) ? s102 : 0u)) <= v83) ? v99 : 0u));
+                    unsigned int v104 = (((unsigned int)k) >> 5u);
+                    long long ix105 = ((long long)((v103 + v104) * ((unsigned int)r)));
+                    unsigned int v106 = smp[ix105];
+                    unsigned int s107 = (~0u);
+                    unsigned int v108 = (v103 + ((((v106 | 2147483648u) ^ ((v106 > 2147483648u) ? s107 : 0u)) <= v83) ? v104 : 0u));
+                    unsigned int v109 = (((unsigned int)k) >> 6u);
+                    long long ix110 = ((long long)((v108 + v109) * ((unsigned int)r)));
+                    unsigned int v111 = smp[ix110];
+                    unsigned int s112 = (~0u);
+                    unsigned int v113 = (v108 + ((((v111 | 2147483648u) ^ ((v111 > 2147483648u) ? s112 : 0u)) <= v83) ? v109 : 0u));
+                    unsigned int v114 = (((unsigned int)k) >> 7u);
+                    long long ix115 = ((long long)((v113 + v114) * ((unsigned int)r)));
+                    unsigned int v116 = smp[ix115];
+                    unsigned int s117 = (~0u);
+                    unsigned int v118 = (v113 + ((((v116 | 2147483648u) ^ ((v116 > 2147483648u) ? s117 : 0u)) <= v83) ? v114 : 0u));
+                    unsigned int v119 = (((unsigned int)k) >> 8u);
                     long long ix120 = ((long long)((v118 + v119) * ((unsigned int)r)));
                     unsigned int v121 = smp[ix120];
-                    unsigned int s122 = (~v121);
-                    unsigned int s123 = (v121 ^ 2147483648u);
-                    unsigned int s124 = (((v121 & 2147483648u) != 0u) ? s122 : s123);
-                    unsigned int v125 = (v118 + ((((v121 == 2147483648u) ? 2147483648u : s124) <= v111) ? v119 : 0u));
-                    unsigned int v126 = (((unsigned int)k) >> 3u);
-                    long long ix127 = ((long long)((v125 + v126) * ((unsigned int)r)));
-                    unsigned int v128 = smp[ix127];
-                    unsigned int s129 = (~v128);
-                    unsigned int s130 = (v128 ^ 2147483648u);
-                    unsigned int s131 = (((v128 & 2147483648u) != 0u) ? s129 : s130);
-                    unsigned int v132 = (v125 + ((((v128 == 2147483648u) ? 2147483648u : s131) <= v111) ? v126 : 0u));
-                    unsigned int v133 = (((unsigned int)k) >> 4u);
-                    long long ix134 = ((long long)((v132 + v133) * ((unsigned int)r)));
-                    unsigned int v135 = smp[ix134];
-                    unsigned int s136 = (~v135);
-                    unsigned int s137 = (v135 ^ 2147483648u);
-                    unsigned int s138 = (((v135 & 2147483648u) != 0u) ? s136 : s137);
-                    unsigned int v139 = (v132 + ((((v135 == 2147483648u) ? 2147483648u : s138) <= v111) ? v133 : 0u));
-                    unsigned int v140 = (((unsigned int)k) >> 5u);
-                    long long ix141 = ((long long)((v139 + v140) * ((unsigned int)r)));
-                    unsigned int v142 = smp[ix141];
-                    unsigned int s143 = (~v142);
-                    unsigned int s144 = (v142 ^ 2147483648u);
-                    unsigned int s145 = (((v142 & 2147483648u) != 0u) ? s143 : s144);
-                    unsigned int v146 = (v139 + ((((v142 == 2147483648u) ? 2147483648u : s145) <= v111) ? v140 : 0u));
-                    unsigned int v147 = (((unsigned int)k) >> 6u);
-                    long long ix148 = ((long long)((v146 + v147) * ((unsigned int)r)));
-                    unsigned int v149 = smp[ix148];
-                    unsigned int s150 = (~v149);
-                    unsigned int s151 = (v149 ^ 2147483648u);
-                    unsigned int s152 = (((v149 & 2147483648u) != 0u) ? s150 : s151);
-                    unsigned int v153 = (v146 + ((((v149 == 2147483648u) ? 2147483648u : s152) <= v111) ? v147 : 0u));
-                    unsigned int v154 = (((unsigned int)k) >> 7u);
-                    long long ix155 = ((long long)((v153 + v154) * ((unsigned int)r)));
-                    unsigned int v156 = smp[ix155];
-                    unsigned int s157 = (~v156);
-                    unsigned int s158 = (v156 ^ 2147483648u);
-                    unsigned int s159 = (((v156 & 2147483648u) != 0u) ? s157 : s158);
-                    unsigned int v160 = (v153 + ((((v156 == 2147483648u) ? 2147483648u : s159) <= v111) ? v154 : 0u));
-                    unsigned int v161 = (((unsigned int)k) >> 8u);
-                    long long ix162 = ((long long)((v160 + v161) * ((unsigned int)r)));
-                    unsigned int v163 = smp[ix162];
-                    unsigned int s164 = (~v163);
-                    unsigned int s165 = (v163 ^ 2147483648u);
-                    unsigned int s166 = (((v163 & 2147483648u) != 0u) ? s164 : s165);
-                    unsigned int v167 = (v160 + ((((v163 == 2147483648u) ? 2147483648u : s166) <= v111) ? v161 : 0u));
-                    unsigned int v168 = (((unsigned int)k) >> 9u);
-                    long long ix169 = ((long long)((v167 + v168) * ((unsigned int)r)));
-                    unsigned int v170 = smp[ix169];
-                    unsigned int s171 = (~v170);
-                    unsigned int s172 = (v170 ^ 2147483648u);
-                    unsigned int s173 = (((v170 & 2147483648u) != 0u) ? s171 : s172);
-                    unsigned int v174 = (v167 + ((((v170 == 2147483648u) ? 2147483648u : s173) <= v111) ? v168 : 0u));
-                    unsigned int v175 = (((unsigned int)k) >> 10u);
-                    long long ix176 = ((long long)((v174 + v175) * ((unsigned int)r)));
-                    unsigned int v177 = smp[ix176];
-                    unsigned int s178 = (~v177);
-                    unsigned int s179 = (v177 ^ 2147483648u);
-                    unsigned int s180 = (((v177 & 2147483648u) != 0u) ? s178 : s179);
-                    unsigned int v181 = (v174 + ((((v177 == 2147483648u) ? 2147483648u : s180) <= v111) ? v175 : 0u));
-                    unsigned int v182 = (((unsigned int)k) >> 11u);
-                    long long ix183 = ((long long)((v181 + v182) * ((unsigned int)r)));
-                    unsigned int v184 = smp[ix183];
-                    unsigned int s185 = (~v184);
-                    unsigned int s186 = (v184 ^ 2147483648u);
-                    unsigned int s187 = (((v184 & 2147483648u) != 0u) ? s185 : s186);
-                    unsigned int v188 = (v181 + ((((v184 == 2147483648u) ? 2147483648u : s187) <= v111) ? v182 : 0u));
-                    unsigned int v189 = (((unsigned int)k) >> 12u);
-                    long long ix190 = ((long long)((v188 + v189) * ((unsigned int)r)));
-                    unsigned int v191 = smp[ix190];
-                    unsigned int s192 = (~v191);
-                    unsigned int s193 = (v191 ^ 2147483648u);
-                    unsigned int s194 = (((v191 & 2147483648u) != 0u) ? s192 : s193);
-                    unsigned int msb195 = (msok106 ? min((v188 + ((((v191 == 2147483648u) ? 2147483648u : s194) <= v111) ? v189 : 0u)), 4095u) : 0u);
-                    unsigned int mspm196 = (__ballot_sync(0xffffffffu, msok106) & patc_match_bits(msb195, 12u));
-                    unsigned int msrk197 = __popc((mspm196 & ((1u << lane) - 1u)));
-                    unsigned int msct198 = __popc(mspm196);
-                    long long ix199 = ((long long)msb195);
-                    unsigned int msh200 = 0u;
-                    if (msok106) {
-                        msh200 = mshist96[(4096 * warp + ix199)];
+                    unsigned int s122 = (~0u);
+                    unsigned int v123 = (v118 + ((((v121 | 2147483648u) ^ ((v121 > 2147483648u) ? s122 : 0u)) <= v83) ? v119 : 0u));
+                    unsigned int v124 = (((unsigned int)k) >> 9u);
+                    long long ix125 = ((long long)((v123 + v124) * ((unsigned int)r)));
+                    unsigned int v126 = smp[ix125];
+                    unsigned int s127 = (~0u);
+                    unsigned int v128 = (v123 + ((((v126 | 2147483648u) ^ ((v126 > 2147483648u) ? s127 : 0u)) <= v83) ? v124 : 0u));
+                    unsigned int v129 = (((unsigned int)k) >> 10u);
+                    long long ix130 = ((long long)((v128 + v129) * ((unsigned int)r)));
+                    unsigned int v131 = smp[ix130];
+                    unsigned int s132 = (~0u);
+                    unsigned int v133 = (v128 + ((((v131 | 2147483648u) ^ ((v131 > 2147483648u) ? s132 : 0u)) <= v83) ? v129 : 0u));
+                    unsigned int v134 = (((unsigned int)k) >> 11u);
+                    long long ix135 = ((long long)((v133 + v134) * ((unsigned int)r)));
+                    unsigned int v136 = smp[ix135];
+                    unsigned int s137 = (~0u);
+                    unsigned int v138 = (v133 + ((((v136 | 2147483648u) ^ ((v136 > 2147483648u) ? s137 : 0u)) <= v83) ? v134 : 0u));
+                    unsigned int v139 = (((unsigned int)k) >> 12u);
+                    long long ix140 = ((long long)((v138 + v139) * ((unsigned int)r)));
+                    unsigned int v141 = smp[ix140];
+                    unsigned int s142 = (~0u);
+                    unsigned int msb143 = (msok80 ? min((v138 + ((((v141 | 2147483648u) ^ ((v141 > 2147483648u) ? s142 : 0u)) <= v83) ? v139 : 0u)), 4095u) : 0u);
+                    unsigned int mspm144 = (__ballot_sync(0xffffffffu, msok80) & patc_match_bits(msb143, 12u));
+                    unsigned int msrk145 = __popc((mspm144 & ((1u << lane) - 1u)));
+                    unsigned int msct146 = __popc(mspm144);
+                    long long ix147 = ((long long)msb143);
+                    unsigned int msh148 = 0u;
+                    if (msok80) {
+                        msh148 = mshist70[(4096 * warp + ix147)];
                     }
                     __syncwarp();
-                    if ((msok106 && ((msrk197 + 1u) == msct198))) {
-                        mshist96[(4096 * warp + ix199)] = (msh200 + msct198);
+                    if ((msok80 && ((msrk145 + 1u) == msct146))) {
+                        mshist70[(4096 * warp + ix147)] = (msh148 + msct146);
                     }
                     __syncwarp();
-                    msinfo99[i105] = ((msb195 << 16u) | (msh200 + msrk197));
-                    msval98[i105] = msx107;
+                    msinfo73[i79] = ((msb143 << 16u) | (msh148 + msrk145));
+                    msval72[i79] = msx81;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
-                    bool msok106 = ((lane + 512 * warp + 4096 * b90 + 32 * i105) < n);
-                    unsigned int msx107 = 0u;
-                    if (msok106) {
-                        msx107 = xs[(lane + 512 * warp + 4096 * b90 + 32 * i105)];
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    bool msok80 = ((lane + 512 * warp + 4096 * b64 + 32 * i79) < n);
+                    unsigned int msx81 = 0u;
+                    if (msok80) {
+                        msx81 = xs[(lane + 512 * warp + 4096 * b64 + 32 * i79)];
                     }
-                    unsigned int s108 = (~msx107);
-                    unsigned int s109 = (msx107 ^ 2147483648u);
-                    unsigned int s110 = (((msx107 & 2147483648u) != 0u) ? s108 : s109);
-                    unsigned int v111 = ((msx107 == 2147483648u) ? 2147483648u : s110);
-                    unsigned int v112 = (((unsigned int)k) >> 1u);
-                    long long ix113 = ((long long)((0u + v112) * ((unsigned int)r)));
-                    unsigned int v114 = smp[ix113];
-                    unsigned int s115 = (~v114);
-                    unsigned int s116 = (v114 ^ 2147483648u);
-                    unsigned int s117 = (((v114 & 2147483648u) != 0u) ? s115 : s116);
-                    unsigned int v118 = (0u + ((((v114 == 2147483648u) ? 2147483648u : s117) <= v111) ? v112 : 0u));
-                    unsigned int v119 = (((unsigned int)k) >> 2u);
+                    unsigned int s82 = (~0u);
+                    unsigned int v83 = ((msx81 | 2147483648u) ^ ((msx81 > 2147483648u) ? s82 : 0u));
+                    unsigned int v84 = (((unsigned int)k) >> 1u);
+                    long long ix85 = ((long long)((0u + v84) * ((unsigned int)r)));
+                    unsigned int v86 = smp[ix85];
+                    unsigned int s87 = (~0u);
+                    unsigned int v88 = (0u + ((((v86 | 2147483648u) ^ ((v86 > 2147483648u) ? s87 : 0u)) <= v83) ? v84 : 0u));
+                    unsigned int v89 = (((unsigned int)k) >> 2u);
+                    long long ix90 = ((long long)((v88 + v89) * ((unsigned int)r)));
+                    unsigned int v91 = smp[ix90];
+                    unsigned int s92 = (~0u);
+                    unsigned int v93 = (v88 + ((((v91 | 2147483648u) ^ ((v91 > 2147483648u) ? s92 : 0u)) <= v83) ? v89 : 0u));
+                    unsigned int v94 = (((unsigned int)k) >> 3u);
+                    long long ix95 = ((long long)((v93 + v94) * ((unsigned int)r)));
+                    unsigned int v96 = smp[ix95];
+                    unsigned int s97 = (~0u);
+                    unsigned int v98 = (v93 + ((((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u)) <= v83) ? v94 : 0u));
+                    unsigned int v99 = (((unsigned int)k) >> 4u);
+                    long long ix100 = ((long long)((v98 + v99) * ((unsigned int)r)));
+                    unsigned int v101 = smp[ix100];
+                    unsigned int s102 = (~0u);
+                    unsigned int v103 = (v98 + ((((v101 | 2147483648u) ^ ((v101 > 2147483648u) ? s102 : 0u)) <= v83) ? v99 : 0u));
+                    unsigned int v104 = (((unsigned int)k) >> 5u);
+                    long long ix105 = ((long long)((v103 + v104) * ((unsigned int)r)));
+                    unsigned int v106 = smp[ix105];
+                    unsigned int s107 = (~0u);
+                    unsigned int v108 = (v103 + ((((v106 | 2147483648u) ^ ((v106 > 2147483648u) ? s107 : 0u)) <= v83) ? v104 : 0u));
+                    unsigned int v109 = (((unsigned int)k) >> 6u);
+                    long long ix110 = ((long long)((v108 + v109) * ((unsigned int)r)));
+                    unsigned int v111 = smp[ix110];
+                    unsigned int s112 = (~0u);
+                    unsigned int v113 = (v108 + ((((v111 | 2147483648u) ^ ((v111 > 2147483648u) ? s112 : 0u)) <= v83) ? v109 : 0u));
+                    unsigned int v114 = (((unsigned int)k) >> 7u);
+                    long long ix115 = ((long long)((v113 + v114) * ((unsigned int)r)));
+                    unsigned int v116 = smp[ix115];
+                    unsigned int s117 = (~0u);
+                    unsigned int v118 = (v113 + ((((v116 | 2147483648u) ^ ((v116 > 2147483648u) ? s117 : 0u)) <= v83) ? v114 : 0u));
+                    unsigned int v119 = (((unsigned int)k) >> 8u);
                     long long ix120 = ((long long)((v118 + v119) * ((unsigned int)r)));
                     unsigned int v121 = smp[ix120];
-                    unsigned int s122 = (~v121);
-                    unsigned int s123 = (v121 ^ 2147483648u);
-                    unsigned int s124 = (((v121 & 2147483648u) != 0u) ? s122 : s123);
-                    unsigned int v125 = (v118 + ((((v121 == 2147483648u) ? 2147483648u : s124) <= v111) ? v119 : 0u));
-                    unsigned int v126 = (((unsigned int)k) >> 3u);
-                    long long ix127 = ((long long)((v125 + v126) * ((unsigned int)r)));
-                    unsigned int v128 = smp[ix127];
-                    unsigned int s129 = (~v128);
-                    unsigned int s130 = (v128 ^ 2147483648u);
-                    unsigned int s131 = (((v128 & 2147483648u) != 0u) ? s129 : s130);
-                    unsigned int v132 = (v125 + ((((v128 == 2147483648u) ? 2147483648u : s131) <= v111) ? v126 : 0u));
-                    unsigned int v133 = (((unsigned int)k) >> 4u);
-                    long long ix134 = ((long long)((v132 + v133) * ((unsigned int)r)));
-                    unsigned int v135 = smp[ix134];
-                    unsigned int s136 = (~v135);
-                    unsigned int s137 = (v135 ^ 2147483648u);
-                    unsigned int s138 = (((v135 & 2147483648u) != 0u) ? s136 : s137);
-                    unsigned int v139 = (v132 + ((((v135 == 2147483648u) ? 2147483648u : s138) <= v111) ? v133 : 0u));
-                    unsigned int v140 = (((unsigned int)k) >> 5u);
-                    long long ix141 = ((long long)((v139 + v140) * ((unsigned int)r)));
-                    unsigned int v142 = smp[ix141];
-                    unsigned int s143 = (~v142);
-                    unsigned int s144 = (v142 ^ 2147483648u);
-                    unsigned int s145 = (((v142 & 2147483648u) != 0u) ? s143 : s144);
-                    unsigned int v146 = (v139 + ((((v142 == 2147483648u) ? 2147483648u : s145) <= v111) ? v140 : 0u));
-                    unsigned int v147 = (((unsigned int)k) >> 6u);
-                    long long ix148 = ((long long)((v146 + v147) * ((unsigned int)r)));
-                    unsigned int v149 = smp[ix148];
-                    unsigned int s150 = (~v149);
-                    unsigned int s151 = (v149 ^ 2147483648u);
-                    unsigned int s152 = (((v149 & 2147483648u) != 0u) ? s150 : s151);
-                    unsigned int v153 = (v146 + ((((v149 == 2147483648u) ? 2147483648u : s152) <= v111) ? v147 : 0u));
-                    unsigned int v154 = (((unsigned int)k) >> 7u);
-                    long long ix155 = ((long long)((v153 + v154) * ((unsigned int)r)));
-                    unsigned int v156 = smp[ix155];
-                    unsigned int s157 = (~v156);
-                    unsigned int s158 = (v156 ^ 2147483648u);
-                    unsigned int s159 = (((v156 & 2147483648u) != 0u) ? s157 : s158);
-                    unsigned int v160 = (v153 + ((((v156 == 2147483648u) ? 2147483648u : s159) <= v111) ? v154 : 0u));
-                    unsigned int v161 = (((unsigned int)k) >> 8u);
-                    long long ix162 = ((long long)((v160 + v161) * ((unsigned int)r)));
-                    unsigned int v163 = smp[ix162];
-                    unsigned int s164 = (~v163);
-                    unsigned int s165 = (v163 ^ 2147483648u);
-                    unsigned int s166 = (((v163 & 2147483648u) != 0u) ? s164 : s165);
-                    unsigned int v167 = (v160 + ((((v163 == 2147483648u) ? 2147483648u : s166) <= v111) ? v161 : 0u));
-                    unsigned int v168 = (((unsigned int)k) >> 9u);
-                    long long ix169 = ((long long)((v167 + v168) * ((unsigned int)r)));
-                    unsigned int v170 = smp[ix169];
-                    unsigned int s171 = (~v170);
-                    unsigned int s172 = (v170 ^ 2147483648u);
-                    unsigned int s173 = (((v170 & 2147483648u) != 0u) ? s171 : s172);
-                    unsigned int v174 = (v167 + ((((v170 == 2147483648u) ? 2147483648u : s173) <= v111) ? v168 : 0u));
-                    unsigned int v175 = (((unsigned int)k) >> 10u);
-                    long long ix176 = ((long long)((v174 + v175) * ((unsigned int)r)));
-                    unsigned int v177 = smp[ix176];
-                    unsigned int s178 = (~v177);
-                    unsigned int s179 = (v177 ^ 2147483648u);
-                    unsigned int s180 = (((v177 & 2147483648u) != 0u) ? s178 : s179);
-                    unsigned int v181 = (v174 + ((((v177 == 2147483648u) ? 2147483648u : s180) <= v111) ? v175 : 0u));
-                    unsigned int v182 = (((unsigned int)k) >> 11u);
-                    long long ix183 = ((long long)((v181 + v182) * ((unsigned int)r)));
-                    unsigned int v184 = smp[ix183];
-                    unsigned int s185 = (~v184);
-                    unsigned int s186 = (v184 ^ 2147483648u);
-                    unsigned int s187 = (((v184 & 2147483648u) != 0u) ? s185 : s186);
-                    unsigned int v188 = (v181 + ((((v184 == 2147483648u) ? 2147483648u : s187) <= v111) ? v182 : 0u));
-                    unsigned int v189 = (((unsigned int)k) >> 12u);
-                    long long ix190 = ((long long)((v188 + v189) * ((unsigned int)r)));
-                    unsigned int v191 = smp[ix190];
-                    unsigned int s192 = (~v191);
-                    unsigned int s193 = (v191 ^ 2147483648u);
-                    unsigned int s194 = (((v191 & 2147483648u) != 0u) ? s192 : s193);
-                    unsigned int msb195 = (msok106 ? min((v188 + ((((v191 == 2147483648u) ? 2147483648u : s194) <= v111) ? v189 : 0u)), 4095u) : 0u);
-                    unsigned int mspm196 = (__ballot_sync(0xffffffffu, msok106) & patc_match_bits(msb195, 12u));
-                    unsigned int msrk197 = __popc((mspm196 & ((1u << lane) - 1u)));
-                    unsigned int msct198 = __popc(mspm196);
-                    long long ix199 = ((long long)msb195);
-                    unsigned int msh200 = 0u;
-                    if (msok106) {
-                        msh200 = mshist96[(4096 * warp + ix199)];
+                    unsigned int s122 = (~0u);
+                    unsigned int v123 = (v118 + ((((v121 | 2147483648u) ^ ((v121 > 2147483648u) ? s122 : 0u)) <= v83) ? v119 : 0u));
+                    unsigned int v124 = (((unsigned int)k) >> 9u);
+                    long long ix125 = ((long long)((v123 + v124) * ((unsigned int)r)));
+                    unsigned int v126 = smp[ix125];
+                    unsigned int s127 = (~0u);
+                    unsigned int v128 = (v123 + ((((v126 | 2147483648u) ^ ((v126 > 2147483648u) ? s127 : 0u)) <= v83) ? v124 : 0u));
+                    unsigned int v129 = (((unsigned int)k) >> 10u);
+                    long long ix130 = ((long long)((v128 + v129) * ((unsigned int)r)));
+                    unsigned int v131 = smp[ix130];
+                    unsigned int s132 = (~0u);
+                    unsigned int v133 = (v128 + ((((v131 | 2147483648u) ^ ((v131 > 2147483648u) ? s132 : 0u)) <= v83) ? v129 : 0u));
+                    unsigned int v134 = (((unsigned int)k) >> 11u);
+                    long long ix135 = ((long long)((v133 + v134) * ((unsigned int)r)));
+                    unsigned int v136 = smp[ix135];
+                    unsigned int s137 = (~0u);
+                    unsigned int v138 = (v133 + ((((v136 | 2147483648u) ^ ((v136 > 2147483648u) ? s137 : 0u)) <= v83) ? v134 : 0u));
+                    unsigned int v139 = (((unsigned int)k) >> 12u);
+                    long long ix140 = ((long long)((v138 + v139) * ((unsigned int)r)));
+                    unsigned int v141 = smp[ix140];
+                    unsigned int s142 = (~0u);
+                    unsigned int msb143 = (msok80 ? min((v138 + ((((v141 | 2147483648u) ^ ((v141 > 2147483648u) ? s142 : 0u)) <= v83) ? v139 : 0u)), 4095u) : 0u);
+                    unsigned int mspm144 = (__ballot_sync(0xffffffffu, msok80) & patc_match_bits(msb143, 12u));
+                    unsigned int msrk145 = __popc((mspm144 & ((1u << lane) - 1u)));
+                    unsigned int msct146 = __popc(mspm144);
+                    long long ix147 = ((long long)msb143);
+                    unsigned int msh148 = 0u;
+                    if (msok80) {
+                        msh148 = mshist70[(4096 * warp + ix147)];
                     }
                     __syncwarp();
-                    if ((msok106 && ((msrk197 + 1u) == msct198))) {
-                        mshist96[(4096 * warp + ix199)] = (msh200 + msct198);
+                    if ((msok80 && ((msrk145 + 1u) == msct146))) {
+                        mshist70[(4096 * warp + ix147)] = (msh148 + msct146);
                     }
                     __syncwarp();
-                    msinfo99[i105] = ((msb195 << 16u) | (msh200 + msrk197));
-                    msval98[i105] = msx107;
+                    msinfo73[i79] = ((msb143 << 16u) | (msh148 + msrk145));
+                    msval72[i79] = msx81;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t201 = threadIdx.x;
-            for (patc_int i202 = 0; i202 < 16; i202 += 1) {
-                if (((t201 + 256 * i202) < 4096)) {
-                    unsigned int msrun203 = 0u;
-                    for (patc_int i204 = 0; i204 < 8; i204 += 1) {
-                        unsigned int msc205 = mshist96[(t201 + 256 * i202 + 4096 * i204)];
-                        mshist96[(t201 + 256 * i202 + 4096 * i204)] = msrun203;
-                        msrun203 = (msrun203 + msc205);
+            const patc_int t149 = threadIdx.x;
+            for (patc_int i150 = 0; i150 < 16; i150 += 1) {
+                if (((t149 + 256 * i150) < 4096)) {
+                    unsigned int msrun151 = 0u;
+                    for (patc_int i152 = 0; i152 < 8; i152 += 1) {
+                        unsigned int msc153 = mshist70[(t149 + 256 * i150 + 4096 * i152)];
+                        mshist70[(t149 + 256 * i150 + 4096 * i152)] = msrun151;
+                        msrun151 = (msrun151 + msc153);
                     }
-                    unsigned int mspre206 = 0u;
-                    if ((b90 < 1)) {
-                        patc_set32(&msstate88[(4096 * b90 + t201 + 256 * i202)], (((2u | mspar95) << 30u) | msrun203));
+                    unsigned int mspre154 = 0u;
+                    if ((b64 < 1)) {
+                        patc_set32(&msstate62[(4096 * b64 + t149 + 256 * i150)], (((2u | mspar69) << 30u) | msrun151));
                     }
-                    if ((!(b90 < 1))) {
-                        patc_set32(&msstate88[(4096 * b90 + t201 + 256 * i202)], (((2u | mspar95) << 29u) | msrun203));
-                        for (patc_int msd207 = 0; ; msd207 += 1) {
-                            unsigned int msw208;
-                            bool msfull209;
+                    if ((!(b64 < 1))) {
+                        patc_set32(&msstate62[(4096 * b64 + t149 + 256 * i150)], (((2u | mspar69) << 29u) | msrun151));
+                        for (patc_int msd155 = 0; ; msd155 += 1) {
+                            unsigned int msw156;
+                            bool msfull157;
                             for (;;) {
-                                msw208 = patc_peek32(&msstate88[(4096 * b90 + t201 + 256 * i202 - 4096 * msd207 - 4096)]);
-                                msfull209 = ((msw208 >> 30u) == (2u | mspar95));
-                                if ((msfull209 || ((msw208 >> 29u) == (2u | mspar95)))) {
+                                msw156 = patc_peek32(&msstate62[(4096 * b64 + t149 + 256 * i150 - 4096 * msd155 - 4096)]);
+                                msfull157 = ((msw156 >> 30u) == (2u | mspar69));
+                                if ((msfull157 || ((msw156 >> 29u) == (2u | mspar69)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre206 = (mspre206 + (msw208 & (msfull209 ? 1073741823u : 536870911u)));
-                            if (msfull209) {
+                            mspre154 = (mspre154 + (msw156 & (msfull157 ? 1073741823u : 536870911u)));
+                            if (msfull157) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate88[(4096 * b90 + t201 + 256 * i202)], (((2u | mspar95) << 30u) | (mspre206 + msrun203)));
+                        patc_set32(&msstate62[(4096 * b64 + t149 + 256 * i150)], (((2u | mspar69) << 30u) | (mspre154 + msrun151)));
                     }
-                    msbase97[(t201 + 256 * i202)] = (offs[(t201 + 256 * i202)] + mspre206);
-                    mststart100[(t201 + 256 * i202)] = msrun203;
+                    msbase71[(t149 + 256 * i150)] = (offs[(t149 + 256 * i150)] + mspre154);
+                    mststart74[(t149 + 256 * i150)] = msrun151;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum211 = 0u;
-                for (patc_int i212 = 0; i212 < 128; i212 += 1) {
-                    if (((128 * lane + i212) < 4096)) {
-                        mssum211 = (mssum211 + mststart100[(128 * lane + i212)]);
+                unsigned int mssum159 = 0u;
+                for (patc_int i160 = 0; i160 < 128; i160 += 1) {
+                    if (((128 * lane + i160) < 4096)) {
+                        mssum159 = (mssum159 + mststart74[(128 * lane + i160)]);
                     }
                 }
-                unsigned int msinc213 = mssum211;
-                unsigned int msup214 = __shfl_up_sync(0xffffffffu, msinc213, 1);
-                msinc213 = ((lane >= 1) ? (msinc213 + msup214) : msinc213);
-                unsigned int msup215 = __shfl_up_sync(0xffffffffu, msinc213, 2);
-                msinc213 = ((lane >= 2) ? (msinc213 + msup215) : msinc213);
-                unsigned int msup216 = __shfl_up_sync(0xffffffffu, msinc213, 4);
-                msinc213 = ((lane >= 4) ? (msinc213 + msup216) : msinc213);
-                unsigned int msup217 = __shfl_up_sync(0xffffffffu, msinc213, 8);
-                msinc213 = ((lane >= 8) ? (msinc213 + msup217) : msinc213);
-                unsigned int msup218 = __shfl_up_sync(0xffffffffu, msinc213, 16);
-                msinc213 = ((lane >= 16) ? (msinc213 + msup218) : msinc213);
-                unsigned int msat219 = (msinc213 - mssum211);
-                for (patc_int i220 = 0; i220 < 128; i220 += 1) {
-                    if (((128 * lane + i220) < 4096)) {
-                        unsigned int mscb221 = mststart100[(128 * lane + i220)];
-                        mststart100[(128 * lane + i220)] = msat219;
-                        msbase97[(128 * lane + i220)] = (msbase97[(128 * lane + i220)] - msat219);
-                        msat219 = (msat219 + mscb221);
+                unsigned int msinc161 = mssum159;
+                unsigned int msup162 = __shfl_up_sync(0xffffffffu, msinc161, 1);
+                msinc161 = ((lane >= 1) ? (msinc161 + msup162) : msinc161);
+                unsigned int msup163 = __shfl_up_sync(0xffffffffu, msinc161, 2);
+                msinc161 = ((lane >= 2) ? (msinc161 + msup163) : msinc161);
+                unsigned int msup164 = __shfl_up_sync(0xffffffffu, msinc161, 4);
+                msinc161 = ((lane >= 4) ? (msinc161 + msup164) : msinc161);
+                unsigned int msup165 = __shfl_up_sync(0xffffffffu, msinc161, 8);
+                msinc161 = ((lane >= 8) ? (msinc161 + msup165) : msinc161);
+                unsigned int msup166 = __shfl_up_sync(0xffffffffu, msinc161, 16);
+                msinc161 = ((lane >= 16) ? (msinc161 + msup166) : msinc161);
+                unsigned int msat167 = (msinc161 - mssum159);
+                for (patc_int i168 = 0; i168 < 128; i168 += 1) {
+                    if (((128 * lane + i168) < 4096)) {
+                        unsigned int mscb169 = mststart74[(128 * lane + i168)];
+                        mststart74[(128 * lane + i168)] = msat167;
+                        msbase71[(128 * lane + i168)] = (msbase71[(128 * lane + i168)] - msat167);
+                        msat167 = (msat167 + mscb169);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b90 + 4095) < n)) {
+        if (((4096 * b64 + 4095) < n)) {
             {
                 #pragma unroll
-                for (patc_int i223 = 0; i223 < 16; i223 += 1) {
+                for (patc_int i171 = 0; i171 < 16; i171 += 1) {
                     {
-                        unsigned int msi224 = msinfo99[i223];
-                        unsigned int msbk225 = (msi224 >> 16u);
-                        long long ix226 = ((long long)msbk225);
-                        long long ix227 = ((long long)(mststart100[ix226] + (mshist96[(4096 * warp + ix226)] + (msi224 & 65535u))));
-                        mssval101[ix227] = msval98[i223];
+                        unsigned int msi172 = msinfo73[i171];
+                        unsigned int msbk173 = (msi172 >> 16u);
+                        long long ix174 = ((long long)msbk173);
+                        long long ix175 = ((long long)(mststart74[ix174] + (mshist70[(4096 * warp + ix174)] + (msi172 & 65535u))));
+                        mssval75[ix175] = msval72[i171];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i223 = 0; i223 < 16; i223 += 1) {
-                    if (((lane + 512 * warp + 4096 * b90 + 32 * i223) < n)) {
-                        unsigned int msi224 = msinfo99[i223];
-                        unsigned int msbk225 = (msi224 >> 16u);
-                        long long ix226 = ((long long)msbk225);
-                        long long ix227 = ((long long)(mststart100[ix226] + (mshist96[(4096 * warp + ix226)] + (msi224 & 65535u))));
-                        mssval101[ix227] = msval98[i223];
+                for (patc_int i171 = 0; i171 < 16; i171 += 1) {
+                    if (((lane + 512 * warp + 4096 * b64 + 32 * i171) < n)) {
+                        unsigned int msi172 = msinfo73[i171];
+                        unsigned int msbk173 = (msi172 >> 16u);
+                        long long ix174 = ((long long)msbk173);
+                        long long ix175 = ((long long)(mststart74[ix174] + (mshist70[(4096 * warp + ix174)] + (msi172 & 65535u))));
+                        mssval75[ix175] = msval72[i171];
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b90 + 4095) < n)) {
+        if (((4096 * b64 + 4095) < n)) {
             {
-                const patc_int t228 = threadIdx.x;
-                for (patc_int i229 = 0; i229 < 16; i229 += 1) {
+                const patc_int t176 = threadIdx.x;
+                for (patc_int i177 = 0; i177 < 16; i177 += 1) {
                     {
-                        unsigned int msv230 = mssval101[(t228 + 256 * i229)];
-                        unsigned int s231 = (~msv230);
-                        unsigned int s232 = (msv230 ^ 2147483648u);
-                        unsigned int s233 = (((msv230 & 2147483648u) != 0u) ? s231 : s232);
-                        unsigned int v234 = ((msv230 == 2147483648u) ? 2147483648u : s233);
-                        unsigned int v235 = (((unsigned int)k) >> 1u);
-                        long long ix236 = ((long long)((0u + v235) * ((unsigned int)r)));
-                        unsigned int v237 = smp[ix236];
-                        unsigned int s238 = (~v237);
-                        unsigned int s239 = (v237 ^ 2147483648u);
-                        unsigned int s240 = (((v237 & 2147483648u) != 0u) ? s238 : s239);
-                        unsigned int v241 = (0u + ((((v237 == 2147483648u) ? 2147483648u : s240) <= v234) ? v235 : 0u));
-                        unsigned int v242 = (((unsigned int)k) >> 2u);
-                        long long ix243 = ((long long)((v241 + v242) * ((unsigned int)r)));
-                        unsigned int v244 = smp[ix243];
-                        unsigned int s245 = (~v244);
-                        unsigned int s246 = (v244 ^ 2147483648u);
-                        unsigned int s247 = (((v244 & 2147483648u) != 0u) ? s245 : s246);
-                        unsigned int v248 = (v241 + ((((v244 == 2147483648u) ? 2147483648u : s247) <= v234) ? v242 : 0u));
-                        unsigned int v249 = (((unsigned int)k) >> 3u);
-                        long long ix250 = ((long long)((v248 + v249) * ((unsigned int)r)));
-                        unsigned int v251 = smp[ix250];
-                        unsigned int s252 = (~v251);
-                        unsigned int s253 = (v251 ^ 2147483648u);
-                        unsigned int s254 = (((v251 & 2147483648u) != 0u) ? s252 : s253);
-                        unsigned int v255 = (v248 + ((((v251 == 2147483648u) ? 2147483648u : s254) <= v234) ? v249 : 0u));
-                        unsigned int v256 = (((unsigned int)k) >> 4u);
-                        long long ix257 = ((long long)((v255 + v256) * ((unsigned int)r)));
-                        unsigned int v258 = smp[ix257];
-                        unsigned int s259 = (~v258);
-                        unsigned int s260 = (v258 ^ 2147483648u);
-                        unsigned int s261 = (((v258 & 2147483648u) != 0u) ? s259 : s260);
-                        unsigned int v262 = (v255 + ((((v258 == 2147483648u) ? 2147483648u : s261) <= v234) ? v256 : 0u));
-                        unsigned int v263 = (((unsigned int)k) >> 5u);
-                        long long ix264 = ((long long)((v262 + v263) * ((unsigned int)r)));
-                        unsigned int v265 = smp[ix264];
-                        unsigned int s266 = (~v265);
-                        unsigned int s267 = (v265 ^ 2147483648u);
-                        unsigned int s268 = (((v265 & 2147483648u) != 0u) ? s266 : s267);
-                        unsigned int v269 = (v262 + ((((v265 == 2147483648u) ? 2147483648u : s268) <= v234) ? v263 : 0u));
-                        unsigned int v270 = (((unsigned int)k) >> 6u);
-                        long long ix271 = ((long long)((v269 + v270) * ((unsigned int)r)));
-                        unsigned int v272 = smp[ix271];
-                        unsigned int s273 = (~v272);
-                        unsigned int s274 = (v272 ^ 2147483648u);
-                        unsigned int s275 = (((v272 & 2147483648u) != 0u) ? s273 : s274);
-                        unsigned int v276 = (v269 + ((((v272 == 2147483648u) ? 2147483648u : s275) <= v234) ? v270 : 0u));
-                        unsigned int v277 = (((unsigned int)k) >> 7u);
-                        long long ix278 = ((long long)((v276 + v277) * ((unsigned int)r)));
-                        unsigned int v279 = smp[ix278];
-                        unsigned int s280 = (~v279);
-                        unsigned int s281 = (v279 ^ 2147483648u);
-                        unsigned int s282 = (((v279 & 2147483648u) != 0u) ? s280 : s281);
-                        unsigned int v283 = (v276 + ((((v279 == 2147483648u) ? 2147483648u : s282) <= v234) ? v277 : 0u));
-                        unsigned int v284 = (((unsigned int)k) >> 8u);
-                        long long ix285 = ((long long)((v283 + v284) * ((unsigned int)r)));
-                        unsigned int v286 = smp[ix285];
-                        unsigned int s287 = (~v286);
-                        unsigned int s288 = (v286 ^ 2147483648u);
-                        unsigned int s289 = (((v286 & 2147483648u) != 0u) ? s287 : s288);
-                        unsigned int v290 = (v283 + ((((v286 == 2147483648u) ? 2147483648u : s289) <= v234) ? v284 : 0u));
-                        unsigned int v291 = (((unsigned int)k) >> 9u);
-                        long long ix292 = ((long long)((v290 + v291) * ((unsigned int)r)));
-                        unsigned int v293 = smp[ix292];
-                        unsigned int s294 = (~v293);
-                        unsigned int s295 = (v293 ^ 2147483648u);
-                        unsigned int s296 = (((v293 & 2147483648u) != 0u) ? s294 : s295);
-                        unsigned int v297 = (v290 + ((((v293 == 2147483648u) ? 2147483648u : s296) <= v234) ? v291 : 0u));
-                        unsigned int v298 = (((unsigned int)k) >> 10u);
-                        long long ix299 = ((long long)((v297 + v298) * ((unsigned int)r)));
-                        unsigned int v300 = smp[ix299];
-                        unsigned int s301 = (~v300);
-                        unsigned int s302 = (v300 ^ 2147483648u);
-                        unsigned int s303 = (((v300 & 2147483648u) != 0u) ? s301 : s302);
-                        unsigned int v304 = (v297 + ((((v300 == 2147483648u) ? 2147483648u : s303) <= v234) ? v298 : 0u));
-                        unsigned int v305 = (((unsigned int)k) >> 11u);
-                        long long ix306 = ((long long)((v304 + v305) * ((unsigned int)r)));
-                        unsigned int v307 = smp[ix306];
-                        unsigned int s308 = (~v307);
-                        unsigned int s309 = (v307 ^ 2147483648u);
-                        unsigned int s310 = (((v307 & 2147483648u) != 0u) ? s308 : s309);
-                        unsigned int v311 = (v304 + ((((v307 == 2147483648u) ? 2147483648u : s310) <= v234) ? v305 : 0u));
-                        unsigned int v312 = (((unsigned int)k) >> 12u);
-                        long long ix313 = ((long long)((v311 + v312) * ((unsigned int)r)));
-                        unsigned int v314 = smp[ix313];
-                        unsigned int s315 = (~v314);
-                        unsigned int s316 = (v314 ^ 2147483648u);
-                        unsigned int s317 = (((v314 & 2147483648u) != 0u) ? s315 : s316);
-                        unsigned int msbk318 = min((v311 + ((((v314 == 2147483648u) ? 2147483648u : s317) <= v234) ? v312 : 0u)), 4095u);
-                        long long ix319 = ((long long)msbk318);
-                        unsigned long long msdst320 = ((unsigned long long)(msbase97[ix319] + ((unsigned int)(t228 + 256 * i229))));
-                        if ((msdst320 < ((unsigned long long)n))) {
-                            long long ix321 = ((long long)msdst320);
-                            out[ix321] = msv230;
+                        unsigned int msv178 = mssval75[(t176 + 256 * i177)];
+                        unsigned int s179 = (~0u);
+                        unsigned int v180 = ((msv178 | 2147483648u) ^ ((msv178 > 2147483648u) ? s179 : 0u));
+                        unsigned int v181 = (((unsigned int)k) >> 1u);
+                        long long ix182 = ((long long)((0u + v181) * ((unsigned int)r)));
+                        unsigned int v183 = smp[ix182];
+                        unsigned int s184 = (~0u);
+                        unsigned int v185 = (0u + ((((v183 | 2147483648u) ^ ((v183 > 2147483648u) ? s184 : 0u)) <= v180) ? v181 : 0u));
+                        unsigned int v186 = (((unsigned int)k) >> 2u);
+                        long long ix187 = ((long long)((v185 + v186) * ((unsigned int)r)));
+                        unsigned int v188 = smp[ix187];
+                        unsigned int s189 = (~0u);
+                        unsigned int v190 = (v185 + ((((v188 | 2147483648u) ^ ((v188 > 2147483648u) ? s189 : 0u)) <= v180) ? v186 : 0u));
+                        unsigned int v191 = (((unsigned int)k) >> 3u);
+                        long long ix192 = ((long long)((v190 + v191) * ((unsigned int)r)));
+                        unsigned int v193 = smp[ix192];
+                        unsigned int s194 = (~0u);
+                        unsigned int v195 = (v190 + ((((v193 | 2147483648u) ^ ((v193 > 2147483648u) ? s194 : 0u)) <= v180) ? v191 : 0u));
+                        unsigned int v196 = (((unsigned int)k) >> 4u);
+                        long long ix197 = ((long long)((v195 + v196) * ((unsigned int)r)));
+                        unsigned int v198 = smp[ix197];
+                        unsigned int s199 = (~0u);
+                        unsigned int v200 = (v195 + ((((v198 | 2147483648u) ^ ((v198 > 2147483648u) ? s199 : 0u)) <= v180) ? v196 : 0u));
+                        unsigned int v201 = (((unsigned int)k) >> 5u);
+                        long long ix202 = ((long long)((v200 + v201) * ((unsigned int)r)));
+                        unsigned int v203 = smp[ix202];
+                        unsigned int s204 = (~0u);
+                        unsigned int v205 = (v200 + ((((v203 | 2147483648u) ^ ((v203 > 2147483648u) ? s204 : 0u)) <= v180) ? v201 : 0u));
+                        unsigned int v206 = (((unsigned int)k) >> 6u);
+                        long long ix207 = ((long long)((v205 + v206) * ((unsigned int)r)));
+                        unsigned int v208 = smp[ix207];
+                        unsigned int s209 = (~0u);
+                        unsigned int v210 = (v205 + ((((v208 | 2147483648u) ^ ((v208 > 2147483648u) ? s209 : 0u)) <= v180) ? v206 : 0u));
+                        unsigned int v211 = (((unsigned int)k) >> 7u);
+                        long long ix212 = ((long long)((v210 + v211) * ((unsigned int)r)));
+                        unsigned int v213 = smp[ix212];
+                        unsigned int s214 = (~0u);
+                        unsigned int v215 = (v210 + ((((v213 | 2147483648u) ^ ((v213 > 2147483648u) ? s214 : 0u)) <= v180) ? v211 : 0u));
+                        unsigned int v216 = (((unsigned int)k) >> 8u);
+                        long long ix217 = ((long long)((v215 + v216) * ((unsigned int)r)));
+                        unsigned int v218 = smp[ix217];
+                        unsigned int s219 = (~0u);
+                        unsigned int v220 = (v215 + ((((v218 | 2147483648u) ^ ((v218 > 2147483648u) ? s219 : 0u)) <= v180) ? v216 : 0u));
+                        unsigned int v221 = (((unsigned int)k) >> 9u);
+                        long long ix222 = ((long long)((v220 + v221) * ((unsigned int)r)));
+                        unsigned int v223 = smp[ix222];
+                        unsigned int s224 = (~0u);
+                        unsigned int v225 = (v220 + ((((v223 | 2147483648u) ^ ((v223 > 2147483648u) ? s224 : 0u)) <= v180) ? v221 : 0u));
+                        unsigned int v226 = (((unsigned int)k) >> 10u);
+                        long long ix227 = ((long long)((v225 + v226) * ((unsigned int)r)));
+                        unsigned int v228 = smp[ix227];
+                        unsigned int s229 = (~0u);
+                        unsigned int v230 = (v225 + ((((v228 | 2147483648u) ^ ((v228 > 2147483648u) ? s229 : 0u)) <= v180) ? v226 : 0u));
+                        unsigned int v231 = (((unsigned int)k) >> 11u);
+                        long long ix232 = ((long long)((v230 + v231) * ((unsigned int)r)));
+                        unsigned int v233 = smp[ix232];
+                        unsigned int s234 = (~0u);
+                        unsigned int v235 = (v230 + ((((v233 | 2147483648u) ^ ((v233 > 2147483648u) ? s234 : 0u)) <= v180) ? v231 : 0u));
+                        unsigned int v236 = (((unsigned int)k) >> 12u);
+                        long long ix237 = ((long long)((v235 + v236) * ((unsigned int)r)));
+                        unsigned int v238 = smp[ix237];
+                        unsigned int s239 = (~0u);
+                        unsigned int msbk240 = min((v235 + ((((v238 | 2147483648u) ^ ((v238 > 2147483648u) ? s239 : 0u)) <= v180) ? v236 : 0u)), 4095u);
+                        long long ix241 = ((long long)msbk240);
+                        if ((((patc_uint)(msbase71[ix241] + ((unsigned int)(t176 + 256 * i177)))) < ((patc_uint)n))) {
+                            const patc_int msdst242 = ((patc_uint)(msbase71[ix241] + ((unsigned int)(t176 + 256 * i177))));
+                            out[msdst242] = msv178;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t228 = threadIdx.x;
-                for (patc_int i229 = 0; i229 < 16; i229 += 1) {
-                    if (((4096 * b90 + t228 + 256 * i229) < n)) {
-                        unsigned int msv230 = mssval101[(t228 + 256 * i229)];
-                        unsigned int s231 = (~msv230);
-                        unsigned int s232 = (msv230 ^ 2147483648u);
-                        unsigned int s233 = (((msv230 & 2147483648u) != 0u) ? s231 : s232);
-                        unsigned int v234 = ((msv230 == 2147483648u) ? 2147483648u : s233);
-                        unsigned int v235 = (((unsigned int)k) >> 1u);
-                        long long ix236 = ((long long)((0u + v235) * ((unsigned int)r)));
-                        unsigned int v237 = smp[ix236];
-                        unsigned int s238 = (~v237);
-                        unsigned int s239 = (v237 ^ 2147483648u);
-                        unsigned int s240 = (((v237 & 2147483648u) != 0u) ? s238 : s239);
-                        unsigned int v241 = (0u + ((((v237 == 2147483648u) ? 2147483648u : s240) <= v234) ? v235 : 0u));
-                        unsigned int v242 = (((unsigned int)k) >> 2u);
-                        long long ix243 = ((long long)((v241 + v242) * ((unsigned int)r)));
-                        unsigned int v244 = smp[ix243];
-                        unsigned int s245 = (~v244);
-                        unsigned int s246 = (v244 ^ 2147483648u);
-                        unsigned int s247 = (((v244 & 2147483648u) != 0u) ? s245 : s246);
-                        unsigned int v248 = (v241 + ((((v244 == 2147483648u) ? 2147483648u : s247) <= v234) ? v242 : 0u));
-                        unsigned int v249 = (((unsigned int)k) >> 3u);
-                        long long ix250 = ((long long)((v248 + v249) * ((unsigned int)r)));
-                        unsigned int v251 = smp[ix250];
-                        unsigned int s252 = (~v251);
-                        unsigned int s253 = (v251 ^ 2147483648u);
-                        unsigned int s254 = (((v251 & 2147483648u) != 0u) ? s252 : s253);
-                        unsigned int v255 = (v248 + ((((v251 == 2147483648u) ? 2147483648u : s254) <= v234) ? v249 : 0u));
-                        unsigned int v256 = (((unsigned int)k) >> 4u);
-                        long long ix257 = ((long long)((v255 + v256) * ((unsigned int)r)));
-                        unsigned int v258 = smp[ix257];
-                        unsigned int s259 = (~v258);
-                        unsigned int s260 = (v258 ^ 2147483648u);
-                        unsigned int s261 = (((v258 & 2147483648u) != 0u) ? s259 : s260);
-                        unsigned int v262 = (v255 + ((((v258 == 2147483648u) ? 2147483648u : s261) <= v234) ? v256 : 0u));
-                        unsigned int v263 = (((unsigned int)k) >> 5u);
-                        long long ix264 = ((long long)((v262 + v263) * ((unsigned int)r)));
-                        unsigned int v265 = smp[ix264];
-                        unsigned int s266 = (~v265);
-                        unsigned int s267 = (v265 ^ 2147483648u);
-                        unsigned int s268 = (((v265 & 2147483648u) != 0u) ? s266 : s267);
-                        unsigned int v269 = (v262 + ((((v265 == 2147483648u) ? 2147483648u : s268) <= v234) ? v263 : 0u));
-                        unsigned int v270 = (((unsigned int)k) >> 6u);
-                        long long ix271 = ((long long)((v269 + v270) * ((unsigned int)r)));
-                        unsigned int v272 = smp[ix271];
-                        unsigned int s273 = (~v272);
-                        unsigned int s274 = (v272 ^ 2147483648u);
-                        unsigned int s275 = (((v272 & 2147483648u) != 0u) ? s273 : s274);
-                        unsigned int v276 = (v269 + ((((v272 == 2147483648u) ? 2147483648u : s275) <= v234) ? v270 : 0u));
-                        unsigned int v277 = (((unsigned int)k) >> 7u);
-                        long long ix278 = ((long long)((v276 + v277) * ((unsigned int)r)));
-                        unsigned int v279 = smp[ix278];
-                        unsigned int s280 = (~v279);
-                        unsigned int s281 = (v279 ^ 2147483648u);
-                        unsigned int s282 = (((v279 & 2147483648u) != 0u) ? s280 : s281);
-                        unsigned int v283 = (v276 + ((((v279 == 2147483648u) ? 2147483648u : s282) <= v234) ? v277 : 0u));
-                        unsigned int v284 = (((unsigned int)k) >> 8u);
-                        long long ix285 = ((long long)((v283 + v284) * ((unsigned int)r)));
-                        unsigned int v286 = smp[ix285];
-                        unsigned int s287 = (~v286);
-                        unsigned int s288 = (v286 ^ 2147483648u);
-                        unsigned int s289 = (((v286 & 2147483648u) != 0u) ? s287 : s288);
-                        unsigned int v290 = (v283 + ((((v286 == 2147483648u) ? 2147483648u : s289) <= v234) ? v284 : 0u));
-                        unsigned int v291 = (((unsigned int)k) >> 9u);
-                        long long ix292 = ((long long)((v290 + v291) * ((unsigned int)r)));
-                        unsigned int v293 = smp[ix292];
-                        unsigned int s294 = (~v293);
-                        unsigned int s295 = (v293 ^ 2147483648u);
-                        unsigned int s296 = (((v293 & 2147483648u) != 0u) ? s294 : s295);
-                        unsigned int v297 = (v290 + ((((v293 == 2147483648u) ? 2147483648u : s296) <= v234) ? v291 : 0u));
-                        unsigned int v298 = (((unsigned int)k) >> 10u);
-                        long long ix299 = ((long long)((v297 + v298) * ((unsigned int)r)));
-                        unsigned int v300 = smp[ix299];
-                        unsigned int s301 = (~v300);
-                        unsigned int s302 = (v300 ^ 2147483648u);
-                        unsigned int s303 = (((v300 & 2147483648u) != 0u) ? s301 : s302);
-                        unsigned int v304 = (v297 + ((((v300 == 2147483648u) ? 2147483648u : s303) <= v234) ? v298 : 0u));
-                        unsigned int v305 = (((unsigned int)k) >> 11u);
-                        long long ix306 = ((long long)((v304 + v305) * ((unsigned int)r)));
-                        unsigned int v307 = smp[ix306];
-                        unsigned int s308 = (~v307);
-                        unsigned int s309 = (v307 ^ 2147483648u);
-                        unsigned int s310 = (((v307 & 2147483648u) != 0u) ? s308 : s309);
-                        unsigned int v311 = (v304 + ((((v307 == 2147483648u) ? 2147483648u : s310) <= v234) ? v305 : 0u));
-                        unsigned int v312 = (((unsigned int)k) >> 12u);
-                        long long ix313 = ((long long)((v311 + v312) * ((unsigned int)r)));
-                        unsigned int v314 = smp[ix313];
-                        unsigned int s315 = (~v314);
-                        unsigned int s316 = (v314 ^ 2147483648u);
-                        unsigned int s317 = (((v314 & 2147483648u) != 0u) ? s315 : s316);
-                        unsigned int msbk318 = min((v311 + ((((v314 == 2147483648u) ? 2147483648u : s317) <= v234) ? v312 : 0u)), 4095u);
-                        long long ix319 = ((long long)msbk318);
-                        unsigned long long msdst320 = ((unsigned long long)(msbase97[ix319] + ((unsigned int)(t228 + 256 * i229))));
-                        if ((msdst320 < ((unsigned long long)n))) {
-                            long long ix321 = ((long long)msdst320);
-                            out[ix321] = msv230;
+                const patc_int t176 = threadIdx.x;
+                for (patc_int i177 = 0; i177 < 16; i177 += 1) {
+                    if (((4096 * b64 + t176 + 256 * i177) < n)) {
+                        unsigned int msv178 = mssval75[(t176 + 256 * i177)];
+                        unsigned int s179 = (~0u);
+                        unsigned int v180 = ((msv178 | 2147483648u) ^ ((msv178 > 2147483648u) ? s179 : 0u));
+                        unsigned int v181 = (((unsigned int)k) >> 1u);
+                        long long ix182 = ((long long)((0u + v181) * ((unsigned int)r)));
+                        unsigned int v183 = smp[ix182];
+                        unsigned int s184 = (~0u);
+                        unsigned int v185 = (0u + ((((v183 | 2147483648u) ^ ((v183 > 2147483648u) ? s184 : 0u)) <= v180) ? v181 : 0u));
+                        unsigned int v186 = (((unsigned int)k) >> 2u);
+                        long long ix187 = ((long long)((v185 + v186) * ((unsigned int)r)));
+                        unsigned int v188 = smp[ix187];
+                        unsigned int s189 = (~0u);
+                        unsigned int v190 = (v185 + ((((v188 | 2147483648u) ^ ((v188 > 2147483648u) ? s189 : 0u)) <= v180) ? v186 : 0u));
+                        unsigned int v191 = (((unsigned int)k) >> 3u);
+                        long long ix192 = ((long long)((v190 + v191) * ((unsigned int)r)));
+                        unsigned int v193 = smp[ix192];
+                        unsigned int s194 = (~0u);
+                        unsigned int v195 = (v190 + ((((v193 | 2147483648u) ^ ((v193 > 2147483648u) ? s194 : 0u)) <= v180) ? v191 : 0u));
+                        unsigned int v196 = (((unsigned int)k) >> 4u);
+                        long long ix197 = ((long long)((v195 + v196) * ((unsigned int)r)));
+                        unsigned int v198 = smp[ix197];
+                        unsigned int s199 = (~0u);
+                        unsigned int v200 = (v195 + ((((v198 | 2147483648u) ^ ((v198 > 2147483648u) ? s199 : 0u)) <= v180) ? v196 : 0u));
+                        unsigned int v201 = (((unsigned int)k) >> 5u);
+                        long long ix202 = ((long long)((v200 + v201) * ((unsigned int)r)));
+                        unsigned int v203 = smp[ix202];
+                        unsigned int s204 = (~0u);
+                        unsigned int v205 = (v200 + ((((v203 | 2147483648u) ^ ((v203 > 2147483648u) ? s204 : 0u)) <= v180) ? v201 : 0u));
+                        unsigned int v206 = (((unsigned int)k) >> 6u);
+                        long long ix207 = ((long long)((v205 + v206) * ((unsigned int)r)));
+                        unsigned int v208 = smp[ix207];
+                        unsigned int s209 = (~0u);
+                        unsigned int v210 = (v205 + ((((v208 | 2147483648u) ^ ((v208 > 2147483648u) ? s209 : 0u)) <= v180) ? v206 : 0u));
+                        unsigned int v211 = (((unsigned int)k) >> 7u);
+                        long long ix212 = ((long long)((v210 + v211) * ((unsigned int)r)));
+                        unsigned int v213 = smp[ix212];
+                        unsigned int s214 = (~0u);
+                        unsigned int v215 = (v210 + ((((v213 | 2147483648u) ^ ((v213 > 2147483648u) ? s214 : 0u)) <= v180) ? v211 : 0u));
+                        unsigned int v216 = (((unsigned int)k) >> 8u);
+                        long long ix217 = ((long long)((v215 + v216) * ((unsigned int)r)));
+                        unsigned int v218 = smp[ix217];
+                        unsigned int s219 = (~0u);
+                        unsigned int v220 = (v215 + ((((v218 | 2147483648u) ^ ((v218 > 2147483648u) ? s219 : 0u)) <= v180) ? v216 : 0u));
+                        unsigned int v221 = (((unsigned int)k) >> 9u);
+                        long long ix222 = ((long long)((v220 + v221) * ((unsigned int)r)));
+                        unsigned int v223 = smp[ix222];
+                        unsigned int s224 = (~0u);
+                        unsigned int v225 = (v220 + ((((v223 | 2147483648u) ^ ((v223 > 2147483648u) ? s224 : 0u)) <= v180) ? v221 : 0u));
+                        unsigned int v226 = (((unsigned int)k) >> 10u);
+                        long long ix227 = ((long long)((v225 + v226) * ((unsigned int)r)));
+                        unsigned int v228 = smp[ix227];
+                        unsigned int s229 = (~0u);
+                        unsigned int v230 = (v225 + ((((v228 | 2147483648u) ^ ((v228 > 2147483648u) ? s229 : 0u)) <= v180) ? v226 : 0u));
+                        unsigned int v231 = (((unsigned int)k) >> 11u);
+                        long long ix232 = ((long long)((v230 + v231) * ((unsigned int)r)));
+                        unsigned int v233 = smp[ix232];
+                        unsigned int s234 = (~0u);
+                        unsigned int v235 = (v230 + ((((v233 | 2147483648u) ^ ((v233 > 2147483648u) ? s234 : 0u)) <= v180) ? v231 : 0u));
+                        unsigned int v236 = (((unsigned int)k) >> 12u);
+                        long long ix237 = ((long long)((v235 + v236) * ((unsigned int)r)));
+                        unsigned int v238 = smp[ix237];
+                        unsigned int s239 = (~0u);
+                        unsigned int msbk240 = min((v235 + ((((v238 | 2147483648u) ^ ((v238 > 2147483648u) ? s239 : 0u)) <= v180) ? v236 : 0u)), 4095u);
+                        long long ix241 = ((long long)msbk240);
+                        if ((((patc_uint)(msbase71[ix241] + ((unsigned int)(t176 + 256 * i177)))) < ((patc_uint)n))) {
+                            const patc_int msdst242 = ((patc_uint)(msbase71[ix241] + ((unsigned int)(t176 + 256 * i177))));
+                            out[msdst242] = msv178;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar322 = mspar95;
-        const patc_int msh323 = ((unsigned int)msctr89[(-mspar322 + 2)]);
+        const patc_int mspar243 = mspar69;
+        const patc_int msh244 = ((unsigned int)msctr63[(-mspar243 + 2)]);
         {
-            const patc_int t324 = threadIdx.x;
-            if (((b90 < 1) && (t324 < 1))) {
-                msctr89[(mspar322 + 1)] = ((unsigned long long)((n + 4095) / 4096));
+            const patc_int t245 = threadIdx.x;
+            if (((b64 < 1) && (t245 < 1))) {
+                msctr63[(mspar243 + 1)] = ((unsigned long long)((n + 4095) / 4096));
             }
-            unsigned int mszi325 = ((unsigned int)(256 * b90 + t324 + 4096 * ((n + 4095) / 4096)));
+            unsigned int mszi246 = ((unsigned int)(256 * b64 + t245 + 4096 * ((n + 4095) / 4096)));
             for (;;) {
-                if ((mszi325 >= ((unsigned int)(4096 * msh323)))) {
+                if ((mszi246 >= ((unsigned int)(4096 * msh244)))) {
                     break;
                 }
-                const patc_int msz326 = mszi325;
-                msstate88[msz326] = 0u;
-                mszi325 = (mszi325 + ((unsigned int)(256 * ((n + 4095) / 4096))));
+                const patc_int msz247 = mszi246;
+                msstate62[msz247] = 0u;
+                mszi246 = (mszi246 + ((unsigned int)(256 * ((n + 4095) / 4096))));
             }
         }
     }
