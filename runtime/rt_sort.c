@@ -326,7 +326,7 @@ static patc_status program(patc_sorter *s, int cubin)
     }
     if (st == PATC_OK && s->nd % 2) st = patc_get_kernel(s->prog[cubin], "sortCopy", &s->copy[cubin]);
     for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
-        char name[16];
+        char name[24]; /* "sortSmall" and any int: gcc -O1's format-truncation check counts 11 digits */
         snprintf(name, sizeof name, "sortSmall%d", i);
         st = patc_get_kernel(s->prog[cubin], name, &s->small[i][cubin]);
     }

@@ -354,7 +354,7 @@ START_TEST(every_define_is_checked)
 {
     Text t = {0};
     patc_define d[65];
-    char names[65][8];
+    char names[65][16]; /* "d" and any int (gcc -O1 checks the format against 11 digits) */
     for (int k = 0; k < 2; k++) { /* two kernels of 32 nats each: d1..d32, d33..d64 */
         add(&t, "kernel k%d = ", k);
         for (int i = 1; i <= 32; i++) add(&t, "nFun(d%d => ", 32 * k + i);
