@@ -19,6 +19,9 @@ if ((${#cells[@]} == 0)); then
   done
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
+# one cubin cache for every cell (the embedded cubins' texts are the same whatever the C
+# compiler): $PATC_EMBED_CACHE when set (.ci/run gives the test build's), else the root's
+cache=${PATC_EMBED_CACHE:-$root/embed-cache}
 failed=0 passed=0
 for cell in "${cells[@]}"; do
   IFS=: read -r cc type ipo <<<"$cell"
@@ -26,7 +29,7 @@ for cell in "${cells[@]}"; do
   log=$dir.log
   rm -rf "$dir" # from scratch: a directory left by another checkout or option set must not decide
   if { cmake -S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE="$type" \
-         -DCMAKE_INTERPROCEDURAL_OPTIMIZATION="$ipo" -DPATC_WERROR=ON &&
+         -DCMAKE_INTERPROCEDURAL_OPTIMIZATION="$ipo" -DPATC_WERROR=ON -DPATC_EMBED_CACHE="$cache" &&
        cmake --build "$dir" -j "$jobs"; } >"$log" 2>&1; then
     echo "ok      $cell"
     passed=$((passed + 1))

@@ -171,8 +171,8 @@ for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64 ballotRank sh
 done
 for k in scanUp scanTake scanTakeWritten scanUpF32; do echo "../tests/programs/scan_warp_hs.rise $k $r1 -D n=7"; done
 echo "softmax_rows.rise softmaxRows $r1 -D r=33 -D m=32"
-echo "matmul_tiled.rise matmulTiled $r2 -D m=7 -D n=5 -D k=257"
-echo "matmul_tiled.rise matmulShared $r2 -D m=7 -D n=5 -D kt=17"
+echo "matmul_tiled.rise matmulTiled $r2 -D m=3 -D n=5 -D k=129"
+echo "matmul_tiled.rise matmulShared $r2 -D m=3 -D n=5 -D kt=5"
 for n in 33 1000; do
     for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32 bitsU32 bitsI32 bitsU64; do
         echo "../tests/programs/scalar_forms.rise $k $r1 -D n=$n"
