@@ -34,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistU32(unsigned int *__res
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last19 = (bool *)(patc_smem + 4096);
+    bool *last21 = (bool *)(patc_smem + 4096);
     {
         const patc_int b2 = blockIdx.x;
         {
@@ -46,44 +46,46 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistU32(unsigned int *__res
             const patc_int t5 = threadIdx.x;
             for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
-                    unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
-                    unsigned int v9 = ((unsigned int)i7);
-                    unsigned int s10 = ((((unsigned int)i7) * ((unsigned int)256)) + ((v8 >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
-                    unsigned int s11 = ((unsigned int)(4 * 256));
-                    unsigned int bin12 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s10 : s11);
-                    if ((bin12 < ((unsigned int)1024))) {
-                        long long ix13 = ((long long)bin12);
-                        atomicAdd(&s3[ix13], 1u);
+                    unsigned int v8 = ((unsigned int)i7);
+                    unsigned int bin9 = ((((unsigned int)i7) * ((unsigned int)256)) + ((xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))] >> (v8 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    if ((bin9 < ((unsigned int)1024))) {
+                        long long ix10 = ((long long)bin9);
+                        atomicAdd(&s3[ix10], 1u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t14 = threadIdx.x;
-            unsigned int s15 = ((unsigned int)t14);
-            unsigned int s16 = ((unsigned int)(4 * 256));
-            unsigned int bin17 = ((s3[t14] > 0u) ? s15 : s16);
-            if ((bin17 < ((unsigned int)1024))) {
-                long long ix18 = ((long long)bin17);
-                atomicAdd(&bins0[ix18], s3[t14]);
+            const patc_int t11 = threadIdx.x;
+            long long ix12 = ((long long)(((long long)n) - ((long long)1)));
+            unsigned int v13 = xs[ix12];
+            unsigned int v14 = (((unsigned int)t11) / ((unsigned int)256));
+            unsigned int s15 = ((unsigned int)(((g * 1024) - (n % (g * 1024))) % (g * 1024)));
+            unsigned int v16 = (s3[t11] - (((((long long)b2) == ((long long)0)) && (((v13 >> (v14 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)) == (((unsigned int)t11) % ((unsigned int)256)))) ? s15 : 0u));
+            unsigned int s17 = ((unsigned int)t11);
+            unsigned int s18 = ((unsigned int)(4 * 256));
+            unsigned int bin19 = ((v16 > 0u) ? s17 : s18);
+            if ((bin19 < ((unsigned int)1024))) {
+                long long ix20 = ((long long)bin19);
+                atomicAdd(&bins0[ix20], v16);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket20 = 0u;
+        unsigned int ticket22 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket20 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket22 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last19[0] = (ticket20 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last21[0] = (ticket22 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last19[0]) {
+    if (last21[0]) {
         {
-            const patc_int t21 = threadIdx.x;
-            out[t21] = (0u + __ldcg(&bins0[t21]));
-            bins0[t21] = ((unsigned int)0);
+            const patc_int t23 = threadIdx.x;
+            out[t23] = (0u + __ldcg(&bins0[t23]));
+            bins0[t23] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -107,7 +109,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistI32(unsigned int *__res
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last19 = (bool *)(patc_smem + 4096);
+    bool *last21 = (bool *)(patc_smem + 4096);
     {
         const patc_int b2 = blockIdx.x;
         {
@@ -119,44 +121,46 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistI32(unsigned int *__res
             const patc_int t5 = threadIdx.x;
             for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
-                    int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
-                    unsigned int v9 = ((unsigned int)i7);
-                    unsigned int s10 = ((((unsigned int)i7) * ((unsigned int)256)) + (((((unsigned int)v8) ^ 2147483648u) >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
-                    unsigned int s11 = ((unsigned int)(4 * 256));
-                    unsigned int bin12 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s10 : s11);
-                    if ((bin12 < ((unsigned int)1024))) {
-                        long long ix13 = ((long long)bin12);
-                        atomicAdd(&s3[ix13], 1u);
+                    unsigned int v8 = ((unsigned int)i7);
+                    unsigned int bin9 = ((((unsigned int)i7) * ((unsigned int)256)) + (((((unsigned int)xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))]) ^ 2147483648u) >> (v8 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    if ((bin9 < ((unsigned int)1024))) {
+                        long long ix10 = ((long long)bin9);
+                        atomicAdd(&s3[ix10], 1u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t14 = threadIdx.x;
-            unsigned int s15 = ((unsigned int)t14);
-            unsigned int s16 = ((unsigned int)(4 * 256));
-            unsigned int bin17 = ((s3[t14] > 0u) ? s15 : s16);
-            if ((bin17 < ((unsigned int)1024))) {
-                long long ix18 = ((long long)bin17);
-                atomicAdd(&bins0[ix18], s3[t14]);
+            const patc_int t11 = threadIdx.x;
+            long long ix12 = ((long long)(((long long)n) - ((long long)1)));
+            int v13 = xs[ix12];
+            unsigned int v14 = (((unsigned int)t11) / ((unsigned int)256));
+            unsigned int s15 = ((unsigned int)(((g * 1024) - (n % (g * 1024))) % (g * 1024)));
+            unsigned int v16 = (s3[t11] - (((((long long)b2) == ((long long)0)) && ((((((unsigned int)v13) ^ 2147483648u) >> (v14 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)) == (((unsigned int)t11) % ((unsigned int)256)))) ? s15 : 0u));
+            unsigned int s17 = ((unsigned int)t11);
+            unsigned int s18 = ((unsigned int)(4 * 256));
+            unsigned int bin19 = ((v16 > 0u) ? s17 : s18);
+            if ((bin19 < ((unsigned int)1024))) {
+                long long ix20 = ((long long)bin19);
+                atomicAdd(&bins0[ix20], v16);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket20 = 0u;
+        unsigned int ticket22 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket20 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket22 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last19[0] = (ticket20 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last21[0] = (ticket22 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last19[0]) {
+    if (last21[0]) {
         {
-            const patc_int t21 = threadIdx.x;
-            out[t21] = (0u + __ldcg(&bins0[t21]));
-            bins0[t21] = ((unsigned int)0);
+            const patc_int t23 = threadIdx.x;
+            out[t23] = (0u + __ldcg(&bins0[t23]));
+            bins0[t23] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -180,7 +184,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32(unsigned int *__res
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last20 = (bool *)(patc_smem + 4096);
+    bool *last23 = (bool *)(patc_smem + 4096);
     {
         const patc_int b2 = blockIdx.x;
         {
@@ -192,45 +196,48 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32(unsigned int *__res
             const patc_int t5 = threadIdx.x;
             for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
-                    unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
-                    unsigned int v9 = ((unsigned int)i7);
-                    unsigned int s10 = (~0u);
-                    unsigned int s11 = ((((unsigned int)i7) * ((unsigned int)256)) + ((((v8 | 2147483648u) ^ ((v8 > 2147483648u) ? s10 : 0u)) >> (v9 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
-                    unsigned int s12 = ((unsigned int)(4 * 256));
-                    unsigned int bin13 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s11 : s12);
-                    if ((bin13 < ((unsigned int)1024))) {
-                        long long ix14 = ((long long)bin13);
-                        atomicAdd(&s3[ix14], 1u);
+                    unsigned int v8 = ((unsigned int)i7);
+                    unsigned int s9 = (~0u);
+                    unsigned int bin10 = ((((unsigned int)i7) * ((unsigned int)256)) + ((((xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))] | 2147483648u) ^ ((xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))] > 2147483648u) ? s9 : 0u)) >> (v8 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    if ((bin10 < ((unsigned int)1024))) {
+                        long long ix11 = ((long long)bin10);
+                        atomicAdd(&s3[ix11], 1u);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t15 = threadIdx.x;
-            unsigned int s16 = ((unsigned int)t15);
-            unsigned int s17 = ((unsigned int)(4 * 256));
-            unsigned int bin18 = ((s3[t15] > 0u) ? s16 : s17);
-            if ((bin18 < ((unsigned int)1024))) {
-                long long ix19 = ((long long)bin18);
-                atomicAdd(&bins0[ix19], s3[t15]);
+            const patc_int t12 = threadIdx.x;
+            long long ix13 = ((long long)(((long long)n) - ((long long)1)));
+            unsigned int v14 = xs[ix13];
+            unsigned int v15 = (((unsigned int)t12) / ((unsigned int)256));
+            unsigned int s16 = (~0u);
+            unsigned int s17 = ((unsigned int)(((g * 1024) - (n % (g * 1024))) % (g * 1024)));
+            unsigned int v18 = (s3[t12] - (((((long long)b2) == ((long long)0)) && (((((v14 | 2147483648u) ^ ((v14 > 2147483648u) ? s16 : 0u)) >> (v15 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)) == (((unsigned int)t12) % ((unsigned int)256)))) ? s17 : 0u));
+            unsigned int s19 = ((unsigned int)t12);
+            unsigned int s20 = ((unsigned int)(4 * 256));
+            unsigned int bin21 = ((v18 > 0u) ? s19 : s20);
+            if ((bin21 < ((unsigned int)1024))) {
+                long long ix22 = ((long long)bin21);
+                atomicAdd(&bins0[ix22], v18);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket21 = 0u;
+        unsigned int ticket24 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket21 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket24 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last20[0] = (ticket21 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last23[0] = (ticket24 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last20[0]) {
+    if (last23[0]) {
         {
-            const patc_int t22 = threadIdx.x;
-            out[t22] = (0u + __ldcg(&bins0[t22]));
-            bins0[t22] = ((unsigned int)0);
+            const patc_int t25 = threadIdx.x;
+            out[t25] = (0u + __ldcg(&bins0[t25]));
+            bins0[t25] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;

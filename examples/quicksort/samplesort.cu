@@ -676,7 +676,7 @@ extern "C" __global__ void __launch_bounds__(1024) ssCounts(unsigned int *__rest
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last79 = (bool *)(patc_smem + 16384);
+    bool *last141 = (bool *)(patc_smem + 16384);
     {
         const patc_int b2 = blockIdx.x;
         for (patc_int t4 = threadIdx.x; t4 < 4096; t4 += 1024) {
@@ -688,102 +688,164 @@ extern "C" __global__ void __launch_bounds__(1024) ssCounts(unsigned int *__rest
             for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
                 {
                     const patc_int i7 = 0;
-                    unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
-                    unsigned int s9 = (~0u);
-                    unsigned int v10 = ((v8 | 2147483648u) ^ ((v8 > 2147483648u) ? s9 : 0u));
-                    unsigned int v11 = (((unsigned int)k) >> 1u);
-                    long long ix12 = ((long long)((0u + v11) * ((unsigned int)r)));
-                    unsigned int v13 = smp[ix12];
-                    unsigned int s14 = (~0u);
-                    unsigned int v15 = (0u + ((((v13 | 2147483648u) ^ ((v13 > 2147483648u) ? s14 : 0u)) <= v10) ? v11 : 0u));
-                    unsigned int v16 = (((unsigned int)k) >> 2u);
-                    long long ix17 = ((long long)((v15 + v16) * ((unsigned int)r)));
-                    unsigned int v18 = smp[ix17];
-                    unsigned int s19 = (~0u);
-                    unsigned int v20 = (v15 + ((((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u)) <= v10) ? v16 : 0u));
-                    unsigned int v21 = (((unsigned int)k) >> 3u);
-                    long long ix22 = ((long long)((v20 + v21) * ((unsigned int)r)));
-                    unsigned int v23 = smp[ix22];
-                    unsigned int s24 = (~0u);
-                    unsigned int v25 = (v20 + ((((v23 | 2147483648u) ^ ((v23 > 2147483648u) ? s24 : 0u)) <= v10) ? v21 : 0u));
-                    unsigned int v26 = (((unsigned int)k) >> 4u);
-                    long long ix27 = ((long long)((v25 + v26) * ((unsigned int)r)));
-                    unsigned int v28 = smp[ix27];
-                    unsigned int s29 = (~0u);
-                    unsigned int v30 = (v25 + ((((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u)) <= v10) ? v26 : 0u));
-                    unsigned int v31 = (((unsigned int)k) >> 5u);
-                    long long ix32 = ((long long)((v30 + v31) * ((unsigned int)r)));
-                    unsigned int v33 = smp[ix32];
-                    unsigned int s34 = (~0u);
-                    unsigned int v35 = (v30 + ((((v33 | 2147483648u) ^ ((v33 > 2147483648u) ? s34 : 0u)) <= v10) ? v31 : 0u));
-                    unsigned int v36 = (((unsigned int)k) >> 6u);
-                    long long ix37 = ((long long)((v35 + v36) * ((unsigned int)r)));
-                    unsigned int v38 = smp[ix37];
-                    unsigned int s39 = (~0u);
-                    unsigned int v40 = (v35 + ((((v38 | 2147483648u) ^ ((v38 > 2147483648u) ? s39 : 0u)) <= v10) ? v36 : 0u));
-                    unsigned int v41 = (((unsigned int)k) >> 7u);
-                    long long ix42 = ((long long)((v40 + v41) * ((unsigned int)r)));
-                    unsigned int v43 = smp[ix42];
-                    unsigned int s44 = (~0u);
-                    unsigned int v45 = (v40 + ((((v43 | 2147483648u) ^ ((v43 > 2147483648u) ? s44 : 0u)) <= v10) ? v41 : 0u));
-                    unsigned int v46 = (((unsigned int)k) >> 8u);
-                    long long ix47 = ((long long)((v45 + v46) * ((unsigned int)r)));
-                    unsigned int v48 = smp[ix47];
-                    unsigned int s49 = (~0u);
-                    unsigned int v50 = (v45 + ((((v48 | 2147483648u) ^ ((v48 > 2147483648u) ? s49 : 0u)) <= v10) ? v46 : 0u));
-                    unsigned int v51 = (((unsigned int)k) >> 9u);
-                    long long ix52 = ((long long)((v50 + v51) * ((unsigned int)r)));
-                    unsigned int v53 = smp[ix52];
-                    unsigned int s54 = (~0u);
-                    unsigned int v55 = (v50 + ((((v53 | 2147483648u) ^ ((v53 > 2147483648u) ? s54 : 0u)) <= v10) ? v51 : 0u));
-                    unsigned int v56 = (((unsigned int)k) >> 10u);
-                    long long ix57 = ((long long)((v55 + v56) * ((unsigned int)r)));
-                    unsigned int v58 = smp[ix57];
-                    unsigned int s59 = (~0u);
-                    unsigned int v60 = (v55 + ((((v58 | 2147483648u) ^ ((v58 > 2147483648u) ? s59 : 0u)) <= v10) ? v56 : 0u));
-                    unsigned int v61 = (((unsigned int)k) >> 11u);
-                    long long ix62 = ((long long)((v60 + v61) * ((unsigned int)r)));
-                    unsigned int v63 = smp[ix62];
-                    unsigned int s64 = (~0u);
-                    unsigned int v65 = (v60 + ((((v63 | 2147483648u) ^ ((v63 > 2147483648u) ? s64 : 0u)) <= v10) ? v61 : 0u));
-                    unsigned int v66 = (((unsigned int)k) >> 12u);
-                    long long ix67 = ((long long)((v65 + v66) * ((unsigned int)r)));
-                    unsigned int v68 = smp[ix67];
-                    unsigned int s69 = (~0u);
-                    unsigned int s70 = ((((unsigned int)i7) * ((unsigned int)4096)) + (v65 + ((((v68 | 2147483648u) ^ ((v68 > 2147483648u) ? s69 : 0u)) <= v10) ? v66 : 0u)));
-                    unsigned int s71 = ((unsigned int)(1 * 4096));
-                    unsigned int bin72 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s70 : s71);
-                    if ((bin72 < ((unsigned int)4096))) {
-                        long long ix73 = ((long long)bin72);
-                        atomicAdd(&s3[ix73], 1u);
+                    unsigned int s8 = (~0u);
+                    unsigned int v9 = ((xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))] | 2147483648u) ^ ((xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))] > 2147483648u) ? s8 : 0u));
+                    unsigned int v10 = (((unsigned int)k) >> 1u);
+                    long long ix11 = ((long long)((0u + v10) * ((unsigned int)r)));
+                    unsigned int v12 = smp[ix11];
+                    unsigned int s13 = (~0u);
+                    unsigned int v14 = (0u + ((((v12 | 2147483648u) ^ ((v12 > 2147483648u) ? s13 : 0u)) <= v9) ? v10 : 0u));
+                    unsigned int v15 = (((unsigned int)k) >> 2u);
+                    long long ix16 = ((long long)((v14 + v15) * ((unsigned int)r)));
+                    unsigned int v17 = smp[ix16];
+                    unsigned int s18 = (~0u);
+                    unsigned int v19 = (v14 + ((((v17 | 2147483648u) ^ ((v17 > 2147483648u) ? s18 : 0u)) <= v9) ? v15 : 0u));
+                    unsigned int v20 = (((unsigned int)k) >> 3u);
+                    long long ix21 = ((long long)((v19 + v20) * ((unsigned int)r)));
+                    unsigned int v22 = smp[ix21];
+                    unsigned int s23 = (~0u);
+                    unsigned int v24 = (v19 + ((((v22 | 2147483648u) ^ ((v22 > 2147483648u) ? s23 : 0u)) <= v9) ? v20 : 0u));
+                    unsigned int v25 = (((unsigned int)k) >> 4u);
+                    long long ix26 = ((long long)((v24 + v25) * ((unsigned int)r)));
+                    unsigned int v27 = smp[ix26];
+                    unsigned int s28 = (~0u);
+                    unsigned int v29 = (v24 + ((((v27 | 2147483648u) ^ ((v27 > 2147483648u) ? s28 : 0u)) <= v9) ? v25 : 0u));
+                    unsigned int v30 = (((unsigned int)k) >> 5u);
+                    long long ix31 = ((long long)((v29 + v30) * ((unsigned int)r)));
+                    unsigned int v32 = smp[ix31];
+                    unsigned int s33 = (~0u);
+                    unsigned int v34 = (v29 + ((((v32 | 2147483648u) ^ ((v32 > 2147483648u) ? s33 : 0u)) <= v9) ? v30 : 0u));
+                    unsigned int v35 = (((unsigned int)k) >> 6u);
+                    long long ix36 = ((long long)((v34 + v35) * ((unsigned int)r)));
+                    unsigned int v37 = smp[ix36];
+                    unsigned int s38 = (~0u);
+                    unsigned int v39 = (v34 + ((((v37 | 2147483648u) ^ ((v37 > 2147483648u) ? s38 : 0u)) <= v9) ? v35 : 0u));
+                    unsigned int v40 = (((unsigned int)k) >> 7u);
+                    long long ix41 = ((long long)((v39 + v40) * ((unsigned int)r)));
+                    unsigned int v42 = smp[ix41];
+                    unsigned int s43 = (~0u);
+                    unsigned int v44 = (v39 + ((((v42 | 2147483648u) ^ ((v42 > 2147483648u) ? s43 : 0u)) <= v9) ? v40 : 0u));
+                    unsigned int v45 = (((unsigned int)k) >> 8u);
+                    long long ix46 = ((long long)((v44 + v45) * ((unsigned int)r)));
+                    unsigned int v47 = smp[ix46];
+                    unsigned int s48 = (~0u);
+                    unsigned int v49 = (v44 + ((((v47 | 2147483648u) ^ ((v47 > 2147483648u) ? s48 : 0u)) <= v9) ? v45 : 0u));
+                    unsigned int v50 = (((unsigned int)k) >> 9u);
+                    long long ix51 = ((long long)((v49 + v50) * ((unsigned int)r)));
+                    unsigned int v52 = smp[ix51];
+                    unsigned int s53 = (~0u);
+                    unsigned int v54 = (v49 + ((((v52 | 2147483648u) ^ ((v52 > 2147483648u) ? s53 : 0u)) <= v9) ? v50 : 0u));
+                    unsigned int v55 = (((unsigned int)k) >> 10u);
+                    long long ix56 = ((long long)((v54 + v55) * ((unsigned int)r)));
+                    unsigned int v57 = smp[ix56];
+                    unsigned int s58 = (~0u);
+                    unsigned int v59 = (v54 + ((((v57 | 2147483648u) ^ ((v57 > 2147483648u) ? s58 : 0u)) <= v9) ? v55 : 0u));
+                    unsigned int v60 = (((unsigned int)k) >> 11u);
+                    long long ix61 = ((long long)((v59 + v60) * ((unsigned int)r)));
+                    unsigned int v62 = smp[ix61];
+                    unsigned int s63 = (~0u);
+                    unsigned int v64 = (v59 + ((((v62 | 2147483648u) ^ ((v62 > 2147483648u) ? s63 : 0u)) <= v9) ? v60 : 0u));
+                    unsigned int v65 = (((unsigned int)k) >> 12u);
+                    long long ix66 = ((long long)((v64 + v65) * ((unsigned int)r)));
+                    unsigned int v67 = smp[ix66];
+                    unsigned int s68 = (~0u);
+                    unsigned int bin69 = ((((unsigned int)i7) * ((unsigned int)4096)) + (v64 + ((((v67 | 2147483648u) ^ ((v67 > 2147483648u) ? s68 : 0u)) <= v9) ? v65 : 0u)));
+                    if ((bin69 < ((unsigned int)4096))) {
+                        long long ix70 = ((long long)bin69);
+                        atomicAdd(&s3[ix70], 1u);
                     }
                 }
             }
         }
         __syncthreads();
-        for (patc_int t74 = threadIdx.x; t74 < 4096; t74 += 1024) {
-            unsigned int s75 = ((unsigned int)t74);
-            unsigned int s76 = ((unsigned int)(1 * 4096));
-            unsigned int bin77 = ((s3[t74] > 0u) ? s75 : s76);
-            if ((bin77 < ((unsigned int)4096))) {
-                long long ix78 = ((long long)bin77);
-                atomicAdd(&bins0[ix78], s3[t74]);
+        for (patc_int t71 = threadIdx.x; t71 < 4096; t71 += 1024) {
+            long long ix72 = ((long long)(((long long)n) - ((long long)1)));
+            unsigned int v73 = xs[ix72];
+            unsigned int s74 = (~0u);
+            unsigned int v75 = ((v73 | 2147483648u) ^ ((v73 > 2147483648u) ? s74 : 0u));
+            unsigned int v76 = (((unsigned int)k) >> 1u);
+            long long ix77 = ((long long)((0u + v76) * ((unsigned int)r)));
+            unsigned int v78 = smp[ix77];
+            unsigned int s79 = (~0u);
+            unsigned int v80 = (0u + ((((v78 | 2147483648u) ^ ((v78 > 2147483648u) ? s79 : 0u)) <= v75) ? v76 : 0u));
+            unsigned int v81 = (((unsigned int)k) >> 2u);
+            long long ix82 = ((long long)((v80 + v81) * ((unsigned int)r)));
+            unsigned int v83 = smp[ix82];
+            unsigned int s84 = (~0u);
+            unsigned int v85 = (v80 + ((((v83 | 2147483648u) ^ ((v83 > 2147483648u) ? s84 : 0u)) <= v75) ? v81 : 0u));
+            unsigned int v86 = (((unsigned int)k) >> 3u);
+            long long ix87 = ((long long)((v85 + v86) * ((unsigned int)r)));
+            unsigned int v88 = smp[ix87];
+            unsigned int s89 = (~0u);
+            unsigned int v90 = (v85 + ((((v88 | 2147483648u) ^ ((v88 > 2147483648u) ? s89 : 0u)) <= v75) ? v86 : 0u));
+            unsigned int v91 = (((unsigned int)k) >> 4u);
+            long long ix92 = ((long long)((v90 + v91) * ((unsigned int)r)));
+            unsigned int v93 = smp[ix92];
+            unsigned int s94 = (~0u);
+            unsigned int v95 = (v90 + ((((v93 | 2147483648u) ^ ((v93 > 2147483648u) ? s94 : 0u)) <= v75) ? v91 : 0u));
+            unsigned int v96 = (((unsigned int)k) >> 5u);
+            long long ix97 = ((long long)((v95 + v96) * ((unsigned int)r)));
+            unsigned int v98 = smp[ix97];
+            unsigned int s99 = (~0u);
+            unsigned int v100 = (v95 + ((((v98 | 2147483648u) ^ ((v98 > 2147483648u) ? s99 : 0u)) <= v75) ? v96 : 0u));
+            unsigned int v101 = (((unsigned int)k) >> 6u);
+            long long ix102 = ((long long)((v100 + v101) * ((unsigned int)r)));
+            unsigned int v103 = smp[ix102];
+            unsigned int s104 = (~0u);
+            unsigned int v105 = (v100 + ((((v103 | 2147483648u) ^ ((v103 > 2147483648u) ? s104 : 0u)) <= v75) ? v101 : 0u));
+            unsigned int v106 = (((unsigned int)k) >> 7u);
+            long long ix107 = ((long long)((v105 + v106) * ((unsigned int)r)));
+            unsigned int v108 = smp[ix107];
+            unsigned int s109 = (~0u);
+            unsigned int v110 = (v105 + ((((v108 | 2147483648u) ^ ((v108 > 2147483648u) ? s109 : 0u)) <= v75) ? v106 : 0u));
+            unsigned int v111 = (((unsigned int)k) >> 8u);
+            long long ix112 = ((long long)((v110 + v111) * ((unsigned int)r)));
+            unsigned int v113 = smp[ix112];
+            unsigned int s114 = (~0u);
+            unsigned int v115 = (v110 + ((((v113 | 2147483648u) ^ ((v113 > 2147483648u) ? s114 : 0u)) <= v75) ? v111 : 0u));
+            unsigned int v116 = (((unsigned int)k) >> 9u);
+            long long ix117 = ((long long)((v115 + v116) * ((unsigned int)r)));
+            unsigned int v118 = smp[ix117];
+            unsigned int s119 = (~0u);
+            unsigned int v120 = (v115 + ((((v118 | 2147483648u) ^ ((v118 > 2147483648u) ? s119 : 0u)) <= v75) ? v116 : 0u));
+            unsigned int v121 = (((unsigned int)k) >> 10u);
+            long long ix122 = ((long long)((v120 + v121) * ((unsigned int)r)));
+            unsigned int v123 = smp[ix122];
+            unsigned int s124 = (~0u);
+            unsigned int v125 = (v120 + ((((v123 | 2147483648u) ^ ((v123 > 2147483648u) ? s124 : 0u)) <= v75) ? v121 : 0u));
+            unsigned int v126 = (((unsigned int)k) >> 11u);
+            long long ix127 = ((long long)((v125 + v126) * ((unsigned int)r)));
+            unsigned int v128 = smp[ix127];
+            unsigned int s129 = (~0u);
+            unsigned int v130 = (v125 + ((((v128 | 2147483648u) ^ ((v128 > 2147483648u) ? s129 : 0u)) <= v75) ? v126 : 0u));
+            unsigned int v131 = (((unsigned int)k) >> 12u);
+            long long ix132 = ((long long)((v130 + v131) * ((unsigned int)r)));
+            unsigned int v133 = smp[ix132];
+            unsigned int s134 = (~0u);
+            unsigned int s135 = ((unsigned int)(((g * 1024) - (n % (g * 1024))) % (g * 1024)));
+            unsigned int v136 = (s3[t71] - (((((long long)b2) == ((long long)0)) && ((v130 + ((((v133 | 2147483648u) ^ ((v133 > 2147483648u) ? s134 : 0u)) <= v75) ? v131 : 0u)) == (((unsigned int)t71) % ((unsigned int)4096)))) ? s135 : 0u));
+            unsigned int s137 = ((unsigned int)t71);
+            unsigned int s138 = ((unsigned int)(1 * 4096));
+            unsigned int bin139 = ((v136 > 0u) ? s137 : s138);
+            if ((bin139 < ((unsigned int)4096))) {
+                long long ix140 = ((long long)bin139);
+                atomicAdd(&bins0[ix140], v136);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket80 = 0u;
+        unsigned int ticket142 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket80 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket142 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last79[0] = (ticket80 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last141[0] = (ticket142 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last79[0]) {
-        for (patc_int t81 = threadIdx.x; t81 < 4096; t81 += 1024) {
-            out[t81] = (0u + __ldcg(&bins0[t81]));
-            bins0[t81] = ((unsigned int)0);
+    if (last141[0]) {
+        for (patc_int t143 = threadIdx.x; t143 < 4096; t143 += 1024) {
+            out[t143] = (0u + __ldcg(&bins0[t143]));
+            bins0[t143] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
