@@ -195,5 +195,31 @@ def arg(mode, name, itype="i32"):
     print("exact")
 
 
-{"arg": arg, "compact": compact, "bits": bits, "scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax,
+def rshist(kind, name):
+    """examples/radixsort.rise's rsHistU32/I32/F32: out.bin the 4 x 256 counts of the keys'
+    8-bit digits of their order bits (the u32 words as given; i32: the sign bit flipped;
+    f32 bits: -0.0 as +0.0, a negative key's bits complemented, a positive key's sign bit set)"""
+    words = [w & 0xffffffff for w in load(name, "i32")]
+    got = [c & 0xffffffff for c in load("out", "i32")]
+
+    def order(y):
+        if kind == "i32":
+            return y ^ 0x80000000
+        if kind == "f32":
+            if y == 0x80000000:
+                return 0x80000000
+            return (~y & 0xffffffff) if y & 0x80000000 else y ^ 0x80000000
+        return y
+    want = [0] * 1024
+    for y in words:
+        o = order(y)
+        for dg in range(4):
+            want[256 * dg + ((o >> (8 * dg)) & 255)] += 1
+    if got != want:
+        bad = [i for i in range(1024) if got[i] != want[i]]
+        sys.exit("%d bins differ, first bin %d: got %d, expected %d" % (len(bad), bad[0], got[bad[0]], want[bad[0]]))
+    print("exact")
+
+
+{"rshist": rshist, "arg": arg, "compact": compact, "bits": bits, "scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax,
  "uf": uf, "matmul": matmul, "jacobi": jacobi, "transpose": transpose}[args[0]](*args[1:])

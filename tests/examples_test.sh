@@ -194,5 +194,23 @@ PY
         check "argminF32I64 n=$n $dk" arg min am_$dk i64 -- examples/argmax.rise --kernel argminF32I64 -D elemsBlock=1024 -D elemsWarp=128 -D g=2 -D n=$n --input "$TMP/am_$dk.bin"
     done
 done
+# ---- the radix sort's histogram (examples/radixsort.rise, issue 35): all four digits'
+# counts of random words (and f32's special words: +-0, +-inf, NaNs of both signs) on 1
+# to 7 blocks, the last trip padded (one key, a block and one, several trips)
+for ng in "1 1" "5 1" "1024 1" "1025 1" "4097 3" "20011 2" "100003 7"; do
+    set -- $ng
+    python3 - "$1" "$TMP" <<'PY'
+import random, struct, sys
+n, d = int(sys.argv[1]), sys.argv[2]
+r = random.Random(n + 35)
+w = [r.getrandbits(32) & (r.getrandbits(32) if r.random() < 0.5 else 0xffffffff) for _ in range(n)]
+for i, v in enumerate([0x80000000, 0, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000]):
+    if i < n: w[(i * 7919) % n] = v
+open("%s/rk.bin" % d, "wb").write(struct.pack("<%dI" % n, *w))
+PY
+    for t in U32 I32 F32; do
+        check "rsHist$t n=$1 g=$2" rshist "$(echo $t | tr A-Z a-z)" rk -- examples/radixsort.rise --kernel rsHist$t -D n=$1 -D g=$2 --input "$TMP/rk.bin"
+    done
+done
 echo "examples: $passes passed, $fails failed"
 [ "$fails" = 0 ]
