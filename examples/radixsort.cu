@@ -297,6 +297,230 @@ extern "C" __global__ void __launch_bounds__(128) rsScanAll(unsigned int *__rest
     }
 }
 
+/* kernel rsHistScanU32
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n, g
+ *   output:          out: 1024.u32 (1024 x unsigned int)
+ *   scratch:         bins0: 1024 x unsigned int, ticket1: 1 x unsigned int
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   4112 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n / (1024 * g) + 3, max(gridDim.x * gridDim.y * gridDim.z + 1, max(gridDim.x * gridDim.y, max(blockDim.x + blockDim.y + blockDim.z, 3072 * g + 1024 * g * (n / (1024 * g)) + 1024)))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsHistScanU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ bins0, unsigned int *__restrict__ ticket1, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s3 = (unsigned int *)(patc_smem + 0);
+    bool *last21 = (bool *)(patc_smem + 4096);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        {
+            const patc_int t4 = threadIdx.x;
+            s3[t4] = 0u;
+        }
+        __syncthreads();
+        {
+            const patc_int t5 = threadIdx.x;
+            for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
+                for (patc_int i7 = 0; i7 < 4; i7 += 1) {
+                    unsigned int v8 = ((unsigned int)i7);
+                    unsigned int bin9 = ((((unsigned int)i7) * ((unsigned int)256)) + ((xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))] >> (v8 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    if ((bin9 < ((unsigned int)1024))) {
+                        long long ix10 = ((long long)bin9);
+                        atomicAdd(&s3[ix10], 1u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t11 = threadIdx.x;
+            long long ix12 = ((long long)(((long long)n) - ((long long)1)));
+            unsigned int v13 = xs[ix12];
+            unsigned int v14 = (((unsigned int)t11) / ((unsigned int)256));
+            unsigned int s15 = ((unsigned int)(((g * 1024) - (n % (g * 1024))) % (g * 1024)));
+            unsigned int v16 = (s3[t11] - (((((long long)b2) == ((long long)0)) && (((v13 >> (v14 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)) == (((unsigned int)t11) % ((unsigned int)256)))) ? s15 : 0u));
+            unsigned int s17 = ((unsigned int)t11);
+            unsigned int s18 = ((unsigned int)(4 * 256));
+            unsigned int bin19 = ((v16 > 0u) ? s17 : s18);
+            if ((bin19 < ((unsigned int)1024))) {
+                long long ix20 = ((long long)bin19);
+                atomicAdd(&bins0[ix20], v16);
+            }
+        }
+    }
+    __syncthreads();
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned int ticket22 = 0u;
+        if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
+            ticket22 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+        }
+        last21[0] = (ticket22 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+    }
+    __syncthreads();
+    if (last21[0]) {
+        if (warp < 4) {
+            const patc_int w23 = warp;
+            unsigned int acc24 = 0u;
+            for (patc_int i25 = 0; i25 < 8; i25 += 1) {
+                acc24 = (acc24 + __ldcg(&bins0[(8 * lane + 256 * w23 + i25)]));
+            }
+            unsigned int s26 = (0u + acc24);
+            unsigned int r27 = ((lane == 0) ? s26 : acc24);
+            unsigned int sh28 = __shfl_up_sync(0xffffffffu, r27, 1);
+            unsigned int s29 = (sh28 + r27);
+            unsigned int r30 = ((lane >= 1) ? s29 : r27);
+            unsigned int sh31 = __shfl_up_sync(0xffffffffu, r30, 2);
+            unsigned int s32 = (sh31 + r30);
+            unsigned int r33 = ((lane >= 2) ? s32 : r30);
+            unsigned int sh34 = __shfl_up_sync(0xffffffffu, r33, 4);
+            unsigned int s35 = (sh34 + r33);
+            unsigned int r36 = ((lane >= 4) ? s35 : r33);
+            unsigned int sh37 = __shfl_up_sync(0xffffffffu, r36, 8);
+            unsigned int s38 = (sh37 + r36);
+            unsigned int r39 = ((lane >= 8) ? s38 : r36);
+            unsigned int sh40 = __shfl_up_sync(0xffffffffu, r39, 16);
+            unsigned int s41 = (sh40 + r39);
+            unsigned int r42 = ((lane >= 16) ? s41 : r39);
+            unsigned int sh43 = __shfl_up_sync(0xffffffffu, r42, 1);
+            unsigned int r44 = ((lane == 0) ? 0u : sh43);
+            {
+                const patc_int l45 = lane;
+                unsigned int acc46 = r44;
+                for (patc_int i47 = 0; i47 < 8; i47 += 1) {
+                    out[(256 * w23 + 8 * l45 + i47)] = acc46;
+                    acc46 = (acc46 + __ldcg(&bins0[(256 * w23 + 8 * l45 + i47)]));
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t48 = threadIdx.x;
+            bins0[t48] = ((unsigned int)0);
+        }
+        if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
+            ticket1[0] = 0u;
+        }
+    }
+}
+
+/* kernel rsHistScanF32
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n, g
+ *   output:          out: 1024.u32 (1024 x unsigned int)
+ *   scratch:         bins0: 1024 x unsigned int, ticket1: 1 x unsigned int
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   4112 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n / (1024 * g) + 3, max(gridDim.x * gridDim.y * gridDim.z + 1, max(gridDim.x * gridDim.y, max(blockDim.x + blockDim.y + blockDim.z, 3072 * g + 1024 * g * (n / (1024 * g)) + 1024)))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsHistScanF32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ bins0, unsigned int *__restrict__ ticket1, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s3 = (unsigned int *)(patc_smem + 0);
+    bool *last23 = (bool *)(patc_smem + 4096);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        {
+            const patc_int t4 = threadIdx.x;
+            s3[t4] = 0u;
+        }
+        __syncthreads();
+        {
+            const patc_int t5 = threadIdx.x;
+            for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
+                for (patc_int i7 = 0; i7 < 4; i7 += 1) {
+                    unsigned int v8 = ((unsigned int)i7);
+                    unsigned int s9 = (~0u);
+                    unsigned int bin10 = ((((unsigned int)i7) * ((unsigned int)256)) + ((((xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))] | 2147483648u) ^ ((xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))] > 2147483648u) ? s9 : 0u)) >> (v8 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                    if ((bin10 < ((unsigned int)1024))) {
+                        long long ix11 = ((long long)bin10);
+                        atomicAdd(&s3[ix11], 1u);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t12 = threadIdx.x;
+            long long ix13 = ((long long)(((long long)n) - ((long long)1)));
+            unsigned int v14 = xs[ix13];
+            unsigned int v15 = (((unsigned int)t12) / ((unsigned int)256));
+            unsigned int s16 = (~0u);
+            unsigned int s17 = ((unsigned int)(((g * 1024) - (n % (g * 1024))) % (g * 1024)));
+            unsigned int v18 = (s3[t12] - (((((long long)b2) == ((long long)0)) && (((((v14 | 2147483648u) ^ ((v14 > 2147483648u) ? s16 : 0u)) >> (v15 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)) == (((unsigned int)t12) % ((unsigned int)256)))) ? s17 : 0u));
+            unsigned int s19 = ((unsigned int)t12);
+            unsigned int s20 = ((unsigned int)(4 * 256));
+            unsigned int bin21 = ((v18 > 0u) ? s19 : s20);
+            if ((bin21 < ((unsigned int)1024))) {
+                long long ix22 = ((long long)bin21);
+                atomicAdd(&bins0[ix22], v18);
+            }
+        }
+    }
+    __syncthreads();
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned int ticket24 = 0u;
+        if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
+            ticket24 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+        }
+        last23[0] = (ticket24 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+    }
+    __syncthreads();
+    if (last23[0]) {
+        if (warp < 4) {
+            const patc_int w25 = warp;
+            unsigned int acc26 = 0u;
+            for (patc_int i27 = 0; i27 < 8; i27 += 1) {
+                acc26 = (acc26 + __ldcg(&bins0[(8 * lane + 256 * w25 + i27)]));
+            }
+            unsigned int s28 = (0u + acc26);
+            unsigned int r29 = ((lane == 0) ? s28 : acc26);
+            unsigned int sh30 = __shfl_up_sync(0xffffffffu, r29, 1);
+            unsigned int s31 = (sh30 + r29);
+            unsigned int r32 = ((lane >= 1) ? s31 : r29);
+            unsigned int sh33 = __shfl_up_sync(0xffffffffu, r32, 2);
+            unsigned int s34 = (sh33 + r32);
+            unsigned int r35 = ((lane >= 2) ? s34 : r32);
+            unsigned int sh36 = __shfl_up_sync(0xffffffffu, r35, 4);
+            unsigned int s37 = (sh36 + r35);
+            unsigned int r38 = ((lane >= 4) ? s37 : r35);
+            unsigned int sh39 = __shfl_up_sync(0xffffffffu, r38, 8);
+            unsigned int s40 = (sh39 + r38);
+            unsigned int r41 = ((lane >= 8) ? s40 : r38);
+            unsigned int sh42 = __shfl_up_sync(0xffffffffu, r41, 16);
+            unsigned int s43 = (sh42 + r41);
+            unsigned int r44 = ((lane >= 16) ? s43 : r41);
+            unsigned int sh45 = __shfl_up_sync(0xffffffffu, r44, 1);
+            unsigned int r46 = ((lane == 0) ? 0u : sh45);
+            {
+                const patc_int l47 = lane;
+                unsigned int acc48 = r46;
+                for (patc_int i49 = 0; i49 < 8; i49 += 1) {
+                    out[(256 * w25 + 8 * l47 + i49)] = acc48;
+                    acc48 = (acc48 + __ldcg(&bins0[(256 * w25 + 8 * l47 + i49)]));
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t50 = threadIdx.x;
+            bins0[t50] = ((unsigned int)0);
+        }
+        if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
+            ticket1[0] = 0u;
+        }
+    }
+}
+
 /* kernel rsPassU32
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.u32
  *   nat parameters:  n

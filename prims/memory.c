@@ -574,44 +574,76 @@ static bool zero_neutral(AtomOp op, ScalarKind sk)
     return op == ATOM_ADD || op == ATOM_OR || op == ATOM_XOR || (op == ATOM_MAX && !scalar_info[sk].is_signed);
 }
 
-/* acc(accumulate(k)(op)(init)(ps), out) as the kernel's result, in global memory, in one
- * launch (there is no grid-wide barrier between a zeroing and the updates):
- *   acc(ps, ATOMIC(bins, op))      bins: k global scratch words, zero (op's neutral) at
- *                                  the start of every launch
- *   the last block (lastBlock's ticket): out[j] = op(init)(bins[j]); bins[j] = 0 */
-static void write_accumulate_global(Lw *w, Expr *e, Acc *c)
+/* acc(ps, ATOMIC(bins, op)) for a kernel-level accumulate(k)(op)(init)(ps) (its result or
+ * lastBlock's argument), in one launch (there is no grid-wide barrier between a zeroing
+ * and the updates): bins are k global scratch words, zero (op's neutral) at the start of
+ * every launch; the grid's last block reads them and clears them, handed over by the
+ * ticket (*ticket, the kernel's). */
+Buffer *prim_accumulate_bins(Lw *w, Expr *e, Buffer **ticket)
 {
     Arena *a = w->a;
     Expr *f = e->prim.args[0], *ps = e->prim.args[2];
     AtomOp op = atom_of(f);
     ScalarKind sk = lw_sk_of(e->ty->arr.elem);
     if (!zero_neutral(op, sk))
-        diag_error(w->d, f->sp, "accumulate into global memory (the kernel's result) needs an operator whose neutral "
+        diag_error(w->d, f->sp, "accumulate into global memory (the kernel's result or lastBlock's argument) needs an operator whose neutral "
                    "element is 0, as the bins start each launch at 0: add, |, ^, or max of an unsigned type; "
                    "for this one, accumulate in shared memory (toShared in a mapBlock)");
-    if (w->k->ticket)
-        diag_error(w->d, e->sp, "accumulate into global memory hands its bins to the grid's last block, which this "
-                   "kernel's lastBlock does already: one of them per kernel");
-    Nat *k = e->ty->arr.n;
-    Buffer *bins = lw_scratch_buffer(w, "bins", sk, k);
+    Buffer *bins = lw_scratch_buffer(w, "bins", sk, e->ty->arr.n);
     bins->coherent = true;
-    Buffer *ticket = lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
-    w->k->ticket = ticket;
+    *ticket = w->k->ticket = lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
     Acc *r = lw_acceptor(w, W_ATOMIC, ps->ty, lw_mem_acc(w, e->ty, bins));
     r->atom = op;
     lw_lower_acc(w, ps, r);
-    Stmt *saved = lw_last_open(w, bins, ticket, e->sp), *ls;
+    return bins;
+}
+
+/* In the last block, per bin j (a thread each): bins[j] = op(init)(bins[j]) into the
+ * acceptor c, or with c NULL into bins itself (what lastBlock's function reads: nothing
+ * to do for init a literal 0, add's, |'s, ^'s or max's neutral, op(0)(b) = b); with clear
+ * bins[j] = 0 after it (with c NULL, only that). Whether it emitted anything. */
+bool prim_accumulate_apply(Lw *w, Expr *e, Buffer *bins, Acc *c, bool clear)
+{
+    Arena *a = w->a;
+    Expr *f = e->prim.args[0];
+    ScalarKind sk = bins->sk;
+    LwVal *init = lw_lower_exp(w, e->prim.args[1]);
+    X *iz = init->k == VAL_SCALAR ? init->x : NULL;
+    int64_t v0 = 1;
+    while (iz && iz->kind == X_CAST) iz = iz->un.e;
+    bool init0 = iz && ((iz->kind == X_LIT && iz->lit.u == 0) || (iz->kind == X_NAT && nat_is_const(iz->nat.n, &v0) && v0 == 0));
+    bool apply = c || (!clear && !init0);
+    if (!apply && !clear) return false;
     NatVar *iv;
-    Stmt *ls_saved;
-    ls = lw_open_loop(w, LVL_THREADS, 0, k, &iv, &ls_saved);
+    Stmt *saved, *ls = lw_open_loop(w, LVL_THREADS, 0, e->ty->arr.n, &iv, &saved);
     Nat *j = nat_var(a, iv);
-    lw_bind(w, f->lam.param, lw_lower_exp(w, e->prim.args[1]));
-    lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, bins, j)));
-    lw_acc_store(w, lw_acc_at(w, c, j), lw_lower_exp(w, f->lam.body->lam.body), e->sp);
-    X *zero = lw_xnew(w, X_CAST, sk);
-    zero->un.e = lw_xnat(w, nat_cst(a, 0));
-    lw_store(w, bins, j, zero);
-    lw_close_loop(w, ls, ls_saved);
+    if (apply) {
+        lw_bind(w, f->lam.param, init);
+        lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, bins, j)));
+        LwVal *v = lw_lower_exp(w, f->lam.body->lam.body);
+        if (c) lw_acc_store(w, lw_acc_at(w, c, j), v, e->sp);
+        else lw_store(w, bins, j, v->x);
+    }
+    if (clear) {
+        X *zero = lw_xnew(w, X_CAST, sk);
+        zero->un.e = lw_xnat(w, nat_cst(a, 0));
+        lw_store(w, bins, j, zero);
+    }
+    lw_close_loop(w, ls, saved);
+    return true;
+}
+
+/* acc(accumulate(k)(op)(init)(ps), out) as the kernel's result, in global memory:
+ *   acc(ps, ATOMIC(bins, op))     (prim_accumulate_bins)
+ *   the last block (lastBlock's ticket): out[j] = op(init)(bins[j]); bins[j] = 0 */
+static void write_accumulate_global(Lw *w, Expr *e, Acc *c)
+{
+    if (w->k->ticket)
+        diag_error(w->d, e->sp, "accumulate into global memory hands its bins to the grid's last block, which this "
+                   "kernel's lastBlock does already: one of them per kernel");
+    Buffer *ticket, *bins = prim_accumulate_bins(w, e, &ticket);
+    Stmt *saved = lw_last_open(w, bins, ticket, e->sp);
+    (void)prim_accumulate_apply(w, e, bins, c, true);
     lw_last_close(w, bins, ticket, saved);
 }
 

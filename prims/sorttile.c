@@ -3,8 +3,8 @@
  * each tile sorted stably by the order bits of its elements by one block, entirely in
  * shared memory (LSD passes of 8 bits: four over a u32 order, eight over a u64 one), in
  * one launch. For n <= nt*ipt it is the whole sort in one launch of one block, where
- * the device-wide radix sort (patterns/radixsort.rise: a histogram, a scan and four
- * multisplit launches) pays six launches. */
+ * the device-wide radix sort (patterns/radixsort.rise: a histogram with its scan, and four
+ * multisplit launches) pays five launches. */
 #include "prims.h"
 
 #include <stdlib.h>

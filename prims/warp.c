@@ -379,6 +379,26 @@ static Buffer *partial_buffer(Lw *w, void *ctx, ScalarKind sk, Nat *count)
     return b;
 }
 
+/* acc(lastBlock(f)(accumulate(k)(op)(init)(ps)), out): the grid's atomics into k global
+ * bins (prim_accumulate_bins), the ticket, then in the last block
+ *   bins[j] = op(init)(bins[j])   (nothing for a literal 0: prim_accumulate_apply)
+ *   acc(f(bins), out)             f reads the bins as an array in global memory
+ *   bins[j] = 0                   after a barrier: no thread clears a bin another reads
+ * One launch where the kernel's result accumulate and a second launch over its bins took
+ * two (the radix sort's histogram and the scan of its counts, rsHistScanD). */
+static void last_block_bins(Lw *w, Expr *e, Acc *c)
+{
+    Expr *ys = e->prim.args[1], *f = e->prim.args[0];
+    Buffer *ticket, *bins = prim_accumulate_bins(w, ys, &ticket);
+    Stmt *saved = lw_last_open(w, bins, ticket, e->sp);
+    if (prim_accumulate_apply(w, ys, bins, NULL, false)) emit_barrier(w, LVL_BLOCK);
+    lw_bind(w, f->lam.param, lw_array(w, lw_mem_view(w, ys->ty, bins)));
+    lw_lower_acc(w, f->lam.body, c);
+    emit_barrier(w, LVL_BLOCK);
+    (void)prim_accumulate_apply(w, ys, bins, NULL, true);
+    lw_last_close(w, bins, ticket, saved);
+}
+
 /* acc(lastBlock(f)(ys), out) = acc(ys, partials); hand-over protocol;
  *                             in the last block: acc(f(partials), out)
  * ys is computed by the whole grid into a global scratch buffer; one block sees all
@@ -391,6 +411,10 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     Arena *a = w->a;
     if (w->ndepth) die("lastBlock inside a map passed the type checker");
     Expr *ys = e->prim.args[1], *f = e->prim.args[0];
+    if (ys->kind == E_PRIM && ys->prim.p == P_ACCUMULATE) {
+        last_block_bins(w, e, c);
+        return;
+    }
     Acc *c0;
     View *pv;
     Buffer *part = NULL;

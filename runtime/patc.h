@@ -580,8 +580,8 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
  * floats in CUB DeviceRadixSort's order (NaNs with the sign bit set first, -inf, ...,
  * -0.0 and +0.0 as equals in their input order, ..., +inf, then the other NaNs); values
  * of any of those types, moved as their 4 or 8 bytes. A histogram of all the 8-bit
- * digits, their scan, a multisplit pass per digit (six launches for 4-byte keys, ten for
- * 8-byte ones); up to 8192 4-byte keys (and values) one launch (one block, of 512
+ * digits and their scan in one launch, a multisplit pass per digit (five launches for
+ * 4-byte keys, nine for 8-byte ones); up to 8192 4-byte keys (and values) one launch (one block, of 512
  * threads up to 2048 keys and 1024 above, sorts them all in shared memory: the
  * sortTiles primitive). A sorter is made once per key
  * type and called many times; its program is compiled on the first call that needs
@@ -658,8 +658,10 @@ patc_status patc_sort_pairs_ptr(patc_sorter *s, unsigned long long keys_in, unsi
                                 void *stream);
 patc_status patc_sort_pairs_cpu(patc_sorter *s, const void *keys_in, void *keys_out, const void *values_in,
                                 void *values_out, long long n);
-/* The generated .rise program of the sorter (owned by it): kernels sortHist, sortScan
- * and sortPass (for pairs, a pass over zip(keys)(values) with two outputs). */
+/* The generated .rise program of the sorter (owned by it): kernels sortHistScan and
+ * sortPass (for pairs, a pass over zip(keys)(values) with two outputs), the passes of
+ * other tiles (sortPassB0, ...), those of a sort in portions (sortHist, sortScan,
+ * sortPassP) and the one-launch sorts (sortSmall0, ...). */
 const char *patc_sorter_source(const patc_sorter *s);
 
 /* One-call forms for the built-in operators: the algorithm is made on first use and

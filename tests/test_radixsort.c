@@ -276,13 +276,14 @@ END_TEST
 
 /* The temporary memory: none up to 8192 keys (one launch of the small sort, whose
  * kernel has no scratch); above, the second buffer of keys (n * 4 rounded up to 256),
- * 12 KiB of counts a portion of up to 2^30 - 1 keys (1024 u32 counts, 1024 u64
- * offsets), and the kernels' scratch, which for the multisplit pass is 4 bytes per
+ * 4 KiB of offsets (1024 u32) for a sort of one portion (up to 2^30 - 1 keys), 12 KiB
+ * of counts a portion in portions (1024 u32 counts, 1024 u64 offsets), and the
+ * kernels' scratch, which for the multisplit pass is 4 bytes per
  * bucket per tile of one portion (256 * ceil(min(n, 2^30 - 1) / T) words, T the tile:
  * from 2^20 keys 9216 for u32 and f32, rt_sort.c's 512 x 18 and 384 x 24, and 10240 for
  * f32 from 2^23, 512 x 20; else 6144, 384 x 16) and a little more (tile counter, the
- * histogram's 1024 global bins): so between n*4 + 12288 * portions + 1024 * tiles and
- * that plus 64 KiB, for every key type. */
+ * histogram's 1024 global bins): so between n*4 + the offsets + 1024 * tiles and that
+ * plus 64 KiB, for every key type. */
 START_TEST(sorter_temp_bytes)
 {
     static const long long small[] = {1, 31, 2048, 2049, 4095, 4096, 4097, 8192};
@@ -307,7 +308,9 @@ START_TEST(sorter_temp_bytes)
             size_t P = 1073741823u, b = 0, n = (size_t)ns[i], n0 = n < P ? n : P, tiles = (n0 + T - 1) / T;
             size_t np = (n + P - 1) / P;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
-            size_t lo = (n * 4 + 255) / 256 * 256 + 12288 * np + 1024 * tiles;
+            /* one portion: 1024 u32 offsets; in portions: each portion's 1024 counts and
+             * 1024 u64 offsets */
+            size_t lo = (n * 4 + 255) / 256 * 256 + (np > 1 ? 12288 * np : 4096) + 1024 * tiles;
             ck_assert_msg(b >= lo && b <= lo + 65536, "n = %zu: %zu bytes, expected %zu to %zu", n, b, lo, lo + 65536);
         }
         size_t b;
@@ -322,8 +325,8 @@ END_TEST
 /* The pass's tile steps for f32 keys with u32 values and for u64 keys (rt_sort.c's
  * tile_steps): 384x16 (6144 keys) below 2^20; the pairs 512x16 (8192) from 2^20, 512x20
  * (10240) from 2^23; u64 keys 512x16 from 2^20 on. Seen in the temporary memory: the second buffers (each
- * rounded up to 256 bytes), the counts (the histogram's nd*256 u32, then as many u64
- * offsets), a 4-byte look-back word per bucket per tile, and a rest (the kernels'
+ * rounded up to 256 bytes), the offsets (nd*256 u32, sortHistScan's result), a 4-byte
+ * look-back word per bucket per tile, and a rest (the kernels'
  * counters and the histogram's global bins) that is the same at every n of one sorter. */
 START_TEST(sorter_tile_steps)
 {
@@ -337,7 +340,7 @@ START_TEST(sorter_tile_steps)
         ck_assert_int_eq(patc_sorter_create_spec(ctx, &specs[k], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
             size_t b = 0, n = (size_t)ns[i], tiles = (n + T[k][i] - 1) / T[k][i];
-            size_t fixed = (k ? 1 : 2) * ((n * (k ? 8 : 4) + 255) / 256 * 256) + nd * 256 * 12 + 1024 * tiles;
+            size_t fixed = (k ? 1 : 2) * ((n * (k ? 8 : 4) + 255) / 256 * 256) + nd * 256 * 4 + 1024 * tiles;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
             ck_assert_msg(b > fixed && b - fixed < 16384, "spec %d n = %zu: %zu bytes, %zu without the rest", k, n, b, fixed);
             if (i == 0) rest0 = b - fixed;
@@ -908,10 +911,10 @@ START_TEST(wide_sorter_arguments)
         ck_assert_msg(patc_sorter_temp_bytes(so, n, out[i]) == PATC_OK, "%s", patc_last_error(ctx));
         patc_sorter_free(so);
     }
-    /* u64 keys: 4000000 more key bytes, 8 x 256 x 12 - 12288 more counts than u32's,
+    /* u64 keys: 4000000 more key bytes, 8 x 256 - 4 x 256 more u32 offsets than u32's,
      * and the histogram's global bins (its scratch) 2048 words instead of 1024 (at n
      * below 2^20 both passes' tiles are 6144 keys) */
-    ck_assert_msg(b64 == b32 + 4000000 + 12288 + 4096, "f64: %zu bytes, u32: %zu", b64, b32);
+    ck_assert_msg(b64 == b32 + 4000000 + 4096 + 4096, "f64: %zu bytes, u32: %zu", b64, b32);
     ck_assert_msg(bp == b64 + 8000000, "i64+u64: %zu bytes, f64 keys: %zu", bp, b64);
     /* the one launch, no temporary memory: up to 8192 keys of 8 bytes, 5120 pairs of an
      * 8-byte key or value (rt_sort.c's second table of tiles) */

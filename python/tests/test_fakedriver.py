@@ -111,7 +111,7 @@ def test_algorithms_enqueue():
 
 
 def test_sort_enqueues():
-    """patc.sort on __cuda_array_interface__ arrays: the six launches enqueued through
+    """patc.sort on __cuda_array_interface__ arrays: the five launches enqueued through
     patc_sort_keys_ptr (the stand-in driver checks them), to another array and in place."""
     for typestr in ("<u4", "<i4", "<f4", "<u8", "<i8", "<f8"):
         sz = int(typestr[2])

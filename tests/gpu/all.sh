@@ -977,15 +977,15 @@ fi # section m
 
 # issue 35 items 2 and 4: the radix sort of keys (patterns/radixsort.rise, libpatrt's
 # patc_sort_keys). tests/gpu/sort_check.c, built here by cc against libpatrt.a, sorts n
-# keys on the GPU (six launches: the four-digit histogram, the scan, four multisplit
-# passes), then sorts the result again in place, and checks every element of both bit
+# keys on the GPU (five launches: the four-digit histogram and its scan in one, four
+# multisplit passes), then sorts the result again in place, and checks every element of both bit
 # for bit against a stable LSD radix sort of its own (and against qsort under the type's
 # order up to 2^21 keys), and that the input is unchanged: u32, i32 and f32 keys, uniform
 # random words (f32: every bit pattern, NaNs included), few unique values (the AND of 3
 # random words) and sorted input at 1, 31, 1000, 4097, 2^20+7, 2^24+3 and 2^28; reverse,
 # special values (extremes, +-0, +-inf, NaNs) and all-equal at 33 .. 2^20+7; 1000
-# back-to-back sorts of 1..100000 keys on one stream per type; the histogram kernel
-# against the interpreter; then memcheck, racecheck and synccheck at a few n. Then the
+# back-to-back sorts of 1..100000 keys on one stream per type; the histogram kernels
+# (alone and with the scan) against the interpreter; then memcheck, racecheck and synccheck at a few n. Then the
 # same for key-value pairs and descending sorts (issue 35 item 2, sortpairs).
 if sec r; then
 rdir=$(mktemp -d)
@@ -1013,6 +1013,8 @@ if [ $rc = 0 ]; then
     for n in 4097 1048583; do
       bg_check gpu radixsort.rise rsHist$t "$n/g=264" 'max relative error: [^ ]*' \
         "$PATC" run examples/radixsort.rise --kernel rsHist$t --input random:0:2000000000 --check-against-cpu -D n=$n -D g=264
+      [ $t = I32 ] || bg_check gpu radixsort.rise rsHistScan$t "$n/g=264" 'max relative error: [^ ]*' \
+        "$PATC" run examples/radixsort.rise --kernel rsHistScan$t --input random:0:2000000000 --check-against-cpu -D n=$n -D g=264
     done
   done
   collect
