@@ -112,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   18448 bytes
+ *   shared memory:   17424 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(g, max(134217984, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
@@ -123,7 +123,8 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
     unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
     unsigned int *msbase31 = (unsigned int *)(patc_smem + 8208);
     unsigned int *mststart34 = (unsigned int *)(patc_smem + 9232);
-    unsigned int *mssval35 = (unsigned int *)(patc_smem + 10256);
+    unsigned int *mswsum35 = (unsigned int *)(patc_smem + 10256);
+    unsigned int *mssval36 = (unsigned int *)(patc_smem + 9232);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -142,10 +143,10 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
         unsigned int msval32[8];
         unsigned int msinfo33[8];
         {
-            const patc_int t36 = threadIdx.x;
-            for (patc_int i37 = 0; i37 < 8; i37 += 1) {
-                if (((t36 + 256 * i37) < 2048)) {
-                    mshist30[(t36 + 256 * i37)] = 0u;
+            const patc_int t37 = threadIdx.x;
+            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                if (((t37 + 256 * i38) < 2048)) {
+                    mshist30[(t37 + 256 * i38)] = 0u;
                 }
             }
         }
@@ -153,109 +154,105 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    bool msok40 = true;
-                    unsigned int msx41 = 0u;
-                    if (msok40) {
-                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                    bool msok41 = true;
+                    unsigned int msx42 = 0u;
+                    if (msok41) {
+                        msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
                     }
-                    unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 8u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
-                    if (msok40) {
-                        msh47 = mshist30[(256 * warp + ix46)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(256 * warp + ix46)] = (msh47 + msct45);
+                    unsigned int msb43 = (msok41 ? min((msx42 & 255u), 255u) : 0u);
+                    unsigned int mspm44 = (__ballot_sync(0xffffffffu, msok41) & patc_match_bits(msb43, 8u));
+                    unsigned int msrk45 = __popc((mspm44 & ((1u << lane) - 1u)));
+                    unsigned int msct46 = __popc(mspm44);
+                    long long ix47 = ((long long)msb43);
+                    unsigned int msh48 = 0u;
+                    if (msok41) {
+                        msh48 = mshist30[(256 * warp + ix47)];
                     }
                     __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
-                    msval32[i39] = msx41;
+                    if ((msok41 && ((msrk45 + 1u) == msct46))) {
+                        mshist30[(256 * warp + ix47)] = (msh48 + msct46);
+                    }
+                    __syncwarp();
+                    msinfo33[i40] = ((msb43 << 16u) | (msh48 + msrk45));
+                    msval32[i40] = msx42;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    bool msok40 = ((lane + 256 * warp + 2048 * b24 + 32 * i39) < n);
-                    unsigned int msx41 = 0u;
-                    if (msok40) {
-                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                    bool msok41 = ((lane + 256 * warp + 2048 * b24 + 32 * i40) < n);
+                    unsigned int msx42 = 0u;
+                    if (msok41) {
+                        msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
                     }
-                    unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 8u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
-                    if (msok40) {
-                        msh47 = mshist30[(256 * warp + ix46)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(256 * warp + ix46)] = (msh47 + msct45);
+                    unsigned int msb43 = (msok41 ? min((msx42 & 255u), 255u) : 0u);
+                    unsigned int mspm44 = (__ballot_sync(0xffffffffu, msok41) & patc_match_bits(msb43, 8u));
+                    unsigned int msrk45 = __popc((mspm44 & ((1u << lane) - 1u)));
+                    unsigned int msct46 = __popc(mspm44);
+                    long long ix47 = ((long long)msb43);
+                    unsigned int msh48 = 0u;
+                    if (msok41) {
+                        msh48 = mshist30[(256 * warp + ix47)];
                     }
                     __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
-                    msval32[i39] = msx41;
+                    if ((msok41 && ((msrk45 + 1u) == msct46))) {
+                        mshist30[(256 * warp + ix47)] = (msh48 + msct46);
+                    }
+                    __syncwarp();
+                    msinfo33[i40] = ((msb43 << 16u) | (msh48 + msrk45));
+                    msval32[i40] = msx42;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
+            const patc_int t49 = threadIdx.x;
             {
-                const patc_int i49 = 0;
-                if (((t48 + 256 * i49) < 256)) {
-                    unsigned int msrun50 = 0u;
-                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
-                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 256 * i51)];
-                        mshist30[(t48 + 256 * i49 + 256 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+                const patc_int i50 = 0;
+                if (((t49 + 256 * i50) < 256)) {
+                    unsigned int msrun51 = 0u;
+                    for (patc_int i52 = 0; i52 < 8; i52 += 1) {
+                        unsigned int msc53 = mshist30[(t49 + 256 * i50 + 256 * i52)];
+                        mshist30[(t49 + 256 * i50 + 256 * i52)] = msrun51;
+                        msrun51 = (msrun51 + msc53);
                     }
-                    unsigned int mspre53 = 0u;
+                    unsigned int mspre54 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
+                        patc_set32(&msstate22[(256 * b24 + t49 + 256 * i50)], (((2u | mspar29) << 30u) | msrun51));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned int msw55;
-                            bool msfull56;
+                        patc_set32(&msstate22[(256 * b24 + t49 + 256 * i50)], (((2u | mspar29) << 29u) | msrun51));
+                        for (patc_int msd55 = 0; ; msd55 += 1) {
+                            unsigned int msw56;
+                            bool msfull57;
                             for (;;) {
-                                msw55 = patc_peek32(&msstate22[(256 * b24 + t48 + 256 * i49 - 256 * msd54 - 256)]);
-                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
-                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
+                                msw56 = patc_peek32(&msstate22[(256 * b24 + t49 + 256 * i50 - 256 * msd55 - 256)]);
+                                msfull57 = ((msw56 >> 30u) == (2u | mspar29));
+                                if ((msfull57 || ((msw56 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
-                            if (msfull56) {
+                            mspre54 = (mspre54 + (msw56 & (msfull57 ? 1073741823u : 536870911u)));
+                            if (msfull57) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
+                        patc_set32(&msstate22[(256 * b24 + t49 + 256 * i50)], (((2u | mspar29) << 30u) | (mspre54 + msrun51)));
                     }
-                    msbase31[(t48 + 256 * i49)] = (glob12[(t48 + 256 * i49)] + mspre53);
-                    mststart34[(t48 + 256 * i49)] = msrun50;
+                    msbase31[(t49 + 256 * i50)] = (glob12[(t49 + 256 * i50)] + mspre54);
+                    mststart34[(t49 + 256 * i50)] = msrun51;
                 }
             }
         }
         __syncthreads();
         {
-            if ((warp == 0)) {
-                unsigned int mssum58 = 0u;
-                for (patc_int i59 = 0; i59 < 8; i59 += 1) {
-                    if (((8 * lane + i59) < 256)) {
-                        mssum58 = (mssum58 + mststart34[(8 * lane + i59)]);
-                    }
-                }
-                unsigned int msinc60 = mssum58;
+            const patc_int t58 = threadIdx.x;
+            if ((t58 < 256)) {
+                unsigned int mscnt59 = mststart34[t58];
+                unsigned int msinc60 = mscnt59;
                 unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
                 msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
                 unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
@@ -266,92 +263,103 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                 msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
                 unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
                 msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
-                unsigned int msat66 = (msinc60 - mssum58);
-                for (patc_int i67 = 0; i67 < 8; i67 += 1) {
-                    if (((8 * lane + i67) < 256)) {
-                        unsigned int mscb68 = mststart34[(8 * lane + i67)];
-                        mststart34[(8 * lane + i67)] = msat66;
-                        msbase31[(8 * lane + i67)] = (msbase31[(8 * lane + i67)] - msat66);
-                        msat66 = (msat66 + mscb68);
-                    }
+                mststart34[t58] = (msinc60 - mscnt59);
+                if ((lane == 31)) {
+                    mswsum35[warp] = msinc60;
                 }
             }
         }
         __syncthreads();
-        if (((2048 * b24 + 2047) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
-                    {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(256 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
-                    if (((lane + 256 * warp + 2048 * b24 + 32 * i70) < n)) {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(256 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((2048 * b24 + 2047) < n)) {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                    {
-                        unsigned int msv77 = mssval35[(t75 + 256 * i76)];
-                        unsigned int msbk78 = min((msv77 & 255u), 255u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                    if (((2048 * b24 + t75 + 256 * i76) < n)) {
-                        unsigned int msv77 = mssval35[(t75 + 256 * i76)];
-                        unsigned int msbk78 = min((msv77 & 255u), 255u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar81 = mspar29;
-        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t83 = threadIdx.x;
-            if (((b24 < 1) && (t83 < 1))) {
-                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            const patc_int t66 = threadIdx.x;
+            if ((t66 < 256)) {
+                unsigned int msst67 = mststart34[t66];
+                for (patc_int i68 = 0; i68 < 8; i68 += 1) {
+                    if ((i68 < warp)) {
+                        msst67 = (msst67 + mswsum35[i68]);
+                    }
+                }
+                for (patc_int i69 = 0; i69 < 8; i69 += 1) {
+                    mshist30[(t66 + 256 * i69)] = (mshist30[(t66 + 256 * i69)] + msst67);
+                }
+                msbase31[t66] = (msbase31[t66] - msst67);
             }
-            unsigned int mszi84 = ((unsigned int)(256 * b24 + t83 + 256 * ((n + 2047) / 2048)));
+        }
+        __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i71 = 0; i71 < 8; i71 += 1) {
+                    {
+                        unsigned int msi72 = msinfo33[i71];
+                        unsigned int msbk73 = (msi72 >> 16u);
+                        long long ix74 = ((long long)msbk73);
+                        long long ix75 = ((long long)(mshist30[(256 * warp + ix74)] + (msi72 & 65535u)));
+                        mssval36[ix75] = msval32[i71];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i71 = 0; i71 < 8; i71 += 1) {
+                    if (((lane + 256 * warp + 2048 * b24 + 32 * i71) < n)) {
+                        unsigned int msi72 = msinfo33[i71];
+                        unsigned int msbk73 = (msi72 >> 16u);
+                        long long ix74 = ((long long)msbk73);
+                        long long ix75 = ((long long)(mshist30[(256 * warp + ix74)] + (msi72 & 65535u)));
+                        mssval36[ix75] = msval32[i71];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                const patc_int t76 = threadIdx.x;
+                for (patc_int i77 = 0; i77 < 8; i77 += 1) {
+                    {
+                        unsigned int msv78 = mssval36[(t76 + 256 * i77)];
+                        unsigned int msbk79 = min((msv78 & 255u), 255u);
+                        long long ix80 = ((long long)msbk79);
+                        if ((((patc_uint)(msbase31[ix80] + ((unsigned int)(t76 + 256 * i77)))) < ((patc_uint)n))) {
+                            const patc_int msdst81 = ((patc_uint)(msbase31[ix80] + ((unsigned int)(t76 + 256 * i77))));
+                            out[msdst81] = msv78;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t76 = threadIdx.x;
+                for (patc_int i77 = 0; i77 < 8; i77 += 1) {
+                    if (((2048 * b24 + t76 + 256 * i77) < n)) {
+                        unsigned int msv78 = mssval36[(t76 + 256 * i77)];
+                        unsigned int msbk79 = min((msv78 & 255u), 255u);
+                        long long ix80 = ((long long)msbk79);
+                        if ((((patc_uint)(msbase31[ix80] + ((unsigned int)(t76 + 256 * i77)))) < ((patc_uint)n))) {
+                            const patc_int msdst81 = ((patc_uint)(msbase31[ix80] + ((unsigned int)(t76 + 256 * i77))));
+                            out[msdst81] = msv78;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar82 = mspar29;
+        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
+        {
+            const patc_int t84 = threadIdx.x;
+            if (((b24 < 1) && (t84 < 1))) {
+                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            }
+            unsigned int mszi85 = ((unsigned int)(256 * b24 + t84 + 256 * ((n + 2047) / 2048)));
             for (;;) {
-                if ((mszi84 >= ((unsigned int)(256 * msh82)))) {
+                if ((mszi85 >= ((unsigned int)(256 * msh83)))) {
                     break;
                 }
-                const patc_int msz85 = mszi84;
-                msstate22[msz85] = 0u;
-                mszi84 = (mszi84 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz86 = mszi85;
+                msstate22[msz86] = 0u;
+                mszi85 = (mszi85 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }

@@ -529,7 +529,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanF32(unsigned int *_
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   38928 bytes
+ *   shared memory:   37904 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -540,7 +540,8 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
     unsigned int *mshist9 = (unsigned int *)(patc_smem + 16);
     unsigned int *msbase10 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart13 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval14 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mswsum14 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval15 = (unsigned int *)(patc_smem + 13328);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -559,10 +560,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
         unsigned int msval11[16];
         unsigned int msinfo12[16];
         {
-            const patc_int t15 = threadIdx.x;
-            for (patc_int i16 = 0; i16 < 8; i16 += 1) {
-                if (((t15 + 384 * i16) < 3072)) {
-                    mshist9[(t15 + 384 * i16)] = 0u;
+            const patc_int t16 = threadIdx.x;
+            for (patc_int i17 = 0; i17 < 8; i17 += 1) {
+                if (((t16 + 384 * i17) < 3072)) {
+                    mshist9[(t16 + 384 * i17)] = 0u;
                 }
             }
         }
@@ -570,109 +571,105 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i18 = 0; i18 < 16; i18 += 1) {
-                    bool msok19 = true;
-                    unsigned int msx20 = 0u;
-                    if (msok19) {
-                        msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
+                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                    bool msok20 = true;
+                    unsigned int msx21 = 0u;
+                    if (msok20) {
+                        msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
-                    unsigned int msb21 = (msok19 ? min(((msx20 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm22 = (__ballot_sync(0xffffffffu, msok19) & patc_match_bits(msb21, 8u));
-                    unsigned int msrk23 = __popc((mspm22 & ((1u << lane) - 1u)));
-                    unsigned int msct24 = __popc(mspm22);
-                    long long ix25 = ((long long)msb21);
-                    unsigned int msh26 = 0u;
-                    if (msok19) {
-                        msh26 = mshist9[(256 * warp + ix25)];
-                    }
-                    __syncwarp();
-                    if ((msok19 && ((msrk23 + 1u) == msct24))) {
-                        mshist9[(256 * warp + ix25)] = (msh26 + msct24);
+                    unsigned int msb22 = (msok20 ? min(((msx21 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm23 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb22, 8u));
+                    unsigned int msrk24 = __popc((mspm23 & ((1u << lane) - 1u)));
+                    unsigned int msct25 = __popc(mspm23);
+                    long long ix26 = ((long long)msb22);
+                    unsigned int msh27 = 0u;
+                    if (msok20) {
+                        msh27 = mshist9[(256 * warp + ix26)];
                     }
                     __syncwarp();
-                    msinfo12[i18] = ((msb21 << 16u) | (msh26 + msrk23));
-                    msval11[i18] = msx20;
+                    if ((msok20 && ((msrk24 + 1u) == msct25))) {
+                        mshist9[(256 * warp + ix26)] = (msh27 + msct25);
+                    }
+                    __syncwarp();
+                    msinfo12[i19] = ((msb22 << 16u) | (msh27 + msrk24));
+                    msval11[i19] = msx21;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i18 = 0; i18 < 16; i18 += 1) {
-                    bool msok19 = ((lane + 512 * warp + 6144 * b3 + 32 * i18) < n);
-                    unsigned int msx20 = 0u;
-                    if (msok19) {
-                        msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
+                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                    bool msok20 = ((lane + 512 * warp + 6144 * b3 + 32 * i19) < n);
+                    unsigned int msx21 = 0u;
+                    if (msok20) {
+                        msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
-                    unsigned int msb21 = (msok19 ? min(((msx20 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm22 = (__ballot_sync(0xffffffffu, msok19) & patc_match_bits(msb21, 8u));
-                    unsigned int msrk23 = __popc((mspm22 & ((1u << lane) - 1u)));
-                    unsigned int msct24 = __popc(mspm22);
-                    long long ix25 = ((long long)msb21);
-                    unsigned int msh26 = 0u;
-                    if (msok19) {
-                        msh26 = mshist9[(256 * warp + ix25)];
-                    }
-                    __syncwarp();
-                    if ((msok19 && ((msrk23 + 1u) == msct24))) {
-                        mshist9[(256 * warp + ix25)] = (msh26 + msct24);
+                    unsigned int msb22 = (msok20 ? min(((msx21 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm23 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb22, 8u));
+                    unsigned int msrk24 = __popc((mspm23 & ((1u << lane) - 1u)));
+                    unsigned int msct25 = __popc(mspm23);
+                    long long ix26 = ((long long)msb22);
+                    unsigned int msh27 = 0u;
+                    if (msok20) {
+                        msh27 = mshist9[(256 * warp + ix26)];
                     }
                     __syncwarp();
-                    msinfo12[i18] = ((msb21 << 16u) | (msh26 + msrk23));
-                    msval11[i18] = msx20;
+                    if ((msok20 && ((msrk24 + 1u) == msct25))) {
+                        mshist9[(256 * warp + ix26)] = (msh27 + msct25);
+                    }
+                    __syncwarp();
+                    msinfo12[i19] = ((msb22 << 16u) | (msh27 + msrk24));
+                    msval11[i19] = msx21;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t27 = threadIdx.x;
+            const patc_int t28 = threadIdx.x;
             {
-                const patc_int i28 = 0;
-                if (((t27 + 384 * i28) < 256)) {
-                    unsigned int msrun29 = 0u;
-                    for (patc_int i30 = 0; i30 < 12; i30 += 1) {
-                        unsigned int msc31 = mshist9[(t27 + 384 * i28 + 256 * i30)];
-                        mshist9[(t27 + 384 * i28 + 256 * i30)] = msrun29;
-                        msrun29 = (msrun29 + msc31);
+                const patc_int i29 = 0;
+                if (((t28 + 384 * i29) < 256)) {
+                    unsigned int msrun30 = 0u;
+                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
+                        unsigned int msc32 = mshist9[(t28 + 384 * i29 + 256 * i31)];
+                        mshist9[(t28 + 384 * i29 + 256 * i31)] = msrun30;
+                        msrun30 = (msrun30 + msc32);
                     }
-                    unsigned int mspre32 = 0u;
+                    unsigned int mspre33 = 0u;
                     if ((b3 < 1)) {
-                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | msrun29));
+                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | msrun30));
                     }
                     if ((!(b3 < 1))) {
-                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 29u) | msrun29));
-                        for (patc_int msd33 = 0; ; msd33 += 1) {
-                            unsigned int msw34;
-                            bool msfull35;
+                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 29u) | msrun30));
+                        for (patc_int msd34 = 0; ; msd34 += 1) {
+                            unsigned int msw35;
+                            bool msfull36;
                             for (;;) {
-                                msw34 = patc_peek32(&msstate1[(256 * b3 + t27 + 384 * i28 - 256 * msd33 - 256)]);
-                                msfull35 = ((msw34 >> 30u) == (2u | mspar8));
-                                if ((msfull35 || ((msw34 >> 29u) == (2u | mspar8)))) {
+                                msw35 = patc_peek32(&msstate1[(256 * b3 + t28 + 384 * i29 - 256 * msd34 - 256)]);
+                                msfull36 = ((msw35 >> 30u) == (2u | mspar8));
+                                if ((msfull36 || ((msw35 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre32 = (mspre32 + (msw34 & (msfull35 ? 1073741823u : 536870911u)));
-                            if (msfull35) {
+                            mspre33 = (mspre33 + (msw35 & (msfull36 ? 1073741823u : 536870911u)));
+                            if (msfull36) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | (mspre32 + msrun29)));
+                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | (mspre33 + msrun30)));
                     }
-                    msbase10[(t27 + 384 * i28)] = (offs[(t27 + 384 * i28)] + mspre32);
-                    mststart13[(t27 + 384 * i28)] = msrun29;
+                    msbase10[(t28 + 384 * i29)] = (offs[(t28 + 384 * i29)] + mspre33);
+                    mststart13[(t28 + 384 * i29)] = msrun30;
                 }
             }
         }
         __syncthreads();
         {
-            if ((warp == 0)) {
-                unsigned int mssum37 = 0u;
-                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                    if (((8 * lane + i38) < 256)) {
-                        mssum37 = (mssum37 + mststart13[(8 * lane + i38)]);
-                    }
-                }
-                unsigned int msinc39 = mssum37;
+            const patc_int t37 = threadIdx.x;
+            if ((t37 < 256)) {
+                unsigned int mscnt38 = mststart13[t37];
+                unsigned int msinc39 = mscnt38;
                 unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
                 msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
                 unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
@@ -683,92 +680,103 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                 msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
                 unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
                 msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
-                unsigned int msat45 = (msinc39 - mssum37);
-                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
-                    if (((8 * lane + i46) < 256)) {
-                        unsigned int mscb47 = mststart13[(8 * lane + i46)];
-                        mststart13[(8 * lane + i46)] = msat45;
-                        msbase10[(8 * lane + i46)] = (msbase10[(8 * lane + i46)] - msat45);
-                        msat45 = (msat45 + mscb47);
-                    }
+                mststart13[t37] = (msinc39 - mscnt38);
+                if ((lane == 31)) {
+                    mswsum14[warp] = msinc39;
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b3 + 6143) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
-                    {
-                        unsigned int msi50 = msinfo12[i49];
-                        unsigned int msbk51 = (msi50 >> 16u);
-                        long long ix52 = ((long long)msbk51);
-                        long long ix53 = ((long long)(mststart13[ix52] + (mshist9[(256 * warp + ix52)] + (msi50 & 65535u))));
-                        mssval14[ix53] = msval11[i49];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
-                    if (((lane + 512 * warp + 6144 * b3 + 32 * i49) < n)) {
-                        unsigned int msi50 = msinfo12[i49];
-                        unsigned int msbk51 = (msi50 >> 16u);
-                        long long ix52 = ((long long)msbk51);
-                        long long ix53 = ((long long)(mststart13[ix52] + (mshist9[(256 * warp + ix52)] + (msi50 & 65535u))));
-                        mssval14[ix53] = msval11[i49];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((6144 * b3 + 6143) < n)) {
-            {
-                const patc_int t54 = threadIdx.x;
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
-                    {
-                        unsigned int msv56 = mssval14[(t54 + 384 * i55)];
-                        unsigned int msbk57 = min(((msv56 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix58 = ((long long)msbk57);
-                        if ((((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55)))) < ((patc_uint)n))) {
-                            const patc_int msdst59 = ((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
-                            out[msdst59] = msv56;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t54 = threadIdx.x;
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
-                    if (((6144 * b3 + t54 + 384 * i55) < n)) {
-                        unsigned int msv56 = mssval14[(t54 + 384 * i55)];
-                        unsigned int msbk57 = min(((msv56 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix58 = ((long long)msbk57);
-                        if ((((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55)))) < ((patc_uint)n))) {
-                            const patc_int msdst59 = ((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
-                            out[msdst59] = msv56;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar60 = mspar8;
-        const patc_int msh61 = ((unsigned int)msctr2[(-mspar60 + 2)]);
         {
-            const patc_int t62 = threadIdx.x;
-            if (((b3 < 1) && (t62 < 1))) {
-                msctr2[(mspar60 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t45 = threadIdx.x;
+            if ((t45 < 256)) {
+                unsigned int msst46 = mststart13[t45];
+                for (patc_int i47 = 0; i47 < 8; i47 += 1) {
+                    if ((i47 < warp)) {
+                        msst46 = (msst46 + mswsum14[i47]);
+                    }
+                }
+                for (patc_int i48 = 0; i48 < 12; i48 += 1) {
+                    mshist9[(t45 + 256 * i48)] = (mshist9[(t45 + 256 * i48)] + msst46);
+                }
+                msbase10[t45] = (msbase10[t45] - msst46);
             }
-            unsigned int mszi63 = ((unsigned int)(384 * b3 + t62 + 256 * ((n + 6143) / 6144)));
+        }
+        __syncthreads();
+        if (((6144 * b3 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
+                    {
+                        unsigned int msi51 = msinfo12[i50];
+                        unsigned int msbk52 = (msi51 >> 16u);
+                        long long ix53 = ((long long)msbk52);
+                        long long ix54 = ((long long)(mshist9[(256 * warp + ix53)] + (msi51 & 65535u)));
+                        mssval15[ix54] = msval11[i50];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
+                    if (((lane + 512 * warp + 6144 * b3 + 32 * i50) < n)) {
+                        unsigned int msi51 = msinfo12[i50];
+                        unsigned int msbk52 = (msi51 >> 16u);
+                        long long ix53 = ((long long)msbk52);
+                        long long ix54 = ((long long)(mshist9[(256 * warp + ix53)] + (msi51 & 65535u)));
+                        mssval15[ix54] = msval11[i50];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b3 + 6143) < n)) {
+            {
+                const patc_int t55 = threadIdx.x;
+                for (patc_int i56 = 0; i56 < 16; i56 += 1) {
+                    {
+                        unsigned int msv57 = mssval15[(t55 + 384 * i56)];
+                        unsigned int msbk58 = min(((msv57 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix59 = ((long long)msbk58);
+                        if ((((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56)))) < ((patc_uint)n))) {
+                            const patc_int msdst60 = ((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56))));
+                            out[msdst60] = msv57;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t55 = threadIdx.x;
+                for (patc_int i56 = 0; i56 < 16; i56 += 1) {
+                    if (((6144 * b3 + t55 + 384 * i56) < n)) {
+                        unsigned int msv57 = mssval15[(t55 + 384 * i56)];
+                        unsigned int msbk58 = min(((msv57 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix59 = ((long long)msbk58);
+                        if ((((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56)))) < ((patc_uint)n))) {
+                            const patc_int msdst60 = ((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56))));
+                            out[msdst60] = msv57;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar61 = mspar8;
+        const patc_int msh62 = ((unsigned int)msctr2[(-mspar61 + 2)]);
+        {
+            const patc_int t63 = threadIdx.x;
+            if (((b3 < 1) && (t63 < 1))) {
+                msctr2[(mspar61 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi64 = ((unsigned int)(384 * b3 + t63 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi63 >= ((unsigned int)(256 * msh61)))) {
+                if ((mszi64 >= ((unsigned int)(256 * msh62)))) {
                     break;
                 }
-                const patc_int msz64 = mszi63;
-                msstate1[msz64] = 0u;
-                mszi63 = (mszi63 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz65 = mszi64;
+                msstate1[msz65] = 0u;
+                mszi64 = (mszi64 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -782,7 +790,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   38928 bytes
+ *   shared memory:   37904 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -793,7 +801,8 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
     unsigned int *mshist9 = (unsigned int *)(patc_smem + 16);
     unsigned int *msbase10 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart13 = (unsigned int *)(patc_smem + 13328);
-    int *mssval14 = (int *)(patc_smem + 14352);
+    unsigned int *mswsum14 = (unsigned int *)(patc_smem + 14352);
+    int *mssval15 = (int *)(patc_smem + 13328);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -812,10 +821,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
         int msval11[16];
         unsigned int msinfo12[16];
         {
-            const patc_int t15 = threadIdx.x;
-            for (patc_int i16 = 0; i16 < 8; i16 += 1) {
-                if (((t15 + 384 * i16) < 3072)) {
-                    mshist9[(t15 + 384 * i16)] = 0u;
+            const patc_int t16 = threadIdx.x;
+            for (patc_int i17 = 0; i17 < 8; i17 += 1) {
+                if (((t16 + 384 * i17) < 3072)) {
+                    mshist9[(t16 + 384 * i17)] = 0u;
                 }
             }
         }
@@ -823,109 +832,105 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i18 = 0; i18 < 16; i18 += 1) {
-                    bool msok19 = true;
-                    int msx20 = 0;
-                    if (msok19) {
-                        msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
+                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                    bool msok20 = true;
+                    int msx21 = 0;
+                    if (msok20) {
+                        msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
-                    unsigned int msb21 = (msok19 ? min((((((unsigned int)msx20) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm22 = (__ballot_sync(0xffffffffu, msok19) & patc_match_bits(msb21, 8u));
-                    unsigned int msrk23 = __popc((mspm22 & ((1u << lane) - 1u)));
-                    unsigned int msct24 = __popc(mspm22);
-                    long long ix25 = ((long long)msb21);
-                    unsigned int msh26 = 0u;
-                    if (msok19) {
-                        msh26 = mshist9[(256 * warp + ix25)];
-                    }
-                    __syncwarp();
-                    if ((msok19 && ((msrk23 + 1u) == msct24))) {
-                        mshist9[(256 * warp + ix25)] = (msh26 + msct24);
+                    unsigned int msb22 = (msok20 ? min((((((unsigned int)msx21) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm23 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb22, 8u));
+                    unsigned int msrk24 = __popc((mspm23 & ((1u << lane) - 1u)));
+                    unsigned int msct25 = __popc(mspm23);
+                    long long ix26 = ((long long)msb22);
+                    unsigned int msh27 = 0u;
+                    if (msok20) {
+                        msh27 = mshist9[(256 * warp + ix26)];
                     }
                     __syncwarp();
-                    msinfo12[i18] = ((msb21 << 16u) | (msh26 + msrk23));
-                    msval11[i18] = msx20;
+                    if ((msok20 && ((msrk24 + 1u) == msct25))) {
+                        mshist9[(256 * warp + ix26)] = (msh27 + msct25);
+                    }
+                    __syncwarp();
+                    msinfo12[i19] = ((msb22 << 16u) | (msh27 + msrk24));
+                    msval11[i19] = msx21;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i18 = 0; i18 < 16; i18 += 1) {
-                    bool msok19 = ((lane + 512 * warp + 6144 * b3 + 32 * i18) < n);
-                    int msx20 = 0;
-                    if (msok19) {
-                        msx20 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i18)];
+                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                    bool msok20 = ((lane + 512 * warp + 6144 * b3 + 32 * i19) < n);
+                    int msx21 = 0;
+                    if (msok20) {
+                        msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
-                    unsigned int msb21 = (msok19 ? min((((((unsigned int)msx20) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm22 = (__ballot_sync(0xffffffffu, msok19) & patc_match_bits(msb21, 8u));
-                    unsigned int msrk23 = __popc((mspm22 & ((1u << lane) - 1u)));
-                    unsigned int msct24 = __popc(mspm22);
-                    long long ix25 = ((long long)msb21);
-                    unsigned int msh26 = 0u;
-                    if (msok19) {
-                        msh26 = mshist9[(256 * warp + ix25)];
-                    }
-                    __syncwarp();
-                    if ((msok19 && ((msrk23 + 1u) == msct24))) {
-                        mshist9[(256 * warp + ix25)] = (msh26 + msct24);
+                    unsigned int msb22 = (msok20 ? min((((((unsigned int)msx21) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm23 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb22, 8u));
+                    unsigned int msrk24 = __popc((mspm23 & ((1u << lane) - 1u)));
+                    unsigned int msct25 = __popc(mspm23);
+                    long long ix26 = ((long long)msb22);
+                    unsigned int msh27 = 0u;
+                    if (msok20) {
+                        msh27 = mshist9[(256 * warp + ix26)];
                     }
                     __syncwarp();
-                    msinfo12[i18] = ((msb21 << 16u) | (msh26 + msrk23));
-                    msval11[i18] = msx20;
+                    if ((msok20 && ((msrk24 + 1u) == msct25))) {
+                        mshist9[(256 * warp + ix26)] = (msh27 + msct25);
+                    }
+                    __syncwarp();
+                    msinfo12[i19] = ((msb22 << 16u) | (msh27 + msrk24));
+                    msval11[i19] = msx21;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t27 = threadIdx.x;
+            const patc_int t28 = threadIdx.x;
             {
-                const patc_int i28 = 0;
-                if (((t27 + 384 * i28) < 256)) {
-                    unsigned int msrun29 = 0u;
-                    for (patc_int i30 = 0; i30 < 12; i30 += 1) {
-                        unsigned int msc31 = mshist9[(t27 + 384 * i28 + 256 * i30)];
-                        mshist9[(t27 + 384 * i28 + 256 * i30)] = msrun29;
-                        msrun29 = (msrun29 + msc31);
+                const patc_int i29 = 0;
+                if (((t28 + 384 * i29) < 256)) {
+                    unsigned int msrun30 = 0u;
+                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
+                        unsigned int msc32 = mshist9[(t28 + 384 * i29 + 256 * i31)];
+                        mshist9[(t28 + 384 * i29 + 256 * i31)] = msrun30;
+                        msrun30 = (msrun30 + msc32);
                     }
-                    unsigned int mspre32 = 0u;
+                    unsigned int mspre33 = 0u;
                     if ((b3 < 1)) {
-                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | msrun29));
+                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | msrun30));
                     }
                     if ((!(b3 < 1))) {
-                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 29u) | msrun29));
-                        for (patc_int msd33 = 0; ; msd33 += 1) {
-                            unsigned int msw34;
-                            bool msfull35;
+                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 29u) | msrun30));
+                        for (patc_int msd34 = 0; ; msd34 += 1) {
+                            unsigned int msw35;
+                            bool msfull36;
                             for (;;) {
-                                msw34 = patc_peek32(&msstate1[(256 * b3 + t27 + 384 * i28 - 256 * msd33 - 256)]);
-                                msfull35 = ((msw34 >> 30u) == (2u | mspar8));
-                                if ((msfull35 || ((msw34 >> 29u) == (2u | mspar8)))) {
+                                msw35 = patc_peek32(&msstate1[(256 * b3 + t28 + 384 * i29 - 256 * msd34 - 256)]);
+                                msfull36 = ((msw35 >> 30u) == (2u | mspar8));
+                                if ((msfull36 || ((msw35 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre32 = (mspre32 + (msw34 & (msfull35 ? 1073741823u : 536870911u)));
-                            if (msfull35) {
+                            mspre33 = (mspre33 + (msw35 & (msfull36 ? 1073741823u : 536870911u)));
+                            if (msfull36) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | (mspre32 + msrun29)));
+                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | (mspre33 + msrun30)));
                     }
-                    msbase10[(t27 + 384 * i28)] = (offs[(t27 + 384 * i28)] + mspre32);
-                    mststart13[(t27 + 384 * i28)] = msrun29;
+                    msbase10[(t28 + 384 * i29)] = (offs[(t28 + 384 * i29)] + mspre33);
+                    mststart13[(t28 + 384 * i29)] = msrun30;
                 }
             }
         }
         __syncthreads();
         {
-            if ((warp == 0)) {
-                unsigned int mssum37 = 0u;
-                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                    if (((8 * lane + i38) < 256)) {
-                        mssum37 = (mssum37 + mststart13[(8 * lane + i38)]);
-                    }
-                }
-                unsigned int msinc39 = mssum37;
+            const patc_int t37 = threadIdx.x;
+            if ((t37 < 256)) {
+                unsigned int mscnt38 = mststart13[t37];
+                unsigned int msinc39 = mscnt38;
                 unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
                 msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
                 unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
@@ -936,92 +941,103 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                 msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
                 unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
                 msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
-                unsigned int msat45 = (msinc39 - mssum37);
-                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
-                    if (((8 * lane + i46) < 256)) {
-                        unsigned int mscb47 = mststart13[(8 * lane + i46)];
-                        mststart13[(8 * lane + i46)] = msat45;
-                        msbase10[(8 * lane + i46)] = (msbase10[(8 * lane + i46)] - msat45);
-                        msat45 = (msat45 + mscb47);
-                    }
+                mststart13[t37] = (msinc39 - mscnt38);
+                if ((lane == 31)) {
+                    mswsum14[warp] = msinc39;
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b3 + 6143) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
-                    {
-                        unsigned int msi50 = msinfo12[i49];
-                        unsigned int msbk51 = (msi50 >> 16u);
-                        long long ix52 = ((long long)msbk51);
-                        long long ix53 = ((long long)(mststart13[ix52] + (mshist9[(256 * warp + ix52)] + (msi50 & 65535u))));
-                        mssval14[ix53] = msval11[i49];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
-                    if (((lane + 512 * warp + 6144 * b3 + 32 * i49) < n)) {
-                        unsigned int msi50 = msinfo12[i49];
-                        unsigned int msbk51 = (msi50 >> 16u);
-                        long long ix52 = ((long long)msbk51);
-                        long long ix53 = ((long long)(mststart13[ix52] + (mshist9[(256 * warp + ix52)] + (msi50 & 65535u))));
-                        mssval14[ix53] = msval11[i49];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((6144 * b3 + 6143) < n)) {
-            {
-                const patc_int t54 = threadIdx.x;
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
-                    {
-                        int msv56 = mssval14[(t54 + 384 * i55)];
-                        unsigned int msbk57 = min((((((unsigned int)msv56) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix58 = ((long long)msbk57);
-                        if ((((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55)))) < ((patc_uint)n))) {
-                            const patc_int msdst59 = ((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
-                            out[msdst59] = msv56;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t54 = threadIdx.x;
-                for (patc_int i55 = 0; i55 < 16; i55 += 1) {
-                    if (((6144 * b3 + t54 + 384 * i55) < n)) {
-                        int msv56 = mssval14[(t54 + 384 * i55)];
-                        unsigned int msbk57 = min((((((unsigned int)msv56) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix58 = ((long long)msbk57);
-                        if ((((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55)))) < ((patc_uint)n))) {
-                            const patc_int msdst59 = ((patc_uint)(msbase10[ix58] + ((unsigned int)(t54 + 384 * i55))));
-                            out[msdst59] = msv56;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar60 = mspar8;
-        const patc_int msh61 = ((unsigned int)msctr2[(-mspar60 + 2)]);
         {
-            const patc_int t62 = threadIdx.x;
-            if (((b3 < 1) && (t62 < 1))) {
-                msctr2[(mspar60 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t45 = threadIdx.x;
+            if ((t45 < 256)) {
+                unsigned int msst46 = mststart13[t45];
+                for (patc_int i47 = 0; i47 < 8; i47 += 1) {
+                    if ((i47 < warp)) {
+                        msst46 = (msst46 + mswsum14[i47]);
+                    }
+                }
+                for (patc_int i48 = 0; i48 < 12; i48 += 1) {
+                    mshist9[(t45 + 256 * i48)] = (mshist9[(t45 + 256 * i48)] + msst46);
+                }
+                msbase10[t45] = (msbase10[t45] - msst46);
             }
-            unsigned int mszi63 = ((unsigned int)(384 * b3 + t62 + 256 * ((n + 6143) / 6144)));
+        }
+        __syncthreads();
+        if (((6144 * b3 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
+                    {
+                        unsigned int msi51 = msinfo12[i50];
+                        unsigned int msbk52 = (msi51 >> 16u);
+                        long long ix53 = ((long long)msbk52);
+                        long long ix54 = ((long long)(mshist9[(256 * warp + ix53)] + (msi51 & 65535u)));
+                        mssval15[ix54] = msval11[i50];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
+                    if (((lane + 512 * warp + 6144 * b3 + 32 * i50) < n)) {
+                        unsigned int msi51 = msinfo12[i50];
+                        unsigned int msbk52 = (msi51 >> 16u);
+                        long long ix53 = ((long long)msbk52);
+                        long long ix54 = ((long long)(mshist9[(256 * warp + ix53)] + (msi51 & 65535u)));
+                        mssval15[ix54] = msval11[i50];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b3 + 6143) < n)) {
+            {
+                const patc_int t55 = threadIdx.x;
+                for (patc_int i56 = 0; i56 < 16; i56 += 1) {
+                    {
+                        int msv57 = mssval15[(t55 + 384 * i56)];
+                        unsigned int msbk58 = min((((((unsigned int)msv57) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix59 = ((long long)msbk58);
+                        if ((((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56)))) < ((patc_uint)n))) {
+                            const patc_int msdst60 = ((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56))));
+                            out[msdst60] = msv57;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t55 = threadIdx.x;
+                for (patc_int i56 = 0; i56 < 16; i56 += 1) {
+                    if (((6144 * b3 + t55 + 384 * i56) < n)) {
+                        int msv57 = mssval15[(t55 + 384 * i56)];
+                        unsigned int msbk58 = min((((((unsigned int)msv57) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix59 = ((long long)msbk58);
+                        if ((((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56)))) < ((patc_uint)n))) {
+                            const patc_int msdst60 = ((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56))));
+                            out[msdst60] = msv57;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar61 = mspar8;
+        const patc_int msh62 = ((unsigned int)msctr2[(-mspar61 + 2)]);
+        {
+            const patc_int t63 = threadIdx.x;
+            if (((b3 < 1) && (t63 < 1))) {
+                msctr2[(mspar61 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi64 = ((unsigned int)(384 * b3 + t63 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi63 >= ((unsigned int)(256 * msh61)))) {
+                if ((mszi64 >= ((unsigned int)(256 * msh62)))) {
                     break;
                 }
-                const patc_int msz64 = mszi63;
-                msstate1[msz64] = 0u;
-                mszi63 = (mszi63 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz65 = mszi64;
+                msstate1[msz65] = 0u;
+                mszi64 = (mszi64 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1035,7 +1051,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   38928 bytes
+ *   shared memory:   37904 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -1046,7 +1062,8 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
     unsigned int *mshist10 = (unsigned int *)(patc_smem + 16);
     unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval15 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mswsum15 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval16 = (unsigned int *)(patc_smem + 13328);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1065,10 +1082,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
         unsigned int msval12[16];
         unsigned int msinfo13[16];
         {
-            const patc_int t16 = threadIdx.x;
-            for (patc_int i17 = 0; i17 < 8; i17 += 1) {
-                if (((t16 + 384 * i17) < 3072)) {
-                    mshist10[(t16 + 384 * i17)] = 0u;
+            const patc_int t17 = threadIdx.x;
+            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
+                if (((t17 + 384 * i18) < 3072)) {
+                    mshist10[(t17 + 384 * i18)] = 0u;
                 }
             }
         }
@@ -1076,111 +1093,107 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
-                    bool msok20 = true;
-                    unsigned int msx21 = 0u;
-                    if (msok20) {
-                        msx21 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i19)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = true;
+                    unsigned int msx22 = 0u;
+                    if (msok21) {
+                        msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int s22 = (~0u);
-                    unsigned int msb23 = (msok20 ? min(((((msx21 | 2147483648u) ^ ((msx21 > 2147483648u) ? s22 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb23, 8u));
-                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
-                    unsigned int msct26 = __popc(mspm24);
-                    long long ix27 = ((long long)msb23);
-                    unsigned int msh28 = 0u;
-                    if (msok20) {
-                        msh28 = mshist10[(256 * warp + ix27)];
-                    }
-                    __syncwarp();
-                    if ((msok20 && ((msrk25 + 1u) == msct26))) {
-                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
+                    unsigned int s23 = (~0u);
+                    unsigned int msb24 = (msok21 ? min(((((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm25 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb24, 8u));
+                    unsigned int msrk26 = __popc((mspm25 & ((1u << lane) - 1u)));
+                    unsigned int msct27 = __popc(mspm25);
+                    long long ix28 = ((long long)msb24);
+                    unsigned int msh29 = 0u;
+                    if (msok21) {
+                        msh29 = mshist10[(256 * warp + ix28)];
                     }
                     __syncwarp();
-                    msinfo13[i19] = ((msb23 << 16u) | (msh28 + msrk25));
-                    msval12[i19] = msx21;
+                    if ((msok21 && ((msrk26 + 1u) == msct27))) {
+                        mshist10[(256 * warp + ix28)] = (msh29 + msct27);
+                    }
+                    __syncwarp();
+                    msinfo13[i20] = ((msb24 << 16u) | (msh29 + msrk26));
+                    msval12[i20] = msx22;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
-                    bool msok20 = ((lane + 512 * warp + 6144 * b4 + 32 * i19) < n);
-                    unsigned int msx21 = 0u;
-                    if (msok20) {
-                        msx21 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i19)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
+                    unsigned int msx22 = 0u;
+                    if (msok21) {
+                        msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int s22 = (~0u);
-                    unsigned int msb23 = (msok20 ? min(((((msx21 | 2147483648u) ^ ((msx21 > 2147483648u) ? s22 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb23, 8u));
-                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
-                    unsigned int msct26 = __popc(mspm24);
-                    long long ix27 = ((long long)msb23);
-                    unsigned int msh28 = 0u;
-                    if (msok20) {
-                        msh28 = mshist10[(256 * warp + ix27)];
-                    }
-                    __syncwarp();
-                    if ((msok20 && ((msrk25 + 1u) == msct26))) {
-                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
+                    unsigned int s23 = (~0u);
+                    unsigned int msb24 = (msok21 ? min(((((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm25 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb24, 8u));
+                    unsigned int msrk26 = __popc((mspm25 & ((1u << lane) - 1u)));
+                    unsigned int msct27 = __popc(mspm25);
+                    long long ix28 = ((long long)msb24);
+                    unsigned int msh29 = 0u;
+                    if (msok21) {
+                        msh29 = mshist10[(256 * warp + ix28)];
                     }
                     __syncwarp();
-                    msinfo13[i19] = ((msb23 << 16u) | (msh28 + msrk25));
-                    msval12[i19] = msx21;
+                    if ((msok21 && ((msrk26 + 1u) == msct27))) {
+                        mshist10[(256 * warp + ix28)] = (msh29 + msct27);
+                    }
+                    __syncwarp();
+                    msinfo13[i20] = ((msb24 << 16u) | (msh29 + msrk26));
+                    msval12[i20] = msx22;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
+            const patc_int t30 = threadIdx.x;
             {
-                const patc_int i30 = 0;
-                if (((t29 + 384 * i30) < 256)) {
-                    unsigned int msrun31 = 0u;
-                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
-                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
-                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
-                        msrun31 = (msrun31 + msc33);
+                const patc_int i31 = 0;
+                if (((t30 + 384 * i31) < 256)) {
+                    unsigned int msrun32 = 0u;
+                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
+                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
+                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
+                        msrun32 = (msrun32 + msc34);
                     }
-                    unsigned int mspre34 = 0u;
+                    unsigned int mspre35 = 0u;
                     if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
+                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
                     }
                     if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
-                        for (patc_int msd35 = 0; ; msd35 += 1) {
-                            unsigned int msw36;
-                            bool msfull37;
+                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
+                        for (patc_int msd36 = 0; ; msd36 += 1) {
+                            unsigned int msw37;
+                            bool msfull38;
                             for (;;) {
-                                msw36 = patc_peek32(&msstate2[(256 * b4 + t29 + 384 * i30 - 256 * msd35 - 256)]);
-                                msfull37 = ((msw36 >> 30u) == (2u | mspar9));
-                                if ((msfull37 || ((msw36 >> 29u) == (2u | mspar9)))) {
+                                msw37 = patc_peek32(&msstate2[(256 * b4 + t30 + 384 * i31 - 256 * msd36 - 256)]);
+                                msfull38 = ((msw37 >> 30u) == (2u | mspar9));
+                                if ((msfull38 || ((msw37 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre34 = (mspre34 + (msw36 & (msfull37 ? 1073741823u : 536870911u)));
-                            if (msfull37) {
+                            mspre35 = (mspre35 + (msw37 & (msfull38 ? 1073741823u : 536870911u)));
+                            if (msfull38) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | (mspre34 + msrun31)));
+                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | (mspre35 + msrun32)));
                     }
-                    msbase11[(t29 + 384 * i30)] = (offs[(t29 + 384 * i30)] + mspre34);
-                    mststart14[(t29 + 384 * i30)] = msrun31;
+                    msbase11[(t30 + 384 * i31)] = (offs[(t30 + 384 * i31)] + mspre35);
+                    mststart14[(t30 + 384 * i31)] = msrun32;
                 }
             }
         }
         __syncthreads();
         {
-            if ((warp == 0)) {
-                unsigned int mssum39 = 0u;
-                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                    if (((8 * lane + i40) < 256)) {
-                        mssum39 = (mssum39 + mststart14[(8 * lane + i40)]);
-                    }
-                }
-                unsigned int msinc41 = mssum39;
+            const patc_int t39 = threadIdx.x;
+            if ((t39 < 256)) {
+                unsigned int mscnt40 = mststart14[t39];
+                unsigned int msinc41 = mscnt40;
                 unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
                 msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
                 unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
@@ -1191,94 +1204,105 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                 msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
                 unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
                 msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
-                unsigned int msat47 = (msinc41 - mssum39);
-                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
-                    if (((8 * lane + i48) < 256)) {
-                        unsigned int mscb49 = mststart14[(8 * lane + i48)];
-                        mststart14[(8 * lane + i48)] = msat47;
-                        msbase11[(8 * lane + i48)] = (msbase11[(8 * lane + i48)] - msat47);
-                        msat47 = (msat47 + mscb49);
-                    }
+                mststart14[t39] = (msinc41 - mscnt40);
+                if ((lane == 31)) {
+                    mswsum15[warp] = msinc41;
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b4 + 6143) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
-                    {
-                        unsigned int msi52 = msinfo13[i51];
-                        unsigned int msbk53 = (msi52 >> 16u);
-                        long long ix54 = ((long long)msbk53);
-                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
-                        mssval15[ix55] = msval12[i51];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i51) < n)) {
-                        unsigned int msi52 = msinfo13[i51];
-                        unsigned int msbk53 = (msi52 >> 16u);
-                        long long ix54 = ((long long)msbk53);
-                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
-                        mssval15[ix55] = msval12[i51];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((6144 * b4 + 6143) < n)) {
-            {
-                const patc_int t56 = threadIdx.x;
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    {
-                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
-                        unsigned int s59 = (~0u);
-                        unsigned int msbk60 = min(((((msv58 | 2147483648u) ^ ((msv58 > 2147483648u) ? s59 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix61 = ((long long)msbk60);
-                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
-                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                            out[msdst62] = msv58;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t56 = threadIdx.x;
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    if (((6144 * b4 + t56 + 384 * i57) < n)) {
-                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
-                        unsigned int s59 = (~0u);
-                        unsigned int msbk60 = min(((((msv58 | 2147483648u) ^ ((msv58 > 2147483648u) ? s59 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix61 = ((long long)msbk60);
-                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
-                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                            out[msdst62] = msv58;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar63 = mspar9;
-        const patc_int msh64 = ((unsigned int)msctr3[(-mspar63 + 2)]);
         {
-            const patc_int t65 = threadIdx.x;
-            if (((b4 < 1) && (t65 < 1))) {
-                msctr3[(mspar63 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t47 = threadIdx.x;
+            if ((t47 < 256)) {
+                unsigned int msst48 = mststart14[t47];
+                for (patc_int i49 = 0; i49 < 8; i49 += 1) {
+                    if ((i49 < warp)) {
+                        msst48 = (msst48 + mswsum15[i49]);
+                    }
+                }
+                for (patc_int i50 = 0; i50 < 12; i50 += 1) {
+                    mshist10[(t47 + 256 * i50)] = (mshist10[(t47 + 256 * i50)] + msst48);
+                }
+                msbase11[t47] = (msbase11[t47] - msst48);
             }
-            unsigned int mszi66 = ((unsigned int)(384 * b4 + t65 + 256 * ((n + 6143) / 6144)));
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i52 = 0; i52 < 16; i52 += 1) {
+                    {
+                        unsigned int msi53 = msinfo13[i52];
+                        unsigned int msbk54 = (msi53 >> 16u);
+                        long long ix55 = ((long long)msbk54);
+                        long long ix56 = ((long long)(mshist10[(256 * warp + ix55)] + (msi53 & 65535u)));
+                        mssval16[ix56] = msval12[i52];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i52 = 0; i52 < 16; i52 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i52) < n)) {
+                        unsigned int msi53 = msinfo13[i52];
+                        unsigned int msbk54 = (msi53 >> 16u);
+                        long long ix55 = ((long long)msbk54);
+                        long long ix56 = ((long long)(mshist10[(256 * warp + ix55)] + (msi53 & 65535u)));
+                        mssval16[ix56] = msval12[i52];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                const patc_int t57 = threadIdx.x;
+                for (patc_int i58 = 0; i58 < 16; i58 += 1) {
+                    {
+                        unsigned int msv59 = mssval16[(t57 + 384 * i58)];
+                        unsigned int s60 = (~0u);
+                        unsigned int msbk61 = min(((((msv59 | 2147483648u) ^ ((msv59 > 2147483648u) ? s60 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix62 = ((long long)msbk61);
+                        if ((((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58)))) < ((patc_uint)n))) {
+                            const patc_int msdst63 = ((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58))));
+                            out[msdst63] = msv59;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t57 = threadIdx.x;
+                for (patc_int i58 = 0; i58 < 16; i58 += 1) {
+                    if (((6144 * b4 + t57 + 384 * i58) < n)) {
+                        unsigned int msv59 = mssval16[(t57 + 384 * i58)];
+                        unsigned int s60 = (~0u);
+                        unsigned int msbk61 = min(((((msv59 | 2147483648u) ^ ((msv59 > 2147483648u) ? s60 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix62 = ((long long)msbk61);
+                        if ((((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58)))) < ((patc_uint)n))) {
+                            const patc_int msdst63 = ((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58))));
+                            out[msdst63] = msv59;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar64 = mspar9;
+        const patc_int msh65 = ((unsigned int)msctr3[(-mspar64 + 2)]);
+        {
+            const patc_int t66 = threadIdx.x;
+            if (((b4 < 1) && (t66 < 1))) {
+                msctr3[(mspar64 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi67 = ((unsigned int)(384 * b4 + t66 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi66 >= ((unsigned int)(256 * msh64)))) {
+                if ((mszi67 >= ((unsigned int)(256 * msh65)))) {
                     break;
                 }
-                const patc_int msz67 = mszi66;
-                msstate2[msz67] = 0u;
-                mszi66 = (mszi66 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz68 = mszi67;
+                msstate2[msz68] = 0u;
+                mszi67 = (mszi67 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

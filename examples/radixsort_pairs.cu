@@ -890,7 +890,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   38928 bytes
+ *   shared memory:   37904 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -901,7 +901,8 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
     unsigned int *mshist10 = (unsigned int *)(patc_smem + 16);
     unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval15 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mswsum15 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval16 = (unsigned int *)(patc_smem + 13328);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -920,10 +921,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
         unsigned int msval12[16];
         unsigned int msinfo13[16];
         {
-            const patc_int t16 = threadIdx.x;
-            for (patc_int i17 = 0; i17 < 8; i17 += 1) {
-                if (((t16 + 384 * i17) < 3072)) {
-                    mshist10[(t16 + 384 * i17)] = 0u;
+            const patc_int t17 = threadIdx.x;
+            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
+                if (((t17 + 384 * i18) < 3072)) {
+                    mshist10[(t17 + 384 * i18)] = 0u;
                 }
             }
         }
@@ -931,111 +932,107 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
-                    bool msok20 = true;
-                    unsigned int msx21 = 0u;
-                    if (msok20) {
-                        msx21 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i19)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = true;
+                    unsigned int msx22 = 0u;
+                    if (msok21) {
+                        msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int s22 = (~0u);
-                    unsigned int msb23 = (msok20 ? min((((~((msx21 | 2147483648u) ^ ((msx21 > 2147483648u) ? s22 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb23, 8u));
-                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
-                    unsigned int msct26 = __popc(mspm24);
-                    long long ix27 = ((long long)msb23);
-                    unsigned int msh28 = 0u;
-                    if (msok20) {
-                        msh28 = mshist10[(256 * warp + ix27)];
-                    }
-                    __syncwarp();
-                    if ((msok20 && ((msrk25 + 1u) == msct26))) {
-                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
+                    unsigned int s23 = (~0u);
+                    unsigned int msb24 = (msok21 ? min((((~((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm25 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb24, 8u));
+                    unsigned int msrk26 = __popc((mspm25 & ((1u << lane) - 1u)));
+                    unsigned int msct27 = __popc(mspm25);
+                    long long ix28 = ((long long)msb24);
+                    unsigned int msh29 = 0u;
+                    if (msok21) {
+                        msh29 = mshist10[(256 * warp + ix28)];
                     }
                     __syncwarp();
-                    msinfo13[i19] = ((msb23 << 16u) | (msh28 + msrk25));
-                    msval12[i19] = msx21;
+                    if ((msok21 && ((msrk26 + 1u) == msct27))) {
+                        mshist10[(256 * warp + ix28)] = (msh29 + msct27);
+                    }
+                    __syncwarp();
+                    msinfo13[i20] = ((msb24 << 16u) | (msh29 + msrk26));
+                    msval12[i20] = msx22;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
-                    bool msok20 = ((lane + 512 * warp + 6144 * b4 + 32 * i19) < n);
-                    unsigned int msx21 = 0u;
-                    if (msok20) {
-                        msx21 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i19)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
+                    unsigned int msx22 = 0u;
+                    if (msok21) {
+                        msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int s22 = (~0u);
-                    unsigned int msb23 = (msok20 ? min((((~((msx21 | 2147483648u) ^ ((msx21 > 2147483648u) ? s22 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb23, 8u));
-                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
-                    unsigned int msct26 = __popc(mspm24);
-                    long long ix27 = ((long long)msb23);
-                    unsigned int msh28 = 0u;
-                    if (msok20) {
-                        msh28 = mshist10[(256 * warp + ix27)];
-                    }
-                    __syncwarp();
-                    if ((msok20 && ((msrk25 + 1u) == msct26))) {
-                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
+                    unsigned int s23 = (~0u);
+                    unsigned int msb24 = (msok21 ? min((((~((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    unsigned int mspm25 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb24, 8u));
+                    unsigned int msrk26 = __popc((mspm25 & ((1u << lane) - 1u)));
+                    unsigned int msct27 = __popc(mspm25);
+                    long long ix28 = ((long long)msb24);
+                    unsigned int msh29 = 0u;
+                    if (msok21) {
+                        msh29 = mshist10[(256 * warp + ix28)];
                     }
                     __syncwarp();
-                    msinfo13[i19] = ((msb23 << 16u) | (msh28 + msrk25));
-                    msval12[i19] = msx21;
+                    if ((msok21 && ((msrk26 + 1u) == msct27))) {
+                        mshist10[(256 * warp + ix28)] = (msh29 + msct27);
+                    }
+                    __syncwarp();
+                    msinfo13[i20] = ((msb24 << 16u) | (msh29 + msrk26));
+                    msval12[i20] = msx22;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
+            const patc_int t30 = threadIdx.x;
             {
-                const patc_int i30 = 0;
-                if (((t29 + 384 * i30) < 256)) {
-                    unsigned int msrun31 = 0u;
-                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
-                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
-                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
-                        msrun31 = (msrun31 + msc33);
+                const patc_int i31 = 0;
+                if (((t30 + 384 * i31) < 256)) {
+                    unsigned int msrun32 = 0u;
+                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
+                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
+                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
+                        msrun32 = (msrun32 + msc34);
                     }
-                    unsigned int mspre34 = 0u;
+                    unsigned int mspre35 = 0u;
                     if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
+                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
                     }
                     if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
-                        for (patc_int msd35 = 0; ; msd35 += 1) {
-                            unsigned int msw36;
-                            bool msfull37;
+                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
+                        for (patc_int msd36 = 0; ; msd36 += 1) {
+                            unsigned int msw37;
+                            bool msfull38;
                             for (;;) {
-                                msw36 = patc_peek32(&msstate2[(256 * b4 + t29 + 384 * i30 - 256 * msd35 - 256)]);
-                                msfull37 = ((msw36 >> 30u) == (2u | mspar9));
-                                if ((msfull37 || ((msw36 >> 29u) == (2u | mspar9)))) {
+                                msw37 = patc_peek32(&msstate2[(256 * b4 + t30 + 384 * i31 - 256 * msd36 - 256)]);
+                                msfull38 = ((msw37 >> 30u) == (2u | mspar9));
+                                if ((msfull38 || ((msw37 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre34 = (mspre34 + (msw36 & (msfull37 ? 1073741823u : 536870911u)));
-                            if (msfull37) {
+                            mspre35 = (mspre35 + (msw37 & (msfull38 ? 1073741823u : 536870911u)));
+                            if (msfull38) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | (mspre34 + msrun31)));
+                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | (mspre35 + msrun32)));
                     }
-                    msbase11[(t29 + 384 * i30)] = (offs[(t29 + 384 * i30)] + mspre34);
-                    mststart14[(t29 + 384 * i30)] = msrun31;
+                    msbase11[(t30 + 384 * i31)] = (offs[(t30 + 384 * i31)] + mspre35);
+                    mststart14[(t30 + 384 * i31)] = msrun32;
                 }
             }
         }
         __syncthreads();
         {
-            if ((warp == 0)) {
-                unsigned int mssum39 = 0u;
-                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                    if (((8 * lane + i40) < 256)) {
-                        mssum39 = (mssum39 + mststart14[(8 * lane + i40)]);
-                    }
-                }
-                unsigned int msinc41 = mssum39;
+            const patc_int t39 = threadIdx.x;
+            if ((t39 < 256)) {
+                unsigned int mscnt40 = mststart14[t39];
+                unsigned int msinc41 = mscnt40;
                 unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
                 msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
                 unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
@@ -1046,94 +1043,105 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                 msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
                 unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
                 msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
-                unsigned int msat47 = (msinc41 - mssum39);
-                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
-                    if (((8 * lane + i48) < 256)) {
-                        unsigned int mscb49 = mststart14[(8 * lane + i48)];
-                        mststart14[(8 * lane + i48)] = msat47;
-                        msbase11[(8 * lane + i48)] = (msbase11[(8 * lane + i48)] - msat47);
-                        msat47 = (msat47 + mscb49);
-                    }
+                mststart14[t39] = (msinc41 - mscnt40);
+                if ((lane == 31)) {
+                    mswsum15[warp] = msinc41;
                 }
             }
         }
         __syncthreads();
-        if (((6144 * b4 + 6143) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
-                    {
-                        unsigned int msi52 = msinfo13[i51];
-                        unsigned int msbk53 = (msi52 >> 16u);
-                        long long ix54 = ((long long)msbk53);
-                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
-                        mssval15[ix55] = msval12[i51];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i51) < n)) {
-                        unsigned int msi52 = msinfo13[i51];
-                        unsigned int msbk53 = (msi52 >> 16u);
-                        long long ix54 = ((long long)msbk53);
-                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
-                        mssval15[ix55] = msval12[i51];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((6144 * b4 + 6143) < n)) {
-            {
-                const patc_int t56 = threadIdx.x;
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    {
-                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
-                        unsigned int s59 = (~0u);
-                        unsigned int msbk60 = min((((~((msv58 | 2147483648u) ^ ((msv58 > 2147483648u) ? s59 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix61 = ((long long)msbk60);
-                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
-                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                            out[msdst62] = msv58;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t56 = threadIdx.x;
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    if (((6144 * b4 + t56 + 384 * i57) < n)) {
-                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
-                        unsigned int s59 = (~0u);
-                        unsigned int msbk60 = min((((~((msv58 | 2147483648u) ^ ((msv58 > 2147483648u) ? s59 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix61 = ((long long)msbk60);
-                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
-                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                            out[msdst62] = msv58;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar63 = mspar9;
-        const patc_int msh64 = ((unsigned int)msctr3[(-mspar63 + 2)]);
         {
-            const patc_int t65 = threadIdx.x;
-            if (((b4 < 1) && (t65 < 1))) {
-                msctr3[(mspar63 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t47 = threadIdx.x;
+            if ((t47 < 256)) {
+                unsigned int msst48 = mststart14[t47];
+                for (patc_int i49 = 0; i49 < 8; i49 += 1) {
+                    if ((i49 < warp)) {
+                        msst48 = (msst48 + mswsum15[i49]);
+                    }
+                }
+                for (patc_int i50 = 0; i50 < 12; i50 += 1) {
+                    mshist10[(t47 + 256 * i50)] = (mshist10[(t47 + 256 * i50)] + msst48);
+                }
+                msbase11[t47] = (msbase11[t47] - msst48);
             }
-            unsigned int mszi66 = ((unsigned int)(384 * b4 + t65 + 256 * ((n + 6143) / 6144)));
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i52 = 0; i52 < 16; i52 += 1) {
+                    {
+                        unsigned int msi53 = msinfo13[i52];
+                        unsigned int msbk54 = (msi53 >> 16u);
+                        long long ix55 = ((long long)msbk54);
+                        long long ix56 = ((long long)(mshist10[(256 * warp + ix55)] + (msi53 & 65535u)));
+                        mssval16[ix56] = msval12[i52];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i52 = 0; i52 < 16; i52 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i52) < n)) {
+                        unsigned int msi53 = msinfo13[i52];
+                        unsigned int msbk54 = (msi53 >> 16u);
+                        long long ix55 = ((long long)msbk54);
+                        long long ix56 = ((long long)(mshist10[(256 * warp + ix55)] + (msi53 & 65535u)));
+                        mssval16[ix56] = msval12[i52];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                const patc_int t57 = threadIdx.x;
+                for (patc_int i58 = 0; i58 < 16; i58 += 1) {
+                    {
+                        unsigned int msv59 = mssval16[(t57 + 384 * i58)];
+                        unsigned int s60 = (~0u);
+                        unsigned int msbk61 = min((((~((msv59 | 2147483648u) ^ ((msv59 > 2147483648u) ? s60 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix62 = ((long long)msbk61);
+                        if ((((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58)))) < ((patc_uint)n))) {
+                            const patc_int msdst63 = ((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58))));
+                            out[msdst63] = msv59;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t57 = threadIdx.x;
+                for (patc_int i58 = 0; i58 < 16; i58 += 1) {
+                    if (((6144 * b4 + t57 + 384 * i58) < n)) {
+                        unsigned int msv59 = mssval16[(t57 + 384 * i58)];
+                        unsigned int s60 = (~0u);
+                        unsigned int msbk61 = min((((~((msv59 | 2147483648u) ^ ((msv59 > 2147483648u) ? s60 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix62 = ((long long)msbk61);
+                        if ((((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58)))) < ((patc_uint)n))) {
+                            const patc_int msdst63 = ((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58))));
+                            out[msdst63] = msv59;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar64 = mspar9;
+        const patc_int msh65 = ((unsigned int)msctr3[(-mspar64 + 2)]);
+        {
+            const patc_int t66 = threadIdx.x;
+            if (((b4 < 1) && (t66 < 1))) {
+                msctr3[(mspar64 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            }
+            unsigned int mszi67 = ((unsigned int)(384 * b4 + t66 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi66 >= ((unsigned int)(256 * msh64)))) {
+                if ((mszi67 >= ((unsigned int)(256 * msh65)))) {
                     break;
                 }
-                const patc_int msz67 = mszi66;
-                msstate2[msz67] = 0u;
-                mszi66 = (mszi66 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz68 = mszi67;
+                msstate2[msz68] = 0u;
+                mszi67 = (mszi67 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

@@ -179,6 +179,8 @@ typedef struct Ms {
     Buffer *par;   /* the launch's epoch & 1 (a u32 register) */
     Buffer *hist, *base, *val, *info;
     Buffer *tstart;          /* per bucket: where the tile's part of it starts in the tile */
+    Buffer *wsum;            /* ms_tile_scan_par's: per warp of buckets, its buckets' count;
+                                NULL: ms_tile_scan, and ms_order adds tstart */
     Buffer *sval;            /* the tile in bucket order (ms_scatter applies the bucket
                                 function again rather than keep each element's bucket) */
     Expr *f;       /* the bucket function */
@@ -440,6 +442,25 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     lw_close_loop(w, tl, ts);
 }
 
+/* The inclusive scan over the lanes of a warp of x (shuffles up): x_0 + ... + x_lane. */
+static X *ms_warp_scan(Ms *m, X *x)
+{
+    Lw *w = m->w;
+    Nat *lane = nat_var(m->a, w->k->hw.lane);
+    Buffer *inc;
+    X *ix = mdecl(m, "msinc", SK_U32, x, &inc);
+    for (int d = 1; d < 32; d <<= 1) {
+        X *up = lw_xnew(w, X_SHFL, SK_U32);
+        up->shfl.k = SHFL_UP;
+        up->shfl.val = ix;
+        up->shfl.arg = lw_xnat(w, mc(m, d));
+        X *o = lw_materialise(w, up, "msup");
+        X *ge = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, mc(m, d)));
+        lw_store(w, inc, mc(m, 0), msel(m, ge, mbin(m, OP_ADD, SK_U32, ix, o), ix));
+    }
+    return ix;
+}
+
 /* 4. Where each bucket's part starts in the tile: the exclusive scan of the tile's k
  * counts (tstart, which ms_look left holding the counts) by warp 0, lane l over the
  * buckets l*C .. l*C + C - 1 (C = ceil(k / 32)): its sum, the warp's scan of the sums
@@ -455,7 +476,7 @@ static void ms_tile_scan(Ms *m)
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     lw_open_if(w, lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, warp), lw_xnat(w, mc(m, 0))), &ws);
     int64_t C = (m->K + 31) / 32;
-    Buffer *sum, *inc;
+    Buffer *sum;
     X *sx = mdecl(m, "mssum", SK_U32, mlit(m, SK_U32, 0), &sum);
     Nat *j = mseq(m, C, &sl, &ss);
     Nat *b = nat_add(a, nat_mul(a, lane, mc(m, C)), j);
@@ -463,16 +484,7 @@ static void ms_tile_scan(Ms *m)
     lw_store(w, sum, mc(m, 0), mbin(m, OP_ADD, SK_U32, sx, lw_xload(w, m->tstart, b)));
     w->cur = gs;
     lw_close_loop(w, sl, ss);
-    X *ix = mdecl(m, "msinc", SK_U32, sx, &inc);
-    for (int d = 1; d < 32; d <<= 1) {
-        X *up = lw_xnew(w, X_SHFL, SK_U32);
-        up->shfl.k = SHFL_UP;
-        up->shfl.val = ix;
-        up->shfl.arg = lw_xnat(w, mc(m, d));
-        X *o = lw_materialise(w, up, "msup");
-        X *ge = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, mc(m, d)));
-        lw_store(w, inc, mc(m, 0), msel(m, ge, mbin(m, OP_ADD, SK_U32, ix, o), ix));
-    }
+    X *ix = ms_warp_scan(m, sx);
     Buffer *at;
     X *ax = mdecl(m, "msat", SK_U32, mbin(m, OP_SUB, SK_U32, ix, sx), &at);
     j = mseq(m, C, &sl, &ss);
@@ -485,6 +497,60 @@ static void ms_tile_scan(Ms *m)
     w->cur = is;
     lw_close_loop(w, sl, ss);
     w->cur = ws;
+    lw_close_loop(w, tl, ts);
+}
+
+/* Whether the tile scan is ms_tile_scan_par's: k <= nt and k a multiple of 32, for
+ * elements of at most 4 bytes without values, where it was timed faster. On an H100
+ * (bench/results/2026-11-27-nvidia-h100-sort-tilescan) the radix sort of u32 keys took
+ * 3-6 % less from 2^22 keys and f32 keys 1-4 % less; u64 keys took 13 % more at 2^22
+ * and 25-33 % more from 2^24 (ptxas gave their 512x16 pass 64 registers where it had
+ * given 75, so two blocks shared an SM where one had run alone, and the pass was
+ * slower), and f32 keys with u32 values the same from 2^20 and 1-2 us more below, so
+ * those keep ms_tile_scan. */
+static bool ms_par_scan(const Ms *m)
+{
+    return m->K <= m->NT && m->K % 32 == 0 && !m->pairs && scalar_info[m->sk].size <= 4;
+}
+
+/* 4, where k <= nt and k is a multiple of 32 (bucket b is thread b's, and warps hold
+ * whole sets of 32 buckets): the same scan by the k threads at once. Each warp scans
+ * its buckets' counts (ms_warp_scan), keeps each bucket's start among its own in
+ * tstart[b] and puts its total in wsum; then thread b adds the totals of the warps
+ * before its own, which gives its bucket's start in the tile, and adds that start to
+ * the bucket's W warp offsets in hist and takes it from base[b]: so ms_order reads one
+ * shared word an element (hist) where ms_tile_scan's tstart took a second, random one
+ * (a third of its shared reads), and warp 0 no longer scans all k alone. */
+static void ms_tile_scan_par(Ms *m)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *is, *ls, *vl, *vs, *ul, *us;
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    Nat *tid = mthreads(m, &tl, &ts);
+    lw_open_if(w, mnat_lt(m, tid, mc(m, m->K)), &is);
+    X *c = lw_materialise(w, lw_xload(w, m->tstart, tid), "mscnt");
+    X *ix = ms_warp_scan(m, c);
+    lw_store(w, m->tstart, tid, mbin(m, OP_SUB, SK_U32, ix, c));
+    lw_open_if(w, lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, mc(m, 31))), &ls);
+    lw_store(w, m->wsum, warp, ix);
+    w->cur = is;
+    lw_close_loop(w, tl, ts);
+    tid = mthreads(m, &tl, &ts);
+    lw_open_if(w, mnat_lt(m, tid, mc(m, m->K)), &is);
+    Buffer *st;
+    X *sx = mdecl(m, "msst", SK_U32, lw_xload(w, m->tstart, tid), &st);
+    Nat *u = mseq(m, m->K / 32, &ul, &us);
+    lw_open_if(w, mnat_lt(m, u, warp), &ls);
+    lw_store(w, st, mc(m, 0), mbin(m, OP_ADD, SK_U32, sx, lw_xload(w, m->wsum, u)));
+    w->cur = ls;
+    lw_close_loop(w, ul, us);
+    Nat *v = mseq(m, m->W, &vl, &vs);
+    Nat *hv = nat_add(a, nat_mul(a, v, mc(m, m->K)), tid);
+    lw_store(w, m->hist, hv, mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, hv), sx));
+    lw_close_loop(w, vl, vs);
+    lw_store(w, m->base, tid, mbin(m, OP_SUB, m->osk, lw_xload(w, m->base, tid), m->osk == SK_U32 ? sx : mun(m, X_CAST, m->osk, sx)));
+    w->cur = is;
     lw_close_loop(w, tl, ts);
 }
 
@@ -507,9 +573,9 @@ static void ms_order(Ms *m)
     X *info = lw_materialise(w, lw_xload(w, m->info, mreg_at(m, r)), "msi");
     X *b = lw_materialise(w, mbin(m, OP_SHR, SK_U32, info, mlit(m, SK_U32, 16)), "msbk");
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
-    X *q = mbin(m, OP_ADD, SK_U32, lw_xload(w, m->tstart, bi),
-                mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, nat_add(a, nat_mul(a, warp, mc(m, m->K)), bi)),
-                     mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff))));
+    X *q = mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, nat_add(a, nat_mul(a, warp, mc(m, m->K)), bi)),
+                mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff)));
+    if (!m->wsum) q = mbin(m, OP_ADD, SK_U32, lw_xload(w, m->tstart, bi), q);
     Nat *qi = lw_data_index(w, q, mc(m, m->TILE));
     lw_store(w, m->sval, qi, lw_xload(w, m->val, mreg_at(m, r)));
     if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->in2, gi));
@@ -646,6 +712,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     while ((int64_t)1 << m.bits < m.K) m.bits++;
     /* the shared buffers (below), each rounded up to 16 bytes by smem.c */
     int64_t bytes = (m.W + 1) * m.K * 4 + m.K * scalar_info[m.osk].size + m.TILE * scalar_info[m.sk].size + 8 * 16 +
+                    (ms_par_scan(&m) ? m.K / 8 + 16 : 0) +
                     (pairs ? m.TILE * scalar_info[m.sk2].size + 16 : 0);
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
         diag_error(w->d, e->sp, "multisplit(%lld, %lld, %lld): its counts (%lld a bucket: one per warp and two) and its "
@@ -696,6 +763,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.val = mprivate(&m, "msval", m.sk);
     m.info = mprivate(&m, "msinfo", SK_U32);
     m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
+    if (ms_par_scan(&m)) m.wsum = lw_shared_buffer(w, "mswsum", SK_U32, nat_cst(a, m.K / 32), e->sp);
     m.sval = lw_shared_buffer(w, "mssval", m.sk, nat_cst(a, m.TILE), e->sp);
     if (pairs) {
         m.in2 = bufs[2];
@@ -704,7 +772,8 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     ms_clear(&m);
     ms_rank(&m, bufs[1], bufs[2]);
     ms_look(&m, bufs[0], state);
-    ms_tile_scan(&m);
+    if (m.wsum) ms_tile_scan_par(&m);
+    else ms_tile_scan(&m);
     ms_order(&m);
     ms_scatter(&m, c1->buf, pairs ? c2->buf : NULL);
     ms_sweep(&m, ctr, state);
