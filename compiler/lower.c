@@ -356,6 +356,27 @@ X *lw_materialise(Lw *w, X *x, const char *prefix)
     return lw_xload(w, b, nat_cst(w->a, 0));
 }
 
+/* The inclusive sum of the u32 x over lanes 0..lane of the first `width` lanes (a power
+ * of 2 up to 32), by shuffles up: log2(width) steps, each adding the value d lanes down
+ * where there is one. The sum is a register named inc (its steps' shuffles up). */
+X *lw_warp_scan_add(Lw *w, X *x, int width, const char *inc, const char *up)
+{
+    Nat *lane = nat_var(w->a, w->k->hw.lane);
+    Buffer *b;
+    lw_emit(w, lw_scalar_decl(w, inc, SK_U32, x, &b));
+    X *ix = lw_xload(w, b, nat_cst(w->a, 0));
+    for (int d = 1; d < width; d <<= 1) {
+        X *sh = lw_xnew(w, X_SHFL, SK_U32);
+        sh->shfl.k = SHFL_UP;
+        sh->shfl.val = ix;
+        sh->shfl.arg = lw_xnat(w, nat_cst(w->a, d));
+        X *o = lw_materialise(w, sh, up);
+        X *ge = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, nat_cst(w->a, d)));
+        lw_store(w, b, nat_cst(w->a, 0), lw_xsel(w, ge, lw_xbin(w, OP_ADD, SK_U32, ix, o), ix));
+    }
+    return ix;
+}
+
 void lw_store(Lw *w, Buffer *b, Nat *i, X *x)
 {
     Stmt *s = lw_snew(w, S_STORE);

@@ -187,6 +187,7 @@ Stmt *lw_scalar_decl(Lw *w, const char *prefix, ScalarKind sk, X *init, Buffer *
 /* A global scratch buffer of the kernel (every launch of it takes the same ones) */
 Buffer *lw_scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count);
 X *lw_materialise(Lw *w, X *x, const char *prefix);
+X *lw_warp_scan_add(Lw *w, X *x, int width, const char *inc, const char *up);
 /* lastBlock's hand-over of part (prims/warp.c): open emits the protocol and leaves
  * w->cur in the body that one block runs after the whole grid wrote part (ticket: the
  * one-word counter, NULL when part is flagged); close ends the body with what readies

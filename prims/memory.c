@@ -607,12 +607,17 @@ bool prim_accumulate_apply(Lw *w, Expr *e, Buffer *bins, Acc *c, bool clear)
     Arena *a = w->a;
     Expr *f = e->prim.args[0];
     ScalarKind sk = bins->sk;
-    LwVal *init = lw_lower_exp(w, e->prim.args[1]);
-    X *iz = init->k == VAL_SCALAR ? init->x : NULL;
-    int64_t v0 = 1;
-    while (iz && iz->kind == X_CAST) iz = iz->un.e;
-    bool init0 = iz && ((iz->kind == X_LIT && iz->lit.u == 0) || (iz->kind == X_NAT && nat_is_const(iz->nat.n, &v0) && v0 == 0));
-    bool apply = c || (!clear && !init0);
+    LwVal *init = NULL; /* lowered only where op(init) is applied or may be */
+    bool apply = c != NULL;
+    if (c || !clear) {
+        init = lw_lower_exp(w, e->prim.args[1]);
+        X *iz = init->k == VAL_SCALAR ? init->x : NULL;
+        int64_t v0 = 1;
+        while (iz && iz->kind == X_CAST) iz = iz->un.e;
+        bool init0 = iz && ((iz->kind == X_LIT && iz->lit.u == 0) ||
+                            (iz->kind == X_NAT && nat_is_const(iz->nat.n, &v0) && v0 == 0));
+        apply = c || !init0;
+    }
     if (!apply && !clear) return false;
     NatVar *iv;
     Stmt *saved, *ls = lw_open_loop(w, LVL_THREADS, 0, e->ty->arr.n, &iv, &saved);

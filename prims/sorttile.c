@@ -304,22 +304,13 @@ static void st_scan_counts(St *s)
     Stmt *tl, *ts, *sl, *ss, *ls;
     Nat *tid = sthreads(s, &tl, &ts);
     Nat *lane = nat_var(a, w->k->hw.lane), *warp = nat_var(a, w->k->hw.warp);
-    Buffer *sum, *inc, *at;
+    Buffer *sum, *at;
     X *sx = sdecl(s, "stsum", SK_U32, slit(s, 0), &sum);
     Nat *e = nat_add(a, nat_mul(a, tid, sc(s, 8)), sseq(s, 8, &sl, &ss));
     Nat *hi = nat_add(a, nat_mul(a, nat_mod(a, e, sc(s, s->W)), sc(s, ST_HS)), nat_div(a, e, sc(s, s->W)));
     lw_store(w, sum, sc(s, 0), sbin(s, OP_ADD, SK_U32, sx, lw_xload(w, s->hist, hi)));
     lw_close_loop(w, sl, ss);
-    X *ix = sdecl(s, "stinc", SK_U32, sx, &inc);
-    for (int dd = 1; dd < 32; dd <<= 1) {
-        X *up = lw_xnew(w, X_SHFL, SK_U32);
-        up->shfl.k = SHFL_UP;
-        up->shfl.val = ix;
-        up->shfl.arg = lw_xnat(w, sc(s, dd));
-        X *o = lw_materialise(w, up, "stup");
-        X *ge = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, sc(s, dd)));
-        lw_store(w, inc, sc(s, 0), ssel(s, ge, sbin(s, OP_ADD, SK_U32, ix, o), ix));
-    }
+    X *ix = lw_warp_scan_add(w, sx, 32, "stinc", "stup");
     X *ax = sdecl(s, "stat", SK_U32, sbin(s, OP_SUB, SK_U32, ix, sx), &at);
     e = nat_add(a, nat_mul(a, tid, sc(s, 8)), sseq(s, 8, &sl, &ss));
     hi = nat_add(a, nat_mul(a, nat_mod(a, e, sc(s, s->W)), sc(s, ST_HS)), nat_div(a, e, sc(s, s->W)));
@@ -344,21 +335,12 @@ static void st_scan_warps(St *s)
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     lw_open_if(w, lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, warp), lw_xnat(w, sc(s, 0))), &ws);
     X *mine = lw_xbin(w, OP_LT, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, sc(s, s->W)));
-    Buffer *v, *inc;
+    Buffer *v;
     X *vx = sdecl(s, "stw", SK_U32, slit(s, 0), &v);
     lw_open_if(w, mine, &ls);
     lw_store(w, v, sc(s, 0), lw_xload(w, s->wsum, lane));
     w->cur = ls;
-    X *ix = sdecl(s, "stwinc", SK_U32, vx, &inc);
-    for (int dd = 1; dd < s->W; dd <<= 1) {
-        X *up = lw_xnew(w, X_SHFL, SK_U32);
-        up->shfl.k = SHFL_UP;
-        up->shfl.val = ix;
-        up->shfl.arg = lw_xnat(w, sc(s, dd));
-        X *o = lw_materialise(w, up, "stup");
-        X *ge = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, sc(s, dd)));
-        lw_store(w, inc, sc(s, 0), ssel(s, ge, sbin(s, OP_ADD, SK_U32, ix, o), ix));
-    }
+    X *ix = lw_warp_scan_add(w, vx, (int)s->W, "stwinc", "stup");
     lw_open_if(w, mine, &ls);
     lw_store(w, s->wsum, lane, sbin(s, OP_SUB, SK_U32, ix, vx));
     w->cur = ls;

@@ -442,25 +442,6 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     lw_close_loop(w, tl, ts);
 }
 
-/* The inclusive scan over the lanes of a warp of x (shuffles up): x_0 + ... + x_lane. */
-static X *ms_warp_scan(Ms *m, X *x)
-{
-    Lw *w = m->w;
-    Nat *lane = nat_var(m->a, w->k->hw.lane);
-    Buffer *inc;
-    X *ix = mdecl(m, "msinc", SK_U32, x, &inc);
-    for (int d = 1; d < 32; d <<= 1) {
-        X *up = lw_xnew(w, X_SHFL, SK_U32);
-        up->shfl.k = SHFL_UP;
-        up->shfl.val = ix;
-        up->shfl.arg = lw_xnat(w, mc(m, d));
-        X *o = lw_materialise(w, up, "msup");
-        X *ge = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, mc(m, d)));
-        lw_store(w, inc, mc(m, 0), msel(m, ge, mbin(m, OP_ADD, SK_U32, ix, o), ix));
-    }
-    return ix;
-}
-
 /* 4. Where each bucket's part starts in the tile: the exclusive scan of the tile's k
  * counts (tstart, which ms_look left holding the counts) by warp 0, lane l over the
  * buckets l*C .. l*C + C - 1 (C = ceil(k / 32)): its sum, the warp's scan of the sums
@@ -484,7 +465,7 @@ static void ms_tile_scan(Ms *m)
     lw_store(w, sum, mc(m, 0), mbin(m, OP_ADD, SK_U32, sx, lw_xload(w, m->tstart, b)));
     w->cur = gs;
     lw_close_loop(w, sl, ss);
-    X *ix = ms_warp_scan(m, sx);
+    X *ix = lw_warp_scan_add(w, sx, 32, "msinc", "msup");
     Buffer *at;
     X *ax = mdecl(m, "msat", SK_U32, mbin(m, OP_SUB, SK_U32, ix, sx), &at);
     j = mseq(m, C, &sl, &ss);
@@ -515,7 +496,7 @@ static bool ms_par_scan(const Ms *m)
 
 /* 4, where k <= nt and k is a multiple of 32 (bucket b is thread b's, and warps hold
  * whole sets of 32 buckets): the same scan by the k threads at once. Each warp scans
- * its buckets' counts (ms_warp_scan), keeps each bucket's start among its own in
+ * its buckets' counts (lw_warp_scan_add), keeps each bucket's start among its own in
  * tstart[b] and puts its total in wsum; then thread b adds the totals of the warps
  * before its own, which gives its bucket's start in the tile, and adds that start to
  * the bucket's W warp offsets in hist and takes it from base[b]: so ms_order reads one
@@ -530,7 +511,7 @@ static void ms_tile_scan_par(Ms *m)
     Nat *tid = mthreads(m, &tl, &ts);
     lw_open_if(w, mnat_lt(m, tid, mc(m, m->K)), &is);
     X *c = lw_materialise(w, lw_xload(w, m->tstart, tid), "mscnt");
-    X *ix = ms_warp_scan(m, c);
+    X *ix = lw_warp_scan_add(w, c, 32, "msinc", "msup");
     lw_store(w, m->tstart, tid, mbin(m, OP_SUB, SK_U32, ix, c));
     lw_open_if(w, lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, mc(m, 31))), &ls);
     lw_store(w, m->wsum, warp, ix);

@@ -693,8 +693,8 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
         return st;
     }
     uint32_t *hist = lang_malloc((size_t)np * row * 4);
-    uint64_t *offs = lang_malloc((size_t)np * row * 8);
-    if (!hist || !offs) {
+    uint64_t *offs = np > 1 ? lang_malloc((size_t)np * row * 8) : NULL; /* in portions only */
+    if (!hist || (np > 1 && !offs)) {
         free(hist);
         free(offs);
         for (int i = 0; i < 6; i++) free(m[i]);
