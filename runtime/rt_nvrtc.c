@@ -308,3 +308,29 @@ out:
     st->ms = rt_now_ms() - t0;
     return ok;
 }
+
+/* The text through NVRTC's front end and NVVM for the virtual architecture compute_<arch>
+ * (PTX), with rt_nvrtc_compile's other options, and no further: ptxas, which took half of
+ * a compile, does not run. The tests' check of a build whose text differs from a checked
+ * cubin's only in a typedef (PATC_INDEX32). */
+bool rt_nvrtc_front(const char *src, const char *name, int arch, char **log)
+{
+    char archopt[48];
+    const char *opts[RT_NVRTC_MAX_OPTIONS];
+    int nopts = rt_nvrtc_options(arch, archopt, opts);
+    snprintf(archopt, sizeof archopt, "--gpu-architecture=compute_%d", arch);
+    *log = NULL;
+    if (!rt_nvrtc_load(log)) return false;
+    nvrtcProgram prog;
+    nvrtcResult r = nv.CreateProgram(&prog, src, name, 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "nvrtc: %s", nv.GetErrorString(r));
+        *log = dupstr(buf);
+        return false;
+    }
+    r = nv.CompileProgram(prog, nopts, opts);
+    if (r != NVRTC_SUCCESS) *log = program_log(prog, r);
+    nv.DestroyProgram(&prog);
+    return r == NVRTC_SUCCESS;
+}

@@ -69,10 +69,14 @@ START_TEST(examples_compile_with_nvrtc)
             ck_assert_msg(nvrtc_ok(cu, e->d_name, &log), "%s does not compile:\n%s\n%s", path, log, cu);
             free(log);
             log = NULL;
-            if (strstr(cu, "#ifdef PATC_INDEX32")) { /* the 32-bit build the runtime makes too */
+            /* the 32-bit build the runtime makes too, to PTX: it differs from the text
+             * above only in patc_int's typedef, a difference of types that NVRTC's front
+             * end sees; ptxas took half of each compile (radixsort.rise: 5.3 s of a
+             * cubin's, 2.6 of PTX's) and runs on this build in tests/gpu/all.sh */
+            if (strstr(cu, "#ifdef PATC_INDEX32")) {
                 StrBuf b32 = {0};
                 sb_printf(&b32, "#define PATC_INDEX32\n%s", cu);
-                ck_assert_msg(nvrtc_ok(b32.s, e->d_name, &log), "%s does not compile with PATC_INDEX32:\n%s", path, log);
+                ck_assert_msg(rt_nvrtc_front(b32.s, e->d_name, 90, &log), "%s does not compile with PATC_INDEX32:\n%s", path, log);
                 sb_free(&b32);
                 free(log);
             }
@@ -84,6 +88,13 @@ START_TEST(examples_compile_with_nvrtc)
         closedir(d);
     }
     ck_assert_int_ge(compiled, 13);
+#ifndef PATC_SANITIZED_BUILD
+    /* the PTX check refuses what does not compile, with NVRTC's log */
+    char *log = NULL;
+    ck_assert(!rt_nvrtc_front("__global__ void k(int *p) { *p = undeclared; }\n", "bad.cu", 90, &log));
+    ck_assert_msg(log && strstr(log, "undeclared"), "%s", log ? log : "(no log)");
+    free(log);
+#endif
 }
 END_TEST
 
