@@ -5,9 +5,9 @@
  * of all four 8-bit digits in one read of the keys and the scan of each digit's counts
  * in one launch (sortHistScan: rsHistScanD, the grid's last block scans the counts),
  * then four multisplit passes, in -> tmp -> out -> tmp -> out. Its program is generated
- * for the key type (sortHistScan, sortPass and the other kernels below) and compiled once per
- * use: with a cubin on the first enqueue, without one on the first CPU run or size
- * query. The sorter owns its temporary memory (the second buffer of keys, the counts
+ * for the key type (sortHistScan, sortPass and the other kernels below) and compiled once
+ * per use: each kernel with a cubin, as a program of its own, on its first launch
+ * (kernel_cubin); the whole text without one on the first CPU run or size query. The sorter owns its temporary memory (the second buffer of keys, the counts
  * and the offsets), allocated on the first enqueue that needs more and kept until it is
  * freed; the kernels own their scratch (multisplit's look-back words), as every
  * kernel does. patc_sorter_temp_bytes states both. A sorter of pairs has a pass over
@@ -53,6 +53,9 @@ typedef struct {
     int nt, ipt;
 } Tile;
 enum { NSMALL = 3, NSTEPS = 4 }; /* NSTEPS: the most tile_steps rows of one sorter */
+/* the kernels with a cubin: sortHistScan, sortHist, sortScan, sortPass, sortPassP,
+ * sortCopy, the steps' and the small sorts' */
+enum { KPROG_MAX = 6 + NSTEPS + NSMALL };
 static const Tile small_tiles[2][NSMALL] = {{{512, 4}, {1024, 4}, {1024, 8}}, {{512, 4}, {1024, 4}, {1024, 5}}};
 
 /* The digit width: 8 bits by default (CUB's); 5 to 11 (rsScanP gives a lane r/32 >= 1
@@ -85,7 +88,12 @@ struct patc_sorter {
     const Tile *tiles;     /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
     long long small_max;   /* the last tile's keys: up to this many, one launch */
     char *source;
-    patc_program *prog[2]; /* [0] without a cubin (interpreter, queries), [1] with one */
+    /* the kernels: [0] of the program without a cubin (interpreter, queries), made whole
+     * on first use; [1] with a cubin, each a program of its own made on its first
+     * launch (kernel_cubin), held in kprog */
+    patc_program *prog0;
+    patc_program *kprog[KPROG_MAX];
+    int nkprog;
     patc_kernel *hscan[2];  /* sortHistScan: one portion's u32 offsets, one launch */
     patc_kernel *hist[2], *scan[2], *pass_p[2]; /* in portions: sortHist, sortScan (u64), sortPassP */
     patc_kernel *pass[2], *pass_big[NSTEPS][2], *small[NSMALL][2];
@@ -314,60 +322,99 @@ void patc_sorter_free(patc_sorter *s)
     if (s->prev) s->prev->next = s->next;
     else s->ctx->sorters = s->next;
     if (s->next) s->next->prev = s->prev;
-    for (int i = 0; i < 2; i++) patc_program_free(s->prog[i]);
+    patc_program_free(s->prog0);
+    for (int i = 0; i < s->nkprog; i++) patc_program_free(s->kprog[i]);
     patc_buffer_free(s->tmp);
     patc_buffer_free(s->counts);
     free(s->source);
     free(s);
 }
 
-/* The program with (cubin 1) or without a cubin, compiled on first use. */
-static patc_status program(patc_sorter *s, int cubin)
+/* The sorter's kernels in one program without a cubin ([0]: the interpreter's, the
+ * queries'), compiled on first use. */
+static patc_status program0(patc_sorter *s)
 {
-    if (s->prog[cubin]) return PATC_OK;
-    patc_compile_options o = {.no_cubin = !cubin};
-    patc_status st = rt_program_from_text(s->ctx, "<patc_sorter>", s->source, NULL, 0, &o, &s->prog[cubin]);
-    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortHistScan", &s->hscan[cubin]);
-    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortHist", &s->hist[cubin]);
-    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPassP", &s->pass_p[cubin]);
-    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortScan", &s->scan[cubin]);
-    if (st == PATC_OK) st = patc_get_kernel(s->prog[cubin], "sortPass", &s->pass[cubin]);
+    if (s->prog0) return PATC_OK;
+    patc_compile_options o = {.no_cubin = 1};
+    patc_status st = rt_program_from_text(s->ctx, "<patc_sorter>", s->source, NULL, 0, &o, &s->prog0);
+    if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortHistScan", &s->hscan[0]);
+    if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortHist", &s->hist[0]);
+    if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortPassP", &s->pass_p[0]);
+    if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortScan", &s->scan[0]);
+    if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortPass", &s->pass[0]);
     for (int i = 0; st == PATC_OK && i < s->nsteps; i++) {
         char name[24];
-        st = patc_get_kernel(s->prog[cubin], step_name(name, i), &s->pass_big[i][cubin]);
+        st = patc_get_kernel(s->prog0, step_name(name, i), &s->pass_big[i][0]);
     }
-    if (st == PATC_OK && s->nd % 2) st = patc_get_kernel(s->prog[cubin], "sortCopy", &s->copy[cubin]);
+    if (st == PATC_OK && s->nd % 2) st = patc_get_kernel(s->prog0, "sortCopy", &s->copy[0]);
     for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
         char name[24]; /* "sortSmall" and any int: gcc -O1's format-truncation check counts 11 digits */
         snprintf(name, sizeof name, "sortSmall%d", i);
-        st = patc_get_kernel(s->prog[cubin], name, &s->small[i][cubin]);
+        st = patc_get_kernel(s->prog0, name, &s->small[i][0]);
     }
     if (st != PATC_OK) {
-        patc_program_free(s->prog[cubin]);
-        s->prog[cubin] = NULL;
+        patc_program_free(s->prog0);
+        s->prog0 = NULL;
     }
     return st;
 }
 
-/* The pass kernel of a sort of n keys: that of the sorter's last step from n or fewer
- * keys, sortPass before the first step; in portions (n past one), sortPassP. */
-static patc_kernel *pass_for(const patc_sorter *s, long long n, int cubin)
+/* The kernel `name` with a cubin into *k, on its first launch: a program of its own (the
+ * sorter's text with patc_compile_options.kernel), so that a first sort waits for NVRTC
+ * on the kernels it launches alone. The sorter of u32 keys as one text took 5.3 s of
+ * nvcc -cubin here; its 1024 x 8 small sort alone 1.4 s, the histogram with its scan
+ * 0.6 s, a pass 1.2 s. */
+static patc_status kernel_cubin(patc_sorter *s, patc_kernel **k, const char *name)
 {
-    if (n > s->portion) return s->pass_p[cubin];
-    int i = s->nsteps;
-    while (i > 0 && n < s->step_from[i - 1]) i--;
-    return i > 0 ? s->pass_big[i - 1][cubin] : s->pass[cubin];
+    if (*k) return PATC_OK;
+    if (s->nkprog == KPROG_MAX) /* each slot compiles once: more would be a bug here */
+        return rt_fail(s->ctx, PATC_ERR_INVALID, "patc_sorter: more kernels than the sorter has");
+    patc_compile_options o = {.kernel = name};
+    patc_program *p = NULL;
+    patc_status st = rt_program_from_text(s->ctx, "<patc_sorter>", s->source, NULL, 0, &o, &p);
+    if (st == PATC_OK) st = patc_get_kernel(p, name, k);
+    if (st != PATC_OK) {
+        patc_program_free(p);
+        *k = NULL;
+        return st;
+    }
+    s->kprog[s->nkprog++] = p;
+    return PATC_OK;
+}
+
+/* The pass kernel of a sort of n keys: that of the sorter's last step from n or fewer
+ * keys, sortPass before the first step; in portions (n past one), sortPassP. With a
+ * cubin (cubin 1), compiled now where it was not. */
+static patc_status pass_for(patc_sorter *s, long long n, int cubin, patc_kernel **k)
+{
+    char name[24] = "sortPassP";
+    patc_kernel **slot = &s->pass_p[cubin];
+    if (n <= s->portion) {
+        int i = s->nsteps;
+        while (i > 0 && n < s->step_from[i - 1]) i--;
+        slot = i > 0 ? &s->pass_big[i - 1][cubin] : &s->pass[cubin];
+        if (i > 0) step_name(name, i - 1);
+        else snprintf(name, sizeof name, "sortPass");
+    }
+    patc_status st = cubin ? kernel_cubin(s, slot, name) : PATC_OK;
+    *k = *slot;
+    return st;
 }
 
 /* Whether n keys take the one launch of a sortSmallK. */
 static bool small_sort(const patc_sorter *s, long long n) { return n <= s->small_max; }
 
-/* The one-launch kernel for n <= small_max keys: the first tile that holds n. */
-static patc_kernel *small_for(const patc_sorter *s, long long n, int cubin)
+/* The one-launch kernel for n <= small_max keys: the first tile that holds n (compiled
+ * now with a cubin, as pass_for). */
+static patc_status small_for(patc_sorter *s, long long n, int cubin, patc_kernel **k)
 {
     int i = 0;
     while (i < NSMALL - 1 && n > (long long)s->tiles[i].nt * s->tiles[i].ipt) i++;
-    return s->small[i][cubin];
+    char name[24];
+    snprintf(name, sizeof name, "sortSmall%d", i);
+    patc_status st = cubin ? kernel_cubin(s, &s->small[i][cubin], name) : PATC_OK;
+    *k = s->small[i][cubin];
+    return st;
 }
 
 /* The histogram's grid: HIST_KEYS_PER_THREAD keys a thread or more, at most two blocks
@@ -424,21 +471,23 @@ patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
 {
     if (!s || !bytes) return s ? rt_fail(s->ctx, PATC_ERR_INVALID, "patc_sorter_temp_bytes: a NULL argument") : PATC_ERR_INVALID;
     patc_status st = check_n(s, "patc_sorter_temp_bytes", n);
-    int p = s->prog[1] ? 1 : 0;
-    if (st == PATC_OK) st = program(s, p);
+    /* the scratch of the program without a cubin's kernels: the same kernels' */
+    if (st == PATC_OK) st = program0(s);
     if (st != PATC_OK) return st;
+    patc_kernel *k;
     if (small_sort(s, n)) { /* the one launch: no second buffer, no counts; its scratch (none) */
         size_t sum = 0;
         long long pn[1] = {n};
-        if ((st = scratch_bytes(small_for(s, n, p), pn, &sum)) != PATC_OK) return st;
+        if ((st = small_for(s, n, 0, &k)) != PATC_OK || (st = scratch_bytes(k, pn, &sum)) != PATC_OK) return st;
         *bytes = sum;
         return PATC_OK;
     }
     /* the kernels' scratch is that of their longest launch: the first portion's */
     long long n0 = portion_len(s, n, 0), hn[2] = {n0, hist_grid(s, n0)}, pn[2] = {n0, n};
     size_t sum = tmp_need(s, n) + counts_bytes(s, portions(s, n));
-    patc_kernel *h = portions(s, n) > 1 ? s->hist[p] : s->hscan[p];
-    if ((st = scratch_bytes(h, hn, &sum)) != PATC_OK || (st = scratch_bytes(pass_for(s, n, p), pn, &sum)) != PATC_OK)
+    patc_kernel *h = portions(s, n) > 1 ? s->hist[0] : s->hscan[0];
+    if ((st = scratch_bytes(h, hn, &sum)) != PATC_OK || (st = pass_for(s, n, 0, &k)) != PATC_OK ||
+        (st = scratch_bytes(k, pn, &sum)) != PATC_OK)
         return st;
     *bytes = sum;
     return PATC_OK;
@@ -540,8 +589,11 @@ static patc_status offsets_dev(patc_sorter *s, patc_buffer *src, long long n, pa
     if (np == 1) {
         long long hn[2] = {n, hist_grid(s, n)};
         patc_buffer *hout[1] = {hall};
+        if ((st = kernel_cubin(s, &s->hscan[1], "sortHistScan")) != PATC_OK) return st;
         return patc_launch_args_enqueue(s->hscan[1], hn, (patc_arg[]){{src, NULL}}, hout, NULL);
     }
+    if ((st = kernel_cubin(s, &s->hist[1], "sortHist")) != PATC_OK || (st = kernel_cubin(s, &s->scan[1], "sortScan")) != PATC_OK)
+        return st;
     for (long long p = 0; p < np; p++) {
         long long m = portion_len(s, n, p), hn[2] = {m, hist_grid(s, m)};
         struct patc_buffer kin = view(src, (size_t)(p * s->portion) * ks, (size_t)m * ks),
@@ -567,12 +619,14 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
 {
     patc_ctx *c = s->ctx;
     patc_status st;
-    if ((st = rt_need_device(c)) != PATC_OK || (st = program(s, 1)) != PATC_OK) return st;
+    patc_kernel *k;
+    if ((st = rt_need_device(c)) != PATC_OK) return st;
     if (small_sort(s, n)) {
         long long pn[1] = {n};
+        if ((st = small_for(s, n, 1, &k)) != PATC_OK) return st;
         patc_set_stream(c, stream);
         patc_buffer *sout[2] = {out, vout};
-        return patc_launch_args_enqueue(small_for(s, n, 1), pn, (patc_arg[]){{in, NULL}, {vin, NULL}}, sout, NULL);
+        return patc_launch_args_enqueue(k, pn, (patc_arg[]){{in, NULL}, {vin, NULL}}, sout, NULL);
     }
     if ((st = temp_for(s, n)) != PATC_OK) return st;
     patc_set_stream(c, stream);
@@ -595,7 +649,8 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
                                kp = view(ksrc, (size_t)(p * P) * ks, (size_t)m * ks),
                                vp = vin ? view(vsrc, (size_t)(p * P) * vs, (size_t)m * vs) : kp;
             patc_arg args[4] = {{NULL, &du}, {&o, NULL}, {&kp, NULL}, {vin ? &vp : NULL, NULL}};
-            if ((st = patc_launch_args_enqueue(pass_for(s, n, 1), pn, args, pout, NULL)) != PATC_OK) return st;
+            if ((st = pass_for(s, n, 1, &k)) != PATC_OK || (st = patc_launch_args_enqueue(k, pn, args, pout, NULL)) != PATC_OK)
+                return st;
         }
         ksrc = kb[to];
         vsrc = vb[to];
@@ -603,6 +658,7 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
     if (copy_back(s, in_place)) {
         long long cn[1] = {n};
         patc_buffer *cout[2] = {out, vout};
+        if ((st = kernel_cubin(s, &s->copy[1], "sortCopy")) != PATC_OK) return st;
         st = patc_launch_args_enqueue(s->copy[1], cn, (patc_arg[]){{&tk, NULL}, {vin ? &tv : NULL, NULL}}, cout, NULL);
     }
     return st;
@@ -666,7 +722,7 @@ patc_status patc_sort_pairs_ptr(patc_sorter *s, unsigned long long keys_in, unsi
 static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const void *vin, void *vout, long long n)
 {
     patc_status st;
-    if ((st = program(s, 0)) != PATC_OK) return st;
+    if ((st = program0(s)) != PATC_OK) return st;
     long long np = small_sort(s, n) ? 1 : portions(s, n), P = s->portion;
     size_t ks = (size_t)s->ks, vs = (size_t)s->vs, kb = (size_t)n * ks, vb = (size_t)n * vs;
     size_t row = (size_t)s->nd * (size_t)s->r;
@@ -684,7 +740,9 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
     if (vin) memcpy(m[2], vin, vb);
     if (small_sort(s, n)) {
         long long pn[1] = {n};
-        st = patc_interp_run_outputs(small_for(s, n, 0), pn, (const void *[]){m[0], m[2]}, (void *[]){m[1], m[3]});
+        patc_kernel *k;
+        (void)small_for(s, n, 0, &k); /* without a cubin: nothing to compile */
+        st = patc_interp_run_outputs(k, pn, (const void *[]){m[0], m[2]}, (void *[]){m[1], m[3]});
         if (st == PATC_OK) {
             memcpy(out, m[1], kb);
             if (vin) memcpy(vout, m[3], vb);
@@ -702,6 +760,8 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
     }
     long long sn[1] = {np}, hn1[2] = {n, hist_grid(s, n)};
     uint32_t *offs1 = hist; /* one portion: sortHistScan's u32 offsets */
+    patc_kernel *pk;
+    (void)pass_for(s, n, 0, &pk);
     if (np == 1) st = patc_interp_run(s->hscan[0], hn1, (const void *[]){m[0]}, offs1);
     for (unsigned d = 0; d < (unsigned)s->nd && st == PATC_OK; d++) {
         for (long long p = 0; np > 1 && p < np && st == PATC_OK; p++) {
@@ -717,9 +777,9 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
                                     : (const void *)(offs1 + (size_t)s->r * d);
             const unsigned char *kp = m[0] + (size_t)(p * P) * ks, *vp = vin ? m[2] + (size_t)(p * P) * vs : NULL;
             if (vin)
-                st = patc_interp_run_outputs(pass_for(s, n, 0), pn, (const void *[]){&d, od, kp, vp}, (void *[]){m[4], m[5]});
+                st = patc_interp_run_outputs(pk, pn, (const void *[]){&d, od, kp, vp}, (void *[]){m[4], m[5]});
             else
-                st = patc_interp_run(pass_for(s, n, 0), pn, (const void *[]){&d, od, kp}, m[4]);
+                st = patc_interp_run(pk, pn, (const void *[]){&d, od, kp}, m[4]);
             for (size_t i = 0; i < kb && st == PATC_OK; i++) m[1][i] |= m[4][i];
             for (size_t i = 0; vin && i < vb && st == PATC_OK; i++) m[3][i] |= m[5][i];
         }

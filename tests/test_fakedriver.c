@@ -451,6 +451,32 @@ START_TEST(ready_made_calls_enqueue_without_sync)
 }
 END_TEST
 
+/* A sorter's kernels are compiled and loaded on their first launch each (rt_sort.c's
+ * kernel_cubin): a small sort loads its one kernel, a sort through the passes of 4-byte
+ * keys the histogram with its scan and one pass, the same sorts again load nothing, and
+ * each sort's launches are what rt_sort.c says (one; the offsets and four passes). */
+START_TEST(sorter_compiles_the_kernels_it_launches)
+{
+    patc_sorter *so;
+    patc_buffer *in, *out;
+    ck_assert_int_eq(patc_sorter_create(ctx, PATC_U32, &so), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 100000 * 4, &in), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 100000 * 4, &out), PATC_OK);
+    int m0 = F.calls("cuModuleLoadData"), l0 = F.calls("cuLaunchKernel");
+    ck_assert_msg(patc_sort_keys(so, in, out, 5000, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+    ck_assert_int_eq(F.calls("cuModuleLoadData"), m0 + 1);
+    ck_assert_int_eq(F.calls("cuLaunchKernel"), l0 + 1);
+    ck_assert_msg(patc_sort_keys(so, in, out, 100000, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+    ck_assert_int_eq(F.calls("cuModuleLoadData"), m0 + 3);
+    ck_assert_int_eq(F.calls("cuLaunchKernel"), l0 + 6);
+    ck_assert_int_eq(patc_sort_keys(so, in, out, 5000, NULL), PATC_OK);
+    ck_assert_int_eq(patc_sort_keys(so, in, out, 99999, NULL), PATC_OK);
+    ck_assert_int_eq(F.calls("cuModuleLoadData"), m0 + 3);
+    ck_assert_int_eq(F.calls("cuLaunchKernel"), l0 + 12);
+    patc_sorter_free(so);
+}
+END_TEST
+
 /* patc tune --algo's search: every setting of algorithms.tune's space that compiles is
  * timed, and the file gets one table line per size, the ranges meeting halfway. */
 START_TEST(algo_tuner_writes_table_lines)
@@ -760,6 +786,7 @@ int main(void)
     tcase_add_test(tc, scan_scratch_zeroed_and_grown);
     tcase_add_test(tc, kept_launch_matches_each_call);
     tcase_add_test(tc, ready_made_calls_enqueue_without_sync);
+    tcase_add_test(tc, sorter_compiles_the_kernels_it_launches);
     tcase_add_test(tc, algo_tuner_writes_table_lines);
     tcase_add_test(tc, algo_tuner_output_files);
     tcase_add_test(tc, reduce_to_one_size_check_does_not_wrap);
