@@ -50,6 +50,13 @@ else
     echo "note: no AddressSanitizer runtime for ${CXX:-c++}: out-of-bounds accesses are not checked"
     preload=()
 fi
+# what every build of this run shares, built once with the same compiler and flags
+# (build.sh --prebuild says what, and what it saves); a run goes on without it, slower
+if bash tests/emu/build.sh --prebuild "$TMP/prebuilt"; then
+    export EMU_PREBUILT=$TMP/prebuilt
+else
+    echo "note: build.sh --prebuild failed: each build reads cuda_emu.h"
+fi
 
 # check FILE KERNEL "INPUTS" OPTIONS...: the kernels built for these options (once per
 # FILE and OPTIONS: all of the file's, or this one alone where another does not compile
