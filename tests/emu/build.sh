@@ -8,13 +8,16 @@
 # takes that CUDA C instead of patc's (a hand-edited kernel, as `patc run --cuda`).
 #
 # build.sh --prebuild DIR: what every build shares, built once with the compiler and flags
-# a build uses (CXX from the environment, as run.sh sets it): the header precompiled
-# (DIR/cuda_emu.h.gch). A build with EMU_PREBUILT=DIR in the environment compiles the
-# kernels against it: the same library. The header, not the kernels, is most of a build:
-# with AddressSanitizer an empty kernel list took 0.47 s of CPU to compile (-c), 0.19
-# with the precompiled header; examples/scan_device.rise's four kernels 0.60 and 0.35.
-# Without EMU_PREBUILT, or with a precompiled header the compiler cannot use (another
-# compiler or flags), the header itself is read.
+# a build uses (CXX from the environment, as run.sh sets it): cuda_emu.h's runtime (the
+# scheduler, launch, the fault and deadlock reports) compiled into DIR/cuda_emu_rt.o, and
+# the header precompiled (DIR/cuda_emu.h.gch), which then declares the runtime only. A
+# build with EMU_PREBUILT=DIR in the environment compiles the kernels against these and
+# links the object into OUT.so: the same code as without them. The header, not the
+# kernels, is most of a build: with AddressSanitizer an empty kernel list took 0.47 s of
+# CPU to compile (-c), 0.19 with the precompiled header, 0.07 with the runtime out of it
+# as well; examples/scan_device.rise's four kernels 0.60, 0.35 and 0.20. Without
+# EMU_PREBUILT the header is compiled with the kernels; with a precompiled header the
+# compiler cannot use (another compiler or flags), it reads the header.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # -O0: the compile is most of the emulator's time now that a launch switches fibers without
@@ -25,11 +28,18 @@ if [ "${1:-}" = --prebuild ]; then
     dir=${2:?usage: build.sh --prebuild DIR}
     mkdir -p "$dir"
     # shellcheck disable=SC2086
-    exec ${CXX:-c++} "${flags[@]}" -x c++-header "$here/cuda_emu.h" -o "$dir/cuda_emu.h.gch"
+    ${CXX:-c++} "${flags[@]}" -DPATC_EMU_RUNTIME_OBJECT -x c++ -c "$here/cuda_emu.h" -o "$dir/cuda_emu_rt.o"
+    # shellcheck disable=SC2086
+    exec ${CXX:-c++} "${flags[@]}" -DPATC_EMU_RUNTIME_EXTERN -x c++-header "$here/cuda_emu.h" -o "$dir/cuda_emu.h.gch"
 fi
 # EMU_PREBUILT's directory ahead of the header's: the compiler takes cuda_emu.h.gch there
 # for cuda_emu.h where it can
-[ -z "${EMU_PREBUILT:-}" ] || flags+=(-I"$EMU_PREBUILT")
+if [ -n "${EMU_PREBUILT:-}" ]; then
+    flags+=(-DPATC_EMU_RUNTIME_EXTERN -I"$EMU_PREBUILT")
+    runtime=("$EMU_PREBUILT/cuda_emu_rt.o")
+else
+    runtime=()
+fi
 PATC=${1:?usage: build.sh PATC OUT.so FILE.rise [options]}
 OUT=${2:?usage: build.sh PATC OUT.so FILE.rise [options]}
 FILE=${3:?usage: build.sh PATC OUT.so FILE.rise [options]}
@@ -72,4 +82,4 @@ if grep -q 'extern __shared__' "$tmp/k.cpp"; then
     exit 1
 fi
 # shellcheck disable=SC2086
-${CXX:-c++} "${flags[@]}" -shared -I"$here" "$tmp/k.cpp" -o "$OUT"
+${CXX:-c++} "${flags[@]}" -shared -I"$here" "$tmp/k.cpp" "${runtime[@]}" -o "$OUT"

@@ -90,12 +90,14 @@ struct Ctx {
     void *sp;
 };
 extern "C" void patc_emu_switch(void **save, void *to);
+#ifndef PATC_EMU_RUNTIME_EXTERN
 asm(".text\n.p2align 4\n.globl patc_emu_switch\n.hidden patc_emu_switch\n.type patc_emu_switch, @function\n"
     "patc_emu_switch:\n"
     "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
     "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
     "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n  ret\n"
     ".size patc_emu_switch, .-patc_emu_switch\n");
+#endif
 inline void ctx_switch(Ctx *from, Ctx *to) { patc_emu_switch(&from->sp, to->sp); }
 /* a new fiber on the stack [lo, lo + size) that starts in entry (which never returns):
  * six zero registers and entry as the return address, so that entry starts with the
@@ -191,44 +193,16 @@ struct State {
 
 enum { IDLE_ROUNDS = 8 };
 
+/* The emulator's state: one object for the process, however many kernel libraries are
+ * loaded (fakecuda's FAKECUDA_EMULATE=A.so:B.so), since GCC makes the static of an inline
+ * function a unique symbol. Inline also where each library links the runtime below as an
+ * object, so that the fault handler, whichever library installed it, reads the state of
+ * the kernel that runs. */
 inline State &S()
 {
     static State s;
     return s;
 }
-
-/* the kernel, block and thread running now, for a message */
-inline void where(FILE *f)
-{
-    State &s = S();
-    fprintf(f, " (kernel %s", s.kernel ? s.kernel : "?");
-    if (s.cur)
-        fprintf(f, ", block (%u,%u,%u), thread %d", s.cur->blk->bid.x, s.cur->blk->bid.y, s.cur->blk->bid.z,
-                s.cur->linear);
-    fprintf(f, ")\n");
-}
-
-inline void fail(const char *why)
-{
-    fprintf(stderr, "cuda_emu: %s", why);
-    where(stderr);
-    abort();
-}
-
-/* back to the scheduler until it resumes this fiber */
-inline void yield() { ctx_switch(&S().cur->ctx, &S().sched); }
-
-inline void fiber_main()
-{
-    State &s = S();
-    s.body(s.args);
-    s.cur->wait = DONE;
-    s.events++;
-    ctx_switch(&s.cur->ctx, &s.sched);
-    abort(); /* a finished fiber is never resumed */
-}
-
-inline int lane_of(const Fiber *f) { return f->linear & 31; }
 
 /* ---- mbarriers (shared memory, CTA scope), held in their own 64-bit word: bits 0..11
  * the arrivals a phase takes, 12..23 those still pending, 24..47 the transaction bytes
@@ -239,7 +213,81 @@ struct Mbar {
     unsigned count, pending, phase;
     long long tx;
 };
-inline Mbar mb_get(const unsigned long long *b)
+
+struct Entry;
+
+/* The runtime: the scheduler and what the kernels call of it, the same for every kernel.
+ * Compiled with the kernels (build.sh alone) these are inline, as any header's functions.
+ * run.sh has them compiled once (build.sh --prebuild, PATC_EMU_RUNTIME_OBJECT defined)
+ * and each kernel library of the run links that object, the header declaring them only
+ * (PATC_EMU_RUNTIME_EXTERN): their code, generated again for every library, was most of
+ * a build's compile once the header was precompiled (build.sh). Hidden: a library
+ * exports none of them, and calls its own. */
+#if defined(PATC_EMU_RUNTIME_OBJECT) || defined(PATC_EMU_RUNTIME_EXTERN)
+#define PATC_EMU_RT __attribute__((visibility("hidden")))
+#else
+#define PATC_EMU_RT inline
+#endif
+PATC_EMU_RT void where(FILE *f);
+PATC_EMU_RT void fail(const char *why);
+PATC_EMU_RT void yield();
+PATC_EMU_RT void fiber_main();
+PATC_EMU_RT int lane_of(const Fiber *f);
+PATC_EMU_RT Mbar mb_get(const unsigned long long *b);
+PATC_EMU_RT void mb_put(unsigned long long *b, Mbar m);
+PATC_EMU_RT bool mb_done(const unsigned long long *b, unsigned par);
+PATC_EMU_RT void land_copies();
+PATC_EMU_RT const char *wait_name(const Fiber *f);
+PATC_EMU_RT void describe(char *buf, size_t n, const Fiber *f);
+PATC_EMU_RT void deadlock();
+PATC_EMU_RT bool release();
+PATC_EMU_RT void start_block(Block &B, dim3 bid);
+PATC_EMU_RT void run_grid();
+PATC_EMU_RT Fiber *warp_base();
+PATC_EMU_RT void collective(unsigned mask, unsigned long long v, int pred);
+PATC_EMU_RT void collective_end(unsigned mask);
+PATC_EMU_RT unsigned char *block_smem();
+PATC_EMU_RT void put_num(char *&p, unsigned v);
+PATC_EMU_RT void on_fault(int sig);
+PATC_EMU_RT int launch(const Entry *table, const char *name, const unsigned grid[3], const unsigned block[3],
+                       unsigned shared, void **args);
+
+#ifndef PATC_EMU_RUNTIME_EXTERN
+
+/* the kernel, block and thread running now, for a message */
+PATC_EMU_RT void where(FILE *f)
+{
+    State &s = S();
+    fprintf(f, " (kernel %s", s.kernel ? s.kernel : "?");
+    if (s.cur)
+        fprintf(f, ", block (%u,%u,%u), thread %d", s.cur->blk->bid.x, s.cur->blk->bid.y, s.cur->blk->bid.z,
+                s.cur->linear);
+    fprintf(f, ")\n");
+}
+
+PATC_EMU_RT void fail(const char *why)
+{
+    fprintf(stderr, "cuda_emu: %s", why);
+    where(stderr);
+    abort();
+}
+
+/* back to the scheduler until it resumes this fiber */
+PATC_EMU_RT void yield() { ctx_switch(&S().cur->ctx, &S().sched); }
+
+PATC_EMU_RT void fiber_main()
+{
+    State &s = S();
+    s.body(s.args);
+    s.cur->wait = DONE;
+    s.events++;
+    ctx_switch(&s.cur->ctx, &s.sched);
+    abort(); /* a finished fiber is never resumed */
+}
+
+PATC_EMU_RT int lane_of(const Fiber *f) { return f->linear & 31; }
+
+PATC_EMU_RT Mbar mb_get(const unsigned long long *b)
 {
     if ((uintptr_t)b % 8) fail("an mbarrier not 8-byte aligned");
     unsigned long long w = *(const volatile unsigned long long *)b;
@@ -248,7 +296,7 @@ inline Mbar mb_get(const unsigned long long *b)
     if (tx >= 1ll << 23) tx -= 1ll << 24;
     return Mbar{(unsigned)(w & 0xfff), (unsigned)(w >> 12 & 0xfff), (unsigned)(w >> 63), tx};
 }
-inline void mb_put(unsigned long long *b, Mbar m)
+PATC_EMU_RT void mb_put(unsigned long long *b, Mbar m)
 {
     if (m.tx >= 1ll << 23 || m.tx < -(1ll << 23)) fail("an mbarrier's transaction count out of range");
     if (m.pending == 0 && m.tx == 0) { /* the phase completes: the next begins */
@@ -261,9 +309,9 @@ inline void mb_put(unsigned long long *b, Mbar m)
     S().events++;
 }
 /* whether the phase of parity par has completed: the phase now in progress has the other */
-inline bool mb_done(const unsigned long long *b, unsigned par) { return mb_get(b).phase != (par & 1u); }
+PATC_EMU_RT bool mb_done(const unsigned long long *b, unsigned par) { return mb_get(b).phase != (par & 1u); }
 
-inline void land_copies()
+PATC_EMU_RT void land_copies()
 {
     State &s = S();
     for (int i = 0; i < s.ncopies; i++) {
@@ -276,7 +324,7 @@ inline void land_copies()
     s.ncopies = 0;
 }
 
-inline const char *wait_name(const Fiber *f)
+PATC_EMU_RT const char *wait_name(const Fiber *f)
 {
     switch (f->wait) {
     case RUN: return "running";
@@ -291,7 +339,7 @@ inline const char *wait_name(const Fiber *f)
 }
 
 /* what fiber f waits for, in words */
-inline void describe(char *buf, size_t n, const Fiber *f)
+PATC_EMU_RT void describe(char *buf, size_t n, const Fiber *f)
 {
     int k = snprintf(buf, n, "%s", wait_name(f));
     if (f->wait == AT_MBAR) {
@@ -305,7 +353,7 @@ inline void describe(char *buf, size_t n, const Fiber *f)
 
 /* every thread waits and nothing that any of them waits for can change: name them, the
  * threads of a warp that wait for the same thing on one line */
-inline void deadlock()
+PATC_EMU_RT void deadlock()
 {
     State &s = S();
     fprintf(stderr, "cuda_emu: deadlock in kernel %s: every thread waits and none can go on\n", s.kernel ? s.kernel : "?");
@@ -334,7 +382,7 @@ inline void deadlock()
  * once the phase has completed, a flag wait once the word has its flag; the sleepers
  * only when nothing else can run. Returns false when no thread is left; a deadlock
  * stops the run. */
-inline bool release()
+PATC_EMU_RT bool release()
 {
     State &s = S();
     land_copies();
@@ -410,7 +458,7 @@ inline bool release()
 }
 
 /* a block into a residency slot: every thread a fiber, from the start of the kernel */
-inline void start_block(Block &B, dim3 bid)
+PATC_EMU_RT void start_block(Block &B, dim3 bid)
 {
     State &s = S();
     B.bid = bid;
@@ -441,7 +489,7 @@ inline void start_block(Block &B, dim3 bid)
 
 /* The grid: `resident` blocks at a time (in launch order, a finished block's slot
  * taken by the next), their threads run in turn, each until it waits. */
-inline void run_grid()
+PATC_EMU_RT void run_grid()
 {
     State &s = S();
     unsigned long long total = (unsigned long long)s.grid.x * s.grid.y * s.grid.z, next = 0, pass = 0, rng = 0x9e3779b97f4a7c15ull;
@@ -493,9 +541,9 @@ inline void run_grid()
 }
 
 /* lanes of the current collective, after all of mask arrived: their slots */
-inline Fiber *warp_base() { return S().cur - lane_of(S().cur); }
+PATC_EMU_RT Fiber *warp_base() { return S().cur - lane_of(S().cur); }
 
-inline void collective(unsigned mask, unsigned long long v, int pred)
+PATC_EMU_RT void collective(unsigned mask, unsigned long long v, int pred)
 {
     Fiber *f = S().cur;
     if (!(mask >> lane_of(f) & 1u)) fail("a warp collective whose mask leaves out the calling lane");
@@ -508,13 +556,19 @@ inline void collective(unsigned mask, unsigned long long v, int pred)
 
 /* After a collective, every lane has read the slots before any lane writes them again:
  * a second rendezvous. */
-inline void collective_end(unsigned mask)
+PATC_EMU_RT void collective_end(unsigned mask)
 {
     Fiber *f = S().cur;
     f->mask = mask;
     f->wait = AT_WARP;
     yield();
 }
+
+/* the dynamic shared memory of the running thread's block (build.sh points the kernels'
+ * extern __shared__ array here) */
+PATC_EMU_RT unsigned char *block_smem() { return S().cur->blk->smem; }
+
+#endif /* PATC_EMU_RUNTIME_EXTERN */
 
 template <class T> unsigned long long bits_of(T v)
 {
@@ -538,10 +592,6 @@ template <class T> T shfl(unsigned mask, T v, int src)
     collective_end(mask);
     return r;
 }
-
-/* the dynamic shared memory of the running thread's block (build.sh points the kernels'
- * extern __shared__ array here) */
-inline unsigned char *block_smem() { return S().cur->blk->smem; }
 
 } // namespace emu
 
@@ -850,17 +900,18 @@ struct Entry {
         return emu::launch(patc_emu_table, name, grid, block, shared, args);                     \
     }
 
+#ifndef PATC_EMU_RUNTIME_EXTERN
 namespace emu {
 
 /* async-signal-safe: the message is built by hand and written with write(2) */
-inline void put_num(char *&p, unsigned v)
+PATC_EMU_RT void put_num(char *&p, unsigned v)
 {
     char d[12];
     int n = 0;
     do d[n++] = (char)('0' + v % 10); while ((v /= 10) && n < 11);
     while (n) *p++ = d[--n];
 }
-inline void on_fault(int sig)
+PATC_EMU_RT void on_fault(int sig)
 {
     State &s = S();
     char buf[256], *p = buf;
@@ -881,7 +932,7 @@ inline void on_fault(int sig)
 
 /* Runs a grid. Returns 0, or -1 for an unknown kernel (stands for "not found"), -2 for
  * a shape this emulator does not take. */
-inline int launch(const Entry *table, const char *name, const unsigned grid[3], const unsigned block[3],
+PATC_EMU_RT int launch(const Entry *table, const char *name, const unsigned grid[3], const unsigned block[3],
                   unsigned shared, void **args)
 {
     const Entry *e = table;
@@ -917,5 +968,6 @@ inline int launch(const Entry *table, const char *name, const unsigned grid[3], 
 }
 
 } // namespace emu
+#endif /* PATC_EMU_RUNTIME_EXTERN */
 
 #endif
