@@ -31,19 +31,16 @@ if [ "${1:-}" = --prebuild ]; then
     # not count, and the scheduler runs every launch of the run; a run of
     # tests/programs/pipe_small.rise's exclSumF32 at 100003 elements took 0.36 s of CPU
     # against 0.62 at -O0, multisplit.rise's msU32 at 100003 0.32 against 0.46
-    # shellcheck disable=SC2086
     ${CXX:-c++} "${flags[@]}" -O2 -DPATC_EMU_RUNTIME_OBJECT -x c++ -c "$here/cuda_emu.h" -o "$dir/cuda_emu_rt.o"
-    # linked by gold where the compiler can: 0.03 s of CPU a library against 0.12 with
-    # ld.bfd, whose reading of libasan.so (-fsanitize=address links it) was 0.08 of that,
-    # a third of a build with the two above
-    # shellcheck disable=SC2086
+    # linked by gold where the compiler can: scan_device.rise's kernels in 0.03 s of CPU
+    # against 0.12 with ld.bfd, which spent 0.08 of it on libasan.so (-fsanitize=address
+    # links it); ten of run.sh's builds took 5.0 s against 5.4
     if ${CXX:-c++} "${flags[@]}" -shared -fuse-ld=gold "$dir/cuda_emu_rt.o" -o "$dir/probe.so" 2>/dev/null; then
         echo -fuse-ld=gold >"$dir/link_flags"
     else
         : >"$dir/link_flags"
     fi
     rm -f "$dir/probe.so"
-    # shellcheck disable=SC2086
     exec ${CXX:-c++} "${flags[@]}" -DPATC_EMU_RUNTIME_EXTERN -x c++-header "$here/cuda_emu.h" -o "$dir/cuda_emu.h.gch"
 fi
 # EMU_PREBUILT's directory ahead of the header's: the compiler takes cuda_emu.h.gch there
@@ -96,5 +93,4 @@ if grep -q 'extern __shared__' "$tmp/k.cpp"; then
     echo "build.sh: a dynamic shared array this script does not know: $(grep -m1 'extern __shared__' "$tmp/k.cpp")" >&2
     exit 1
 fi
-# shellcheck disable=SC2086
 ${CXX:-c++} "${flags[@]}" -shared -I"$here" "$tmp/k.cpp" "${runtime[@]}" -o "$OUT"
