@@ -580,7 +580,8 @@ static struct patc_buffer view(const patc_buffer *b, size_t off, size_t bytes)
  * histogram of each portion (into its row of hall), then rsScanP over them all (oall:
  * each portion's u64 offsets of every digit). One portion's counts are those of the
  * whole input, whatever its order, so a sort of one portion takes them once; in
- * portions, the keys a portion holds change with every pass, so each pass takes its own. */
+ * portions, the keys a portion holds change with every pass, so each pass takes its own.
+ * Their kernels are compiled (kernels_for). */
 static patc_status offsets_dev(patc_sorter *s, patc_buffer *src, long long n, patc_buffer *hall, patc_buffer *oall)
 {
     patc_status st;
@@ -589,11 +590,8 @@ static patc_status offsets_dev(patc_sorter *s, patc_buffer *src, long long n, pa
     if (np == 1) {
         long long hn[2] = {n, hist_grid(s, n)};
         patc_buffer *hout[1] = {hall};
-        if ((st = kernel_cubin(s, &s->hscan[1], "sortHistScan")) != PATC_OK) return st;
         return patc_launch_args_enqueue(s->hscan[1], hn, (patc_arg[]){{src, NULL}}, hout, NULL);
     }
-    if ((st = kernel_cubin(s, &s->hist[1], "sortHist")) != PATC_OK || (st = kernel_cubin(s, &s->scan[1], "sortScan")) != PATC_OK)
-        return st;
     for (long long p = 0; p < np; p++) {
         long long m = portion_len(s, n, p), hn[2] = {m, hist_grid(s, m)};
         struct patc_buffer kin = view(src, (size_t)(p * s->portion) * ks, (size_t)m * ks),
@@ -604,6 +602,21 @@ static patc_status offsets_dev(patc_sorter *s, patc_buffer *src, long long n, pa
     long long sn[1] = {np};
     patc_buffer *sout[1] = {oall};
     return patc_launch_args_enqueue(s->scan[1], sn, (patc_arg[]){{hall, NULL}}, sout, NULL);
+}
+
+/* The kernels with a cubin that a sort of n keys (more than small_max) launches: the
+ * offsets' (offsets_dev), the pass (into *pass) and sortCopy where the sort copies back,
+ * each compiled now where it was not, before the first launch, so that a compile that
+ * fails leaves nothing enqueued. */
+static patc_status kernels_for(patc_sorter *s, long long n, bool in_place, patc_kernel **pass)
+{
+    bool np1 = portions(s, n) == 1;
+    patc_status st = pass_for(s, n, 1, pass);
+    if (st == PATC_OK && np1) st = kernel_cubin(s, &s->hscan[1], "sortHistScan");
+    if (st == PATC_OK && !np1) st = kernel_cubin(s, &s->hist[1], "sortHist");
+    if (st == PATC_OK && !np1) st = kernel_cubin(s, &s->scan[1], "sortScan");
+    if (st == PATC_OK && copy_back(s, in_place)) st = kernel_cubin(s, &s->copy[1], "sortCopy");
+    return st;
 }
 
 /* The launches: the offsets (offsets_dev: a histogram a portion and their scan), then
@@ -628,14 +641,14 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
         patc_buffer *sout[2] = {out, vout};
         return patc_launch_args_enqueue(k, pn, (patc_arg[]){{in, NULL}, {vin, NULL}}, sout, NULL);
     }
-    if ((st = temp_for(s, n)) != PATC_OK) return st;
+    bool in_place = in->ptr == out->ptr;
+    if ((st = kernels_for(s, n, in_place, &k)) != PATC_OK || (st = temp_for(s, n)) != PATC_OK) return st;
     patc_set_stream(c, stream);
     long long np = portions(s, n), P = s->portion;
     size_t ks = (size_t)s->ks, vs = (size_t)s->vs, row = (size_t)s->nd * (size_t)s->r;
     struct patc_buffer tk = view(s->tmp, 0, (size_t)n * ks), tv = view(s->tmp, half_bytes(n, s->ks), (size_t)n * vs);
     struct patc_buffer hall = view(s->counts, 0, (size_t)np * row * 4),
                        oall = view(s->counts, hist_bytes(s, np), (size_t)np * row * 8);
-    bool in_place = in->ptr == out->ptr;
     patc_buffer *kb[2] = {out, &tk}, *vb[2] = {vout, &tv}, *ksrc = in, *vsrc = vin;
     for (int d = 0; d < s->nd; d++) {
         int to = pass_dst(s, d, in_place);
@@ -649,8 +662,7 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
                                kp = view(ksrc, (size_t)(p * P) * ks, (size_t)m * ks),
                                vp = vin ? view(vsrc, (size_t)(p * P) * vs, (size_t)m * vs) : kp;
             patc_arg args[4] = {{NULL, &du}, {&o, NULL}, {&kp, NULL}, {vin ? &vp : NULL, NULL}};
-            if ((st = pass_for(s, n, 1, &k)) != PATC_OK || (st = patc_launch_args_enqueue(k, pn, args, pout, NULL)) != PATC_OK)
-                return st;
+            if ((st = patc_launch_args_enqueue(k, pn, args, pout, NULL)) != PATC_OK) return st;
         }
         ksrc = kb[to];
         vsrc = vb[to];
@@ -658,7 +670,6 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
     if (copy_back(s, in_place)) {
         long long cn[1] = {n};
         patc_buffer *cout[2] = {out, vout};
-        if ((st = kernel_cubin(s, &s->copy[1], "sortCopy")) != PATC_OK) return st;
         st = patc_launch_args_enqueue(s->copy[1], cn, (patc_arg[]){{&tk, NULL}, {vin ? &tv : NULL, NULL}}, cout, NULL);
     }
     return st;
