@@ -227,6 +227,18 @@ static char *program_log(nvrtcProgram p, nvrtcResult r)
     return log;
 }
 
+/* NVRTC loaded and a program of the text made, or false with the reason in *log. */
+static bool create_program(const char *src, const char *name, nvrtcProgram *prog, char **log)
+{
+    if (!rt_nvrtc_load(log)) return false;
+    nvrtcResult r = nv.CreateProgram(prog, src, name, 0, NULL, NULL);
+    if (r == NVRTC_SUCCESS) return true;
+    char buf[128];
+    snprintf(buf, sizeof buf, "nvrtc: %s", nv.GetErrorString(r));
+    *log = dupstr(buf);
+    return false;
+}
+
 /* One list for every compile and every key made of it (the disk cache's, the embedded
  * cubins'): a cubin is what these options make of the text. */
 int rt_nvrtc_options(int arch, char archopt[48], const char *opts[RT_NVRTC_MAX_OPTIONS])
@@ -269,17 +281,10 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
         }
         st->cache_corrupt = r == RT_CACHE_CORRUPT;
     }
-    if (!rt_nvrtc_load(log)) return false;
     nvrtcProgram prog;
-    nvrtcResult r = nv.CreateProgram(&prog, src, name, 0, NULL, NULL);
-    if (r != NVRTC_SUCCESS) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "nvrtc: %s", nv.GetErrorString(r));
-        *log = dupstr(buf);
-        return false;
-    }
+    if (!create_program(src, name, &prog, log)) return false;
     bool ok = false;
-    r = nv.CompileProgram(prog, nopts, opts);
+    nvrtcResult r = nv.CompileProgram(prog, nopts, opts);
     if (r != NVRTC_SUCCESS) {
         *log = program_log(prog, r);
         goto out;
@@ -320,16 +325,9 @@ bool rt_nvrtc_front(const char *src, const char *name, int arch, char **log)
     int nopts = rt_nvrtc_options(arch, archopt, opts);
     snprintf(archopt, sizeof archopt, "--gpu-architecture=compute_%d", arch);
     *log = NULL;
-    if (!rt_nvrtc_load(log)) return false;
     nvrtcProgram prog;
-    nvrtcResult r = nv.CreateProgram(&prog, src, name, 0, NULL, NULL);
-    if (r != NVRTC_SUCCESS) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "nvrtc: %s", nv.GetErrorString(r));
-        *log = dupstr(buf);
-        return false;
-    }
-    r = nv.CompileProgram(prog, nopts, opts);
+    if (!create_program(src, name, &prog, log)) return false;
+    nvrtcResult r = nv.CompileProgram(prog, nopts, opts);
     if (r != NVRTC_SUCCESS) *log = program_log(prog, r);
     nv.DestroyProgram(&prog);
     return r == NVRTC_SUCCESS;

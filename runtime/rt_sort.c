@@ -182,6 +182,14 @@ static char *step_name(char name[24], int i)
     return name;
 }
 
+/* The kernel of small_tiles[i]: sortSmall<i> ("sortSmall" and any int: gcc -O1's
+ * format-truncation check counts 11 digits, so 24 bytes). */
+static char *small_name(char name[24], int i)
+{
+    snprintf(name, 24, "sortSmall%d", i);
+    return name;
+}
+
 /* A pass kernel's text (sortPass, sortPassB<i>, sortPassP): one portion of the keys (n of
  * them, of m in all; for pairs zip(keys)(values)) placed by digit d with the portion's
  * offsets (ot: u32 for a sort of one portion, u64 in portions), in tiles of t. kt, vt:
@@ -348,9 +356,8 @@ static patc_status program0(patc_sorter *s)
     }
     if (st == PATC_OK && s->nd % 2) st = patc_get_kernel(s->prog0, "sortCopy", &s->copy[0]);
     for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
-        char name[24]; /* "sortSmall" and any int: gcc -O1's format-truncation check counts 11 digits */
-        snprintf(name, sizeof name, "sortSmall%d", i);
-        st = patc_get_kernel(s->prog0, name, &s->small[i][0]);
+        char name[24];
+        st = patc_get_kernel(s->prog0, small_name(name, i), &s->small[i][0]);
     }
     if (st != PATC_OK) {
         patc_program_free(s->prog0);
@@ -387,14 +394,14 @@ static patc_status kernel_cubin(patc_sorter *s, patc_kernel **k, const char *nam
  * cubin (cubin 1), compiled now where it was not. */
 static patc_status pass_for(patc_sorter *s, long long n, int cubin, patc_kernel **k)
 {
-    char name[24] = "sortPassP";
+    char step[24];
+    const char *name = "sortPassP";
     patc_kernel **slot = &s->pass_p[cubin];
     if (n <= s->portion) {
         int i = s->nsteps;
         while (i > 0 && n < s->step_from[i - 1]) i--;
         slot = i > 0 ? &s->pass_big[i - 1][cubin] : &s->pass[cubin];
-        if (i > 0) step_name(name, i - 1);
-        else snprintf(name, sizeof name, "sortPass");
+        name = i > 0 ? step_name(step, i - 1) : "sortPass";
     }
     patc_status st = cubin ? kernel_cubin(s, slot, name) : PATC_OK;
     *k = *slot;
@@ -411,8 +418,7 @@ static patc_status small_for(patc_sorter *s, long long n, int cubin, patc_kernel
     int i = 0;
     while (i < NSMALL - 1 && n > (long long)s->tiles[i].nt * s->tiles[i].ipt) i++;
     char name[24];
-    snprintf(name, sizeof name, "sortSmall%d", i);
-    patc_status st = cubin ? kernel_cubin(s, &s->small[i][cubin], name) : PATC_OK;
+    patc_status st = cubin ? kernel_cubin(s, &s->small[i][cubin], small_name(name, i)) : PATC_OK;
     *k = s->small[i][cubin];
     return st;
 }
