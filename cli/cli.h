@@ -51,6 +51,7 @@ typedef struct RunOpts {
     double tol; /* --tolerance: floating-point results' relative tolerance (0: the type's default) */
     int min_blocks; /* --min-blocks (0: none) */
     bool evict_first; /* --evict-first */
+    bool bins_in_result; /* --bins-in-result */
     int repeat;
 } RunOpts;
 

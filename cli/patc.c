@@ -20,7 +20,7 @@ static const char usage[] =
     "       patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|random:LO:HI|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]\n"
-    "                [--tolerance T]\n"
+    "                [--bins-in-result] [--tolerance T]\n"
     "       patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... [--scan S [--pipe F:P]]... [--out SETTINGS]\n"
     "                [--min-log A] [--max-log B] [--step-log S] [--reps R]\n"
     "       patc tune --algo NAME [--type T]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]\n"
@@ -42,6 +42,9 @@ static const char usage[] =
     "                     registers for B resident blocks per SM (1..32; also for patc run)\n"
     "  --evict-first      look-back kernels (scan, filter, partition) load their inputs and\n"
     "                     store their outputs evict-first (__ldcs/__stcs; also for patc run)\n"
+    "  --bins-in-result   a kernel whose result is a global accumulate (or lastBlock over one)\n"
+    "                     adds into its output, zeroed before each launch, instead of into\n"
+    "                     scratch bins (also for patc run)\n"
     "  --help, --version\n"
     "\n"
     "patc run: JIT-compile kernel K once (NVRTC, cubin cache) and run it on GPU 0; the\n"
@@ -210,6 +213,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--emit-ir")) m = IR;
         else if (!strcmp(a, "--check")) m = CHECK;
         else if (!strcmp(a, "--evict-first")) copt.evict_first = 1;
+        else if (!strcmp(a, "--bins-in-result")) copt.bins_in_result = 1;
         else if (!strcmp(a, "-o") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--kernel") || !strcmp(a, "-d") ||
                  !strcmp(a, "--min-blocks")) {
             if (i + 1 >= argc) {

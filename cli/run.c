@@ -4,6 +4,7 @@
  *   patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random|random:LO:HI|value:X]...
  *            [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]
  *            [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]
+ *            [--bins-in-result]
  *            [--tolerance T]
  *
  * The output is the kernel's output, always; a kernel returning a pair of arrays has
@@ -239,7 +240,7 @@ int cli_run(int argc, char **argv)
             goto out;
         }
     patc_compile_options copt = {.kernel = o.kernel, .cuda_file = o.cuda, .no_cubin = o.cpu, .min_blocks = o.min_blocks,
-                                 .evict_first = o.evict_first};
+                                 .evict_first = o.evict_first, .bins_in_result = o.bins_in_result};
     /* a reduction's length changes from pass to pass: nothing is specialised */
     if ((s = patc_program_compile(ctx, o.file, o.defs, o.reduce ? 0 : o.ndefs, &copt, &prog)) != PATC_OK) {
         rt_fail(ctx, s, o.cuda ? o.cuda : o.file);

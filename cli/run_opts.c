@@ -12,7 +12,7 @@ static const char run_usage[] =
     "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|random:LO:HI|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]\n"
-    "                [--tolerance T]\n"
+    "                [--bins-in-result] [--tolerance T]\n"
     "see 'patc --help' for the options\n";
 
 
@@ -66,6 +66,7 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
         else if (!strcmp(a, "--no-cache")) o->no_cache = true;
         else if (!strcmp(a, "--reduce")) o->reduce = true;
         else if (!strcmp(a, "--evict-first")) o->evict_first = true;
+        else if (!strcmp(a, "--bins-in-result")) o->bins_in_result = true;
         else if (!strcmp(a, "--kernel") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--input") ||
                  !strcmp(a, "--output") || !strcmp(a, "--repeat") || !strcmp(a, "--cuda") ||
                  !strcmp(a, "--min-blocks") || !strcmp(a, "--tolerance")) {

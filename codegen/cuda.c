@@ -737,6 +737,7 @@ static void header(Pr *p)
         sb_printf(o, " x %s)", scalar_info[k->outs[j]->sk].ctype);
         if (k->outs[j]->counted_by) sb_printf(o, ", of which the first %s[0] are the result", k->outs[j]->counted_by->name);
         if (k->outs[j]->align > 1) sb_printf(o, " (%d-byte aligned: vector stores)", k->outs[j]->align);
+        if (j == 0 && k->zero_out) sb_puts(o, ", zeroed by the runtime before each launch: the kernel adds into it");
     }
     sb_puts(o, "\n");
     if (k->nscratch) {

@@ -572,6 +572,10 @@ typedef struct Kernel {
                                     give none (multisplit: 2, prims/split.c) */
     bool evict_first;            /* CompileOptions.evict_first (codegen applies it to
                                     look-back kernels only) */
+    bool bins_in_result;         /* CompileOptions.bins_in_result, read by the lowering of a
+                                    kernel-level accumulate (prims/memory.c: prim_result_bins) */
+    bool zero_out;               /* the lowering's: the kernel adds into its output, which the
+                                    runtime zeroes before each launch (LdKernel.zero_out) */
     Nat *shared_bytes;           /* total shared memory, bytes */
     Buffer **scratch;            /* global scratch buffers the runtime allocates (zeroed once;
                                     kernels leave them reusable): parameters after the inputs */
@@ -633,6 +637,9 @@ typedef struct CompileOptions {
                                 asks registers for (0: none); 1..32 */
     bool evict_first;        /* --evict-first: look-back kernels load their inputs and store
                                 their outputs evict-first (__ldcs/__stcs) */
+    bool bins_in_result;     /* --bins-in-result: a kernel whose result is a global accumulate
+                                (or lastBlock over one) adds into its output, which the runtime
+                                zeroes before each launch, instead of into scratch bins */
     bool no_hint;            /* a trial compile of hint.c's: an error gets no hint of its own */
     bool defines_unchecked;  /* a trial of one kernel: a -D that names none of its nat
                                 parameters (another kernel's) is no error */
@@ -656,7 +663,7 @@ KernelDef **expand_and_check(Compilation *c, const CompileOptions *opt, int *nde
 Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k);               /* expand.c */
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed,
                             const Define *defs, int ndefs);                           /* typecheck.c */
-Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k);                                 /* lower.c */
+Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k, bool bins_in_result);                                 /* lower.c */
 void loops_specialise(Arena *a, Diag *d, Kernel *k);                                   /* loops.c */
 void smem_layout(Arena *a, Diag *d, Kernel *k);                                         /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
@@ -784,6 +791,7 @@ typedef struct LdKernel {
     KernelRole role;
     int role_len_nat, role_grid_nat;
     bool role_tunable;
+    bool zero_out;      /* the runtime zeroes outs[0] (its count's bytes) before the launches */
 } LdKernel;
 /* The descriptor of k (every pass done), in the arena. */
 LdKernel *ld_describe(Arena *a, const Kernel *k);

@@ -142,6 +142,7 @@ LdKernel *ld_describe(Arena *a, const Kernel *k)
     d->role_len_nat = k->role_len_nat;
     d->role_grid_nat = k->role_grid_nat;
     d->role_tunable = k->role_tunable;
+    d->zero_out = k->zero_out;
     return d;
 }
 

@@ -1692,11 +1692,12 @@ static Expr *lower_launches(Lw *w, Expr *e)
     return e;
 }
 
-Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
+Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd, bool bins_in_result)
 {
     Kernel *k = ANEW(a, Kernel);
     k->name = kd->name;
     k->def = kd;
+    k->bins_in_result = bins_in_result;
     k->hw = make_hw(a);
     Lw w = {.a = a, .d = d, .k = k};
     /* only this kernel's binders: an env over every id of the compilation would make

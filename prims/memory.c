@@ -574,12 +574,49 @@ static bool zero_neutral(AtomOp op, ScalarKind sk)
     return op == ATOM_ADD || op == ATOM_OR || op == ATOM_XOR || (op == ATOM_MAX && !scalar_info[sk].is_signed);
 }
 
+/* init lowered: a literal 0 (or a nat constant 0), under casts, is add's, |'s, ^'s and
+ * max's neutral, where op(init)(b) = b needs no code */
+static bool init_zero(Lw *w, Expr *e, LwVal **init)
+{
+    LwVal *v = lw_lower_exp(w, e->prim.args[1]);
+    if (init) *init = v;
+    X *iz = v->k == VAL_SCALAR ? v->x : NULL;
+    int64_t v0 = 1;
+    while (iz && iz->kind == X_CAST) iz = iz->un.e;
+    return iz && ((iz->kind == X_LIT && iz->lit.u == 0) || (iz->kind == X_NAT && nat_is_const(iz->nat.n, &v0) && v0 == 0));
+}
+
+/* With bins_in_result (CompileOptions): the bins of a kernel-level accumulate e are the
+ * kernel's output where c writes that output whole, as it is: the kernel's one output,
+ * from element 0, of the bins' scalar and count; op(init) the identity (init 0); and,
+ * for lastBlock (copy), at most 16 KiB of bins, which its last block copies to shared
+ * memory before f writes the same words. The runtime then zeroes the output before each
+ * launch (LdKernel.zero_out): no scratch bins, and nothing to clear. NULL otherwise (the
+ * bins are scratch words, as without the option). */
+Buffer *prim_result_bins(Lw *w, Expr *e, Acc *c, bool copy)
+{
+    Kernel *k = w->k;
+    const Type *rt = k->def->body->ty;
+    int64_t b0 = -1, cnt = 0;
+    if (!k->bins_in_result || !c || c->kind != W_MEM || c->guard || c->dleft || !c->buf || c->buf->param != -1 ||
+        k->nouts != 1 || c->buf != k->outs[0] || rt->kind != T_ARRAY || rt->arr.elem->kind != T_SCALAR ||
+        !nat_is_const(c->base, &b0) || b0 != 0)
+        return NULL;
+    ScalarKind sk = lw_sk_of(e->ty->arr.elem);
+    if (c->buf->sk != sk || !nat_equal(c->buf->count, e->ty->arr.n) || !init_zero(w, e, NULL)) return NULL;
+    if (copy && (!nat_is_const(e->ty->arr.n, &cnt) || cnt * scalar_info[sk].size > 16384)) return NULL;
+    c->buf->coherent = true;
+    k->zero_out = true;
+    return c->buf;
+}
+
 /* acc(ps, ATOMIC(bins, op)) for a kernel-level accumulate(k)(op)(init)(ps) (its result or
  * lastBlock's argument), in one launch (there is no grid-wide barrier between a zeroing
- * and the updates): bins are k global scratch words, zero (op's neutral) at the start of
- * every launch; the grid's last block reads them and clears them, handed over by the
- * ticket (*ticket, the kernel's). */
-Buffer *prim_accumulate_bins(Lw *w, Expr *e, Buffer **ticket)
+ * and the updates): bins are k global words, zero (op's neutral) at the start of every
+ * launch: the output `into` where prim_result_bins gave it (the runtime zeroes it), else
+ * scratch that the grid's last block reads and clears, handed over by the ticket
+ * (*ticket, the kernel's; none asked for with ticket NULL). */
+Buffer *prim_accumulate_bins(Lw *w, Expr *e, Buffer *into, Buffer **ticket)
 {
     Arena *a = w->a;
     Expr *f = e->prim.args[0], *ps = e->prim.args[2];
@@ -589,9 +626,9 @@ Buffer *prim_accumulate_bins(Lw *w, Expr *e, Buffer **ticket)
         diag_error(w->d, f->sp, "accumulate into global memory (the kernel's result or lastBlock's argument) needs an operator whose neutral "
                    "element is 0, as the bins start each launch at 0: add, |, ^, or max of an unsigned type; "
                    "for this one, accumulate in shared memory (toShared in a mapBlock)");
-    Buffer *bins = lw_scratch_buffer(w, "bins", sk, e->ty->arr.n);
+    Buffer *bins = into ? into : lw_scratch_buffer(w, "bins", sk, e->ty->arr.n);
     bins->coherent = true;
-    *ticket = w->k->ticket = lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
+    if (ticket) *ticket = w->k->ticket = lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
     Acc *r = lw_acceptor(w, W_ATOMIC, ps->ty, lw_mem_acc(w, e->ty, bins));
     r->atom = op;
     lw_lower_acc(w, ps, r);
@@ -609,15 +646,7 @@ bool prim_accumulate_apply(Lw *w, Expr *e, Buffer *bins, Acc *c, bool clear)
     ScalarKind sk = bins->sk;
     LwVal *init = NULL; /* lowered only where op(init) is applied or may be */
     bool apply = c != NULL;
-    if (c || !clear) {
-        init = lw_lower_exp(w, e->prim.args[1]);
-        X *iz = init->k == VAL_SCALAR ? init->x : NULL;
-        int64_t v0 = 1;
-        while (iz && iz->kind == X_CAST) iz = iz->un.e;
-        bool init0 = iz && ((iz->kind == X_LIT && iz->lit.u == 0) ||
-                            (iz->kind == X_NAT && nat_is_const(iz->nat.n, &v0) && v0 == 0));
-        apply = c || !init0;
-    }
+    if (c || !clear) apply = !init_zero(w, e, &init) || c;
     if (!apply && !clear) return false;
     NatVar *iv;
     Stmt *saved, *ls = lw_open_loop(w, LVL_THREADS, 0, e->ty->arr.n, &iv, &saved);
@@ -640,13 +669,19 @@ bool prim_accumulate_apply(Lw *w, Expr *e, Buffer *bins, Acc *c, bool clear)
 
 /* acc(accumulate(k)(op)(init)(ps), out) as the kernel's result, in global memory:
  *   acc(ps, ATOMIC(bins, op))     (prim_accumulate_bins)
- *   the last block (lastBlock's ticket): out[j] = op(init)(bins[j]); bins[j] = 0 */
+ *   the last block (lastBlock's ticket): out[j] = op(init)(bins[j]); bins[j] = 0
+ * or, with the bins in the output (prim_result_bins), acc(ps, ATOMIC(out, op)) alone. */
 static void write_accumulate_global(Lw *w, Expr *e, Acc *c)
 {
     if (w->k->ticket)
         diag_error(w->d, e->sp, "accumulate into global memory hands its bins to the grid's last block, which this "
                    "kernel's lastBlock does already: one of them per kernel");
-    Buffer *ticket, *bins = prim_accumulate_bins(w, e, &ticket);
+    Buffer *out = prim_result_bins(w, e, c, false);
+    if (out) {
+        (void)prim_accumulate_bins(w, e, out, NULL);
+        return;
+    }
+    Buffer *ticket, *bins = prim_accumulate_bins(w, e, NULL, &ticket);
     Stmt *saved = lw_last_open(w, bins, ticket, e->sp);
     (void)prim_accumulate_apply(w, e, bins, c, true);
     lw_last_close(w, bins, ticket, saved);

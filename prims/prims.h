@@ -107,8 +107,10 @@ void prim_eval_same(IpCtx *c, const Code *e, IpVal *r);
 /* view.c: x, under view chains, is a grid-, block- or thread-level map (written, never read) */
 bool prim_written_map(const Expr *x);
 /* memory.c: a kernel-level accumulate's global bins (atomics into scratch the last block
- * clears), and the last block's op(init)(bin) per bin, into c or the bins */
-Buffer *prim_accumulate_bins(Lw *w, Expr *e, Buffer **ticket);
+ * clears, or into the output: prim_result_bins), and the last block's op(init)(bin) per
+ * bin, into c or the bins */
+Buffer *prim_result_bins(Lw *w, Expr *e, Acc *c, bool copy);
+Buffer *prim_accumulate_bins(Lw *w, Expr *e, Buffer *into, Buffer **ticket);
 bool prim_accumulate_apply(Lw *w, Expr *e, Buffer *bins, Acc *c, bool clear);
 
 #endif

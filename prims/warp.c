@@ -385,12 +385,28 @@ static Buffer *partial_buffer(Lw *w, void *ctx, ScalarKind sk, Nat *count)
  *   acc(f(bins), out)             f reads the bins as an array in global memory
  *   bins[j] = 0                   after a barrier: no thread clears a bin another reads
  * One launch where the kernel's result accumulate and a second launch over its bins took
- * two (the radix sort's histogram and the scan of its counts, rsHistScanD). */
+ * two (the radix sort's histogram and the scan of its counts, rsHistScanD). With the bins
+ * in the output (prim_result_bins: the runtime zeroes it before the launch), the last
+ * block copies them to shared memory and f reads the copy, as f's writes go to the same
+ * words; there is nothing to clear:
+ *   sh[j] = out[j]; barrier; acc(f(sh), out) */
 static void last_block_bins(Lw *w, Expr *e, Acc *c)
 {
     Expr *ys = e->prim.args[1], *f = e->prim.args[0];
-    Buffer *ticket, *bins = prim_accumulate_bins(w, ys, &ticket);
+    Buffer *ticket, *out = prim_result_bins(w, ys, c, true), *bins = prim_accumulate_bins(w, ys, out, &ticket);
     Stmt *saved = lw_last_open(w, bins, ticket, e->sp);
+    if (out) {
+        Buffer *sh = lw_shared_buffer(w, "binsin", bins->sk, ys->ty->arr.n, e->sp);
+        NatVar *iv;
+        Stmt *ls_saved, *ls = lw_open_loop(w, LVL_THREADS, 0, ys->ty->arr.n, &iv, &ls_saved);
+        lw_store(w, sh, nat_var(w->a, iv), lw_xload(w, bins, nat_var(w->a, iv)));
+        lw_close_loop(w, ls, ls_saved);
+        emit_barrier(w, LVL_BLOCK);
+        lw_bind(w, f->lam.param, lw_array(w, lw_mem_view(w, ys->ty, sh)));
+        lw_lower_acc(w, f->lam.body, c);
+        lw_last_close(w, bins, ticket, saved);
+        return;
+    }
     if (prim_accumulate_apply(w, ys, bins, NULL, false)) emit_barrier(w, LVL_BLOCK);
     lw_bind(w, f->lam.param, lw_array(w, lw_mem_view(w, ys->ty, bins)));
     lw_lower_acc(w, f->lam.body, c);

@@ -215,6 +215,7 @@ typedef struct RtSource {
     int ndefs;
     int min_blocks;
     bool evict_first;
+    bool bins_in_result;
     char *kernel;        /* patc_compile_options.kernel */
 } RtSource;
 
@@ -348,6 +349,7 @@ typedef struct RtLaunch {
     int npre;         /* a kernel of several launches (toGlobal): the ones before the last, */
     patc_launch_config *pcfg; /* their configurations */
     void **pfn;       /* and builds, fired in order before fn with the same args */
+    size_t zero_bytes; /* LdKernel.zero_out: the output's bytes zeroed before the launches */
 } RtLaunch;
 void rt_launch_free(RtLaunch *L);
 /* Check everything and build the argument array (out, in0.., scratch0.., nat0..). */

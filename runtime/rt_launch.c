@@ -187,6 +187,8 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
         if (no == 1) snprintf(what, sizeof what, "the output");
         else snprintf(what, sizeof what, "output %d", j);
         if ((s = check_buffer(k, &k->d->outs[j], outputs[j], what)) != PATC_OK) return s;
+        if (j == 0 && k->d->zero_out && (s = rt_buffer_info(k, &k->d->outs[0], what, NULL, NULL, &L->zero_bytes)) != PATC_OK)
+            return s;
         int al = k->d->outs[j].align; /* scanPipe's 16-byte stores */
         if (al > 1 && outputs[j]->ptr % (unsigned)al)
             return rt_fail(c, PATC_ERR_INVALID, "kernel %s: %s is written with %d-byte vector stores, so its buffer "
@@ -280,10 +282,16 @@ static patc_status fire_one(patc_kernel *k, const char *name, void *fn, const pa
 }
 
 /* A kernel's launches in order on the context's stream, all with the one argument
- * array: stream order makes each see the whole of the one before (toGlobal). */
+ * array: stream order makes each see the whole of the one before (toGlobal). A kernel
+ * that adds into its output (compiled with bins_in_result) has it zeroed first, on the
+ * same stream, also for an empty grid (whose result is all zeros). */
 patc_status rt_fire(patc_kernel *k, RtLaunch *L)
 {
     patc_status s = PATC_OK;
+    if (L->zero_bytes) {
+        patc_ctx *c = k->prog->ctx;
+        s = rt_drv_check(c, rt_driver_memset0_async(c->drv, L->ptrs[0], L->zero_bytes, c->stream), "cuMemsetD8Async (the output)");
+    }
     for (int l = 0; s == PATC_OK && l < L->npre; l++)
         s = fire_one(k, k->d->launches[l].name, L->pfn[l], &L->pcfg[l], L->args);
     if (s != PATC_OK || L->empty) return s;

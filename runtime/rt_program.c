@@ -122,6 +122,7 @@ static bool keep_source(patc_program *p, const char *name, const char *text, con
     }
     r->min_blocks = o ? o->min_blocks : 0;
     r->evict_first = o && o->evict_first;
+    r->bins_in_result = o && o->bins_in_result;
     return true;
 }
 
@@ -160,6 +161,7 @@ static patc_status run_front_end(patc_ctx *c, patc_program *p, const DumpFlags *
     rt_patterns_options(&opt.lang);
     opt.min_blocks = r->min_blocks;
     opt.evict_first = r->evict_first;
+    opt.bins_in_result = r->bins_in_result;
     opt.only_kernel = r->kernel;
     Define *d = r->ndefs > 0 ? ANEWN(p->arena, Define, r->ndefs) : NULL;
     for (int i = 0; i < r->ndefs; i++) {

@@ -402,6 +402,59 @@ START_TEST(padcst_register_reads_stay_in_bounds)
 }
 END_TEST
 
+/* bins_in_result: a kernel-level accumulate whose result is its bins as they are adds
+ * into the output (no "bins" scratch; the descriptor's zero_out asks the runtime for a
+ * memset), and lastBlock over one copies them to shared memory before its function
+ * writes the same words; with a nonzero init, a result of another shape or without the
+ * option, the bins stay scratch words the last block clears. */
+START_TEST(bins_in_result_adds_into_the_output)
+{
+    const char *src =
+        "import \"radixsort.rise\"\n"
+        "kernel hs = nFun((n, g) => fun(n.u32)(xs => xs |> rsHistScanD(n, g, 4, 256, rsDigit32(rsOrdU32, 8))))\n"
+        "kernel h = nFun((n, g) => fun(n.u32)(xs => xs |> rsHistogramD(n, g, 4, 256, rsDigit32(rsOrdU32, 8))))\n"
+        "kernel hi = nFun(g => fun((g * 256).i32)(bs => bs |> mapGlobal(fun(b => pair(b)(b - 40))) |> accumulate(64)(add)(1000)))\n"
+        "kernel hr = nFun(g => fun((g * 256).u32)(bs => bs |> mapGlobal(fun(b => pair(b % 64u)(1u))) |> accumulate(64)(add)(0u)"
+        " |> lastBlock(fun(h => h |> split(8) |> mapThreads(reduceSeq(add)(0u))))))\n";
+    CompileOptions bo = {.bins_in_result = true};
+    for (int with = 0; with < 2; with++) {
+        TC *t = tc_compile_flags(PATC_SOURCE_DIR "/tests/t.rise", src, NULL, 0, with ? &bo : NULL);
+        EXPECT_OK(t);
+        ck_assert_int_eq(t->c.nkernels, 4);
+        Kernel *hs = t->c.kernels[0], *h = t->c.kernels[1], *hi = t->c.kernels[2], *hr = t->c.kernels[3];
+        /* with the option: hs keeps its ticket, h nothing; without: the bins too */
+        ck_assert_int_eq(hs->nscratch, with ? 1 : 2);
+        ck_assert_int_eq(h->nscratch, with ? 0 : 2);
+        ck_assert(hs->zero_out == with && h->zero_out == with && t->c.descs[0]->zero_out == with);
+        /* init 1000 and an 8-element result of 64 bins: scratch bins either way */
+        ck_assert(!hi->zero_out && hi->nscratch == 2 && !hr->zero_out && hr->nscratch == 2);
+        char *cu = tc_cuda(t);
+        const char *k0 = strstr(cu, "void __launch_bounds__(1024) hs("), *k1 = strstr(cu, "void __launch_bounds__(1024) h(");
+        ck_assert_msg(k0 && k1 && k0 < k1, "%.2000s", cu);
+        char *hs_text = malloc((size_t)(k1 - k0) + 1);
+        ck_assert_ptr_nonnull(hs_text);
+        memcpy(hs_text, k0, (size_t)(k1 - k0));
+        hs_text[k1 - k0] = 0;
+        if (with) {
+            /* the grid's atomics into out; the last block's copy, read through L2 */
+            ck_assert_msg(strstr(hs_text, "atomicAdd(&out[") && strstr(hs_text, "] = __ldcg(&out[") && !strstr(hs_text, "bins0"),
+                          "%s", hs_text);
+            ck_assert_int_eq(count_substr(cu, "zeroed by the runtime before each launch"), 2);
+#ifndef PATC_SANITIZED_BUILD
+            char *log = NULL;
+            ck_assert_msg(nvrtc_ok(cu, "bins_in_result.cu", &log), "%.2000s", log ? log : "");
+            free(log);
+#endif
+        } else {
+            ck_assert_msg(strstr(hs_text, "atomicAdd(&bins0[") && !strstr(cu, "zeroed by the runtime"), "%s", hs_text);
+        }
+        free(hs_text);
+        free(cu);
+        tc_free(t);
+    }
+}
+END_TEST
+
 /* evict_first: a look-back kernel loads its inputs and stores its outputs evict-first
  * (__ldcs/__stcs), and nothing else does: not its tile state, not without the option,
  * not a kernel without a look-back. */
@@ -1118,6 +1171,7 @@ int main(void)
     tcase_add_test(c, vector_loads_through_padclamp);
     tcase_add_test(c, padcst_register_reads_stay_in_bounds);
     tcase_add_test(c, evict_first_streams_lookback_kernels);
+    tcase_add_test(c, bins_in_result_adds_into_the_output);
     tcase_add_test(c, full_tiles_drop_bound_tests);
     tcase_add_test(c, full_tiles_keep_unproved_tests);
     tcase_add_test(c, index_width);

@@ -17,7 +17,8 @@ typedef struct TC {
 } TC;
 
 /* Compile `src`, named `path` (imports resolve relative to it), with optional -D
- * defines and the code-generation flags of `flags` (min_blocks, evict_first; NULL: none);
+ * defines and the code-generation flags of `flags` (min_blocks, evict_first,
+ * bins_in_result; NULL: none);
  * diagnostics go to tc->err. */
 static inline TC *tc_compile_flags(const char *path, const char *src, const Define *defs, int ndefs,
                                    const CompileOptions *flags)
@@ -31,6 +32,7 @@ static inline TC *tc_compile_flags(const char *path, const char *src, const Defi
     if (flags) {
         opt.min_blocks = flags->min_blocks;
         opt.evict_first = flags->evict_first;
+        opt.bins_in_result = flags->bins_in_result;
     }
     static const char *inc[] = {PATC_SOURCE_DIR "/patterns"};
     opt.lang.include_dirs = inc;

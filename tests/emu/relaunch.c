@@ -1,6 +1,6 @@
-/* relaunch.c RISE KERNEL N G [NAME=VALUE...]: kernel KERNEL of RISE (one 4-byte input of
- * N keys, one output, compiled with -D n=N -D g=G, no g where G is 0, and the further
- * nats given) launched three times on the same buffers, each output checked against the
+/* relaunch.c RISE KERNEL N G [NAME=VALUE...] [--bins-in-result]: kernel KERNEL of RISE
+ * (one 4-byte input of N keys, one output, compiled with -D n=N -D g=G, no g where G is
+ * 0, and the further nats given; with the compile option bins_in_result) launched three times on the same buffers, each output checked against the
  * interpreter's, with different keys each time (0..299). For a kernel whose global
  * scratch must be left as the runtime zeroed it (accumulate's global bins, lastBlock's
  * partials) or moved to its next epoch (the pipe kernels' tile counter and tile words):
@@ -16,7 +16,9 @@
 
 int main(int argc, char **argv)
 {
-    if (argc < 5 || argc > 13) { printf("usage: relaunch RISE KERNEL N G [NAME=VALUE...]\n"); return 2; }
+    int bins = argc > 5 && strcmp(argv[argc - 1], "--bins-in-result") == 0;
+    if (bins) argc--;
+    if (argc < 5 || argc > 13) { printf("usage: relaunch RISE KERNEL N G [NAME=VALUE...] [--bins-in-result]\n"); return 2; }
     long long n = atoll(argv[3]), g = atoll(argv[4]);
     patc_define defs[10] = {{"n", n}, {"g", g}};
     int ndefs = g ? 2 : 1;
@@ -32,6 +34,7 @@ int main(int argc, char **argv)
     if (patc_create(&ctx, 0, 0) != PATC_OK) { printf("patc_create: %s\n", patc_last_error(ctx)); return 1; }
     patc_compile_options opts;
     memset(&opts, 0, sizeof opts);
+    opts.bins_in_result = bins;
     patc_program *prog;
     OK(patc_program_compile(ctx, argv[1], defs, ndefs, &opts, &prog));
     patc_kernel *k;

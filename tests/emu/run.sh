@@ -284,6 +284,15 @@ done
 for k in addI32 minI32 orU32 xorI64 addI64 maxU64 andU64 addF32 addF64 globalMaxU32 globalAddI32 lastSumsI32 lastScanU32; do # each CUDA atomic accumulate lowers to, and lastBlock over a global one
     echo "../tests/programs/accumulate_types.rise $k $r1 -D g=3"
 done
+# --bins-in-result: the bins are the output, zeroed by the runtime before the launch
+# (lastScanU32, the histograms, the radix sort's); where init is not 0 (globalAddI32,
+# lastSumsI32) they stay scratch
+for k in globalAddI32 lastSumsI32 lastScanU32; do echo "../tests/programs/accumulate_types.rise $k $r1 -D g=3 --bins-in-result"; done
+for n in 1 4097 1048583; do
+    echo "histogram.rise histU32 --input random:0:299 -D g=3 -D n=$n --bins-in-result"
+    echo "histogram.rise histF32 --input value:0.25 --input value:0.75 --input random -D g=3 -D n=$n --bins-in-result"
+    echo "radixsort.rise rsHistScanU32 $r1 -D g=3 -D n=$n --bins-in-result"
+done
 # issue 33 item 7a: lastBlock's body with no barrier in front of it; one where its shared
 # buffer reuses bytes other threads read just before (barrier.c puts one in the body)
 for m in 1 3 33; do echo "../tests/programs/lastblock_reuse.rise sumTwiceReuse $r1 -D m=$m"; done
@@ -406,6 +415,9 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "histogram relaunch" =~ $EMU_ONLY ]]; } && par
         set -- $ng
         relaunch_check "histogram.rise histU32 -D n=$1 -D g=$2" examples/histogram.rise "-D n=$1 -D g=$2" "histU32 $1 $2"
     done
+    # with the bins in the output: libpatrt zeroes it before each launch
+    relaunch_check "histogram.rise histU32 -D n=4097 -D g=3 --bins-in-result" examples/histogram.rise \
+        "-D n=4097 -D g=3 --bins-in-result" "histU32 4097 3 --bins-in-result"
 fi
 # issue 34 item 3: the emulated pipe kernels are checked, not merely run. A scanPipe
 # kernel with one block at a time (EMU_RESIDENT=1: block 0's producer draws every tile,
