@@ -7,10 +7,16 @@
  * then four multisplit passes, in -> tmp -> out -> tmp -> out. Its program is generated
  * for the key type (sortHistScan, sortPass and the other kernels below) and compiled once
  * per use: each kernel with a cubin, as a program of its own, on its first launch
- * (kernel_cubin); the whole text without one on the first CPU run or size query. The sorter owns its temporary memory (the second buffer of keys, the counts
- * and the offsets), allocated on the first enqueue that needs more and kept until it is
- * freed; the kernels own their scratch (multisplit's look-back words), as every
- * kernel does. patc_sorter_temp_bytes states both. A sorter of pairs has a pass over
+ * (kernel_cubin); the whole text without one on the first CPU run or size query. Both
+ * are compiled with bins_in_result: the histogram's bins are the offsets' own buffer,
+ * which libpatrt zeroes before the launch, not 4 KiB of scratch of the kernel's own
+ * (with them the temporary memory was above CUB's below 2^20 keys: 43,292 bytes against
+ * 39,679 at 8193 u32 keys; the memset took 0.1 to 0.9 us of GPU time, interleaved on an
+ * H200, bench/results/2026-11-27-nvidia-h200-sort-tempmem). The sorter owns its
+ * temporary memory (the second buffer of keys, the counts and the offsets), allocated on
+ * the first enqueue that needs more and kept until it is freed; the kernels own their
+ * scratch (multisplit's look-back words), as every kernel does. patc_sorter_temp_bytes
+ * states both. A sorter of pairs has a pass over
  * zip(keys)(values) (rsPassPairs) instead, its values moved as u32 words whatever their
  * type, and a second buffer of values; a descending sorter sorts by the complemented
  * order bits (rsOrd*Desc), which keeps equal keys in input order as the ascending one.
@@ -128,6 +134,15 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  * (sortPass) below the first step and for the cases not here (other types and widths
  * were not timed in other shapes). Each step's tile is a kernel of its own, sortPassB0,
  * B1, ...
+ * A tile of fewer keys than CUB's takes more look-back words (4 bytes a bucket a tile,
+ * as CUB's): CUB's Onesweep tiles on sm_90 are 7680 keys for u32 and i32, 7296 for f32
+ * and 8832 for 4-byte keys with 4-byte values (worked out from its temp_storage_bytes,
+ * bench/results/2026-11-27-nvidia-h200-sort-tempmem), so below 2^20 keys 4-byte keys
+ * take 512x16 (8192), not 384x16 (6144, which took up to 34 KB more than CUB at 2^20
+ * - 1), and pairs of them 512x18 (9216). On an H200, CUB/patc below 2^20 was 1.14-1.32
+ * for u32 and f32 keys at 512x16 (1.12-1.36 at 384x16), 1.05-1.21 for pairs at 512x18
+ * (1.23-1.43 at 384x16; 512x20 and 384x24 were slower still). i32 keys take u32's tiles
+ * (the same pass but for the sign bit), and pairs of any 4-byte key f32's.
  * The tiles from 2^21 keys were chosen on one H100 (bench/results/2026-11-27-nvidia-h100-sort-tiles:
  * eight shapes, each a run of its own, uniform keys at 2^21, 2^22, 2^23, 2^24 and 2^26),
  * after the pass's ranking took a vote per bit in PTX (patc_match_bits), which made it
@@ -138,11 +153,11 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  *  - f32 keys: 384x24 from 2^20 (as before: 79.1 us against 90 at 384x16), 512x16 from
  *    2^21 (98.4 and 164.2 us at 2^21 and 2^22 against 101.4 and 173.9 at 384x24), 512x20
  *    from 2^23 (289.2, 503.5, 1739.6 us at 2^23, 2^24, 2^26; 512x16 292.4, 517.0, 1860.7);
- *  - f32 keys with 4-byte values: chosen on one H200 (bench/results/2026-11-27-nvidia-h200-sort-tiles-pairs),
- *    after their pass stopped keeping the values in registers (ms_order reads them):
- *    512x16 from 2^20 (78.8, 119.6, 209.2 us at 2^20, 2^21, 2^22; 384x16 92.6, 134.0,
- *    227.5), 512x20 from 2^23 (362.3, 622.3, 2130.4 us at 2^23, 2^24, 2^26 against 364.0,
- *    645.7, 2288.6 at 512x16 and 379.7, 669.5, 2277.1 at 384x16);
+ *  - f32 keys with 4-byte values: 512x18 up to 2^22, 512x20 from 2^22 (H200,
+ *    bench/results/2026-11-27-nvidia-h200-sort-tempmem: uniform 2^21, 2^22, 1.5 x 2^22
+ *    and 2^23 keys took 120.1, 207.0, 285.7, 347.0 us at 512x18, 119.7, 204.4, 275.7,
+ *    335.4 at 512x20 and 116.9, 203.7, 285.0, 360.2 at 512x16, whose 8192-key tiles took
+ *    22-79 KB more than CUB; the pass keeps no values in registers, ms_order reads them);
  *  - u64 keys: 512x16 from 2^20 at every size (203.7, 378.7, 693.4, 1236.8, 4541.2 us at
  *    2^21 to 2^26; 384x16 249.3, 431.2, 767.3, 1397.4, 4998.6; 384x20 238.8 to 4730.3).
  * Tiles of 18 or more items a thread are compiled for two blocks an SM (multisplit's own
@@ -154,13 +169,22 @@ static const struct {
     long long from;
     Tile t;
 } tile_steps[] = {
+    {PATC_U32, 0, 1, {512, 16}},
     {PATC_U32, 0, 1LL << 20, {512, 18}},
     {PATC_U32, 0, 1LL << 23, {512, 20}},
+    {PATC_I32, 0, 1, {512, 16}},
+    {PATC_I32, 0, 1LL << 20, {512, 18}},
+    {PATC_I32, 0, 1LL << 23, {512, 20}},
+    {PATC_F32, 0, 1, {512, 16}},
     {PATC_F32, 0, 1LL << 20, {384, 24}},
     {PATC_F32, 0, 1LL << 21, {512, 16}},
     {PATC_F32, 0, 1LL << 23, {512, 20}},
-    {PATC_F32, 4, 1LL << 20, {512, 16}},
-    {PATC_F32, 4, 1LL << 23, {512, 20}},
+    {PATC_U32, 4, 1, {512, 18}},
+    {PATC_U32, 4, 1LL << 22, {512, 20}},
+    {PATC_I32, 4, 1, {512, 18}},
+    {PATC_I32, 4, 1LL << 22, {512, 20}},
+    {PATC_F32, 4, 1, {512, 18}},
+    {PATC_F32, 4, 1LL << 22, {512, 20}},
     {PATC_U64, 0, 1LL << 20, {512, 16}},
 };
 
@@ -343,7 +367,7 @@ void patc_sorter_free(patc_sorter *s)
 static patc_status program0(patc_sorter *s)
 {
     if (s->prog0) return PATC_OK;
-    patc_compile_options o = {.no_cubin = 1};
+    patc_compile_options o = {.no_cubin = 1, .bins_in_result = 1};
     patc_status st = rt_program_from_text(s->ctx, "<patc_sorter>", s->source, NULL, 0, &o, &s->prog0);
     if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortHistScan", &s->hscan[0]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortHist", &s->hist[0]);
@@ -376,7 +400,7 @@ static patc_status kernel_cubin(patc_sorter *s, patc_kernel **k, const char *nam
     if (*k) return PATC_OK;
     if (s->nkprog == KPROG_MAX) /* each slot compiles once: more would be a bug here */
         return rt_fail(s->ctx, PATC_ERR_INVALID, "patc_sorter: more kernels than the sorter has");
-    patc_compile_options o = {.kernel = name};
+    patc_compile_options o = {.kernel = name, .bins_in_result = 1};
     patc_program *p = NULL;
     patc_status st = rt_program_from_text(s->ctx, "<patc_sorter>", s->source, NULL, 0, &o, &p);
     if (st == PATC_OK) st = patc_get_kernel(p, name, k);
@@ -388,7 +412,6 @@ static patc_status kernel_cubin(patc_sorter *s, patc_kernel **k, const char *nam
     s->kprog[s->nkprog++] = p;
     return PATC_OK;
 }
-
 /* The pass kernel of a sort of n keys: that of the sorter's last step from n or fewer
  * keys, sortPass before the first step; in portions (n past one), sortPassP. With a
  * cubin (cubin 1), compiled now where it was not. */

@@ -595,7 +595,8 @@ fi
 # issue 35 item 4: libpatrt's patc_sort_keys through its real launch path on the
 # emulated kernels: tests/gpu/sort_check.c (section r of tests/gpu/all.sh) built against
 # the libpatrt.so beside PATC, the sorter's generated program (sort_check --source)
-# built by build.sh, every result checked against a reference sort and qsort.
+# built by build.sh with --bins-in-result, as libpatrt compiles it, every result checked
+# against a reference sort and qsort.
 # sort_check_emu SO ARGS...: tests/gpu/sort_check ARGS on the kernels emulated from SO
 # (through libpatrt's launches, the stand-in driver running them), a pass or a fail.
 sort_check_emu() {
@@ -614,7 +615,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; } && part_ok; th
     if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
         for t in u32 i32 f32; do
             if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $t >"$TMP/sort_$t.rise" ||
-                ! bash tests/emu/build.sh "$PATC" "$TMP/sort_$t.so" "$TMP/sort_$t.rise" 2>"$TMP/build.err"; then
+                ! bash tests/emu/build.sh "$PATC" "$TMP/sort_$t.so" "$TMP/sort_$t.rise" --bins-in-result 2>"$TMP/build.err"; then
                 echo "FAIL: sort_check $t: building the sorter's kernels"
                 sed 's/^/    /' "$TMP/build.err" | head -10
                 fails=$((fails + 1))
@@ -633,7 +634,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; } && part_ok; th
         # in the second buffer and copies back with sortCopy)
         w=(--pairs=u64 --bits=0:40 i64)
         if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source "${w[@]}" >"$TMP/sort_w.rise" ||
-            ! bash tests/emu/build.sh "$PATC" "$TMP/sort_w.so" "$TMP/sort_w.rise" 2>"$TMP/build.err"; then
+            ! bash tests/emu/build.sh "$PATC" "$TMP/sort_w.so" "$TMP/sort_w.rise" --bins-in-result 2>"$TMP/build.err"; then
             echo "FAIL: sort_check ${w[*]}: building the sorter's kernels"
             sed 's/^/    /' "$TMP/build.err" | head -10
             fails=$((fails + 1))

@@ -39,7 +39,9 @@
 #    u64, i64, f64 keys; pairs; descending; bit ranges; digit widths)
 #    through tests/gpu/sort_check.c at 1 .. 2^28, every element checked against a
 #    stable reference sort (and qsort to 2^21), 1000 back-to-back sorts, the histogram
-#    kernel of examples/radixsort.rise against the interpreter, and the sanitizers.
+#    kernel of examples/radixsort.rise against the interpreter (also with its bins in
+#    the output, --bins-in-result), the temporary memory against CUB's for the same call
+#    (tests/gpu/sort_temp.cu), and the sanitizers.
 #    The one-launch small sort (sortTiles, examples/sorttiles.rise) against the
 #    interpreter and libpatrt's sorts around its thresholds (2048, 4096, 8192 keys), with sanitizers;
 #    its 8-byte keys and values (u64, i64, f64, u64 orders) too.
@@ -1022,9 +1024,22 @@ if [ $rc = 0 ]; then
         "$PATC" run examples/radixsort.rise --kernel rsHist$t --input random:0:2000000000 --check-against-cpu -D n=$n -D g=264
       [ $t = I32 ] || bg_check gpu radixsort.rise rsHistScan$t "$n/g=264" 'max relative error: [^ ]*' \
         "$PATC" run examples/radixsort.rise --kernel rsHistScan$t --input random:0:2000000000 --check-against-cpu -D n=$n -D g=264
+      # the bins in the output, zeroed by libpatrt before the launch (as the sorter's)
+      [ $t = I32 ] || bg_check gpu radixsort.rise "rsHistScan$t bins-in-result" "$n/g=264" 'max relative error: [^ ]*' \
+        "$PATC" run examples/radixsort.rise --kernel rsHistScan$t --input random:0:2000000000 --check-against-cpu -D n=$n -D g=264 --bins-in-result
     done
   done
   collect
+  # the temporary memory against CUB's for the same call, every key type and value size
+  # (tests/gpu/sort_temp.cu: a query on both sides, nothing sorted)
+  o=$(nvcc -O2 -arch=sm_90 -std=c++17 -Iruntime -o "$rdir/sort_temp" tests/gpu/sort_temp.cu build/runtime/libpatrt.a -ldl -lm -lpthread 2>&1); rc=$?
+  echo "$o" >>"$log"
+  record build sort_temp.cu nvcc - $rc "$(echo "$o" | grep -m1 -i 'error')"
+  if [ $rc = 0 ]; then
+    o=$("$rdir/sort_temp" --root "$PWD" 2>&1); rc=$?
+    echo "$o" >>"$log"
+    record sort sort_temp.cu "temp bytes <= CUB's" "1..2^31-1" $rc "$(echo "$o" | tail -1)"
+  fi
   # sort_san TOOL ARGS...: sort_check under the sanitizer, with a last line "== " giving
   # its count and the sanitizer's summary (the detail bg_check records)
   sort_san() {
