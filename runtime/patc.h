@@ -164,18 +164,19 @@ typedef struct patc_compile_options {
     const char *cuda_file; /* the hand-edited CUDA C read from this file (patc run --cuda);
                               NVRTC's messages name the file. At most one of cuda and
                               cuda_file (NULL: none) */
-    int bins_in_result;   /* nonzero: a kernel whose result is a global accumulate, or
-                             lastBlock over one, adds into its output buffer, which each
-                             launch zeroes first (a memset on the stream), instead of into
-                             scratch bins of its own that its last block copies and clears:
-                             its bins' bytes less scratch, one operation more a launch
-                             (docs/language.md, accumulate). Where the result is not the
-                             bins as they are, nothing changes */
     int check_only;       /* nonzero: every pass of the compiler runs (so every error of the
                              program is found) and no code is made: no CUDA C
                              (patc_program_cuda gives NULL) and no cubin, as patc --check.
                              The kernels can be inspected and run on the CPU interpreter.
                              Ignored with cuda or cuda_file. */
+    int bins_in_result;   /* nonzero: a kernel whose result is a global accumulate, or
+                             lastBlock over one, adds into its output buffer, which each
+                             launch zeroes first (a memset on the stream), instead of into
+                             scratch bins of its own that its last block copies and clears:
+                             its bins' bytes less scratch, one operation more a launch
+                             (docs/language.md, accumulate; last here, so that bindings
+                             written before it keep their layout). Where the result is not the
+                             bins as they are, nothing changes */
 } patc_compile_options;
 
 /* Compile the .rise file `path`: the front end reads it (diagnostics are the last error,

@@ -139,10 +139,11 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  * and 8832 for 4-byte keys with 4-byte values (worked out from its temp_storage_bytes,
  * bench/results/2026-11-27-nvidia-h200-sort-tempmem), so below 2^20 keys 4-byte keys
  * take 512x16 (8192), not 384x16 (6144, which took up to 34 KB more than CUB at 2^20
- * - 1), and pairs of them 512x18 (9216). On an H200, CUB/patc below 2^20 was 1.14-1.32
- * for u32 and f32 keys at 512x16 (1.12-1.36 at 384x16), 1.05-1.21 for pairs at 512x18
- * (1.23-1.43 at 384x16; 512x20 and 384x24 were slower still). i32 keys take u32's tiles
- * (the same pass but for the sign bit), and pairs of any 4-byte key f32's.
+ * - 1), and pairs of them 512x18 (9216). On an H200, CUB/patc from 8193 to 2^20 - 1
+ * keys was 1.19-1.36 for u32 and f32 keys at 512x16 (1.09-1.37 at 384x16), 1.07-1.27 for
+ * pairs at 512x18 (1.05-1.43 at 384x16; 512x20 and 384x24 were slower still at 8193).
+ * i32 keys take u32's tiles (the same pass but for the sign bit), and pairs of any
+ * 4-byte key f32's. So sortPass (384x16) is left to the other types and digit widths.
  * The tiles from 2^21 keys were chosen on one H100 (bench/results/2026-11-27-nvidia-h100-sort-tiles:
  * eight shapes, each a run of its own, uniform keys at 2^21, 2^22, 2^23, 2^24 and 2^26),
  * after the pass's ranking took a vote per bit in PTX (patc_match_bits), which made it
@@ -412,6 +413,7 @@ static patc_status kernel_cubin(patc_sorter *s, patc_kernel **k, const char *nam
     s->kprog[s->nkprog++] = p;
     return PATC_OK;
 }
+
 /* The pass kernel of a sort of n keys: that of the sorter's last step from n or fewer
  * keys, sortPass before the first step; in portions (n past one), sortPassP. With a
  * cubin (cubin 1), compiled now where it was not. */

@@ -129,7 +129,7 @@ _STATUS = {
 class CompileOptions(Structure):
     _fields_ = [("kernel", c_char_p), ("dump", c_char_p), ("dump_out", c_void_p), ("cuda", c_char_p),
                 ("no_cubin", c_int), ("min_blocks", c_int), ("evict_first", c_int), ("cuda_file", c_char_p),
-                ("check_only", c_int)]
+                ("check_only", c_int), ("bins_in_result", c_int)]
 
 
 class SortSpec(Structure):
