@@ -697,7 +697,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check_pairs" =~ $EMU_ONLY ]]; } && part_
             tag=$(echo "$f" | tr -c 'a-z0-9\n' _)
             # shellcheck disable=SC2086
             if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $f >"$TMP/sortp_$tag.rise" ||
-                ! bash tests/emu/build.sh "$PATC" "$TMP/sortp_$tag.so" "$TMP/sortp_$tag.rise" 2>"$TMP/build.err"; then
+                ! bash tests/emu/build.sh "$PATC" "$TMP/sortp_$tag.so" "$TMP/sortp_$tag.rise" --bins-in-result 2>"$TMP/build.err"; then
                 echo "FAIL: sort_check $f: building the sorter's kernels"
                 sed 's/^/    /' "$TMP/build.err" | head -10
                 fails=$((fails + 1))
@@ -740,7 +740,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; }
             tag=$(echo "$f" | tr -c 'a-z0-9\n' _)
             # shellcheck disable=SC2086
             if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $f >"$TMP/sorts_$tag.rise" ||
-                ! bash tests/emu/build.sh "$PATC" "$TMP/sorts_$tag.so" "$TMP/sorts_$tag.rise" 2>"$TMP/build.err"; then
+                ! bash tests/emu/build.sh "$PATC" "$TMP/sorts_$tag.so" "$TMP/sorts_$tag.rise" --bins-in-result 2>"$TMP/build.err"; then
                 echo "FAIL: sort_check $f: building the sorter's kernels"
                 sed 's/^/    /' "$TMP/build.err" | head -10
                 fails=$((fails + 1))
