@@ -52,6 +52,13 @@ expect "--evict-first" 0 "$PATC" --emit-cuda --evict-first examples/scan_device.
 has "--evict-first: loads" "$TMP/out" '= __ldcs\(&xs\['
 has "--evict-first: stores" "$TMP/out" '__stcs\(&out\['
 expect "patc run --evict-first" 0 "$PATC" run examples/scan_device.rise --kernel inclSumF32 -D nt=128 -D ipt=25 -D n=100 --input random --cpu --evict-first
+# --bins-in-result: the histogram adds into its output (no bins among its scratch), which
+# the comment block says the runtime zeroes; the CPU run is unchanged
+expect "--bins-in-result" 0 "$PATC" --emit-cuda --bins-in-result examples/histogram.rise --kernel histU32
+has "--bins-in-result: atomics into out" "$TMP/out" 'atomicAdd\(&out\['
+has "--bins-in-result: the comment block" "$TMP/out" 'zeroed by the runtime before each launch'
+if grep -q 'bins0' "$TMP/out"; then fail "--bins-in-result: scratch bins left"; else pass "--bins-in-result: no scratch bins"; fi
+expect "patc run --bins-in-result" 0 "$PATC" run examples/histogram.rise --kernel histU32 -D n=1000 -D g=3 --input random:0:299 --cpu --bins-in-result
 
 # 0b. patc's own patterns by name from a directory that holds none: the build tree has
 # no share/patc/patterns beside patc, so these are the copies built into libpatrt; a
