@@ -321,6 +321,62 @@ START_TEST(sorter_temp_bytes)
 }
 END_TEST
 
+/* The temporary memory against CUB's for the same call (issue 35 item 4: no more than
+ * CUB's): tests/data/cub_radix_sort_temp_bytes.txt holds CUB's temp_storage_bytes for
+ * every key type alone, with 4- and 8-byte values and two bit ranges, n = 1 .. 2^31 - 1,
+ * as tests/gpu/sort_temp.cu printed them on an H100 (CUDA 13.0's CCCL); patc's must be
+ * at or below each. The same comparison runs against CUB itself in tests/gpu/all.sh r. */
+static patc_type type_named(const char *s, size_t len)
+{
+    static const struct {
+        const char *name;
+        patc_type t;
+    } names[] = {{"u32", PATC_U32}, {"i32", PATC_I32}, {"f32", PATC_F32}, {"u64", PATC_U64}, {"i64", PATC_I64}, {"f64", PATC_F64}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i].name) == len && strncmp(s, names[i].name, len) == 0) return names[i].t;
+    ck_abort_msg("cub_radix_sort_temp_bytes.txt: no type %.*s", (int)len, s);
+    return PATC_U32;
+}
+START_TEST(sorter_temp_within_cub)
+{
+    FILE *f = fopen(PATC_SOURCE_DIR "/tests/data/cub_radix_sort_temp_bytes.txt", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[128], cur[32] = "";
+    patc_sorter *so = NULL;
+    int rows = 0, cases = 0;
+    while (fgets(line, sizeof line, f)) {
+        char cs[32];
+        long long n;
+        unsigned long long cub;
+        if (line[0] == '#') continue;
+        ck_assert_msg(sscanf(line, "%31s %lld %llu", cs, &n, &cub) == 3, "bad line: %s", line);
+        if (strcmp(cs, cur) != 0) {
+            patc_sorter_free(so);
+            patc_sort_spec spec = {0};
+            const char *plus = strchr(cs, '+'), *br = strchr(cs, '[');
+            size_t klen = plus ? (size_t)(plus - cs) : br ? (size_t)(br - cs) : strlen(cs);
+            spec.key_type = type_named(cs, klen);
+            if (plus) {
+                spec.values = 1;
+                spec.value_type = type_named(plus + 1, strlen(plus + 1));
+            }
+            if (br) ck_assert_int_eq(sscanf(br, "[%d:%d]", &spec.begin_bit, &spec.end_bit), 2);
+            ck_assert_msg(patc_sorter_create_spec(ctx, &spec, &so) == PATC_OK, "%s: %s", cs, patc_last_error(ctx));
+            strcpy(cur, cs);
+            cases++;
+        }
+        size_t b = 0;
+        ck_assert_msg(patc_sorter_temp_bytes(so, n, &b) == PATC_OK, "%s n=%lld: %s", cs, n, patc_last_error(ctx));
+        ck_assert_msg(b <= cub, "%s n=%lld: %zu bytes of temporary memory, CUB's %llu", cs, n, b, cub);
+        rows++;
+    }
+    patc_sorter_free(so);
+    fclose(f);
+    ck_assert_int_eq(cases, 20);
+    ck_assert_int_ge(rows, 560);
+}
+END_TEST
+
 /* The pass's tile steps for f32 keys with u32 values and for u64 keys (rt_sort.c's
  * tile_steps): the pairs 512x18 (9216 keys) below 2^22, 512x20 (10240) from 2^22; u64
  * keys 384x16 (6144) below 2^20, 512x16 (8192) from 2^20 on. Seen in the temporary
@@ -968,6 +1024,7 @@ static Suite *suite(void)
     add_loop(tc, sorter_cpu_every_type_and_input, 3 * NUM_INPUTS);
     tcase_add_test(tc, sorter_arguments);
     tcase_add_test(tc, sorter_temp_bytes);
+    tcase_add_test(tc, sorter_temp_within_cub);
     tcase_add_test(tc, sorter_tile_steps);
     tcase_add_test(tc, multisplit_length_bound);
     tcase_add_test(tc, sorter_freed_by_destroy);
