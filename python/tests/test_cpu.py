@@ -466,3 +466,33 @@ def test_bench_dry_run(tmp_path):
     csv = (tmp_path / "python_bench.csv").read_text().splitlines()
     assert csv[0] == "op,dtype,n,impl,median_us,min_us,reps,gbps_in,streamed_us" and len(csv) > 20
     assert "run: python3" in (tmp_path / "command.txt").read_text()
+
+
+# The ctypes structs of patc._lib against runtime/patc.h: the same fields in the same
+# order (a field added to a C struct but not here, or put elsewhere, shifts every field
+# after it: patc_compile_options.bins_in_result, stop 51, was first put before
+# check_only, where this struct then had check_only)
+def _c_fields(header, name):
+    import re
+    m = re.search(r"typedef struct %s \{(.*?)\} %s;" % (name, name), header, re.S)
+    assert m, name
+    body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+    fields = []
+    for decl in body.split(";"):
+        decl = decl.strip()
+        if not decl:
+            continue
+        names = decl.split(",")
+        first = re.sub(r"\[.*?\]", "", names[0]).replace("*", " ").split()[-1]
+        fields.append(first)
+        fields += [re.sub(r"\[.*?\]", "", n).replace("*", " ").strip() for n in names[1:]]
+    return fields
+
+
+@pytest.mark.parametrize("cname, pyname", [("patc_compile_options", "CompileOptions"), ("patc_sort_spec", "SortSpec"),
+                                            ("patc_define", "Define"), ("patc_algo_spec", "AlgoSpec")])
+def test_ctypes_structs_match_patc_h(cname, pyname):
+    from patc import _lib
+    header = (ROOT / "runtime" / "patc.h").read_text()
+    py = [f[0].rstrip("_") for f in getattr(_lib, pyname)._fields_]
+    assert py == _c_fields(header, cname)
