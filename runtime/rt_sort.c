@@ -11,7 +11,7 @@
  * are compiled with bins_in_result: the histogram's bins are the offsets' own buffer,
  * which libpatrt zeroes before the launch, not 4 KiB of scratch of the kernel's own
  * (with them the temporary memory was above CUB's below 2^20 keys: 43,292 bytes against
- * 39,679 at 8193 u32 keys; the memset took 0.1 to 0.9 us of GPU time, interleaved on an
+ * 39,679 at 8193 u32 keys; the memset took 0 to 0.9 us of GPU time, interleaved on an
  * H200, bench/results/2026-11-27-nvidia-h200-sort-tempmem). The sorter owns its
  * temporary memory (the second buffer of keys, the counts and the offsets), allocated on
  * the first enqueue that needs more and kept until it is freed; the kernels own their
