@@ -62,11 +62,14 @@ static patc_status apply_override(patc_kernel *k, const patc_launch_config *o, p
     return PATC_OK;
 }
 
-static patc_status check_buffer(patc_kernel *k, const LdBuf *b, const patc_buffer *pb, const char *what)
+/* pb is a buffer of the kernel's context, at least as long as b's count at the bound
+ * nats; *bytes (where given) gets that length */
+static patc_status check_buffer(patc_kernel *k, const LdBuf *b, const patc_buffer *pb, const char *what, size_t *bytes)
 {
     size_t need = 0;
     patc_status s = rt_buffer_info(k, b, what, NULL, NULL, &need);
     if (s != PATC_OK) return s;
+    if (bytes) *bytes = need;
     if (!pb) return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s: no buffer given for %s", k->d->name, what);
     if (pb->ctx != k->prog->ctx)
         return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s: %s belongs to another context", k->d->name, what);
@@ -186,8 +189,8 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
         char what[48];
         if (no == 1) snprintf(what, sizeof what, "the output");
         else snprintf(what, sizeof what, "output %d", j);
-        if ((s = check_buffer(k, &k->d->outs[j], outputs[j], what)) != PATC_OK) return s;
-        if (j == 0 && k->d->zero_out && (s = rt_buffer_info(k, &k->d->outs[0], what, NULL, NULL, &L->zero_bytes)) != PATC_OK)
+        /* a kernel that adds into its output (zero_out) has its bytes zeroed first (rt_fire) */
+        if ((s = check_buffer(k, &k->d->outs[j], outputs[j], what, j == 0 && k->d->zero_out ? &L->zero_bytes : NULL)) != PATC_OK)
             return s;
         int al = k->d->outs[j].align; /* scanPipe's 16-byte stores */
         if (al > 1 && outputs[j]->ptr % (unsigned)al)
@@ -204,7 +207,7 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
         }
         char what[48];
         snprintf(what, sizeof what, "input %d", i);
-        if ((s = check_buffer(k, &k->d->inputs[i], inputs[i].buffer, what)) != PATC_OK) return s;
+        if ((s = check_buffer(k, &k->d->inputs[i], inputs[i].buffer, what, NULL)) != PATC_OK) return s;
         /* a misaligned vector load would stop the kernel with an error that poisons the context */
         int al = k->d->inputs[i].align;
         if (al > 1 && inputs[i].buffer->ptr % (unsigned)al)

@@ -328,12 +328,9 @@ END_TEST
  * at or below each. The same comparison runs against CUB itself in tests/gpu/all.sh r. */
 static patc_type type_named(const char *s, size_t len)
 {
-    static const struct {
-        const char *name;
-        patc_type t;
-    } names[] = {{"u32", PATC_U32}, {"i32", PATC_I32}, {"f32", PATC_F32}, {"u64", PATC_U64}, {"i64", PATC_I64}, {"f64", PATC_F64}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i].name) == len && strncmp(s, names[i].name, len) == 0) return names[i].t;
+    static const patc_type ts[] = {PATC_U32, PATC_I32, PATC_F32, PATC_U64, PATC_I64, PATC_F64};
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
+        if (strlen(patc_type_name(ts[i])) == len && strncmp(s, patc_type_name(ts[i]), len) == 0) return ts[i];
     ck_abort_msg("cub_radix_sort_temp_bytes.txt: no type %.*s", (int)len, s);
     return PATC_U32;
 }

@@ -595,8 +595,25 @@ fi
 # issue 35 item 4: libpatrt's patc_sort_keys through its real launch path on the
 # emulated kernels: tests/gpu/sort_check.c (section r of tests/gpu/all.sh) built against
 # the libpatrt.so beside PATC, the sorter's generated program (sort_check --source)
-# built by build.sh with --bins-in-result, as libpatrt compiles it, every result checked
-# against a reference sort and qsort.
+# built by build.sh (build_sorter), every result checked against a reference sort and
+# qsort.
+# build_sorter SO ARGS...: the sorter's program for sort_check ARGS built into SO as
+# libpatrt compiles it (--bins-in-result: the histogram adds into its output, which the
+# runtime zeroes; a build without it has another histogram kernel, with scratch bins
+# among its parameters), for every block below; false, with a fail counted and
+# build.sh's messages, where it cannot be built.
+build_sorter() {
+    local so=$1
+    shift
+    if LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source "$@" >"$so.rise" &&
+        bash tests/emu/build.sh "$PATC" "$so" "$so.rise" --bins-in-result 2>"$TMP/build.err"; then
+        return 0
+    fi
+    echo "FAIL: sort_check $*: building the sorter's kernels"
+    sed 's/^/    /' "$TMP/build.err" | head -10
+    fails=$((fails + 1))
+    return 1
+}
 # sort_check_emu SO ARGS...: tests/gpu/sort_check ARGS on the kernels emulated from SO
 # (through libpatrt's launches, the stand-in driver running them), a pass or a fail.
 sort_check_emu() {
@@ -614,13 +631,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; } && part_ok; th
     rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
     if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
         for t in u32 i32 f32; do
-            if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $t >"$TMP/sort_$t.rise" ||
-                ! bash tests/emu/build.sh "$PATC" "$TMP/sort_$t.so" "$TMP/sort_$t.rise" --bins-in-result 2>"$TMP/build.err"; then
-                echo "FAIL: sort_check $t: building the sorter's kernels"
-                sed 's/^/    /' "$TMP/build.err" | head -10
-                fails=$((fails + 1))
-                continue
-            fi
+            build_sorter "$TMP/sort_$t.so" $t || continue
             runs=("1 uniform" "31 special" "1000 few" "4097 uniform" "4097 special" "4097 sorted" "4097 reverse"
                   "4097 equal" "100003 uniform" "many 40 5000")
             for r in "${runs[@]}"; do
@@ -633,12 +644,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; } && part_ok; th
         # 8-byte keys and values, a bit range of five passes (odd: the in-place sort ends
         # in the second buffer and copies back with sortCopy)
         w=(--pairs=u64 --bits=0:40 i64)
-        if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source "${w[@]}" >"$TMP/sort_w.rise" ||
-            ! bash tests/emu/build.sh "$PATC" "$TMP/sort_w.so" "$TMP/sort_w.rise" --bins-in-result 2>"$TMP/build.err"; then
-            echo "FAIL: sort_check ${w[*]}: building the sorter's kernels"
-            sed 's/^/    /' "$TMP/build.err" | head -10
-            fails=$((fails + 1))
-        else
+        if build_sorter "$TMP/sort_w.so" "${w[@]}"; then
             sort_check_emu "$TMP/sort_w.so" "${w[@]}" 9001 uniform
             sort_check_emu "$TMP/sort_w.so" "${w[@]}" 33 special
             sort_check_emu "$TMP/sort_w.so" --portion=2500 "${w[@]}" 9001 few
@@ -696,13 +702,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sort_check_pairs" =~ $EMU_ONLY ]]; } && part_
         for f in "--pairs=u32 f32" "--pairs=f32 i32" "--desc f32" "--desc --pairs=i32 u32"; do
             tag=$(echo "$f" | tr -c 'a-z0-9\n' _)
             # shellcheck disable=SC2086
-            if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $f >"$TMP/sortp_$tag.rise" ||
-                ! bash tests/emu/build.sh "$PATC" "$TMP/sortp_$tag.so" "$TMP/sortp_$tag.rise" --bins-in-result 2>"$TMP/build.err"; then
-                echo "FAIL: sort_check $f: building the sorter's kernels"
-                sed 's/^/    /' "$TMP/build.err" | head -10
-                fails=$((fails + 1))
-                continue
-            fi
+            build_sorter "$TMP/sortp_$tag.so" $f || continue
             # (kept short: about 40 s in all here)
             runs=("31 special" "4097 equal" "many 8 5000")
             case "$f" in *pairs=u32*) runs+=("4097 special") ;; esac
@@ -739,13 +739,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; }
         for f in "f32" "--desc --pairs=i32 u32"; do
             tag=$(echo "$f" | tr -c 'a-z0-9\n' _)
             # shellcheck disable=SC2086
-            if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $f >"$TMP/sorts_$tag.rise" ||
-                ! bash tests/emu/build.sh "$PATC" "$TMP/sorts_$tag.so" "$TMP/sorts_$tag.rise" --bins-in-result 2>"$TMP/build.err"; then
-                echo "FAIL: sort_check $f: building the sorter's kernels"
-                sed 's/^/    /' "$TMP/build.err" | head -10
-                fails=$((fails + 1))
-                continue
-            fi
+            build_sorter "$TMP/sorts_$tag.so" $f || continue
             for r in "2048 uniform" "4097 special" "8193 few"; do
                 # shellcheck disable=SC2086
                 sort_check_emu "$TMP/sorts_$tag.so" $f $r

@@ -76,12 +76,11 @@ int main(int argc, char **argv)
     if (patc_create(&ctx, 0, 0) != PATC_OK) { printf("patc_create: %s\n", patc_last_error(ctx)); return 1; }
     if (patc_add_include_dir(ctx, (root + "/patterns").c_str()) != PATC_OK) { printf("%s\n", patc_last_error(ctx)); return 1; }
     static const patc_type keys[] = {PATC_U32, PATC_I32, PATC_F32, PATC_U64, PATC_I64, PATC_F64};
-    static const char *names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
     std::vector<Case> cases;
     for (int k = 0; k < 6; k++) {
-        cases.push_back({names[k], keys[k], PATC_U32, 0, 0, 0});
-        cases.push_back({names[k], keys[k], PATC_U32, 1, 0, 0});
-        cases.push_back({names[k], keys[k], PATC_U64, 1, 0, 0});
+        cases.push_back({patc_type_name(keys[k]), keys[k], PATC_U32, 0, 0, 0});
+        cases.push_back({patc_type_name(keys[k]), keys[k], PATC_U32, 1, 0, 0});
+        cases.push_back({patc_type_name(keys[k]), keys[k], PATC_U64, 1, 0, 0});
     }
     cases.push_back({"u32", PATC_U32, PATC_U32, 0, 0, 16});
     cases.push_back({"u64", PATC_U64, PATC_U32, 0, 0, 40});
@@ -101,7 +100,7 @@ int main(int argc, char **argv)
         patc_sorter *so;
         if (patc_sorter_create_spec(ctx, &spec, &so) != PATC_OK) { printf("FAIL: %s\n", patc_last_error(ctx)); return 1; }
         char what[64];
-        if (c.values) snprintf(what, sizeof what, "%s+%s", c.name, c.value == PATC_U32 ? "u32" : "u64");
+        if (c.values) snprintf(what, sizeof what, "%s+%s", c.name, patc_type_name(c.value));
         else if (c.end) snprintf(what, sizeof what, "%s[%d:%d]", c.name, c.begin, c.end);
         else snprintf(what, sizeof what, "%s", c.name);
         for (long long n : ns) {
