@@ -131,6 +131,8 @@ typedef enum {
     X(P_MULTISPLIT,      "multisplit",      3, 3, 0, NOLVL,       NOSHFL,    (1, 0, 0), PF_SPLIT)  \
     /* a part of a longer output: multisplitTo(k, nt, ipt, m)(bucket)(offs)(xs), issue 35 item 4 */ \
     X(P_MULTISPLIT_TO,   "multisplitTo",    4, 3, 0, NOLVL,       NOSHFL,    (1, 0, 0), PF_SPLIT)  \
+    /* the same and where the next part's buckets start: multisplitToNext(k, nt, ipt, m)(...) */ \
+    X(P_MULTISPLIT_NEXT, "multisplitToNext", 4, 3, 0, NOLVL,      NOSHFL,    (1, 0, 0), PF_SPLIT)  \
     /* the one-launch block sort (issue 35 item 2): sortTiles(nt, ipt)(ord)(xs) */              \
     X(P_SORTTILES,       "sortTiles",       2, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_SORT)   \
     SCALAR_FORMS(X)

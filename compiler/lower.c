@@ -1589,8 +1589,16 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
     if (t->kind == T_PAIR && e->kind == E_PRIM && prim_ops(e->prim.p)->count_result != CR_NONE) {
         /* a result of a data-dependent length (compactTo; partitionTo's count): the count's
          * output, then the elements', whose acceptor carries the count's buffer to the
-         * write rule */
-        Acc *cnt = next_output(w, t->pair.a, true), *el = next_output(w, t->pair.b, true);
+         * write rule; multisplitToNext's next offsets likewise */
+        Acc *cnt = next_output(w, t->pair.a, true), *el;
+        const Type *tb = t->pair.b;
+        if (tb->kind == T_PAIR) { /* CR_NEXT's elements of pairs: one output a side, as unzip's */
+            Type *at = ty_array(w->a, tb->pair.a->arr.n, ty_pair(w->a, tb->pair.a->arr.elem, tb->pair.b->arr.elem));
+            el = lw_acceptor(w, W_PAIRW, at, next_output(w, tb->pair.a, true));
+            el->in2 = next_output(w, tb->pair.b, true);
+        } else {
+            el = next_output(w, tb, true);
+        }
         if (prim_ops(e->prim.p)->count_result == CR_PREFIX) el->buf->counted_by = cnt->buf;
         el->cnt = cnt->buf;
         w->at = e->sp;

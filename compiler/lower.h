@@ -115,7 +115,8 @@ struct Acc {
     Buffer *buf;
     Nat *base, *n1;
     View *iv; /* W_SCATTER: the positions; W_COMPACT: partitionStableTo's count (NULL otherwise) */
-    Buffer *cnt; /* the elements' output of a compactTo result (W_MEM): the count's output */
+    Buffer *cnt; /* the elements' output of a compactTo result (W_MEM): the count's output;
+                    of a multisplitToNext result (W_MEM, W_PAIRW): the next offsets' */
     bool part;   /* W_COMPACT: partitionTo */
     AtomOp atom; /* W_ATOMIC: the operator */
     X *guard; /* writes through this acceptor happen only where guard holds (NULL: always) */

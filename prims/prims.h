@@ -47,9 +47,11 @@ typedef struct TcApp {
  * (lower.c's lower_result): CR_NONE, a pair like any other; CR_PREFIX, only the first
  * `count` elements are the result (compactTo: the elements' output is counted by the
  * count's); CR_SPLIT, every element is written and count says where the second part
- * starts (partitionTo). Either way the elements' acceptor carries the count's buffer
- * to the primitive's write rule. */
-typedef enum { CR_NONE, CR_PREFIX, CR_SPLIT } CountResult;
+ * starts (partitionTo); CR_NEXT, the first output is an array (multisplitToNext: where
+ * each bucket of the next part starts) and the elements, if pairs, two outputs (the
+ * result's second side is a pair of arrays). Each way the elements' acceptor carries
+ * the first output's buffer to the primitive's write rule. */
+typedef enum { CR_NONE, CR_PREFIX, CR_SPLIT, CR_NEXT } CountResult;
 
 /* A primitive's meaning in each pass:
  *   infer  the type rule: check the arguments, return the typed E_PRIM (or what it

@@ -33,7 +33,18 @@
  * parts, each with its own offsets). Its offsets need only leave each bucket room:
  * offs[b] + count(b) <= offs[b + 1] and offs[k - 1] + count(k - 1) <= m. The kernel
  * leaves the other places of its output as they were; the interpreter, which has no
- * output before the launch, gives 0 there: a program must not read them. */
+ * output before the launch, gives 0 there: a program must not read them.
+ *
+ * multisplitToNext(k, nt, ipt, m) places as multisplitTo and also gives, per bucket b,
+ * offs[b] + count(b): where bucket b of the next part starts, which the last tile
+ * writes once its look-back has every tile's count. Its result is the pair of those
+ * (k.w, the first output) and the elements (m.t; for elements that are pairs the pair
+ * of arrays m.a, m.b, as unzip makes, since an array of pairs is no output): the
+ * offsets of a sort's part p + 1 are part p's result, so the parts of a pass chain
+ * without a histogram of each (CUB's Onesweep chains its portions so, Adinets and
+ * Merrill 2022). */
+static bool ms_part(Prim p) { return p == P_MULTISPLIT_TO || p == P_MULTISPLIT_NEXT; }
+
 static bool ms_elem_ok(Type *ty)
 {
     ScalarKind sk = ty->kind == T_SCALAR ? tc_num_kind(ty) : SK_COUNT;
@@ -51,7 +62,7 @@ static Expr *infer_multisplit(Tc *t, const TcApp *ap)
     const int64_t lo[3] = {1, 32, 1}, hi[3] = {MS_KMAX, 1024, 32};
     const char *name = prim_info[ap->p].name;
     Nat *ns[4];
-    if (ap->p == P_MULTISPLIT_TO) ns[3] = tc_nat_of(t, ap->nat[3], ap->sc);
+    if (ms_part(ap->p)) ns[3] = tc_nat_of(t, ap->nat[3], ap->sc);
     for (int i = 0; i < 3; i++) {
         ns[i] = tc_nat_of(t, ap->nat[i], ap->sc);
         int64_t v;
@@ -80,7 +91,12 @@ static Expr *infer_multisplit(Tc *t, const TcApp *ap)
     if (!ty_equal(rt, u32))
         diag_error(t->d, arg[0]->sp, "%s: the bucket function returns %s, not u32 (a bucket 0..%s; convert "
                    "with u32(...))", name, tc_tstr(t, rt), nat_str(a, nat_sub(a, ns[0], nat_cst(a, 1))));
-    Expr *e = tc_prim_expr(t, ap->p, ap->p == P_MULTISPLIT_TO ? ty_array(a, ns[3], ty) : tx, ap->sp);
+    Type *rty = ms_part(ap->p) ? ty_array(a, ns[3], ty) : tx;
+    if (ap->p == P_MULTISPLIT_NEXT) {
+        Type *els = ty->kind == T_PAIR ? ty_pair(a, ty_array(a, ns[3], ty->pair.a), ty_array(a, ns[3], ty->pair.b)) : rty;
+        rty = ty_pair(a, offs->ty, els);
+    }
+    Expr *e = tc_prim_expr(t, ap->p, rty, ap->sp);
     for (int i = 0; i < prim_info[ap->p].nnats; i++) e->prim.nats[i] = ns[i];
     e->prim.args[0] = f;
     e->prim.args[1] = offs;
@@ -107,7 +123,8 @@ static uint64_t ms_bucket(IpCtx *c, const Code *e, const IpVal *xs, int64_t i)
 /* The buckets' counts first (each bucket checked to be below k), then offs checked to be
  * their exclusive scan (multisplitTo: to leave each bucket room in its m places), then
  * each element placed at its bucket's next place, in order (multisplitTo: into m places
- * that start as 0). */
+ * that start as 0); multisplitToNext: paired with each bucket's next place after its
+ * elements, offs[b] + count(b), and pairs as a pair of arrays (unzip's view). */
 static void eval_multisplit(IpCtx *c, const Code *e, IpVal *res)
 {
     int64_t k = e->k[0];
@@ -121,8 +138,15 @@ static void eval_multisplit(IpCtx *c, const Code *e, IpVal *res)
         cnt[ms_bucket(c, e, &xs, i)]++;
         ip_pool_release(c, mk);
     }
-    bool part = e->p == P_MULTISPLIT_TO;
-    int64_t m = e->ty->n; /* the places: n, or multisplitTo's m */
+    bool part = ms_part(e->p), next = e->p == P_MULTISPLIT_NEXT;
+    const RType *et = e->ty; /* the elements': an array of xs's element type */
+    if (next) {
+        RType *t = ip_pool_alloc(c, sizeof *t, true);
+        *t = *xs.ty;
+        t->n = e->ty->b->kind == T_PAIR ? e->ty->b->a->n : e->ty->b->n;
+        et = t;
+    }
+    int64_t m = et->n; /* the places: n, or multisplitTo's m */
     uint64_t sum = 0;
     for (int64_t b = 0; b < k; b++) {
         ip_val_sel(c, &ov, b, ov.ty->elem, &o);
@@ -137,7 +161,7 @@ static void eval_multisplit(IpCtx *c, const Code *e, IpVal *res)
         at[b] = (int64_t)o.s.u;
         sum = o.s.u + (uint64_t)cnt[b];
     }
-    Node *out = ip_store_new(c, e->ty, NULL);
+    Node *out = ip_store_new(c, et, NULL);
     if (part)
         for (int i = 0; i < e->ty->nleaves; i++)
             memset(out->store.leaves[i].data, 0, (size_t)out->store.leaves[i].count * scalar_info[out->store.leaves[i].sk].size);
@@ -149,7 +173,26 @@ static void eval_multisplit(IpCtx *c, const Code *e, IpVal *res)
         ip_store_put(c, out, at[b]++, &x);
         ip_pool_release(c, mk);
     }
-    ip_val_node(res, e->ty, out);
+    if (!next) {
+        ip_val_node(res, e->ty, out);
+        return;
+    }
+    /* at[b] is now offs[b] + count(b) */
+    Node *nx = ip_store_new(c, e->ty->a, NULL);
+    for (int64_t b = 0; b < k; b++) {
+        IpVal v;
+        ip_val_scalar(&v, e->ty->a->elem, (Scalar){.u = (uint64_t)at[b]});
+        ip_store_put(c, nx, b, &v);
+    }
+    IpVal nv, ev;
+    ip_val_node(&nv, e->ty->a, nx);
+    ip_val_node(&ev, et, out);
+    if (e->ty->b->kind == T_PAIR) {
+        IpVal zv;
+        ip_val_node(&zv, e->ty->b, ip_node_new(c, N_UNZIP, &ev, NULL));
+        ev = zv;
+    }
+    ip_val_node(res, e->ty, ip_node_new(c, N_PAIR, &nv, &ev));
 }
 
 /* ---------------------------------------------------------------- the kernel as kernel IR */
@@ -188,6 +231,7 @@ typedef struct Ms {
     bool pairs;    /* elements (key, value): the values go through sval2 */
     ScalarKind sk2;          /* the values' */
     Buffer *in2, *sval2;     /* the values' input; as sval, the values */
+    Buffer *next;            /* multisplitToNext's first output (k offsets, osk); else NULL */
 } Ms;
 
 static Nat *mc(Ms *m, int64_t v) { return nat_cst(m->a, v); }
@@ -378,7 +422,8 @@ static void ms_limit(Ms *m, Span sp)
  * tiles before it, nearest first, each polled (relaxed 32-bit loads, __nanosleep(32)
  * between) until it holds this launch's parity (ms_word), adding their counts until one
  * holds a prefix; it publishes prefix + c as this tile's prefix, base[b] = offs[b] + prefix and
- * tstart[b] = c. Count and flag are one word, so no fence orders them. A tile waits only for
+ * tstart[b] = c; multisplitToNext's last tile also writes offs[b] + prefix + c, where
+ * bucket b of the next part starts. Count and flag are one word, so no fence orders them. A tile waits only for
  * tiles drawn before it (the draw is in launch order), which do not wait for it. */
 static void ms_look(Ms *m, Buffer *offs, Buffer *state)
 {
@@ -435,8 +480,15 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     w->cur = wl;
     ms_publish(m, state, mine, 2, mbin(m, OP_ADD, SK_U32, px, rx));
     w->cur = t0;
-    lw_store(w, m->base, b, mbin(m, OP_ADD, m->osk, lw_xload(w, offs, b), m->osk == SK_U32 ? px : mun(m, X_CAST, m->osk, px)));
+    X *ob = mbin(m, OP_ADD, m->osk, lw_xload(w, offs, b), m->osk == SK_U32 ? px : mun(m, X_CAST, m->osk, px));
+    if (m->next) ob = lw_materialise(w, ob, "msob"); /* read twice */
+    lw_store(w, m->base, b, ob);
     lw_store(w, m->tstart, b, rx);
+    if (m->next) {
+        lw_open_if(w, mnat_lt(m, nat_sub(a, m->tiles, mc(m, 1)), nat_add(a, m->tile, mc(m, 1))), &t0);
+        lw_store(w, m->next, b, mbin(m, OP_ADD, m->osk, ob, m->osk == SK_U32 ? rx : mun(m, X_CAST, m->osk, rx)));
+        w->cur = t0;
+    }
     w->cur = is;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
@@ -655,10 +707,12 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
      * of two arrays as they are (V_ZIP of two V_MEM) */
     Type *et = arg[2]->ty->arr.elem;
     bool pairs = et->kind == T_PAIR;
+    /* multisplitToNext: the result is (next, elements), the elements' acceptor c */
+    Type *elt = e->prim.p == P_MULTISPLIT_NEXT ? e->ty->pair.b : e->ty;
     Acc *c1 = pairs && c->kind == W_PAIRW ? c->in : c, *c2 = pairs && c->kind == W_PAIRW ? c->in2 : NULL;
     if (w->nloops || c1->kind != W_MEM || c1->buf->param != -1 || !nat_is_const(c1->base, &base) || base ||
         (pairs && (!c2 || c2->kind != W_MEM || c2->buf->param != -1 || !nat_is_const(c2->base, &base) || base)) ||
-        k->main || k->body->seq.n || k->nouts != (pairs ? 2 : 1))
+        k->main || k->body->seq.n || k->nouts != (pairs ? 2 : 1) + (e->prim.p == P_MULTISPLIT_NEXT))
         diag_error(w->d, e->sp, "multisplit is a kernel of its own: it must be the kernel's whole result (one "
                    "output, or for pairs two through unzip; its last launch, nothing else computed)");
     Buffer *bufs[3] = {NULL, NULL, NULL};
@@ -683,8 +737,8 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
         if (g2) bufs[2] = g2->buf;
     }
     Ms m = {.w = w, .a = a, .f = arg[0], .sk = lw_sk_of(pairs ? et->pair.a : et), .n = arg[2]->ty->arr.n,
-            .places = e->ty->arr.n, .osk = lw_sk_of(arg[1]->ty->arr.elem), .pairs = pairs,
-            .sk2 = pairs ? lw_sk_of(et->pair.b) : SK_U32};
+            .places = elt->kind == T_PAIR ? elt->pair.a->arr.n : elt->arr.n, .osk = lw_sk_of(arg[1]->ty->arr.elem), .pairs = pairs,
+            .sk2 = pairs ? lw_sk_of(et->pair.b) : SK_U32, .next = e->prim.p == P_MULTISPLIT_NEXT ? c->cnt : NULL};
     nat_is_const(e->prim.nats[0], &m.K);
     nat_is_const(e->prim.nats[1], &m.NT);
     nat_is_const(e->prim.nats[2], &m.IPT);
@@ -766,4 +820,6 @@ const PrimOps prims_split[P_COUNT] = {
                       .write = write_multisplit},
     [P_MULTISPLIT_TO] = {.infer = infer_multisplit, .lower = lower_multisplit_read, .eval = eval_multisplit,
                          .write = write_multisplit},
+    [P_MULTISPLIT_NEXT] = {.infer = infer_multisplit, .lower = lower_multisplit_read, .eval = eval_multisplit,
+                           .write = write_multisplit, .count_result = CR_NEXT},
 };

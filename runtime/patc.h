@@ -599,7 +599,7 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
  * ascending and descending alike (as CUB's). Descending order is the ascending order
  * reversed but for the order among equal keys (NaNs with the sign bit clear first,
  * then +inf, ..., -inf, then the other NaNs).
- * n may be 2^30 or more (up to 2^40): such a sort runs in portions of under 2^30 keys
+ * n may be more than 2^28 (up to 2^40): such a sort runs in portions of 2^28 keys
  * (patc_sort_spec.portion), each pass a launch a portion, with u64 offsets. */
 typedef struct patc_sorter patc_sorter;
 /* A sorter of keys alone, ascending. PATC_ERR_INVALID for a PATC_BOOL key. */
@@ -618,11 +618,11 @@ typedef struct patc_sort_spec {
     /* The width of a pass's digit: 0 for 8 (CUB's), or 5 to 11; a sort takes
      * ceil((end_bit - begin_bit) / digit_bits) passes of 2^digit_bits buckets. */
     int digit_bits;
-    /* The most keys one launch of a pass takes (0: 2^30 - 1, the most): a sort of more
-     * keys runs each pass as one launch per portion of this many (the last one shorter),
-     * with a histogram of each portion before each pass (one more read of the keys a
-     * pass); the look-back words are those of one portion. 1 to 2^30 - 1; a smaller one
-     * bounds the kernels' scratch, or tests the portions at small n. */
+    /* The most keys one launch of a pass takes (0: 2^28): a sort of more keys runs each
+     * pass as one launch per portion of this many (the last one shorter), each portion
+     * starting its buckets where the one before ended them; the look-back words are those
+     * of one portion. 1 to 2^30 - 1; a smaller one bounds the kernels' scratch, or tests
+     * the portions at small n. */
     long long portion;
 } patc_sort_spec;
 /* A sorter as spec says (PATC_ERR_INVALID for types other than those above). */
@@ -632,15 +632,14 @@ patc_status patc_sorter_create_pairs(patc_ctx *ctx, patc_type key_type, patc_typ
 /* Frees the sorter and its temporary memory; patc_destroy frees the sorters still alive. */
 void patc_sorter_free(patc_sorter *s);
 /* The temporary device memory a sort of n keys uses: none up to 8192 4-byte keys (one
- * launch); above, and for 8-byte keys or values, the sorter's second buffer of n keys
- * (rounded up to 256 bytes; for pairs, and another of n values) and 12 bytes of counts
- * per bucket per pass (a u32 count and a u64 offset: 12 KiB for four 8-bit digits; that
- * times the portions past 2^30 - 1 keys), which it allocates on the first call that needs more
- * and keeps, plus the kernels' scratch (multisplit's look-back: a 4-byte word per bucket
- * per tile of a portion, 1 KiB a tile of 256 buckets; the tiles are 6144 keys, n/6
- * bytes, and larger for some types from 2^20 keys (rt_sort.c's tile_steps, docs/api.md):
- * 8192, 9216 or 10240 for u32 and f32 keys alone, 8192 or 10240 for f32 keys with 4-byte
- * values, 8192 for u64 keys), which they keep. */
+ * launch; up to 5120 pairs with an 8-byte key or value); above, the sorter's second
+ * buffer of n keys (rounded up to 256 bytes; for pairs, and another of n values) and 4
+ * bytes of offsets per bucket per pass (4 KiB for four 8-bit digits; in portions, 12
+ * bytes a portion and 8 more: a u32 count and a u64 offset), which it allocates on the
+ * first call that needs more and keeps, plus the kernels' scratch (multisplit's
+ * look-back: a 4-byte word per bucket per tile of a portion, 1 KiB a tile of 256
+ * buckets; the tiles are 8192 to 10240 keys by type and size, rt_sort.c's tile_steps,
+ * docs/api.md), which they keep. At most CUB's DeviceRadixSort for the same call. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
 /* Sort n keys (1 <= n <= 2^40) of `in` into `out` on `stream` (NULL the default stream;
  * it becomes the context's stream) and return without waiting. in == out sorts in
@@ -669,7 +668,7 @@ patc_status patc_sort_pairs_cpu(patc_sorter *s, const void *keys_in, void *keys_
 /* The generated .rise program of the sorter (owned by it): kernels sortHistScan and
  * sortPass (for pairs, a pass over zip(keys)(values) with two outputs), the passes of
  * other tiles (sortPassB0, ...), those of a sort in portions (sortHist, sortScan,
- * sortPassP) and the one-launch sorts (sortSmall0, ...). */
+ * sortPassN) and the one-launch sorts (sortSmall0, ...). */
 const char *patc_sorter_source(const patc_sorter *s);
 
 /* One-call forms for the built-in operators: the algorithm is made on first use and

@@ -22,9 +22,10 @@
  * type, and a second buffer of values; a descending sorter sorts by the complemented
  * order bits (rsOrd*Desc), which keeps equal keys in input order as the ascending one.
  *
- * Past 2^30 - 1 keys (or a smaller patc_sort_spec.portion) each pass is a launch a
- * portion (sortPassP, multisplitTo with rsScanP's u64 offsets; sortHist a portion and
- * sortScan before each pass: offsets_dev).
+ * Past a portion of keys (just under 2^28, or patc_sort_spec.portion) each pass is a
+ * launch a portion (sortPassN, multisplitToNext: each portion's offsets, u64, are the
+ * result of the portion before; the first's come from sortHist on each portion and
+ * sortScan over them, once a sort: offsets_dev).
  *
  * Up to small_max keys the sort is one launch instead (sortSmall0..2: rsSmall, the
  * sortTiles primitive, one block sorting the whole input in shared memory: 512 threads
@@ -60,7 +61,7 @@ typedef struct {
     int nt, ipt;
 } Tile;
 enum { NSMALL = 3, NSTEPS = 4 }; /* NSTEPS: the most tile_steps rows of one sorter */
-/* the kernels with a cubin: sortHistScan, sortHist, sortScan, sortPass, sortPassP,
+/* the kernels with a cubin: sortHistScan, sortHist, sortScan, sortPass, sortPassN,
  * sortCopy, the steps' and the small sorts' */
 enum { KPROG_MAX = 6 + NSTEPS + NSMALL };
 static const Tile small_tiles[2][NSMALL] = {{{512, 4}, {1024, 4}, {1024, 8}}, {{512, 4}, {1024, 4}, {1024, 5}}};
@@ -70,15 +71,23 @@ static const Tile small_tiles[2][NSMALL] = {{{512, 4}, {1024, 4}, {1024, 8}}, {{
  * (64 bits of 5). */
 enum { DIGIT_MIN = 5, DIGIT_MAX = 11, DIGIT_DEFAULT = 8 };
 
-/* A pass over more keys than a portion is one launch a portion (multisplitTo, each with
- * the offsets rsScanP gives it), as CUB's Onesweep runs portions of under 2^28 keys: a
- * launch's look-back counts are 30 bits (multisplit's n is below 2^30) and its words are
- * those of one portion (4 bytes per bucket per tile). The histogram runs a launch a
- * portion too, each into its own row of counts, and in portions once a pass
- * (offsets_dev), a read of the keys more a pass: so the portion is 2^30 - 1 keys unless
- * the sorter is given another, and only sorts of 2^30 keys or more take portions. MAX_KEYS bounds the portions (rsScanP
- * is one block over np*nd*r counts). */
+/* A pass over more keys than a portion is one launch a portion (multisplitToNext), as
+ * CUB's Onesweep runs portions of under 2^28 keys: a launch's look-back counts are 30
+ * bits (multisplit's n is below 2^30), and its words, 4 bytes per bucket per tile, are
+ * those of one portion, which the kernel keeps as its scratch. Portion p + 1 starts each
+ * bucket where portion p's launch says its keys of it end (its first output), so the
+ * keys are counted once a sort (a histogram launch a portion, each into its own row,
+ * then rsScanP, whose portion 0 row is every pass's first offsets), not once a pass.
+ * The portion is 2^28 keys (CUB's, the most whole tiles of its pass under 2^28), so that
+ * the look-back words are at most CUB's where its tile is no larger (every type:
+ * rt_sort's tiles are at least CUB's, tile_steps), and a sort of up to 2^28 keys is one
+ * portion; patc_sort_spec.portion may set another, up to PORTION_MAX. Until 20b6905 the portion was 2^30 - 1 keys and each pass took a
+ * histogram of every portion: at 2^30 - 1 keys the temporary memory was 1.65 % over
+ * CUB's (tests/gpu/sort_temp.cu), and at 2^30 keys (two portions) the sort 0.60 of CUB's
+ * speed (bench/results/2026-11-26-nvidia-h100-sort-shrink-portions). MAX_KEYS bounds the
+ * portions (rsScanP is one block over np*nd*r counts). */
 #define PORTION_MAX 1073741823LL
+#define PORTION_DEFAULT (1LL << 28)
 #define MAX_KEYS (1LL << 40)
 
 struct patc_sorter {
@@ -102,12 +111,13 @@ struct patc_sorter {
     patc_program *kprog[KPROG_MAX];
     int nkprog;
     patc_kernel *hscan[2];  /* sortHistScan: one portion's u32 offsets, one launch */
-    patc_kernel *hist[2], *scan[2], *pass_p[2]; /* in portions: sortHist, sortScan (u64), sortPassP */
+    patc_kernel *hist[2], *scan[2], *pass_n[2]; /* in portions: sortHist, sortScan (u64), sortPassN */
     patc_kernel *pass[2], *pass_big[NSTEPS][2], *small[NSMALL][2];
     patc_kernel *copy[2]; /* sortCopy: only for an odd number of passes (copy_back) */
     patc_buffer *tmp;      /* the second buffer of keys (then, for pairs, of values), tmp_bytes long */
     patc_buffer *counts;   /* one portion's offsets (nd*r u32); in portions, their histograms
-                              (np*nd*r u32), then their offsets (np*nd*r u64) */
+                              (np*nd*r u32), then their offsets (np + 1 rows of nd*r u64:
+                              rsScanP's, then each portion's launch writes the next row) */
     size_t tmp_bytes, counts_bytes;
     /* views of patc_sort_keys_ptr's addresses, never on a list */
     struct patc_buffer raw[4];
@@ -218,19 +228,21 @@ static char *small_name(char name[24], int i)
     return name;
 }
 
-/* A pass kernel's text (sortPass, sortPassB<i>, sortPassP): one portion of the keys (n of
- * them, of m in all; for pairs zip(keys)(values)) placed by digit d with the portion's
- * offsets (ot: u32 for a sort of one portion, u64 in portions), in tiles of t. kt, vt:
- * the kernel's key and value types. */
+/* A pass kernel's text (sortPass, sortPassB<i>; sortPassN, next): one portion of the
+ * keys (n of them, of m in all; for pairs zip(keys)(values)) placed by digit d with the
+ * portion's offsets (ot: u32 for a sort of one portion, u64 in portions), in tiles of t;
+ * next: also the next portion's offsets, its first output. kt, vt: the kernel's key and
+ * value types. */
 static void pass_text(StrBuf *b, const patc_sorter *s, const char *name, Tile t, const char *kt, const char *vt,
-                      const char *ot)
+                      const char *ot, bool next)
 {
     sb_printf(b, "kernel %s = nFun((n, m) => fun(u32)(d => fun(%d.%s)(offs => fun(n.%s)(", name, s->r, ot, kt);
     if (s->pairs)
-        sb_printf(b, "ks => fun(n.%s)(vs => zip(ks)(vs) |> rsPassPairsToD(%d, %d, %d, sortDig, d, m, offs))))))\n", vt,
-                  t.nt, t.ipt, s->r);
+        sb_printf(b, "ks => fun(n.%s)(vs => zip(ks)(vs) |> rsPassPairs%sD(%d, %d, %d, sortDig, d, m, offs))))))\n", vt,
+                  next ? "Next" : "To", t.nt, t.ipt, s->r);
     else
-        sb_printf(b, "xs => xs |> rsPassToD(%d, %d, %d, sortDig, d, m, offs)))))\n", t.nt, t.ipt, s->r);
+        sb_printf(b, "xs => xs |> rsPass%sD(%d, %d, %d, sortDig, d, m, offs)))))\n", next ? "Next" : "To", t.nt, t.ipt,
+                  s->r);
 }
 
 /* The order function of the sorter as .rise text: the key's order bits (ord), or for a
@@ -275,7 +287,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
                        "bits, or empty (0 <= begin_bit < end_bit <= %d; both 0: all bits)", spec->begin_bit,
                        spec->end_bit, bits, bits);
     if (spec->portion < 0 || spec->portion > PORTION_MAX)
-        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: portion is %lld; it must be 1 to 2^30-1 (0: 2^30-1)",
+        return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: portion is %lld; it must be 1 to 2^30-1 (0: 2^28)",
                        spec->portion);
     int w = spec->digit_bits ? spec->digit_bits : DIGIT_DEFAULT;
     if (w < DIGIT_MIN || w > DIGIT_MAX)
@@ -292,7 +304,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     s->vs = vs;
     s->r = 1 << w;
     s->nd = (hi - lo + w - 1) / w;
-    s->portion = spec->portion ? spec->portion : PORTION_MAX;
+    s->portion = spec->portion ? spec->portion : PORTION_DEFAULT;
     pass_steps(s, w);
     s->tiles = small_tiles[ks + vs > 8];
     s->small_max = (long long)s->tiles[NSMALL - 1].nt * s->tiles[NSMALL - 1].ipt;
@@ -307,12 +319,12 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
               s->nd, s->r);
     sb_printf(&b, "kernel sortScan = nFun(np => fun((np * %d).u32)(h => h |> rsScanP(np, %d, %d)))\n", s->nd * s->r,
               s->nd, s->r);
-    pass_text(&b, s, "sortPass", (Tile){PASS_NT, PASS_IPT}, kt, words, "u32");
+    pass_text(&b, s, "sortPass", (Tile){PASS_NT, PASS_IPT}, kt, words, "u32", false);
     for (int i = 0; i < s->nsteps; i++) {
         char name[24];
-        pass_text(&b, s, step_name(name, i), s->step[i], kt, words, "u32");
+        pass_text(&b, s, step_name(name, i), s->step[i], kt, words, "u32", false);
     }
-    pass_text(&b, s, "sortPassP", s->nsteps ? s->step[s->nsteps - 1] : (Tile){PASS_NT, PASS_IPT}, kt, words, "u64");
+    pass_text(&b, s, "sortPassN", s->nsteps ? s->step[s->nsteps - 1] : (Tile){PASS_NT, PASS_IPT}, kt, words, "u64", true);
     if (s->pairs) {
         if (s->nd % 2)
             sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
@@ -375,7 +387,7 @@ static patc_status program0(patc_sorter *s)
     patc_status st = rt_program_from_text(s->ctx, "<patc_sorter>", s->source, NULL, 0, &o, &s->prog0);
     if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortHistScan", &s->hscan[0]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortHist", &s->hist[0]);
-    if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortPassP", &s->pass_p[0]);
+    if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortPassN", &s->pass_n[0]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortScan", &s->scan[0]);
     if (st == PATC_OK) st = patc_get_kernel(s->prog0, "sortPass", &s->pass[0]);
     for (int i = 0; st == PATC_OK && i < s->nsteps; i++) {
@@ -418,13 +430,13 @@ static patc_status kernel_cubin(patc_sorter *s, patc_kernel **k, const char *nam
 }
 
 /* The pass kernel of a sort of n keys: that of the sorter's last step from n or fewer
- * keys, sortPass before the first step; in portions (n past one), sortPassP. With a
+ * keys, sortPass before the first step; in portions (n past one), sortPassN. With a
  * cubin (cubin 1), compiled now where it was not. */
 static patc_status pass_for(patc_sorter *s, long long n, int cubin, patc_kernel **k)
 {
     char step[24];
-    const char *name = "sortPassP";
-    patc_kernel **slot = &s->pass_p[cubin];
+    const char *name = "sortPassN";
+    patc_kernel **slot = &s->pass_n[cubin];
     if (n <= s->portion) {
         int i = s->nsteps;
         while (i > 0 && n < s->step_from[i - 1]) i--;
@@ -469,12 +481,27 @@ static patc_status check_n(patc_sorter *s, const char *fn, long long n)
     return PATC_OK;
 }
 
-/* The portions of n keys (np of them, portion p from p*portion, the last one shorter). */
-static long long portions(const patc_sorter *s, long long n) { return (n + s->portion - 1) / s->portion; }
+/* The portions of n keys: as few as the sorter's portion allows, of one length q (the
+ * last one shorter by less than a key a portion), portion p from p*q. Equal lengths,
+ * because a launch of T tiles after a longer one clears the longer one's look-back words
+ * past its own (ms_sweep): with portions of 2^28 keys and a last one of the rest, a sort
+ * of 2^28 + 1 u32 keys had a one-tile launch clear 26 MB alone each pass, and took 7.8
+ * ms against 6.0 for 2^28 keys and CUB's 6.4 (one H100,
+ * bench/results/2026-11-27-nvidia-h100-sort-chain). */
+static long long portion_q(const patc_sorter *s, long long n)
+{
+    long long np = (n + s->portion - 1) / s->portion;
+    return (n + np - 1) / np;
+}
+static long long portions(const patc_sorter *s, long long n)
+{
+    long long q = portion_q(s, n);
+    return (n + q - 1) / q;
+}
 static long long portion_len(const patc_sorter *s, long long n, long long p)
 {
-    long long rest = n - p * s->portion;
-    return rest < s->portion ? rest : s->portion;
+    long long q = portion_q(s, n), rest = n - p * q;
+    return rest < q ? rest : q;
 }
 
 /* The scratch bytes of kernel k at these nats (what rt_launch.c allocates). */
@@ -494,11 +521,12 @@ static patc_status scratch_bytes(patc_kernel *k, const long long *nats, size_t *
 static size_t half_bytes(long long n, int sz) { return ((size_t)n * (size_t)sz + 255) / 256 * 256; }
 static size_t tmp_need(const patc_sorter *s, long long n) { return half_bytes(n, s->ks) + half_bytes(n, s->vs); }
 /* One portion's offsets (nd*r u32, sortHistScan's result); np > 1 portions' histograms
- * (nd*r u32 each, rounded up to 256 bytes), then their offsets (nd*r u64 each) */
+ * (nd*r u32 each, rounded up to 256 bytes), then np + 1 rows of offsets (nd*r u64 each:
+ * rsScanP's np, and the row the last portion's launch writes its next offsets to) */
 static size_t hist_bytes(const patc_sorter *s, long long np) { return half_bytes(np * s->nd * s->r, 4); }
 static size_t counts_bytes(const patc_sorter *s, long long np)
 {
-    return hist_bytes(s, np) + (np > 1 ? (size_t)np * s->nd * s->r * 8 : 0);
+    return hist_bytes(s, np) + (np > 1 ? (size_t)(np + 1) * s->nd * s->r * 8 : 0);
 }
 
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
@@ -609,13 +637,13 @@ static struct patc_buffer view(const patc_buffer *b, size_t off, size_t bytes)
     return (struct patc_buffer){.ctx = b->ctx, .ptr = b->ptr + off, .bytes = bytes, .wrapped = true};
 }
 
-/* The offsets of the keys as they are in src. One portion: sortHistScan, the histogram
+/* The offsets of the keys as they are in src, once a sort (the keys' counts are the
+ * same in every pass, whatever their order). One portion: sortHistScan, the histogram
  * and its scan in one launch, into hall (every digit's u32 offsets). In portions: the
  * histogram of each portion (into its row of hall), then rsScanP over them all (oall:
- * each portion's u64 offsets of every digit). One portion's counts are those of the
- * whole input, whatever its order, so a sort of one portion takes them once; in
- * portions, the keys a portion holds change with every pass, so each pass takes its own.
- * Their kernels are compiled (kernels_for). */
+ * each portion's u64 offsets of every digit; the passes read portion 0's, and each
+ * portion's launch writes the next portion's row of its digit). Their kernels are
+ * compiled (kernels_for). */
 static patc_status offsets_dev(patc_sorter *s, patc_buffer *src, long long n, patc_buffer *hall, patc_buffer *oall)
 {
     patc_status st;
@@ -628,7 +656,7 @@ static patc_status offsets_dev(patc_sorter *s, patc_buffer *src, long long n, pa
     }
     for (long long p = 0; p < np; p++) {
         long long m = portion_len(s, n, p), hn[2] = {m, hist_grid(s, m)};
-        struct patc_buffer kin = view(src, (size_t)(p * s->portion) * ks, (size_t)m * ks),
+        struct patc_buffer kin = view(src, (size_t)(p * portion_q(s, n)) * ks, (size_t)m * ks),
                            h = view(hall, (size_t)p * row * 4, row * 4);
         patc_buffer *hout[1] = {&h};
         if ((st = patc_launch_args_enqueue(s->hist[1], hn, (patc_arg[]){{&kin, NULL}}, hout, NULL)) != PATC_OK) return st;
@@ -655,8 +683,9 @@ static patc_status kernels_for(patc_sorter *s, long long n, bool in_place, patc_
 
 /* The launches: the offsets (offsets_dev: a histogram a portion and their scan), then
  * the nd passes (pass_dst), each a launch a portion: portion p of the keys read, placed
- * among all n (multisplitTo) by its own offsets; in portions, each pass after the first
- * takes the offsets again. The input is only read by the first, the values (vin, vout
+ * among all n (multisplitToNext) by the offsets of digit d in oall's row p, which the
+ * launch of portion p - 1 wrote (rsScanP for p = 0), and the next portion's written to
+ * row p + 1. The input is only read by the first, the values (vin, vout
  * non-NULL for pairs) go alongside through the second half of tmp. For a small sort
  * (small_sort), one launch of a sortSmallK (small_for) in -> out instead, no temporary
  * memory (one block reads all of its tile into shared memory before it writes any of
@@ -678,7 +707,7 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
     bool in_place = in->ptr == out->ptr;
     if ((st = kernels_for(s, n, in_place, &k)) != PATC_OK || (st = temp_for(s, n)) != PATC_OK) return st;
     patc_set_stream(c, stream);
-    long long np = portions(s, n), P = s->portion;
+    long long np = portions(s, n), P = portion_q(s, n);
     size_t ks = (size_t)s->ks, vs = (size_t)s->vs, row = (size_t)s->nd * (size_t)s->r;
     struct patc_buffer tk = view(s->tmp, 0, (size_t)n * ks), tv = view(s->tmp, half_bytes(n, s->ks), (size_t)n * vs);
     struct patc_buffer hall = view(s->counts, 0, (size_t)np * row * 4),
@@ -687,16 +716,17 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
     for (int d = 0; d < s->nd; d++) {
         int to = pass_dst(s, d, in_place);
         unsigned du = (unsigned)d;
-        patc_buffer *pout[2] = {kb[to], vin ? vb[to] : NULL};
-        if ((d == 0 || np > 1) && (st = offsets_dev(s, ksrc, n, &hall, &oall)) != PATC_OK) return st;
+        if (d == 0 && (st = offsets_dev(s, ksrc, n, &hall, &oall)) != PATC_OK) return st;
         for (long long p = 0; p < np; p++) {
             long long m = portion_len(s, n, p), pn[2] = {m, n};
-            struct patc_buffer o = np > 1 ? view(&oall, ((size_t)p * row + (size_t)d * (size_t)s->r) * 8, (size_t)s->r * 8)
-                                          : view(&hall, (size_t)d * (size_t)s->r * 4, (size_t)s->r * 4),
+            size_t dr = (size_t)d * (size_t)s->r, rb = (size_t)s->r * 8;
+            struct patc_buffer o = np > 1 ? view(&oall, ((size_t)p * row + dr) * 8, rb) : view(&hall, dr * 4, rb / 2),
+                               nx = view(&oall, ((size_t)(p + 1) * row + dr) * 8, rb),
                                kp = view(ksrc, (size_t)(p * P) * ks, (size_t)m * ks),
                                vp = vin ? view(vsrc, (size_t)(p * P) * vs, (size_t)m * vs) : kp;
             patc_arg args[4] = {{NULL, &du}, {&o, NULL}, {&kp, NULL}, {vin ? &vp : NULL, NULL}};
-            if ((st = patc_launch_args_enqueue(k, pn, args, pout, NULL)) != PATC_OK) return st;
+            patc_buffer *pout[3] = {kb[to], vin ? vb[to] : NULL, NULL}, *nout[3] = {&nx, kb[to], vin ? vb[to] : NULL};
+            if ((st = patc_launch_args_enqueue(k, pn, args, np > 1 ? nout : pout, NULL)) != PATC_OK) return st;
         }
         ksrc = kb[to];
         vsrc = vb[to];
@@ -768,7 +798,7 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
 {
     patc_status st;
     if ((st = program0(s)) != PATC_OK) return st;
-    long long np = small_sort(s, n) ? 1 : portions(s, n), P = s->portion;
+    long long np = small_sort(s, n) ? 1 : portions(s, n), P = portion_q(s, n);
     size_t ks = (size_t)s->ks, vs = (size_t)s->vs, kb = (size_t)n * ks, vb = (size_t)n * vs;
     size_t row = (size_t)s->nd * (size_t)s->r;
     unsigned char *m[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
@@ -796,7 +826,7 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
         return st;
     }
     uint32_t *hist = lang_malloc((size_t)np * row * 4);
-    uint64_t *offs = np > 1 ? lang_malloc((size_t)np * row * 8) : NULL; /* in portions only */
+    uint64_t *offs = np > 1 ? lang_malloc((size_t)(np + 1) * row * 8) : NULL; /* in portions only */
     if (!hist || (np > 1 && !offs)) {
         free(hist);
         free(offs);
@@ -808,23 +838,24 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
     patc_kernel *pk;
     (void)pass_for(s, n, 0, &pk);
     if (np == 1) st = patc_interp_run(s->hscan[0], hn1, (const void *[]){m[0]}, offs1);
+    for (long long p = 0; np > 1 && p < np && st == PATC_OK; p++) {
+        long long len = portion_len(s, n, p), hn[2] = {len, hist_grid(s, len)};
+        st = patc_interp_run(s->hist[0], hn, (const void *[]){m[0] + (size_t)(p * P) * ks}, hist + (size_t)p * row);
+    }
+    if (np > 1 && st == PATC_OK) st = patc_interp_run(s->scan[0], sn, (const void *[]){hist}, offs);
     for (unsigned d = 0; d < (unsigned)s->nd && st == PATC_OK; d++) {
-        for (long long p = 0; np > 1 && p < np && st == PATC_OK; p++) {
-            long long len = portion_len(s, n, p), hn[2] = {len, hist_grid(s, len)};
-            st = patc_interp_run(s->hist[0], hn, (const void *[]){m[0] + (size_t)(p * P) * ks}, hist + (size_t)p * row);
-        }
-        if (np > 1 && st == PATC_OK) st = patc_interp_run(s->scan[0], sn, (const void *[]){hist}, offs);
         memset(m[1], 0, kb);
         if (vin) memset(m[3], 0, vb);
         for (long long p = 0; p < np && st == PATC_OK; p++) {
             long long len = portion_len(s, n, p), pn[2] = {len, n};
             const void *od = np > 1 ? (const void *)(offs + (size_t)p * row + (size_t)s->r * d)
                                     : (const void *)(offs1 + (size_t)s->r * d);
+            /* in portions, sortPassN's first output: the next portion's offsets of digit d */
+            void *nx = np > 1 ? offs + (size_t)(p + 1) * row + (size_t)s->r * d : NULL;
             const unsigned char *kp = m[0] + (size_t)(p * P) * ks, *vp = vin ? m[2] + (size_t)(p * P) * vs : NULL;
-            if (vin)
-                st = patc_interp_run_outputs(pk, pn, (const void *[]){&d, od, kp, vp}, (void *[]){m[4], m[5]});
-            else
-                st = patc_interp_run(pk, pn, (const void *[]){&d, od, kp}, m[4]);
+            void *outs2[2] = {m[4], m[5]}, *outs3[3] = {nx, m[4], m[5]};
+            st = patc_interp_run_outputs(pk, pn, vin ? (const void *[]){&d, od, kp, vp} : (const void *[]){&d, od, kp},
+                                         np > 1 ? outs3 : outs2);
             for (size_t i = 0; i < kb && st == PATC_OK; i++) m[1][i] |= m[4][i];
             for (size_t i = 0; vin && i < vb && st == PATC_OK; i++) m[3][i] |= m[5][i];
         }

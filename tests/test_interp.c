@@ -1581,6 +1581,29 @@ START_TEST(test_multisplit)
     for (int i = 0; i < 9; i++) ck_assert_msg(o9[i] == want9[i], "multisplitTo: place %d is %u, want %u", i, o9[i], want9[i]);
     ck_assert(!run_src(to, d59, 2, (const void *[]){bad_po, px}, o9, err, sizeof err));
     ck_assert_msg(strstr(err, "multisplitTo: bucket 1 starts at 2, inside the bucket before it"), "%s", err);
+    /* multisplitToNext: the same placing, and where each bucket of the next part starts:
+     * bucket 0 from 1 + 2 = 3, bucket 1 from 5 + 3 = 8 (first output). Then pairs, the
+     * values x * 10 beside the keys: three outputs (next, keys, values). */
+    uint64_t nx2[2] = {0, 0};
+    memset(o9, 0xff, sizeof o9);
+    ck_assert_msg(run_src_outs("kernel k = nFun((n, m) => fun(2.u64)(offs => fun(n.u32)(xs => xs |> "
+                               "multisplitToNext(2, 32, 1, m)(fun(x => x % 2u))(offs))))",
+                               d59, 2, (const void *[]){po, px}, (void *[]){nx2, o9}, err, sizeof err), "%s", err);
+    for (int i = 0; i < 9; i++) ck_assert_msg(o9[i] == want9[i], "multisplitToNext: place %d is %u, want %u", i, o9[i], want9[i]);
+    ck_assert_msg(nx2[0] == 3 && nx2[1] == 8, "multisplitToNext: next %llu %llu, want 3 8", (unsigned long long)nx2[0],
+                  (unsigned long long)nx2[1]);
+    static const uint32_t pv[5] = {50, 20, 70, 40, 10}, po32[2] = {1, 5};
+    uint32_t nx32[2] = {0, 0}, v9[9];
+    memset(o9, 0xff, sizeof o9);
+    memset(v9, 0xff, sizeof v9);
+    ck_assert_msg(run_src_outs("kernel k = nFun((n, m) => fun(2.u32)(offs => fun(n.u32)(ks => fun(n.u32)(vs => "
+                               "zip(ks)(vs) |> multisplitToNext(2, 32, 1, m)(fun(p => fst(p) % 2u))(offs)))))",
+                               d59, 2, (const void *[]){po32, px, pv}, (void *[]){nx32, o9, v9}, err, sizeof err),
+                  "%s", err);
+    for (int i = 0; i < 9; i++)
+        ck_assert_msg(o9[i] == want9[i] && v9[i] == want9[i] * 10, "multisplitToNext pairs: place %d is %u, %u", i,
+                      o9[i], v9[i]);
+    ck_assert_msg(nx32[0] == 3 && nx32[1] == 8, "multisplitToNext pairs: next %u %u, want 3 8", nx32[0], nx32[1]);
 }
 END_TEST
 

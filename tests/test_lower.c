@@ -1074,7 +1074,8 @@ START_TEST(chain_links_by_row)
                            : p == P_PARTITIONTO || p == P_PARTITIONSTABLETO || p == P_PARTITIONPIPE ||
                                    p == P_PARTITIONSTABLEPIPE
                                ? CR_SPLIT
-                               : CR_NONE;
+                           : p == P_MULTISPLIT_NEXT ? CR_NEXT
+                                                    : CR_NONE;
         ck_assert_msg(o->count_result == want, "%s: count_result %d", prim_info[p].name, o->count_result);
     }
     TC *t = tc_compile("kernel k = nFun(n => fun((n*8).f32)(xs => xs |> split(8) |> mapGlobal(fun(r => r "
