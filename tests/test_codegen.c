@@ -252,6 +252,45 @@ START_TEST(literals)
 }
 END_TEST
 
+/* multisplitToNext (issue 35 item 4): the next part's offsets are the first output
+ * (out0, of the offsets' type), the elements the next (keys alone: out1; pairs: out1
+ * and out2, the pair of arrays); only the last tile writes out0, offs[b] + its prefix +
+ * its count; both kernels compile with NVRTC. */
+START_TEST(multisplit_next_outputs)
+{
+    static const struct {
+        const char *src, *sig, *store;
+    } cs[] = {
+        {"kernel k = nFun((n, m) => fun(256.u64)(offs => fun(n.u32)(xs => xs |> "
+         "multisplitToNext(256, 512, 20, m)(fun(x => x & 255u))(offs))))",
+         "k(unsigned long long *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned long long "
+         "*__restrict__ offs, const unsigned int *__restrict__ xs,",
+         "out0[(t"},
+        {"kernel k = nFun((n, m) => fun(256.u32)(offs => fun(n.f32)(ks => fun(n.u64)(vs => zip(ks)(vs) |> "
+         "multisplitToNext(256, 384, 16, m)(fun(p => u32(fst(p) * 255.0f)))(offs)))))",
+         "k(unsigned int *__restrict__ out0, float *__restrict__ out1, unsigned long long *__restrict__ out2, const "
+         "unsigned int *__restrict__ offs, const float *__restrict__ ks, const unsigned long long *__restrict__ vs,",
+         "out0[(t"},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        TC *t = tc_compile(cs[i].src);
+        EXPECT_OK(t);
+        char *cu = tc_cuda(t);
+        ck_assert_msg(strstr(cu, cs[i].sig), "case %zu: signature:\n%s", i, cu);
+        /* the store of the next offsets sits under the last tile's test, once */
+        const char *st = strstr(cu, cs[i].store);
+        ck_assert_msg(st && !strstr(st + 1, cs[i].store), "case %zu: one store to out0:\n%s", i, cu);
+        const char *last = strstr(cu, "- 1) < (b");
+        ck_assert_msg(last && last < st, "case %zu: out0 written by the last tile only:\n%s", i, cu);
+        char *log = NULL;
+        ck_assert_msg(nvrtc_ok(cu, "k", &log), "case %zu does not compile:\n%s", i, log ? log : "");
+        free(log);
+        free(cu);
+        tc_free(t);
+    }
+}
+END_TEST
+
 /* asVector over padClamp's upper edge: one 16-byte load per group, and where a group
  * reaches past the end (e + 3 >= n) the clamped loads one by one; the input is listed
  * as 16-byte aligned, which the runtime checks at launch. A padClamp at the lower edge
@@ -1172,6 +1211,7 @@ int main(void)
     tcase_add_test(c, padcst_register_reads_stay_in_bounds);
     tcase_add_test(c, evict_first_streams_lookback_kernels);
     tcase_add_test(c, bins_in_result_adds_into_the_output);
+    tcase_add_test(c, multisplit_next_outputs);
     tcase_add_test(c, full_tiles_drop_bound_tests);
     tcase_add_test(c, full_tiles_keep_unproved_tests);
     tcase_add_test(c, index_width);

@@ -1146,9 +1146,9 @@ if [ $rc = 0 ]; then
   [ $quick = 1 ] || for f in "--pairs=u64 f64" "--digit=11 u32" "--bits=0:40 --pairs=u64 i64"; do
     bg_check sort sort_check.c "$f uniform" 16777219 "$rre" "$rdir/sort_check" $f 16777219 uniform
   done
-  # issue 35 item 4: a sort in portions (each pass a launch a portion, multisplitTo, the
-  # offsets taken again before each pass), as past 2^32 keys (tests/gpu/big.c sorts
-  # 2^32 + 7), here with small portions: two to a few hundred of them
+  # issue 35 item 4: a sort in portions (each pass a launch a portion, multisplitToNext,
+  # each portion's offsets the result of the portion before), as past 2^28 keys
+  # (tests/gpu/big.c sorts 2^32 + 7), here with small portions: two to a few hundred
   for f in "--portion=100003 u32" "--portion=65536 --pairs=u32 f32" "--portion=1000000 --desc f64" \
            "--portion=12289 --digit=11 --pairs=u64 i32" "--portion=300007 --bits=0:40 i64"; do
     for n in 9001 100003 1048583; do

@@ -9,9 +9,10 @@
  *      values: exact against the host's sum (two's-complement wrap-around, as i32 adds);
  *   4. the same of f32 values against a double-precision host sum (relative 1e-4);
  *   5. the radix sort (patc_sort_keys) of u32 keys, in portions (issue 35 item 4): once
- *      with the default portion (2^30 - 1 keys and 5), once in place with portions of
- *      2^29 keys (nine); each result checked to be in order and, by the sums of the
- *      keys, their squares and a hash of them, to hold the input's keys.
+ *      with the default portion, 2^28 keys (17 portions of 252645136 keys, the last
+ *      252645127), once in place with a portion of 2^29 (nine of 477218590, the last
+ *      477218583: rt_sort.c's portion_q); each result checked to be in order and, by
+ *      the sums of the keys, their squares and a hash of them, to hold the input's keys.
  * Exit 0 when all pass, 1 on a failure, 77 without a GPU.
  */
 #include "patc.h"
@@ -189,7 +190,7 @@ int main(void)
             sum[1] += (uint64_t)got[i] * got[i];
             sum[2] += mix(got[i]);
         }
-        const char *what = run ? "sort u32, in place, portions of 2^29" : "sort u32, portions of 2^30-1";
+        const char *what = run ? "sort u32, in place, portions of 2^29" : "sort u32, portions of 2^28 (the default)";
         CHECK(unordered == 0, "%s: %lld keys below the one before, the first at %lld", what, unordered, first);
         CHECK(sum[0] == want[0] && sum[1] == want[1] && sum[2] == want[2], "%s: not the input's keys (sums differ)",
               what);
