@@ -163,7 +163,7 @@ static void eval_multisplit(IpCtx *c, const Code *e, IpVal *res)
     }
     Node *out = ip_store_new(c, et, NULL);
     if (part)
-        for (int i = 0; i < e->ty->nleaves; i++)
+        for (int i = 0; i < et->nleaves; i++)
             memset(out->store.leaves[i].data, 0, (size_t)out->store.leaves[i].count * scalar_info[out->store.leaves[i].sk].size);
     for (int64_t i = 0; i < n; i++) {
         Mark mk = ip_pool_mark(c);
