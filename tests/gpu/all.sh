@@ -4,7 +4,7 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycdahwmr: section 1 is
+# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycdahwmrs: section 1 is
 # in three parts, 1, e (the examples of issue 11) and t (the rest); section c's largest
 # size is section d; the benchmark, section 6, runs unless --no-bench). --scans is
 # --sections 5p with only the scan benchmark; --no-scans is --sections 1et234. "1",
@@ -37,7 +37,8 @@
 #    against the interpreter at 1 .. 2^24+3, and its sanitizers.
 # r. (issue 35 items 2 and 4) the radix sort: libpatrt's patc_sort_keys (u32, i32, f32,
 #    u64, i64, f64 keys; pairs; descending; bit ranges; digit widths)
-#    through tests/gpu/sort_check.c at 1 .. 2^28, every element checked against a
+#    through tests/gpu/sort_check.c at 1 .. 2^20+7 (section s: 2^24+3, 2^28, 2^28+1),
+#    every element checked against a
 #    stable reference sort (and qsort to 2^21), 1000 back-to-back sorts, the histogram
 #    kernel of examples/radixsort.rise against the interpreter (also with its bins in
 #    the output, --bins-in-result), the temporary memory against CUB's for the same call
@@ -45,6 +46,8 @@
 #    The one-launch small sort (sortTiles, examples/sorttiles.rise) against the
 #    interpreter and libpatrt's sorts around its thresholds (2048, 4096, 8192 keys), with sanitizers;
 #    its 8-byte keys and values (u64, i64, f64, u64 orders) too.
+# s. (issue 35) section r's sorts at 2^24+3 and 2^28 keys, and at 2^28+1 in the default
+#    portions; r and s each fit one 10-minute call.
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # w. (issue 36, in the default list) the Python package with PyTorch and CuPy:
 #    python/tests/test_gpu.py (and test_cpu.py) under pytest, or the file alone without
@@ -62,7 +65,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=${PATC_BIN:-$PWD/build/cli/patc} # PATC_BIN: another patc (tests of this script)
-bench=1 quick=0 scans_only=0 sections=1et2345pxycdahwmr want=
+bench=1 quick=0 scans_only=0 sections=1et2345pxycdahwmrs want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
@@ -1003,8 +1006,7 @@ echo "$o" >>"$log"
 record build sort_check.c cc - $rc "$(echo "$o" | grep -m1 -i 'error')"
 if [ $rc = 0 ]; then
   rre='sort_check: [0-9]+ passed, [0-9]+ failed'
-  rsizes="1 31 1000 4097 1048583 16777219 268435456"
-  [ $quick = 1 ] && rsizes="1 31 1000 4097 1048583"
+  rsizes="1 31 1000 4097 1048583" # 2^24+3 and 2^28: section s
   for ty in u32 i32 f32; do
     for n in $rsizes; do
       for k in uniform few sorted; do
@@ -1116,10 +1118,8 @@ if [ $rc = 0 ]; then
   # of the order bits alone, keys equal there in input order; no qsort). The in-place
   # sort of an odd number of passes (five for bits 0..39, three for 11-bit digits of
   # u32 keys) ends with sortCopy. Then the sanitizers on each kind.
-  wsizes="1 31 1000 4097 9001 1048583 16777219"
-  [ $quick = 1 ] && wsizes="1 31 1000 4097 9001 1048583"
   for ty in u64 i64 f64; do
-    for n in $wsizes; do
+    for n in 1 31 1000 4097 9001 1048583; do # 2^24+3: section s
       for k in uniform few sorted; do
         BG_MAX=$(jobs_for $n) bg_check sort sort_check.c "$ty $k" "$n" "$rre" "$rdir/sort_check" $ty $n $k
       done
@@ -1128,9 +1128,6 @@ if [ $rc = 0 ]; then
       bg_check sort sort_check.c "$ty $k" 4097 "$rre" "$rdir/sort_check" $ty 4097 $k
     done
     bg_check sort sort_check.c "$ty 300 back-to-back" "1..100000" "$rre" "$rdir/sort_check" $ty many 300 100000
-  done
-  [ $quick = 1 ] || for f in "u64 uniform" "f64 special"; do
-    BG_MAX=$(jobs_for 268435456) bg_check sort sort_check.c "$f" 268435456 "$rre" "$rdir/sort_check" ${f% *} 268435456 ${f#* }
   done
   for f in "--pairs=u64 f64" "--pairs=u32 u64" "--pairs=f64 i32" "--desc --pairs=u64 i64" "--desc f64" \
            "--bits=0:16 u32" "--bits=4:20 --pairs=u32 u32" "--bits=23:32 --desc f32" "--bits=0:40 --pairs=u64 i64" \
@@ -1142,9 +1139,6 @@ if [ $rc = 0 ]; then
       done
     done
     bg_check sort sort_check.c "$f 100 back-to-back" "1..100000" "$rre" "$rdir/sort_check" $f many 100 100000
-  done
-  [ $quick = 1 ] || for f in "--pairs=u64 f64" "--digit=11 u32" "--bits=0:40 --pairs=u64 i64"; do
-    bg_check sort sort_check.c "$f uniform" 16777219 "$rre" "$rdir/sort_check" $f 16777219 uniform
   done
   # issue 35 item 4: a sort in portions (each pass a launch a portion, multisplitToNext,
   # each portion's offsets the result of the portion before), as past 2^28 keys
@@ -1158,10 +1152,8 @@ if [ $rc = 0 ]; then
     done
     bg_check sort sort_check.c "$f 100 back-to-back" "1..300000" "$rre" "$rdir/sort_check" $f many 100 300000
   done
-  [ $quick = 1 ] || bg_check sort sort_check.c "--portion=4000037 f32 uniform" 16777219 "$rre" "$rdir/sort_check" \
-    --portion=4000037 f32 16777219 uniform
-  # the passes' other tiles (rt_sort.c's tile_steps), also in quick runs (the sizes above
-  # stop at 2^20 there), each at its first size or last: f32 keys with 4-byte values
+  # the passes' other tiles (rt_sort.c's tile_steps; the sizes above stop at 2^20 + 7),
+  # each at its first size or last: f32 keys with 4-byte values
   # 512x16 to 2^23 - 1, 512x20 from 2^23; u64 keys 512x16 (from 2^20); f32 keys 512x16
   # from 2^21, 512x20 from 2^23; u32 keys 512x20 from 2^23
   for f in "--pairs=u32 f32" "--pairs=i32 f32"; do
@@ -1270,6 +1262,48 @@ for tool in memcheck racecheck synccheck; do
 done
 rm -rf "$rdir"
 fi # section r
+if sec s; then
+# ---------------------------------------------------------------- s. the sort's large sizes
+# Section r's sorts at 2^24 + 3 and 2^28 keys, apart so that r and s each fit one
+# 10-minute call of the GPU machine (r in full with them did not: 702 passes in 600 s,
+# tests/gpu/results/2026-11-27-nvidia-h200-stop51-r-full-partial). Every key type and
+# input kind at both sizes, the benchmark's pairs (ascending and descending), 8-byte keys,
+# values, digit widths and bit ranges at 2^24 + 3, and sorts in portions: small ones at
+# 2^24 + 3, the default ones (2^28 keys) at 2^28 + 1 (two portions). --quick: u32 and f32
+# uniform at 2^24 + 3 and u32 at 2^28 + 1.
+sdir=$(mktemp -d)
+o=$(${CC:-cc} -std=c11 -O2 -Iruntime -o "$sdir/sort_check" tests/gpu/sort_check.c build/runtime/libpatrt.a -ldl -lm -lpthread 2>&1); rc=$?
+echo "$o" >>"$log"
+record build sort_check.c cc - $rc "$(echo "$o" | grep -m1 -i 'error')"
+if [ $rc = 0 ]; then
+  rre='sort_check: [0-9]+ passed, [0-9]+ failed'
+  # big F N K: sort_check F N K in the background, as many at a time as N allows
+  big() { BG_MAX=$(jobs_for "$2") bg_check sort sort_check.c "$1 $3" "$2" "$rre" "$sdir/sort_check" $1 "$2" "$3"; }
+  if [ $quick = 1 ]; then
+    big u32 16777219 uniform
+    big f32 16777219 uniform
+    big u32 268435457 uniform
+  else
+    for f in u32 i32 f32 "--pairs=u32 f32" "--desc --pairs=u32 f32"; do
+      for n in 16777219 268435456; do
+        for k in uniform few sorted; do big "$f" $n $k; done
+      done
+    done
+    for f in u64 i64 f64; do
+      for k in uniform few sorted; do big $f 16777219 $k; done
+    done
+    big u64 268435456 uniform
+    big f64 268435456 special
+    for f in "--pairs=u64 f64" "--digit=11 u32" "--bits=0:40 --pairs=u64 i64" "--portion=4000037 f32"; do
+      big "$f" 16777219 uniform
+    done
+    big u32 268435457 uniform
+    big "--pairs=u32 f32" 268435457 few
+  fi
+  collect
+fi
+rm -rf "$sdir"
+fi # section s
 
 if sec w; then # issue 36: the Python package (python/) on PyTorch and CuPy
   if [ -n "${PATC_WHEEL:-}" ]; then
