@@ -22,10 +22,11 @@
  * type, and a second buffer of values; a descending sorter sorts by the complemented
  * order bits (rsOrd*Desc), which keeps equal keys in input order as the ascending one.
  *
- * Past a portion of keys (just under 2^28, or patc_sort_spec.portion) each pass is a
- * launch a portion (sortPassN, multisplitToNext: each portion's offsets, u64, are the
- * result of the portion before; the first's come from sortHist on each portion and
- * sortScan over them, once a sort: offsets_dev).
+ * Past a portion of keys (2^28, or patc_sort_spec.portion) the keys are cut into
+ * portions of one length (portion_q) and each pass is a launch a portion (sortPassN,
+ * multisplitToNext: each portion's offsets, u64, are the result of the portion before;
+ * the first's come from sortHist on each portion and sortScan over them, once a sort:
+ * offsets_dev).
  *
  * Up to small_max keys the sort is one launch instead (sortSmall0..2: rsSmall, the
  * sortTiles primitive, one block sorting the whole input in shared memory: 512 threads
@@ -78,13 +79,16 @@ enum { DIGIT_MIN = 5, DIGIT_MAX = 11, DIGIT_DEFAULT = 8 };
  * bucket where portion p's launch says its keys of it end (its first output), so the
  * keys are counted once a sort (a histogram launch a portion, each into its own row,
  * then rsScanP, whose portion 0 row is every pass's first offsets), not once a pass.
- * The portion is 2^28 keys (CUB's, the most whole tiles of its pass under 2^28), so that
- * the look-back words are at most CUB's where its tile is no larger (every type:
+ * The portion is 2^28 keys (CUB's is the most whole tiles of its pass under 2^28), so
+ * that the look-back words are at most CUB's where its tile is no larger (every type:
  * rt_sort's tiles are at least CUB's, tile_steps), and a sort of up to 2^28 keys is one
- * portion; patc_sort_spec.portion may set another, up to PORTION_MAX. Until 20b6905 the portion was 2^30 - 1 keys and each pass took a
- * histogram of every portion: at 2^30 - 1 keys the temporary memory was 1.65 % over
- * CUB's (tests/gpu/sort_temp.cu), and at 2^30 keys (two portions) the sort 0.60 of CUB's
- * speed (bench/results/2026-11-26-nvidia-h100-sort-shrink-portions). MAX_KEYS bounds the
+ * portion; patc_sort_spec.portion may set another, up to PORTION_MAX. Until 20b6905 the
+ * portion was 2^30 - 1 keys and each pass took a histogram of every portion: at 2^30 - 1
+ * keys the temporary memory was 1.65 % over CUB's (tests/gpu/sort_temp.cu), and at 2^30
+ * keys (two portions) the sort 0.60 of CUB's speed
+ * (bench/results/2026-11-26-nvidia-h100-sort-shrink-portions); now it is at or below
+ * CUB's memory to 2^31 - 1 keys and 1.05-1.07 of its speed on u32 keys from 1.5 x 2^28
+ * to 1.5 x 2^30 (bench/results/2026-11-27-nvidia-h100-sort-chain). MAX_KEYS bounds the
  * portions (rsScanP is one block over np*nd*r counts). */
 #define PORTION_MAX 1073741823LL
 #define PORTION_DEFAULT (1LL << 28)
