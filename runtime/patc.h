@@ -631,15 +631,16 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
 patc_status patc_sorter_create_pairs(patc_ctx *ctx, patc_type key_type, patc_type value_type, patc_sorter **out);
 /* Frees the sorter and its temporary memory; patc_destroy frees the sorters still alive. */
 void patc_sorter_free(patc_sorter *s);
-/* The temporary device memory a sort of n keys uses: none up to 8192 4-byte keys (one
- * launch; up to 5120 pairs with an 8-byte key or value); above, the sorter's second
+/* The temporary device memory a sort of n keys uses: none up to 8192 keys (one launch;
+ * up to 5120 pairs with an 8-byte key or value); above, the sorter's second
  * buffer of n keys (rounded up to 256 bytes; for pairs, and another of n values) and 4
  * bytes of offsets per bucket per pass (4 KiB for four 8-bit digits; in portions, 12
  * bytes a portion and 8 more: a u32 count and a u64 offset), which it allocates on the
  * first call that needs more and keeps, plus the kernels' scratch (multisplit's
  * look-back: a 4-byte word per bucket per tile of a portion, 1 KiB a tile of 256
- * buckets; the tiles are 8192 to 10240 keys by type and size, rt_sort.c's tile_steps,
- * docs/api.md), which they keep. At most CUB's DeviceRadixSort for the same call. */
+ * buckets; the tiles are 6144 to 10240 keys by type and size, rt_sort.c's tile_steps,
+ * docs/api.md), which they keep. With 8-bit digits, at most CUB's DeviceRadixSort's for
+ * the same call. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
 /* Sort n keys (1 <= n <= 2^40) of `in` into `out` on `stream` (NULL the default stream;
  * it becomes the context's stream) and return without waiting. in == out sorts in
