@@ -175,7 +175,10 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  *    335.4 at 512x20 and 116.9, 203.7, 285.0, 360.2 at 512x16, whose 8192-key tiles took
  *    22-79 KB more than CUB; the pass keeps no values in registers, ms_order reads them);
  *  - u64 keys: 512x16 from 2^20 at every size (203.7, 378.7, 693.4, 1236.8, 4541.2 us at
- *    2^21 to 2^26; 384x16 249.3, 431.2, 767.3, 1397.4, 4998.6; 384x20 238.8 to 4730.3).
+ *    2^21 to 2^26; 384x16 249.3, 431.2, 767.3, 1397.4, 4998.6; 384x20 238.8 to 4730.3);
+ *    i64 and f64 keys take these rows too (step_key): f64 keys 6-15 % faster from 2^20
+ *    than at 384x16, CUB/patc 1.03-1.07 -> 1.20-1.24 at 2^20 and 2^21, 0.90-0.91 ->
+ *    0.96-0.99 at 2^24 and 2^26 (bench/results/2026-11-27-nvidia-h100-sort-f64tiles).
  * Tiles of 18 or more items a thread are compiled for two blocks an SM (multisplit's own
  * launch bound): without it ptxas gave the pairs' pass at 384x20 94 registers and one
  * block an SM, 27-40 % slower (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds). */
@@ -198,12 +201,14 @@ static const struct {
 };
 
 /* The tile_steps rows of a sorter: i32 keys alone take u32's (the same pass but for the
- * sign bit in the order function), pairs of any 4-byte key with 4-byte values f32's
- * (rows "f32 with 4-byte values": the pass moves the keys' bits as u32 words). */
+ * sign bit in the order function), i64 and f64 keys alone u64's (likewise, the order
+ * function that of the type), pairs of any 4-byte key with 4-byte values f32's (rows
+ * "f32 with 4-byte values": the pass moves the keys' bits as u32 words). */
 static patc_type step_key(const patc_sorter *s)
 {
     if (s->ks == 4 && s->vs == 4) return PATC_F32;
-    return s->type == PATC_I32 && s->vs == 0 ? PATC_U32 : s->type;
+    if (s->vs == 0 && s->type == PATC_I32) return PATC_U32;
+    return s->vs == 0 && s->ks == 8 ? PATC_U64 : s->type;
 }
 
 /* The sorter's steps (tile_steps of its key type, value bytes and digit width 8) */

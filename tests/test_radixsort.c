@@ -377,7 +377,8 @@ END_TEST
 
 /* The pass's tile steps for f32 keys with u32 values and for u64 keys (rt_sort.c's
  * tile_steps): the pairs 512x18 (9216 keys) below 2^22, 512x20 (10240) from 2^22; u64
- * keys 384x16 (6144) below 2^20, 512x16 (8192) from 2^20 on. Seen in the temporary
+ * keys 384x16 (6144) below 2^20, 512x16 (8192) from 2^20 on, and i64 and f64 keys as
+ * u64 keys (step_key). Seen in the temporary
  * memory: the second buffers (each rounded up to 256 bytes), the offsets (nd*256 u32,
  * sortHistScan's result, which are also its bins), a 4-byte look-back word per bucket
  * per tile, and a rest (the kernels' counters and the histogram's ticket) that is the
@@ -387,18 +388,20 @@ START_TEST(sorter_tile_steps)
     static const long long ns[] = {8193, (1 << 20) - 1, 1 << 20, (1 << 22) - 1, 1 << 22, (1 << 23) - 1, 1 << 23, 1 << 24};
     static const size_t T[2][8] = {{9216, 9216, 9216, 9216, 10240, 10240, 10240, 10240},
                                    {6144, 6144, 8192, 8192, 8192, 8192, 8192, 8192}};
-    patc_sort_spec specs[2] = {{.key_type = PATC_F32, .values = 1, .value_type = PATC_U32}, {.key_type = PATC_U64}};
-    for (int k = 0; k < 2; k++) {
+    patc_sort_spec specs[4] = {{.key_type = PATC_F32, .values = 1, .value_type = PATC_U32}, {.key_type = PATC_U64},
+                               {.key_type = PATC_I64}, {.key_type = PATC_F64}};
+    for (int s = 0; s < 4; s++) {
+        int k = s ? 1 : 0; /* the row of T: u64's for the 8-byte keys */
         patc_sorter *so;
         size_t nd = k ? 8 : 4, rest0 = 0;
-        ck_assert_int_eq(patc_sorter_create_spec(ctx, &specs[k], &so), PATC_OK);
+        ck_assert_int_eq(patc_sorter_create_spec(ctx, &specs[s], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
             size_t b = 0, n = (size_t)ns[i], tiles = (n + T[k][i] - 1) / T[k][i];
             size_t fixed = (k ? 1 : 2) * ((n * (k ? 8 : 4) + 255) / 256 * 256) + nd * 256 * 4 + 1024 * tiles;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
-            ck_assert_msg(b > fixed && b - fixed < 256, "spec %d n = %zu: %zu bytes, %zu without the rest", k, n, b, fixed);
+            ck_assert_msg(b > fixed && b - fixed < 256, "spec %d n = %zu: %zu bytes, %zu without the rest", s, n, b, fixed);
             if (i == 0) rest0 = b - fixed;
-            ck_assert_msg(b - fixed == rest0, "spec %d n = %zu: a rest of %zu bytes, %zu at 8193 (not %zu-key tiles?)", k,
+            ck_assert_msg(b - fixed == rest0, "spec %d n = %zu: a rest of %zu bytes, %zu at 8193 (not %zu-key tiles?)", s,
                           n, b - fixed, rest0, T[k][i]);
         }
         patc_sorter_free(so);
