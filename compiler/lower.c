@@ -1570,6 +1570,15 @@ static void write_result_val(Lw *w, Val *v, const Type *t, Span sp)
     else lw_copy_val(w, v, c, sp);
 }
 
+/* A pair of arrays t written as one array of pairs (ty): each side to its own next
+ * output, through one acceptor (unzip's result; multisplitToNext's elements of pairs) */
+static Acc *pair_outputs(Lw *w, Type *ty, const Type *t, bool several)
+{
+    Acc *r = lw_acceptor(w, W_PAIRW, ty, next_output(w, t->pair.a, several));
+    r->in2 = next_output(w, t->pair.b, several);
+    return r;
+}
+
 /* The kernel's result: each leaf of its pairs is written to its own output, in order.
  * pair(a)(b) and lets are taken apart here so each side writes its output directly
  * (a parallel map as an output keeps its loop); any other pair value is computed and
@@ -1592,10 +1601,9 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
          * write rule; multisplitToNext's next offsets likewise */
         Acc *cnt = next_output(w, t->pair.a, true), *el;
         const Type *tb = t->pair.b;
-        if (tb->kind == T_PAIR) { /* CR_NEXT's elements of pairs: one output a side, as unzip's */
-            Type *at = ty_array(w->a, tb->pair.a->arr.n, ty_pair(w->a, tb->pair.a->arr.elem, tb->pair.b->arr.elem));
-            el = lw_acceptor(w, W_PAIRW, at, next_output(w, tb->pair.a, true));
-            el->in2 = next_output(w, tb->pair.b, true);
+        if (tb->kind == T_PAIR) { /* CR_NEXT's elements of pairs: a pair of arrays */
+            Type *pt = ty_pair(w->a, tb->pair.a->arr.elem, tb->pair.b->arr.elem);
+            el = pair_outputs(w, ty_array(w->a, tb->pair.a->arr.n, pt), tb, true);
         } else {
             el = next_output(w, tb, true);
         }
@@ -1609,9 +1617,7 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
         /* unzip(xs): xs written once, each side of its elements to its own output (a map
          * keeps its loop; a result of the whole grid could not be read through unzip's
          * views) */
-        Acc *r = lw_acceptor(w, W_PAIRW, e->prim.args[0]->ty, next_output(w, t->pair.a, several));
-        r->in2 = next_output(w, t->pair.b, several);
-        lw_lower_acc(w, e->prim.args[0], r);
+        lw_lower_acc(w, e->prim.args[0], pair_outputs(w, e->prim.args[0]->ty, t, several));
         return;
     }
     if (t->kind == T_PAIR) {

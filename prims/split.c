@@ -707,12 +707,14 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
      * of two arrays as they are (V_ZIP of two V_MEM) */
     Type *et = arg[2]->ty->arr.elem;
     bool pairs = et->kind == T_PAIR;
-    /* multisplitToNext: the result is (next, elements), the elements' acceptor c */
-    Type *elt = e->prim.p == P_MULTISPLIT_NEXT ? e->ty->pair.b : e->ty;
+    /* multisplitToNext: the result is (next, elements), the elements' acceptor c, the
+     * next offsets' output c->cnt */
+    bool next = e->prim.p == P_MULTISPLIT_NEXT;
+    Type *elt = next ? e->ty->pair.b : e->ty;
     Acc *c1 = pairs && c->kind == W_PAIRW ? c->in : c, *c2 = pairs && c->kind == W_PAIRW ? c->in2 : NULL;
     if (w->nloops || c1->kind != W_MEM || c1->buf->param != -1 || !nat_is_const(c1->base, &base) || base ||
         (pairs && (!c2 || c2->kind != W_MEM || c2->buf->param != -1 || !nat_is_const(c2->base, &base) || base)) ||
-        k->main || k->body->seq.n || k->nouts != (pairs ? 2 : 1) + (e->prim.p == P_MULTISPLIT_NEXT))
+        k->main || k->body->seq.n || k->nouts != (pairs ? 2 : 1) + next)
         diag_error(w->d, e->sp, "multisplit is a kernel of its own: it must be the kernel's whole result (one "
                    "output, or for pairs two through unzip; its last launch, nothing else computed)");
     Buffer *bufs[3] = {NULL, NULL, NULL};
@@ -738,7 +740,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     }
     Ms m = {.w = w, .a = a, .f = arg[0], .sk = lw_sk_of(pairs ? et->pair.a : et), .n = arg[2]->ty->arr.n,
             .places = elt->kind == T_PAIR ? elt->pair.a->arr.n : elt->arr.n, .osk = lw_sk_of(arg[1]->ty->arr.elem), .pairs = pairs,
-            .sk2 = pairs ? lw_sk_of(et->pair.b) : SK_U32, .next = e->prim.p == P_MULTISPLIT_NEXT ? c->cnt : NULL};
+            .sk2 = pairs ? lw_sk_of(et->pair.b) : SK_U32, .next = next ? c->cnt : NULL};
     nat_is_const(e->prim.nats[0], &m.K);
     nat_is_const(e->prim.nats[1], &m.NT);
     nat_is_const(e->prim.nats[2], &m.IPT);

@@ -599,8 +599,8 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
  * ascending and descending alike (as CUB's). Descending order is the ascending order
  * reversed but for the order among equal keys (NaNs with the sign bit clear first,
  * then +inf, ..., -inf, then the other NaNs).
- * n may be more than 2^28 (up to 2^40): such a sort runs in portions of 2^28 keys
- * (patc_sort_spec.portion), each pass a launch a portion, with u64 offsets. */
+ * n may be more than 2^28 (up to 2^40): such a sort runs in portions of at most 2^28
+ * keys (patc_sort_spec.portion), each pass a launch a portion, with u64 offsets. */
 typedef struct patc_sorter patc_sorter;
 /* A sorter of keys alone, ascending. PATC_ERR_INVALID for a PATC_BOOL key. */
 patc_status patc_sorter_create(patc_ctx *ctx, patc_type type, patc_sorter **out);
@@ -619,9 +619,9 @@ typedef struct patc_sort_spec {
      * ceil((end_bit - begin_bit) / digit_bits) passes of 2^digit_bits buckets. */
     int digit_bits;
     /* The most keys one launch of a pass takes (0: 2^28): a sort of more keys runs each
-     * pass as one launch per portion of this many (the last one shorter), each portion
-     * starting its buckets where the one before ended them; the look-back words are those
-     * of one portion. 1 to 2^30 - 1; a smaller one bounds the kernels' scratch, or tests
+     * pass as one launch per portion, as few portions as this allows and of one length
+     * (the last shorter by less than a key a portion), each starting its buckets where the
+     * one before ended them; the look-back words are those of one portion. 1 to 2^30 - 1; a smaller one bounds the kernels' scratch, or tests
      * the portions at small n. */
     long long portion;
 } patc_sort_spec;

@@ -720,12 +720,12 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
     size_t ks = (size_t)s->ks, vs = (size_t)s->vs, row = (size_t)s->nd * (size_t)s->r;
     struct patc_buffer tk = view(s->tmp, 0, (size_t)n * ks), tv = view(s->tmp, half_bytes(n, s->ks), (size_t)n * vs);
     struct patc_buffer hall = view(s->counts, 0, (size_t)np * row * 4),
-                       oall = view(s->counts, hist_bytes(s, np), (size_t)np * row * 8);
+                       oall = view(s->counts, hist_bytes(s, np), np > 1 ? (size_t)(np + 1) * row * 8 : 0);
     patc_buffer *kb[2] = {out, &tk}, *vb[2] = {vout, &tv}, *ksrc = in, *vsrc = vin;
+    if ((st = offsets_dev(s, in, n, &hall, &oall)) != PATC_OK) return st;
     for (int d = 0; d < s->nd; d++) {
         int to = pass_dst(s, d, in_place);
         unsigned du = (unsigned)d;
-        if (d == 0 && (st = offsets_dev(s, ksrc, n, &hall, &oall)) != PATC_OK) return st;
         for (long long p = 0; p < np; p++) {
             long long m = portion_len(s, n, p), pn[2] = {m, n};
             size_t dr = (size_t)d * (size_t)s->r, rb = (size_t)s->r * 8;

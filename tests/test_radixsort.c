@@ -904,7 +904,8 @@ END_TEST
  * (multisplitToNext, each portion's offsets the result of the portion before, the first
  * portion's rsScanP's over a histogram a portion, once), as the sorter does past 2^28
  * keys; every key type, keys alone and pairs, odd and even passes, in place
- * (odd n) and not, at 2 (8193), 4 (9001) and 7 portions (20000), one with 5-bit digits
+ * (odd n) and not, in 3 portions of 2731 (8193 keys) and of 3001 (9001), and 7 of 2858
+ * (20000; rt_sort.c's portion_q makes them one length), one with 5-bit digits
  * (13 passes of an 8-byte key: the last portion's and the others' offsets in u64). */
 START_TEST(portions_every_type)
 {

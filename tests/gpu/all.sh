@@ -999,13 +999,20 @@ fi # section m
 # back-to-back sorts of 1..100000 keys on one stream per type; the histogram kernels
 # (alone and with the scan) against the interpreter; then memcheck, racecheck and synccheck at a few n. Then the
 # same for key-value pairs and descending sorts (issue 35 item 2, sortpairs).
+# build_sort_check DIR: tests/gpu/sort_check.c built into DIR/sort_check against the
+# carried libpatrt.a (sections r and s), the build recorded; false where it failed.
+# rre: the line of its counts.
+build_sort_check() {
+  local o rc
+  o=$(${CC:-cc} -std=c11 -O2 -Iruntime -o "$1/sort_check" tests/gpu/sort_check.c build/runtime/libpatrt.a -ldl -lm -lpthread 2>&1); rc=$?
+  echo "$o" >>"$log"
+  record build sort_check.c cc - $rc "$(echo "$o" | grep -m1 -i 'error')"
+  return $rc
+}
+rre='sort_check: [0-9]+ passed, [0-9]+ failed'
 if sec r; then
 rdir=$(mktemp -d)
-o=$(${CC:-cc} -std=c11 -O2 -Iruntime -o "$rdir/sort_check" tests/gpu/sort_check.c build/runtime/libpatrt.a -ldl -lm -lpthread 2>&1); rc=$?
-echo "$o" >>"$log"
-record build sort_check.c cc - $rc "$(echo "$o" | grep -m1 -i 'error')"
-if [ $rc = 0 ]; then
-  rre='sort_check: [0-9]+ passed, [0-9]+ failed'
+if build_sort_check "$rdir"; then
   rsizes="1 31 1000 4097 1048583" # 2^24+3 and 2^28: section s
   for ty in u32 i32 f32; do
     for n in $rsizes; do
@@ -1272,11 +1279,7 @@ if sec s; then
 # 2^24 + 3, the default ones (2^28 keys) at 2^28 + 1 (two portions). --quick: u32 and f32
 # uniform at 2^24 + 3 and u32 at 2^28 + 1.
 sdir=$(mktemp -d)
-o=$(${CC:-cc} -std=c11 -O2 -Iruntime -o "$sdir/sort_check" tests/gpu/sort_check.c build/runtime/libpatrt.a -ldl -lm -lpthread 2>&1); rc=$?
-echo "$o" >>"$log"
-record build sort_check.c cc - $rc "$(echo "$o" | grep -m1 -i 'error')"
-if [ $rc = 0 ]; then
-  rre='sort_check: [0-9]+ passed, [0-9]+ failed'
+if build_sort_check "$sdir"; then
   # big F N K: sort_check F N K in the background, as many at a time as N allows
   big() { BG_MAX=$(jobs_for "$2") bg_check sort sort_check.c "$1 $3" "$2" "$rre" "$sdir/sort_check" $1 "$2" "$3"; }
   if [ $quick = 1 ]; then

@@ -7,12 +7,11 @@
 // [0, 16) of u32 and [0, 40) of u64 keys, at n = 1 .. 2^31 - 1 (CUB's num_items is an
 // int). Nothing is sorted and no device memory is allocated: both sides only say what a
 // sort would take (CUB's query reads the device's PTX version, so it needs the GPU).
-// Each line: "ok" or "OVER" with both byte counts; a sort of more than NMAX keys
-// (default 2^31 - 1: none) that takes more is reported as "over, past NMAX" and not
-// counted as a failure (until 20b6905 patc's look-back held a portion of 2^30 - 1 keys
-// where CUB's holds one of about 2^28, and the default was 2^28). The last line is
+// Each line: "ok" or "OVER" with both byte counts, every n counted (until 20b6905
+// patc's look-back held a portion of 2^30 - 1 keys where CUB's holds one of about 2^28,
+// and an excess past 2^28 keys was reported but not counted). The last line is
 // "sort_temp: N passed, M failed"; the exit status is 1 when M > 0.
-//   sort_temp [--root DIR] [--nmax N] [-v]
+//   sort_temp [--root DIR] [-v]
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -64,13 +63,11 @@ static size_t cub_bytes(const Case &c, long long n)
 int main(int argc, char **argv)
 {
     std::string root = getenv("PATC_ROOT") ? getenv("PATC_ROOT") : ".";
-    long long nmax = (1LL << 31) - 1;
     bool verbose = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--root") && i + 1 < argc) root = argv[++i];
-        else if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoll(argv[++i]);
         else if (!strcmp(argv[i], "-v")) verbose = true;
-        else { printf("usage: sort_temp [--root DIR] [--nmax N] [-v]\n"); return 2; }
+        else { printf("usage: sort_temp [--root DIR] [-v]\n"); return 2; }
     }
     patc_ctx *ctx;
     if (patc_create(&ctx, 0, 0) != PATC_OK) { printf("patc_create: %s\n", patc_last_error(ctx)); return 1; }
@@ -89,7 +86,7 @@ int main(int argc, char **argv)
     for (long long n : {(1LL << 20) + 7, (1LL << 24) + 3, (1LL << 28) - 5, (1LL << 28) + 1, 3LL << 27, 350000000LL, (1LL << 30) - 1, (1LL << 31) - 1})
         ns.push_back(n);
     std::sort(ns.begin(), ns.end());
-    int passed = 0, failed = 0, past = 0;
+    int passed = 0, failed = 0;
     for (const Case &c : cases) {
         patc_sort_spec spec = {};
         spec.key_type = c.key;
@@ -107,11 +104,7 @@ int main(int argc, char **argv)
             size_t pb = 0, cb = cub_bytes(c, n);
             if (patc_sorter_temp_bytes(so, n, &pb) != PATC_OK) { printf("FAIL: %s n=%lld: %s\n", what, n, patc_last_error(ctx)); failed++; continue; }
             if (!cb) { printf("FAIL: %s n=%lld: CUB's query failed\n", what, n); failed++; continue; }
-            bool over = pb > cb;
-            if (over && n > nmax) {
-                past++;
-                printf("over, past nmax: %s n=%lld patc %zu CUB %zu (+%zu, %.2f %%)\n", what, n, pb, cb, pb - cb, 100.0 * (pb - cb) / cb);
-            } else if (over) {
+            if (pb > cb) {
                 failed++;
                 printf("OVER: %s n=%lld patc %zu CUB %zu (+%zu)\n", what, n, pb, cb, pb - cb);
             } else {
@@ -121,7 +114,7 @@ int main(int argc, char **argv)
         }
         patc_sorter_free(so);
     }
-    printf("sort_temp: %d passed, %d failed (%d over past nmax = %lld, not counted)\n", passed, failed, past, nmax);
+    printf("sort_temp: %d passed, %d failed\n", passed, failed);
     patc_destroy(ctx);
     return failed ? 1 : 0;
 }
