@@ -99,7 +99,8 @@ typedef struct RtBuildStats {
  * (malloc'ed, caller frees). On success *cubin is malloc'ed. */
 bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *cache_dir,
                       void **cubin, size_t *cubin_len, char **log, RtBuildStats *st);
-/* Whether the text compiles to PTX for compute_<arch> (no ptxas); *log as above. */
+/* Whether the text passes NVRTC's front end for compute_<arch> (no code generated); *log
+ * as above. */
 bool rt_nvrtc_front(const char *src, const char *name, int arch, char **log);
 /* The NVRTC options of a compile for sm_<arch> (archopt holds the first): their count. */
 enum { RT_NVRTC_MAX_OPTIONS = 8 };

@@ -6,9 +6,10 @@
 # quicksort's small sort, with each file's golden-args), each compiled for sm_90 as it is
 # emitted (the 64-bit build of a kernel sized at launch). The -DPATC_INDEX32 build, which
 # only the runtime makes (through NVRTC, warnings not errors), is compiled by test_codegen
-# (examples_compile_with_nvrtc, both builds, to PTX): compiling it here too took half of
-# this test's 190 s for text that differs only in patc_int's typedef. This test is where
-# ptxas runs on these files' 64-bit builds (test_codegen stops at PTX for them). Each file is compiled
+# (examples_compile_with_nvrtc, both builds, through NVRTC's front end): compiling it here
+# too took half of this test's 190 s for text that differs only in patc_int's typedef.
+# This test is where NVVM and ptxas run on these files' 64-bit builds (test_codegen stops
+# after the front end for them). Each file is compiled
 # to a cubin (-cubin: the device compilation whole, front end, NVVM and ptxas, every
 # warning an error) without the host compilation of `-c`, which compiles only the launch
 # stubs nvcc writes and took 1.9 of a small file's 2.4 s.

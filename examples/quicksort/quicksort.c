@@ -8,7 +8,8 @@
  *                                 after a warm-up and "ok", or the first mismatch
  *     quicksort --interp N KIND   every partition and small sort run on the CPU
  *                                 interpreter (patc_interp_run_outputs): no GPU needed
- *     quicksort --interp-test     --interp at N = 1, 31, 1000, 5000, 20011 for every KIND
+ *     quicksort --interp-test [M] --interp at N = 1, 31, 1000, 5000, 20011 for every KIND
+ *                                 (those up to M where M is given)
  *     quicksort --compile         the programs (samplesort.rise too) compiled to sm_90
  *                                 cubins by NVRTC
  *     quicksort --sample ...      any of these by the sample sort of samplesort.rise
@@ -33,6 +34,7 @@
 
 #include <dlfcn.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -741,6 +743,9 @@ static int interp_case(Sorter *q, long long n, const char *kind)
     return bad;
 }
 
+/* run_interp's suite: the sizes up to this many (--interp-test M) */
+static long long interp_test_max = LLONG_MAX;
+
 static int run_interp(long long n, const char *kind, int suite)
 {
     Sorter q = {.interp = 1};
@@ -754,15 +759,16 @@ static int run_interp(long long n, const char *kind, int suite)
     int bad = 0;
     if (suite) {
         static const long long sizes[] = {1, 31, 1000, 5000, 20011};
-        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && sizes[i] <= interp_test_max; i++)
             for (int k = 0; k < NKINDS; k++) bad |= interp_case(&q, sizes[i], KINDS[k]);
         /* the sample sort again with buckets of more than 1024 keys sorted by partitions
          * (small sorts, partitions and copies): at 5000 keys (two buckets) every kind, at
          * 20011 (eight) two (the interpreter's small sorts take a second there) */
         for (int k = 0; k < NKINDS && sample_mode; k++) {
             ss_max = 1024;
-            bad |= interp_case(&q, 5000, KINDS[k]);
-            if (!strcmp(KINDS[k], "random") || !strcmp(KINDS[k], "inf")) bad |= interp_case(&q, 20011, KINDS[k]);
+            if (interp_test_max >= 5000) bad |= interp_case(&q, 5000, KINDS[k]);
+            if ((!strcmp(KINDS[k], "random") || !strcmp(KINDS[k], "inf")) && interp_test_max >= 20011)
+                bad |= interp_case(&q, 20011, KINDS[k]);
             ss_max = SS_T;
         }
     } else {
@@ -912,12 +918,15 @@ int main(int argc, char **argv)
         argv += 2;
         argc -= 2;
     }
-    if (argc == 2 && !strcmp(argv[1], "--interp-test")) return run_interp(0, NULL, 1);
+    if ((argc == 2 || (argc == 3 && atoll(argv[2]) >= 1)) && !strcmp(argv[1], "--interp-test")) {
+        if (argc == 3) interp_test_max = atoll(argv[2]);
+        return run_interp(0, NULL, 1);
+    }
     if (argc == 2 && !strcmp(argv[1], "--compile")) return run_compile();
     if (argc == 4 && !strcmp(argv[1], "--interp") && atoll(argv[2]) >= 1) return run_interp(atoll(argv[2]), argv[3], 0);
     if ((argc == 3 || (argc == 4 && atoi(argv[3]) >= 1)) && atoll(argv[1]) >= 1)
         return run_gpu(atoll(argv[1]), argv[2], argc == 4 ? atoi(argv[3]) : 3);
-    fprintf(stderr, "usage: quicksort [--sample [--bucket-max M]] [--streams K] [--small 1024|4096] (N KIND [REPS] | --interp N KIND | --interp-test | "
+    fprintf(stderr, "usage: quicksort [--sample [--bucket-max M]] [--streams K] [--small 1024|4096] (N KIND [REPS] | --interp N KIND | --interp-test [M] | "
                     "--compile)\n"
                     "  KIND: random, dup, equal, sorted, reversed, inf\n");
     return 2;
