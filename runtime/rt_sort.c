@@ -60,12 +60,15 @@ enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
  * is 217 KB for u64 pairs (1024 x 8 would be 328 KB). */
 typedef struct {
     int nt, ipt;
+    int minb; /* the pass kernel's __launch_bounds__ minimum of blocks an SM
+                 (patc_compile_options.min_blocks); 0: multisplit's own choice */
 } Tile;
 enum { NSMALL = 3, NSTEPS = 4 }; /* NSTEPS: the most tile_steps rows of one sorter */
 /* the kernels with a cubin: sortHistScan, sortHist, sortScan, sortPass, sortPassN,
  * sortCopy, the steps' and the small sorts' */
 enum { KPROG_MAX = 6 + NSTEPS + NSMALL };
-static const Tile small_tiles[2][NSMALL] = {{{512, 4}, {1024, 4}, {1024, 8}}, {{512, 4}, {1024, 4}, {1024, 5}}};
+static const Tile small_tiles[2][NSMALL] = {{{512, 4, 0}, {1024, 4, 0}, {1024, 8, 0}},
+                                             {{512, 4, 0}, {1024, 4, 0}, {1024, 5, 0}}};
 
 /* The digit width: 8 bits by default (CUB's); 5 to 11 (rsScanP gives a lane r/32 >= 1
  * counts; 11 bits is 2048 buckets, a third pass fewer for u32 keys). At most 13 passes
@@ -104,6 +107,7 @@ struct patc_sorter {
     long long portion;     /* the most keys a launch of a pass (or of the histogram) takes */
     int nsteps;            /* the pass's tiles by size (pass_steps): step[i] from step_from[i] keys */
     Tile step[NSTEPS];     /* the kernels sortPassB<i>, pass_big[i] */
+    Tile ptile;            /* sortPassN's (portion_tile) */
     long long step_from[NSTEPS];
     const Tile *tiles;     /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
     long long small_max;   /* the last tile's keys: up to this many, one launch */
@@ -168,7 +172,12 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  *    2^23, 485.2 at 2^24, 1675.7 at 2^26 against 284.5, 497.0, 1726.8 at 512x18);
  *  - f32 keys: 384x24 from 2^20 (as before: 79.1 us against 90 at 384x16), 512x16 from
  *    2^21 (98.4 and 164.2 us at 2^21 and 2^22 against 101.4 and 173.9 at 384x24), 512x20
- *    from 2^23 (289.2, 503.5, 1739.6 us at 2^23, 2^24, 2^26; 512x16 292.4, 517.0, 1860.7);
+ *    from 2^23 (289.2, 503.5, 1739.6 us at 2^23, 2^24, 2^26; 512x16 292.4, 517.0, 1860.7),
+ *    then 384x19 from 2^23 at three blocks an SM (minb 3, 56 registers: CUB's own
+ *    configuration for float keys): 1530 us against 1591 at 2^26 and 5838 against 6075
+ *    at 2^28, uniform, the same twice in one session, where 384x18 and 384x20 at three
+ *    blocks were slower than 512x20 (bench/results/2026-11-27-nvidia-h100-sort-f32-3blocks;
+ *    u32 keys gained nothing there and keep 512x20);
  *  - f32 keys with 4-byte values: 512x18 up to 2^22, 512x20 from 2^22 (H200,
  *    bench/results/2026-11-27-nvidia-h200-sort-tempmem: uniform 2^21, 2^22, 1.5 x 2^22
  *    and 2^23 keys took 120.1, 207.0, 285.7, 347.0 us at 512x18, 119.7, 204.4, 275.7,
@@ -188,16 +197,29 @@ static const struct {
     long long from;
     Tile t;
 } tile_steps[] = {
-    {PATC_U32, 0, 1, {512, 16}},
-    {PATC_U32, 0, 1LL << 20, {512, 18}},
-    {PATC_U32, 0, 1LL << 23, {512, 20}},
-    {PATC_F32, 0, 1, {512, 16}},
-    {PATC_F32, 0, 1LL << 20, {384, 24}},
-    {PATC_F32, 0, 1LL << 21, {512, 16}},
-    {PATC_F32, 0, 1LL << 23, {512, 20}},
-    {PATC_F32, 4, 1, {512, 18}},
-    {PATC_F32, 4, 1LL << 22, {512, 20}},
-    {PATC_U64, 0, 1LL << 20, {512, 16}},
+    {PATC_U32, 0, 1, {512, 16, 0}},
+    {PATC_U32, 0, 1LL << 20, {512, 18, 0}},
+    {PATC_U32, 0, 1LL << 23, {512, 20, 0}},
+    {PATC_F32, 0, 1, {512, 16, 0}},
+    {PATC_F32, 0, 1LL << 20, {384, 24, 0}},
+    {PATC_F32, 0, 1LL << 21, {512, 16, 0}},
+    {PATC_F32, 0, 1LL << 23, {384, 19, 3}},
+    {PATC_F32, 4, 1, {512, 18, 0}},
+    {PATC_F32, 4, 1LL << 22, {512, 20, 0}},
+    {PATC_U64, 0, 1LL << 20, {512, 16, 0}},
+};
+
+/* sortPassN's tile, the pass of a sort in portions, where it is not the last step's:
+ * f32 keys alone keep 512 x 20 there. At 384 x 19 (CUB's own tile for them) a portion
+ * of 2^28 keys has one tile more than CUB's portion (the most whole tiles under 2^28),
+ * and with the portions' offsets the temporary memory went past CUB's (2 185 192 472
+ * bytes against 2 185 171 455 at 2^29 keys). */
+static const struct {
+    patc_type key;
+    int vbytes;
+    Tile t;
+} portion_tiles[] = {
+    {PATC_F32, 0, {512, 20, 0}},
 };
 
 /* The tile_steps rows of a sorter: i32 keys alone take u32's (the same pass but for the
@@ -211,7 +233,8 @@ static patc_type step_key(const patc_sorter *s)
     return s->vs == 0 && s->ks == 8 ? PATC_U64 : s->type;
 }
 
-/* The sorter's steps (tile_steps of its key type, value bytes and digit width 8) */
+/* The sorter's steps (tile_steps of its key type, value bytes and digit width 8) and
+ * sortPassN's tile (the last step's, or portion_tiles') */
 static void pass_steps(patc_sorter *s, int w)
 {
     s->nsteps = 0;
@@ -220,6 +243,9 @@ static void pass_steps(patc_sorter *s, int w)
             s->step_from[s->nsteps] = tile_steps[i].from;
             s->step[s->nsteps++] = tile_steps[i].t;
         }
+    s->ptile = s->nsteps ? s->step[s->nsteps - 1] : (Tile){PASS_NT, PASS_IPT, 0};
+    for (size_t i = 0; w == 8 && i < sizeof portion_tiles / sizeof portion_tiles[0]; i++)
+        if (portion_tiles[i].key == step_key(s) && portion_tiles[i].vbytes == s->vs) s->ptile = portion_tiles[i].t;
 }
 
 /* The kernel of step i: sortPassB<i> */
@@ -328,12 +354,12 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
               s->nd, s->r);
     sb_printf(&b, "kernel sortScan = nFun(np => fun((np * %d).u32)(h => h |> rsScanP(np, %d, %d)))\n", s->nd * s->r,
               s->nd, s->r);
-    pass_text(&b, s, "sortPass", (Tile){PASS_NT, PASS_IPT}, kt, words, "u32", false);
+    pass_text(&b, s, "sortPass", (Tile){PASS_NT, PASS_IPT, 0}, kt, words, "u32", false);
     for (int i = 0; i < s->nsteps; i++) {
         char name[24];
         pass_text(&b, s, step_name(name, i), s->step[i], kt, words, "u32", false);
     }
-    pass_text(&b, s, "sortPassN", s->nsteps ? s->step[s->nsteps - 1] : (Tile){PASS_NT, PASS_IPT}, kt, words, "u64", true);
+    pass_text(&b, s, "sortPassN", s->ptile, kt, words, "u64", true);
     if (s->pairs) {
         if (s->nd % 2)
             sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
@@ -420,12 +446,12 @@ static patc_status program0(patc_sorter *s)
  * on the kernels it launches alone. The sorter of u32 keys as one text took 5.3 s of
  * nvcc -cubin here; its 1024 x 8 small sort alone 1.4 s, the histogram with its scan
  * 0.6 s, a pass 1.2 s. */
-static patc_status kernel_cubin(patc_sorter *s, patc_kernel **k, const char *name)
+static patc_status kernel_cubin(patc_sorter *s, patc_kernel **k, const char *name, int min_blocks)
 {
     if (*k) return PATC_OK;
     if (s->nkprog == KPROG_MAX) /* each slot compiles once: more would be a bug here */
         return rt_fail(s->ctx, PATC_ERR_INVALID, "patc_sorter: more kernels than the sorter has");
-    patc_compile_options o = {.kernel = name, .bins_in_result = 1};
+    patc_compile_options o = {.kernel = name, .bins_in_result = 1, .min_blocks = min_blocks};
     patc_program *p = NULL;
     patc_status st = rt_program_from_text(s->ctx, "<patc_sorter>", s->source, NULL, 0, &o, &p);
     if (st == PATC_OK) st = patc_get_kernel(p, name, k);
@@ -446,13 +472,15 @@ static patc_status pass_for(patc_sorter *s, long long n, int cubin, patc_kernel 
     char step[24];
     const char *name = "sortPassN";
     patc_kernel **slot = &s->pass_n[cubin];
+    int minb = s->ptile.minb;
     if (n <= s->portion) {
         int i = s->nsteps;
         while (i > 0 && n < s->step_from[i - 1]) i--;
         slot = i > 0 ? &s->pass_big[i - 1][cubin] : &s->pass[cubin];
         name = i > 0 ? step_name(step, i - 1) : "sortPass";
+        minb = i > 0 ? s->step[i - 1].minb : 0;
     }
-    patc_status st = cubin ? kernel_cubin(s, slot, name) : PATC_OK;
+    patc_status st = cubin ? kernel_cubin(s, slot, name, minb) : PATC_OK;
     *k = *slot;
     return st;
 }
@@ -467,7 +495,7 @@ static patc_status small_for(patc_sorter *s, long long n, int cubin, patc_kernel
     int i = 0;
     while (i < NSMALL - 1 && n > (long long)s->tiles[i].nt * s->tiles[i].ipt) i++;
     char name[24];
-    patc_status st = cubin ? kernel_cubin(s, &s->small[i][cubin], small_name(name, i)) : PATC_OK;
+    patc_status st = cubin ? kernel_cubin(s, &s->small[i][cubin], small_name(name, i), 0) : PATC_OK;
     *k = s->small[i][cubin];
     return st;
 }
@@ -683,10 +711,10 @@ static patc_status kernels_for(patc_sorter *s, long long n, bool in_place, patc_
 {
     bool np1 = portions(s, n) == 1;
     patc_status st = pass_for(s, n, 1, pass);
-    if (st == PATC_OK && np1) st = kernel_cubin(s, &s->hscan[1], "sortHistScan");
-    if (st == PATC_OK && !np1) st = kernel_cubin(s, &s->hist[1], "sortHist");
-    if (st == PATC_OK && !np1) st = kernel_cubin(s, &s->scan[1], "sortScan");
-    if (st == PATC_OK && copy_back(s, in_place)) st = kernel_cubin(s, &s->copy[1], "sortCopy");
+    if (st == PATC_OK && np1) st = kernel_cubin(s, &s->hscan[1], "sortHistScan", 0);
+    if (st == PATC_OK && !np1) st = kernel_cubin(s, &s->hist[1], "sortHist", 0);
+    if (st == PATC_OK && !np1) st = kernel_cubin(s, &s->scan[1], "sortScan", 0);
+    if (st == PATC_OK && copy_back(s, in_place)) st = kernel_cubin(s, &s->copy[1], "sortCopy", 0);
     return st;
 }
 

@@ -292,7 +292,8 @@ END_TEST
  * bucket per tile of one portion (256 * ceil(ceil(n / np) / T) words, T the tile
  * of rt_sort.c's tile_steps: 8192 (512 x 16) below 2^20; from 2^20 9216 (u32 and i32
  * 512 x 18, f32 384 x 24), for f32 8192 from 2^21 (512 x 16); 10240 from 2^23
- * (512 x 20)) and a few words more (the tile counter, the histogram's ticket; its bins
+ * (512 x 20), for f32 7296 (384 x 19) in one portion, 10240 in portions
+ * (portion_tiles)) and a few words more (the tile counter, the histogram's ticket; its bins
  * are the offsets themselves, compiled with bins_in_result): so between n*4 + the
  * offsets + 1024 * tiles and that plus 256 bytes, for every key type. */
 START_TEST(sorter_temp_bytes)
@@ -313,8 +314,9 @@ START_TEST(sorter_temp_bytes)
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-            size_t T = ns[i] < (1 << 20) ? 8192 : ns[i] >= (1 << 23) ? 10240 : kind == 2 && ns[i] >= (1 << 21) ? 8192 : 9216;
             size_t P = 1u << 28, b = 0, n = (size_t)ns[i], np = (n + P - 1) / P, n0 = (n + np - 1) / np;
+            size_t T = ns[i] < (1 << 20) ? 8192 : ns[i] >= (1 << 23) ? (kind == 2 && np == 1 ? 7296 : 10240)
+                                                 : kind == 2 && ns[i] >= (1 << 21) ? 8192 : 9216;
             size_t tiles = (n0 + T - 1) / T;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
             /* one portion: 1024 u32 offsets; in portions: each portion's 1024 counts, and
@@ -384,29 +386,33 @@ START_TEST(sorter_temp_within_cub)
 }
 END_TEST
 
-/* The pass's tile steps for f32 keys with u32 values and for u64 keys (rt_sort.c's
- * tile_steps): the pairs 512x18 (9216 keys) below 2^22, 512x20 (10240) from 2^22; u64
- * keys 384x16 (6144) below 2^20, 512x16 (8192) from 2^20 on, and i64 and f64 keys as
- * u64 keys (step_key). Seen in the temporary
- * memory: the second buffers (each rounded up to 256 bytes), the offsets (nd*256 u32,
- * sortHistScan's result, which are also its bins), a 4-byte look-back word per bucket
- * per tile, and a rest (the kernels' counters and the histogram's ticket) that is the
- * same at every n of one sorter. */
+/* The pass's tile steps for f32 keys with u32 values, for u64 keys and for f32 keys
+ * alone (rt_sort.c's tile_steps): the pairs 512x18 (9216 keys) below 2^22, 512x20
+ * (10240) from 2^22; u64 keys 384x16 (6144) below 2^20, 512x16 (8192) from 2^20 on, and
+ * i64 and f64 keys as u64 keys (step_key); f32 keys 512x16 (8192) below 2^20, 384x24
+ * (9216) from 2^20, 512x16 from 2^21 and 384x19 (7296, CUB's tile for them) from 2^23.
+ * Seen in the temporary memory: the second buffers (each rounded up to 256 bytes), the
+ * offsets (nd*256 u32, sortHistScan's result, which are also its bins), a 4-byte
+ * look-back word per bucket per tile, and a rest (the kernels' counters and the
+ * histogram's ticket) that is the same at every n of one sorter. */
 START_TEST(sorter_tile_steps)
 {
     static const long long ns[] = {8193, (1 << 20) - 1, 1 << 20, (1 << 22) - 1, 1 << 22, (1 << 23) - 1, 1 << 23, 1 << 24};
-    static const size_t T[2][8] = {{9216, 9216, 9216, 9216, 10240, 10240, 10240, 10240},
-                                   {6144, 6144, 8192, 8192, 8192, 8192, 8192, 8192}};
-    patc_sort_spec specs[4] = {{.key_type = PATC_F32, .values = 1, .value_type = PATC_U32}, {.key_type = PATC_U64},
-                               {.key_type = PATC_I64}, {.key_type = PATC_F64}};
-    for (int s = 0; s < 4; s++) {
-        int k = s ? 1 : 0; /* the row of T: u64's for the 8-byte keys */
+    static const size_t T[3][8] = {{9216, 9216, 9216, 9216, 10240, 10240, 10240, 10240},
+                                   {6144, 6144, 8192, 8192, 8192, 8192, 8192, 8192},
+                                   {8192, 8192, 9216, 8192, 8192, 8192, 7296, 7296}};
+    patc_sort_spec specs[5] = {{.key_type = PATC_F32, .values = 1, .value_type = PATC_U32}, {.key_type = PATC_U64},
+                               {.key_type = PATC_I64}, {.key_type = PATC_F64}, {.key_type = PATC_F32}};
+    for (int s = 0; s < 5; s++) {
+        int k = s == 4 ? 2 : s ? 1 : 0; /* the row of T: u64's for the 8-byte keys */
+        /* the second buffers: keys and values of 4 bytes, 8-byte keys, 4-byte keys */
+        size_t bufs = k == 0 ? 2 : 1, eb = k == 1 ? 8 : 4;
         patc_sorter *so;
-        size_t nd = k ? 8 : 4, rest0 = 0;
+        size_t nd = k == 1 ? 8 : 4, rest0 = 0;
         ck_assert_int_eq(patc_sorter_create_spec(ctx, &specs[s], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
             size_t b = 0, n = (size_t)ns[i], tiles = (n + T[k][i] - 1) / T[k][i];
-            size_t fixed = (k ? 1 : 2) * ((n * (k ? 8 : 4) + 255) / 256 * 256) + nd * 256 * 4 + 1024 * tiles;
+            size_t fixed = bufs * ((n * eb + 255) / 256 * 256) + nd * 256 * 4 + 1024 * tiles;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
             ck_assert_msg(b > fixed && b - fixed < 256, "spec %d n = %zu: %zu bytes, %zu without the rest", s, n, b, fixed);
             if (i == 0) rest0 = b - fixed;
