@@ -621,8 +621,9 @@ typedef struct patc_sort_spec {
     /* The most keys one launch of a pass takes (0: 2^28): a sort of more keys runs each
      * pass as one launch per portion, as few portions as this allows and of one length
      * (the last shorter by less than a key a portion), each starting its buckets where the
-     * one before ended them; the look-back words are those of one portion. 1 to 2^30 - 1; a smaller one bounds the kernels' scratch, or tests
-     * the portions at small n. */
+     * one before ended them; the look-back words are those of one portion. 1 to
+     * 2^30 - 1; a smaller one bounds the kernels' scratch, or tests the portions at
+     * small n. */
     long long portion;
 } patc_sort_spec;
 /* A sorter as spec says (PATC_ERR_INVALID for types other than those above). */

@@ -67,6 +67,8 @@ enum { NSMALL = 3, NSTEPS = 4 }; /* NSTEPS: the most tile_steps rows of one sort
 /* the kernels with a cubin: sortHistScan, sortHist, sortScan, sortPass, sortPassN,
  * sortCopy, the steps' and the small sorts' */
 enum { KPROG_MAX = 6 + NSTEPS + NSMALL };
+/* sortPass's tile, below the first step and for the sorters without steps */
+static const Tile pass_tile = {PASS_NT, PASS_IPT, 0};
 static const Tile small_tiles[2][NSMALL] = {{{512, 4, 0}, {1024, 4, 0}, {1024, 8, 0}},
                                              {{512, 4, 0}, {1024, 4, 0}, {1024, 5, 0}}};
 
@@ -175,7 +177,7 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  *    from 2^23 (289.2, 503.5, 1739.6 us at 2^23, 2^24, 2^26; 512x16 292.4, 517.0, 1860.7),
  *    then 384x19 from 2^23 at three blocks an SM (minb 3, 56 registers: CUB's own
  *    configuration for float keys): 1530 us against 1591 at 2^26 and 5838 against 6075
- *    at 2^28, uniform, the same twice in one session, where 384x18 and 384x20 at three
+ *    at 2^28, uniform, the same in three runs, where 384x18 and 384x20 at three
  *    blocks were slower than 512x20 (bench/results/2026-11-27-nvidia-h100-sort-f32-3blocks;
  *    u32 keys gained nothing there and keep 512x20);
  *  - f32 keys with 4-byte values: 512x18 up to 2^22, 512x20 from 2^22 (H200,
@@ -243,7 +245,7 @@ static void pass_steps(patc_sorter *s, int w)
             s->step_from[s->nsteps] = tile_steps[i].from;
             s->step[s->nsteps++] = tile_steps[i].t;
         }
-    s->ptile = s->nsteps ? s->step[s->nsteps - 1] : (Tile){PASS_NT, PASS_IPT, 0};
+    s->ptile = s->nsteps ? s->step[s->nsteps - 1] : pass_tile;
     for (size_t i = 0; w == 8 && i < sizeof portion_tiles / sizeof portion_tiles[0]; i++)
         if (portion_tiles[i].key == step_key(s) && portion_tiles[i].vbytes == s->vs) s->ptile = portion_tiles[i].t;
 }
@@ -354,7 +356,7 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
               s->nd, s->r);
     sb_printf(&b, "kernel sortScan = nFun(np => fun((np * %d).u32)(h => h |> rsScanP(np, %d, %d)))\n", s->nd * s->r,
               s->nd, s->r);
-    pass_text(&b, s, "sortPass", (Tile){PASS_NT, PASS_IPT, 0}, kt, words, "u32", false);
+    pass_text(&b, s, "sortPass", pass_tile, kt, words, "u32", false);
     for (int i = 0; i < s->nsteps; i++) {
         char name[24];
         pass_text(&b, s, step_name(name, i), s->step[i], kt, words, "u32", false);
@@ -472,15 +474,15 @@ static patc_status pass_for(patc_sorter *s, long long n, int cubin, patc_kernel 
     char step[24];
     const char *name = "sortPassN";
     patc_kernel **slot = &s->pass_n[cubin];
-    int minb = s->ptile.minb;
+    const Tile *t = &s->ptile;
     if (n <= s->portion) {
         int i = s->nsteps;
         while (i > 0 && n < s->step_from[i - 1]) i--;
         slot = i > 0 ? &s->pass_big[i - 1][cubin] : &s->pass[cubin];
         name = i > 0 ? step_name(step, i - 1) : "sortPass";
-        minb = i > 0 ? s->step[i - 1].minb : 0;
+        t = i > 0 ? &s->step[i - 1] : &pass_tile;
     }
-    patc_status st = cubin ? kernel_cubin(s, slot, name, minb) : PATC_OK;
+    patc_status st = cubin ? kernel_cubin(s, slot, name, t->minb) : PATC_OK;
     *k = *slot;
     return st;
 }

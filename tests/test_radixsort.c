@@ -401,22 +401,29 @@ START_TEST(sorter_tile_steps)
     static const size_t T[3][8] = {{9216, 9216, 9216, 9216, 10240, 10240, 10240, 10240},
                                    {6144, 6144, 8192, 8192, 8192, 8192, 8192, 8192},
                                    {8192, 8192, 9216, 8192, 8192, 8192, 7296, 7296}};
-    patc_sort_spec specs[5] = {{.key_type = PATC_F32, .values = 1, .value_type = PATC_U32}, {.key_type = PATC_U64},
-                               {.key_type = PATC_I64}, {.key_type = PATC_F64}, {.key_type = PATC_F32}};
-    for (int s = 0; s < 5; s++) {
-        int k = s == 4 ? 2 : s ? 1 : 0; /* the row of T: u64's for the 8-byte keys */
-        /* the second buffers: keys and values of 4 bytes, 8-byte keys, 4-byte keys */
-        size_t bufs = k == 0 ? 2 : 1, eb = k == 1 ? 8 : 4;
+    /* each sorter: its row of T, its second buffers (how many, of what element bytes)
+     * and its passes */
+    static const struct {
+        patc_sort_spec sp;
+        int row;
+        size_t bufs, eb, nd;
+    } cs[] = {{{.key_type = PATC_F32, .values = 1, .value_type = PATC_U32}, 0, 2, 4, 4},
+              {{.key_type = PATC_U64}, 1, 1, 8, 8},
+              {{.key_type = PATC_I64}, 1, 1, 8, 8},
+              {{.key_type = PATC_F64}, 1, 1, 8, 8},
+              {{.key_type = PATC_F32}, 2, 1, 4, 4}};
+    for (size_t s = 0; s < sizeof cs / sizeof cs[0]; s++) {
+        int k = cs[s].row;
         patc_sorter *so;
-        size_t nd = k == 1 ? 8 : 4, rest0 = 0;
-        ck_assert_int_eq(patc_sorter_create_spec(ctx, &specs[s], &so), PATC_OK);
+        size_t rest0 = 0;
+        ck_assert_int_eq(patc_sorter_create_spec(ctx, &cs[s].sp, &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
             size_t b = 0, n = (size_t)ns[i], tiles = (n + T[k][i] - 1) / T[k][i];
-            size_t fixed = bufs * ((n * eb + 255) / 256 * 256) + nd * 256 * 4 + 1024 * tiles;
+            size_t fixed = cs[s].bufs * ((n * cs[s].eb + 255) / 256 * 256) + cs[s].nd * 256 * 4 + 1024 * tiles;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
-            ck_assert_msg(b > fixed && b - fixed < 256, "spec %d n = %zu: %zu bytes, %zu without the rest", s, n, b, fixed);
+            ck_assert_msg(b > fixed && b - fixed < 256, "spec %zu n = %zu: %zu bytes, %zu without the rest", s, n, b, fixed);
             if (i == 0) rest0 = b - fixed;
-            ck_assert_msg(b - fixed == rest0, "spec %d n = %zu: a rest of %zu bytes, %zu at 8193 (not %zu-key tiles?)", s,
+            ck_assert_msg(b - fixed == rest0, "spec %zu n = %zu: a rest of %zu bytes, %zu at 8193 (not %zu-key tiles?)", s,
                           n, b - fixed, rest0, T[k][i]);
         }
         patc_sorter_free(so);
