@@ -112,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   17424 bytes
+ *   shared memory:   18480 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(g, max(134217984, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
@@ -124,7 +124,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
     unsigned int *msbase31 = (unsigned int *)(patc_smem + 8208);
     unsigned int *mststart34 = (unsigned int *)(patc_smem + 9232);
     unsigned int *mswsum35 = (unsigned int *)(patc_smem + 10256);
-    unsigned int *mssval36 = (unsigned int *)(patc_smem + 9232);
+    unsigned int *mssval36 = (unsigned int *)(patc_smem + 10288);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -161,20 +161,11 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                         msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
                     }
                     unsigned int msb43 = (msok41 ? min((msx42 & 255u), 255u) : 0u);
-                    unsigned int mspm44 = (__ballot_sync(0xffffffffu, msok41) & patc_match_bits(msb43, 8u));
-                    unsigned int msrk45 = __popc((mspm44 & ((1u << lane) - 1u)));
-                    unsigned int msct46 = __popc(mspm44);
-                    long long ix47 = ((long long)msb43);
-                    unsigned int msh48 = 0u;
                     if (msok41) {
-                        msh48 = mshist30[(256 * warp + ix47)];
+                        long long ix44 = ((long long)msb43);
+                        atomicAdd(&mshist30[(256 * warp + ix44)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok41 && ((msrk45 + 1u) == msct46))) {
-                        mshist30[(256 * warp + ix47)] = (msh48 + msct46);
-                    }
-                    __syncwarp();
-                    msinfo33[i40] = ((msb43 << 16u) | (msh48 + msrk45));
+                    msinfo33[i40] = msb43;
                     msval32[i40] = msx42;
                 }
             }
@@ -188,62 +179,57 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                         msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
                     }
                     unsigned int msb43 = (msok41 ? min((msx42 & 255u), 255u) : 0u);
-                    unsigned int mspm44 = (__ballot_sync(0xffffffffu, msok41) & patc_match_bits(msb43, 8u));
-                    unsigned int msrk45 = __popc((mspm44 & ((1u << lane) - 1u)));
-                    unsigned int msct46 = __popc(mspm44);
-                    long long ix47 = ((long long)msb43);
-                    unsigned int msh48 = 0u;
                     if (msok41) {
-                        msh48 = mshist30[(256 * warp + ix47)];
+                        long long ix44 = ((long long)msb43);
+                        atomicAdd(&mshist30[(256 * warp + ix44)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok41 && ((msrk45 + 1u) == msct46))) {
-                        mshist30[(256 * warp + ix47)] = (msh48 + msct46);
-                    }
-                    __syncwarp();
-                    msinfo33[i40] = ((msb43 << 16u) | (msh48 + msrk45));
+                    msinfo33[i40] = msb43;
                     msval32[i40] = msx42;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t49 = threadIdx.x;
+            const patc_int t45 = threadIdx.x;
             {
-                const patc_int i50 = 0;
-                if (((t49 + 256 * i50) < 256)) {
-                    unsigned int msrun51 = 0u;
-                    for (patc_int i52 = 0; i52 < 8; i52 += 1) {
-                        unsigned int msc53 = mshist30[(t49 + 256 * i50 + 256 * i52)];
-                        mshist30[(t49 + 256 * i50 + 256 * i52)] = msrun51;
-                        msrun51 = (msrun51 + msc53);
+                const patc_int i46 = 0;
+                if (((t45 + 256 * i46) < 256)) {
+                    unsigned int msrun47 = 0u;
+                    for (patc_int i48 = 0; i48 < 8; i48 += 1) {
+                        unsigned int msc49 = mshist30[(t45 + 256 * i46 + 256 * i48)];
+                        mshist30[(t45 + 256 * i46 + 256 * i48)] = msrun47;
+                        msrun47 = (msrun47 + msc49);
                     }
-                    unsigned int mspre54 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(256 * b24 + t49 + 256 * i50)], (((2u | mspar29) << 30u) | msrun51));
+                        patc_set32(&msstate22[(256 * b24 + t45 + 256 * i46)], (((2u | mspar29) << 30u) | msrun47));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(256 * b24 + t49 + 256 * i50)], (((2u | mspar29) << 29u) | msrun51));
-                        for (patc_int msd55 = 0; ; msd55 += 1) {
-                            unsigned int msw56;
-                            bool msfull57;
-                            for (;;) {
-                                msw56 = patc_peek32(&msstate22[(256 * b24 + t49 + 256 * i50 - 256 * msd55 - 256)]);
-                                msfull57 = ((msw56 >> 30u) == (2u | mspar29));
-                                if ((msfull57 || ((msw56 >> 29u) == (2u | mspar29)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre54 = (mspre54 + (msw56 & (msfull57 ? 1073741823u : 536870911u)));
-                            if (msfull57) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate22[(256 * b24 + t49 + 256 * i50)], (((2u | mspar29) << 30u) | (mspre54 + msrun51)));
+                        patc_set32(&msstate22[(256 * b24 + t45 + 256 * i46)], (((2u | mspar29) << 29u) | msrun47));
                     }
-                    msbase31[(t49 + 256 * i50)] = (glob12[(t49 + 256 * i50)] + mspre54);
-                    mststart34[(t49 + 256 * i50)] = msrun51;
+                    mststart34[(t45 + 256 * i46)] = msrun47;
+                    msbase31[(t45 + 256 * i46)] = msrun47;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t50 = threadIdx.x;
+            if ((t50 < 256)) {
+                unsigned int mscnt51 = mststart34[t50];
+                unsigned int msinc52 = mscnt51;
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
+                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
+                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
+                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
+                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
+                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
+                mststart34[t50] = (msinc52 - mscnt51);
+                if ((lane == 31)) {
+                    mswsum35[warp] = msinc52;
                 }
             }
         }
@@ -251,115 +237,149 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
         {
             const patc_int t58 = threadIdx.x;
             if ((t58 < 256)) {
-                unsigned int mscnt59 = mststart34[t58];
-                unsigned int msinc60 = mscnt59;
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
-                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
-                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
-                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
-                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
-                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
-                mststart34[t58] = (msinc60 - mscnt59);
-                if ((lane == 31)) {
-                    mswsum35[warp] = msinc60;
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t66 = threadIdx.x;
-            if ((t66 < 256)) {
-                unsigned int msst67 = mststart34[t66];
-                for (patc_int i68 = 0; i68 < 8; i68 += 1) {
-                    if ((i68 < warp)) {
-                        msst67 = (msst67 + mswsum35[i68]);
+                unsigned int msst59 = mststart34[t58];
+                for (patc_int i60 = 0; i60 < 8; i60 += 1) {
+                    if ((i60 < warp)) {
+                        msst59 = (msst59 + mswsum35[i60]);
                     }
                 }
-                for (patc_int i69 = 0; i69 < 8; i69 += 1) {
-                    mshist30[(t66 + 256 * i69)] = (mshist30[(t66 + 256 * i69)] + msst67);
+                for (patc_int i61 = 0; i61 < 8; i61 += 1) {
+                    mshist30[(t58 + 256 * i61)] = (mshist30[(t58 + 256 * i61)] + msst59);
                 }
-                msbase31[t66] = (msbase31[t66] - msst67);
+                mststart34[t58] = msst59;
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i71 = 0; i71 < 8; i71 += 1) {
-                    {
-                        unsigned int msi72 = msinfo33[i71];
-                        unsigned int msbk73 = (msi72 >> 16u);
-                        long long ix74 = ((long long)msbk73);
-                        long long ix75 = ((long long)(mshist30[(256 * warp + ix74)] + (msi72 & 65535u)));
-                        mssval36[ix75] = msval32[i71];
+                for (patc_int i63 = 0; i63 < 8; i63 += 1) {
+                    bool msok64 = true;
+                    unsigned int msb65 = msinfo33[i63];
+                    unsigned int mspm66 = (__ballot_sync(0xffffffffu, msok64) & patc_match_bits(msb65, 8u));
+                    unsigned int msrk67 = __popc((mspm66 & ((1u << lane) - 1u)));
+                    unsigned int msct68 = __popc(mspm66);
+                    long long ix69 = ((long long)msb65);
+                    unsigned int msh70 = 0u;
+                    if (msok64) {
+                        msh70 = mshist30[(256 * warp + ix69)];
+                    }
+                    __syncwarp();
+                    if ((msok64 && ((msrk67 + 1u) == msct68))) {
+                        mshist30[(256 * warp + ix69)] = (msh70 + msct68);
+                    }
+                    __syncwarp();
+                    if (msok64) {
+                        unsigned int msq71 = (msh70 + msrk67);
+                        long long ix72 = ((long long)msq71);
+                        mssval36[ix72] = msval32[i63];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i71 = 0; i71 < 8; i71 += 1) {
-                    if (((lane + 256 * warp + 2048 * b24 + 32 * i71) < n)) {
-                        unsigned int msi72 = msinfo33[i71];
-                        unsigned int msbk73 = (msi72 >> 16u);
-                        long long ix74 = ((long long)msbk73);
-                        long long ix75 = ((long long)(mshist30[(256 * warp + ix74)] + (msi72 & 65535u)));
-                        mssval36[ix75] = msval32[i71];
+                for (patc_int i63 = 0; i63 < 8; i63 += 1) {
+                    bool msok64 = ((lane + 256 * warp + 2048 * b24 + 32 * i63) < n);
+                    unsigned int msb65 = msinfo33[i63];
+                    unsigned int mspm66 = (__ballot_sync(0xffffffffu, msok64) & patc_match_bits(msb65, 8u));
+                    unsigned int msrk67 = __popc((mspm66 & ((1u << lane) - 1u)));
+                    unsigned int msct68 = __popc(mspm66);
+                    long long ix69 = ((long long)msb65);
+                    unsigned int msh70 = 0u;
+                    if (msok64) {
+                        msh70 = mshist30[(256 * warp + ix69)];
                     }
+                    __syncwarp();
+                    if ((msok64 && ((msrk67 + 1u) == msct68))) {
+                        mshist30[(256 * warp + ix69)] = (msh70 + msct68);
+                    }
+                    __syncwarp();
+                    if (msok64) {
+                        unsigned int msq71 = (msh70 + msrk67);
+                        long long ix72 = ((long long)msq71);
+                        mssval36[ix72] = msval32[i63];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t73 = threadIdx.x;
+            {
+                const patc_int i74 = 0;
+                if (((t73 + 256 * i74) < 256)) {
+                    unsigned int msc75 = msbase31[(t73 + 256 * i74)];
+                    unsigned int mspre76 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd77 = 0; ; msd77 += 1) {
+                            unsigned int msw78;
+                            bool msfull79;
+                            for (;;) {
+                                msw78 = patc_peek32(&msstate22[(256 * b24 + t73 + 256 * i74 - 256 * msd77 - 256)]);
+                                msfull79 = ((msw78 >> 30u) == (2u | mspar29));
+                                if ((msfull79 || ((msw78 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre76 = (mspre76 + (msw78 & (msfull79 ? 1073741823u : 536870911u)));
+                            if (msfull79) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate22[(256 * b24 + t73 + 256 * i74)], (((2u | mspar29) << 30u) | (mspre76 + msc75)));
+                    }
+                    msbase31[(t73 + 256 * i74)] = ((glob12[(t73 + 256 * i74)] + mspre76) - mststart34[(t73 + 256 * i74)]);
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t76 = threadIdx.x;
-                for (patc_int i77 = 0; i77 < 8; i77 += 1) {
+                const patc_int t80 = threadIdx.x;
+                for (patc_int i81 = 0; i81 < 8; i81 += 1) {
                     {
-                        unsigned int msv78 = mssval36[(t76 + 256 * i77)];
-                        unsigned int msbk79 = min((msv78 & 255u), 255u);
-                        long long ix80 = ((long long)msbk79);
-                        if ((((patc_uint)(msbase31[ix80] + ((unsigned int)(t76 + 256 * i77)))) < ((patc_uint)n))) {
-                            const patc_int msdst81 = ((patc_uint)(msbase31[ix80] + ((unsigned int)(t76 + 256 * i77))));
-                            out[msdst81] = msv78;
+                        unsigned int msv82 = mssval36[(t80 + 256 * i81)];
+                        unsigned int msbk83 = min((msv82 & 255u), 255u);
+                        long long ix84 = ((long long)msbk83);
+                        if ((((patc_uint)(msbase31[ix84] + ((unsigned int)(t80 + 256 * i81)))) < ((patc_uint)n))) {
+                            const patc_int msdst85 = ((patc_uint)(msbase31[ix84] + ((unsigned int)(t80 + 256 * i81))));
+                            out[msdst85] = msv82;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t76 = threadIdx.x;
-                for (patc_int i77 = 0; i77 < 8; i77 += 1) {
-                    if (((2048 * b24 + t76 + 256 * i77) < n)) {
-                        unsigned int msv78 = mssval36[(t76 + 256 * i77)];
-                        unsigned int msbk79 = min((msv78 & 255u), 255u);
-                        long long ix80 = ((long long)msbk79);
-                        if ((((patc_uint)(msbase31[ix80] + ((unsigned int)(t76 + 256 * i77)))) < ((patc_uint)n))) {
-                            const patc_int msdst81 = ((patc_uint)(msbase31[ix80] + ((unsigned int)(t76 + 256 * i77))));
-                            out[msdst81] = msv78;
+                const patc_int t80 = threadIdx.x;
+                for (patc_int i81 = 0; i81 < 8; i81 += 1) {
+                    if (((2048 * b24 + t80 + 256 * i81) < n)) {
+                        unsigned int msv82 = mssval36[(t80 + 256 * i81)];
+                        unsigned int msbk83 = min((msv82 & 255u), 255u);
+                        long long ix84 = ((long long)msbk83);
+                        if ((((patc_uint)(msbase31[ix84] + ((unsigned int)(t80 + 256 * i81)))) < ((patc_uint)n))) {
+                            const patc_int msdst85 = ((patc_uint)(msbase31[ix84] + ((unsigned int)(t80 + 256 * i81))));
+                            out[msdst85] = msv82;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar82 = mspar29;
-        const patc_int msh83 = ((unsigned int)msctr23[(-mspar82 + 2)]);
+        const patc_int mspar86 = mspar29;
+        const patc_int msh87 = ((unsigned int)msctr23[(-mspar86 + 2)]);
         {
-            const patc_int t84 = threadIdx.x;
-            if (((b24 < 1) && (t84 < 1))) {
-                msctr23[(mspar82 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            const patc_int t88 = threadIdx.x;
+            if (((b24 < 1) && (t88 < 1))) {
+                msctr23[(mspar86 + 1)] = ((unsigned long long)((n + 2047) / 2048));
             }
-            unsigned int mszi85 = ((unsigned int)(256 * b24 + t84 + 256 * ((n + 2047) / 2048)));
+            unsigned int mszi89 = ((unsigned int)(256 * b24 + t88 + 256 * ((n + 2047) / 2048)));
             for (;;) {
-                if ((mszi85 >= ((unsigned int)(256 * msh83)))) {
+                if ((mszi89 >= ((unsigned int)(256 * msh87)))) {
                     break;
                 }
-                const patc_int msz86 = mszi85;
-                msstate22[msz86] = 0u;
-                mszi85 = (mszi85 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz90 = mszi89;
+                msstate22[msz90] = 0u;
+                mszi89 = (mszi89 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }
@@ -510,20 +530,11 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                         msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 3u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(7 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(7 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(7 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -537,174 +548,216 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                         msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 3u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(7 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(7 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(7 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
+            const patc_int t44 = threadIdx.x;
             {
-                const patc_int i49 = 0;
-                if (((t48 + 32 * i49) < 7)) {
-                    unsigned int msrun50 = 0u;
+                const patc_int i45 = 0;
+                if (((t44 + 32 * i45) < 7)) {
+                    unsigned int msrun46 = 0u;
                     {
-                        const patc_int i51 = 0;
-                        unsigned int msc52 = mshist30[(t48 + 32 * i49 + 7 * i51)];
-                        mshist30[(t48 + 32 * i49 + 7 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+                        const patc_int i47 = 0;
+                        unsigned int msc48 = mshist30[(t44 + 32 * i45 + 7 * i47)];
+                        mshist30[(t44 + 32 * i45 + 7 * i47)] = msrun46;
+                        msrun46 = (msrun46 + msc48);
                     }
-                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(7 * b24 + t48 + 32 * i49)], (((2u | mspar29) << 30u) | msrun50));
+                        patc_set32(&msstate22[(7 * b24 + t44 + 32 * i45)], (((2u | mspar29) << 30u) | msrun46));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(7 * b24 + t48 + 32 * i49)], (((2u | mspar29) << 29u) | msrun50));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned int msw55;
-                            bool msfull56;
-                            for (;;) {
-                                msw55 = patc_peek32(&msstate22[(7 * b24 + t48 + 32 * i49 - 7 * msd54 - 7)]);
-                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
-                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
-                            if (msfull56) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate22[(7 * b24 + t48 + 32 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
+                        patc_set32(&msstate22[(7 * b24 + t44 + 32 * i45)], (((2u | mspar29) << 29u) | msrun46));
                     }
-                    msbase31[(t48 + 32 * i49)] = (glob12[(t48 + 32 * i49)] + mspre53);
-                    mststart34[(t48 + 32 * i49)] = msrun50;
+                    mststart34[(t44 + 32 * i45)] = msrun46;
+                    msbase31[(t44 + 32 * i45)] = msrun46;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum58 = 0u;
+                unsigned int mssum50 = 0u;
+                {
+                    const patc_int i51 = 0;
+                    if (((lane + i51) < 7)) {
+                        mssum50 = (mssum50 + mststart34[(lane + i51)]);
+                    }
+                }
+                unsigned int msinc52 = mssum50;
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
+                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
+                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
+                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
+                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
+                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
+                unsigned int msat58 = (msinc52 - mssum50);
                 {
                     const patc_int i59 = 0;
                     if (((lane + i59) < 7)) {
-                        mssum58 = (mssum58 + mststart34[(lane + i59)]);
-                    }
-                }
-                unsigned int msinc60 = mssum58;
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
-                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
-                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
-                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
-                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
-                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
-                unsigned int msat66 = (msinc60 - mssum58);
-                {
-                    const patc_int i67 = 0;
-                    if (((lane + i67) < 7)) {
-                        unsigned int mscb68 = mststart34[(lane + i67)];
-                        mststart34[(lane + i67)] = msat66;
-                        msbase31[(lane + i67)] = (msbase31[(lane + i67)] - msat66);
-                        msat66 = (msat66 + mscb68);
+                        unsigned int mscb60 = mststart34[(lane + i59)];
+                        mststart34[(lane + i59)] = msat58;
+                        msat58 = (msat58 + mscb60);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((992 * b24 + 991) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 31; i70 += 1) {
-                    {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(7 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 31; i70 += 1) {
-                    if (((lane + 992 * warp + 992 * b24 + 32 * i70) < n)) {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(7 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((992 * b24 + 991) < n)) {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 31; i76 += 1) {
-                    {
-                        int msv77 = mssval35[(t75 + 32 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 % 7)), 6u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 31; i76 += 1) {
-                    if (((992 * b24 + t75 + 32 * i76) < n)) {
-                        int msv77 = mssval35[(t75 + 32 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 % 7)), 6u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 32 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar81 = mspar29;
-        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t83 = threadIdx.x;
-            if (((b24 < 1) && (t83 < 1))) {
-                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 991) / 992));
+            const patc_int t61 = threadIdx.x;
+            {
+                const patc_int i62 = 0;
+                if (((t61 + 32 * i62) < 7)) {
+                    unsigned int msst63 = mststart34[(t61 + 32 * i62)];
+                    {
+                        const patc_int i64 = 0;
+                        mshist30[(t61 + 32 * i62 + 7 * i64)] = (mshist30[(t61 + 32 * i62 + 7 * i64)] + msst63);
+                    }
+                }
             }
-            unsigned int mszi84 = ((unsigned int)(32 * b24 + t83 + 7 * ((n + 991) / 992)));
+        }
+        __syncthreads();
+        if (((992 * b24 + 991) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 31; i66 += 1) {
+                    bool msok67 = true;
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 3u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(7 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(7 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 31; i66 += 1) {
+                    bool msok67 = ((lane + 992 * warp + 992 * b24 + 32 * i66) < n);
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 3u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(7 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(7 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t76 = threadIdx.x;
+            {
+                const patc_int i77 = 0;
+                if (((t76 + 32 * i77) < 7)) {
+                    unsigned int msc78 = msbase31[(t76 + 32 * i77)];
+                    unsigned int mspre79 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd80 = 0; ; msd80 += 1) {
+                            unsigned int msw81;
+                            bool msfull82;
+                            for (;;) {
+                                msw81 = patc_peek32(&msstate22[(7 * b24 + t76 + 32 * i77 - 7 * msd80 - 7)]);
+                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
+                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
+                            if (msfull82) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate22[(7 * b24 + t76 + 32 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                    }
+                    msbase31[(t76 + 32 * i77)] = ((glob12[(t76 + 32 * i77)] + mspre79) - mststart34[(t76 + 32 * i77)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((992 * b24 + 991) < n)) {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 31; i84 += 1) {
+                    {
+                        int msv85 = mssval35[(t83 + 32 * i84)];
+                        unsigned int msbk86 = min(((unsigned int)(msv85 % 7)), 6u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 32 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 32 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 31; i84 += 1) {
+                    if (((992 * b24 + t83 + 32 * i84) < n)) {
+                        int msv85 = mssval35[(t83 + 32 * i84)];
+                        unsigned int msbk86 = min(((unsigned int)(msv85 % 7)), 6u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 32 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 32 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar89 = mspar29;
+        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        {
+            const patc_int t91 = threadIdx.x;
+            if (((b24 < 1) && (t91 < 1))) {
+                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 991) / 992));
+            }
+            unsigned int mszi92 = ((unsigned int)(32 * b24 + t91 + 7 * ((n + 991) / 992)));
             for (;;) {
-                if ((mszi84 >= ((unsigned int)(7 * msh82)))) {
+                if ((mszi92 >= ((unsigned int)(7 * msh90)))) {
                     break;
                 }
-                const patc_int msz85 = mszi84;
-                msstate22[msz85] = 0u;
-                mszi84 = (mszi84 + ((unsigned int)(32 * ((n + 991) / 992))));
+                const patc_int msz93 = mszi92;
+                msstate22[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(32 * ((n + 991) / 992))));
             }
         }
     }
@@ -855,20 +908,11 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                         msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 4u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(16 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(16 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(16 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -882,173 +926,214 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                         msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 4u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(16 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(16 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(16 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
+            const patc_int t44 = threadIdx.x;
             {
-                const patc_int i49 = 0;
-                if (((t48 + 128 * i49) < 16)) {
-                    unsigned int msrun50 = 0u;
-                    for (patc_int i51 = 0; i51 < 4; i51 += 1) {
-                        unsigned int msc52 = mshist30[(t48 + 128 * i49 + 16 * i51)];
-                        mshist30[(t48 + 128 * i49 + 16 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+                const patc_int i45 = 0;
+                if (((t44 + 128 * i45) < 16)) {
+                    unsigned int msrun46 = 0u;
+                    for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                        unsigned int msc48 = mshist30[(t44 + 128 * i45 + 16 * i47)];
+                        mshist30[(t44 + 128 * i45 + 16 * i47)] = msrun46;
+                        msrun46 = (msrun46 + msc48);
                     }
-                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(16 * b24 + t48 + 128 * i49)], (((2u | mspar29) << 30u) | msrun50));
+                        patc_set32(&msstate22[(16 * b24 + t44 + 128 * i45)], (((2u | mspar29) << 30u) | msrun46));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(16 * b24 + t48 + 128 * i49)], (((2u | mspar29) << 29u) | msrun50));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned int msw55;
-                            bool msfull56;
-                            for (;;) {
-                                msw55 = patc_peek32(&msstate22[(16 * b24 + t48 + 128 * i49 - 16 * msd54 - 16)]);
-                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
-                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
-                            if (msfull56) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate22[(16 * b24 + t48 + 128 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
+                        patc_set32(&msstate22[(16 * b24 + t44 + 128 * i45)], (((2u | mspar29) << 29u) | msrun46));
                     }
-                    msbase31[(t48 + 128 * i49)] = (glob12[(t48 + 128 * i49)] + mspre53);
-                    mststart34[(t48 + 128 * i49)] = msrun50;
+                    mststart34[(t44 + 128 * i45)] = msrun46;
+                    msbase31[(t44 + 128 * i45)] = msrun46;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum58 = 0u;
+                unsigned int mssum50 = 0u;
+                {
+                    const patc_int i51 = 0;
+                    if (((lane + i51) < 16)) {
+                        mssum50 = (mssum50 + mststart34[(lane + i51)]);
+                    }
+                }
+                unsigned int msinc52 = mssum50;
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
+                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
+                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
+                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
+                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
+                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
+                unsigned int msat58 = (msinc52 - mssum50);
                 {
                     const patc_int i59 = 0;
                     if (((lane + i59) < 16)) {
-                        mssum58 = (mssum58 + mststart34[(lane + i59)]);
-                    }
-                }
-                unsigned int msinc60 = mssum58;
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
-                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
-                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
-                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
-                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
-                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
-                unsigned int msat66 = (msinc60 - mssum58);
-                {
-                    const patc_int i67 = 0;
-                    if (((lane + i67) < 16)) {
-                        unsigned int mscb68 = mststart34[(lane + i67)];
-                        mststart34[(lane + i67)] = msat66;
-                        msbase31[(lane + i67)] = (msbase31[(lane + i67)] - msat66);
-                        msat66 = (msat66 + mscb68);
+                        unsigned int mscb60 = mststart34[(lane + i59)];
+                        mststart34[(lane + i59)] = msat58;
+                        msat58 = (msat58 + mscb60);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((640 * b24 + 639) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 5; i70 += 1) {
-                    {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(16 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 5; i70 += 1) {
-                    if (((lane + 160 * warp + 640 * b24 + 32 * i70) < n)) {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(16 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((640 * b24 + 639) < n)) {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 5; i76 += 1) {
-                    {
-                        float msv77 = mssval35[(t75 + 128 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 * 16.0f)), 15u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 5; i76 += 1) {
-                    if (((640 * b24 + t75 + 128 * i76) < n)) {
-                        float msv77 = mssval35[(t75 + 128 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 * 16.0f)), 15u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 128 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar81 = mspar29;
-        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t83 = threadIdx.x;
-            if (((b24 < 1) && (t83 < 1))) {
-                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 639) / 640));
+            const patc_int t61 = threadIdx.x;
+            {
+                const patc_int i62 = 0;
+                if (((t61 + 128 * i62) < 16)) {
+                    unsigned int msst63 = mststart34[(t61 + 128 * i62)];
+                    for (patc_int i64 = 0; i64 < 4; i64 += 1) {
+                        mshist30[(t61 + 128 * i62 + 16 * i64)] = (mshist30[(t61 + 128 * i62 + 16 * i64)] + msst63);
+                    }
+                }
             }
-            unsigned int mszi84 = ((unsigned int)(128 * b24 + t83 + 16 * ((n + 639) / 640)));
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 5; i66 += 1) {
+                    bool msok67 = true;
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 4u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(16 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(16 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 5; i66 += 1) {
+                    bool msok67 = ((lane + 160 * warp + 640 * b24 + 32 * i66) < n);
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 4u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(16 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(16 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t76 = threadIdx.x;
+            {
+                const patc_int i77 = 0;
+                if (((t76 + 128 * i77) < 16)) {
+                    unsigned int msc78 = msbase31[(t76 + 128 * i77)];
+                    unsigned int mspre79 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd80 = 0; ; msd80 += 1) {
+                            unsigned int msw81;
+                            bool msfull82;
+                            for (;;) {
+                                msw81 = patc_peek32(&msstate22[(16 * b24 + t76 + 128 * i77 - 16 * msd80 - 16)]);
+                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
+                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
+                            if (msfull82) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate22[(16 * b24 + t76 + 128 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                    }
+                    msbase31[(t76 + 128 * i77)] = ((glob12[(t76 + 128 * i77)] + mspre79) - mststart34[(t76 + 128 * i77)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 5; i84 += 1) {
+                    {
+                        float msv85 = mssval35[(t83 + 128 * i84)];
+                        unsigned int msbk86 = min(((unsigned int)(msv85 * 16.0f)), 15u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 128 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 128 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 5; i84 += 1) {
+                    if (((640 * b24 + t83 + 128 * i84) < n)) {
+                        float msv85 = mssval35[(t83 + 128 * i84)];
+                        unsigned int msbk86 = min(((unsigned int)(msv85 * 16.0f)), 15u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 128 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 128 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar89 = mspar29;
+        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        {
+            const patc_int t91 = threadIdx.x;
+            if (((b24 < 1) && (t91 < 1))) {
+                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 639) / 640));
+            }
+            unsigned int mszi92 = ((unsigned int)(128 * b24 + t91 + 16 * ((n + 639) / 640)));
             for (;;) {
-                if ((mszi84 >= ((unsigned int)(16 * msh82)))) {
+                if ((mszi92 >= ((unsigned int)(16 * msh90)))) {
                     break;
                 }
-                const patc_int msz85 = mszi84;
-                msstate22[msz85] = 0u;
-                mszi84 = (mszi84 + ((unsigned int)(128 * ((n + 639) / 640))));
+                const patc_int msz93 = mszi92;
+                msstate22[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(128 * ((n + 639) / 640))));
             }
         }
     }
@@ -1198,20 +1283,11 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                         msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 10u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(1000 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(1000 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(1000 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -1225,170 +1301,209 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                         msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 10u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(1000 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(1000 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(1000 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
-            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                if (((t48 + 256 * i49) < 1000)) {
-                    unsigned int msrun50 = 0u;
-                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
-                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 1000 * i51)];
-                        mshist30[(t48 + 256 * i49 + 1000 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+            const patc_int t44 = threadIdx.x;
+            for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                if (((t44 + 256 * i45) < 1000)) {
+                    unsigned int msrun46 = 0u;
+                    for (patc_int i47 = 0; i47 < 8; i47 += 1) {
+                        unsigned int msc48 = mshist30[(t44 + 256 * i45 + 1000 * i47)];
+                        mshist30[(t44 + 256 * i45 + 1000 * i47)] = msrun46;
+                        msrun46 = (msrun46 + msc48);
                     }
-                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(1000 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
+                        patc_set32(&msstate22[(1000 * b24 + t44 + 256 * i45)], (((2u | mspar29) << 30u) | msrun46));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(1000 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned int msw55;
-                            bool msfull56;
-                            for (;;) {
-                                msw55 = patc_peek32(&msstate22[(1000 * b24 + t48 + 256 * i49 - 1000 * msd54 - 1000)]);
-                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
-                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
-                            if (msfull56) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate22[(1000 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
+                        patc_set32(&msstate22[(1000 * b24 + t44 + 256 * i45)], (((2u | mspar29) << 29u) | msrun46));
                     }
-                    msbase31[(t48 + 256 * i49)] = (glob12[(t48 + 256 * i49)] + mspre53);
-                    mststart34[(t48 + 256 * i49)] = msrun50;
+                    mststart34[(t44 + 256 * i45)] = msrun46;
+                    msbase31[(t44 + 256 * i45)] = msrun46;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum58 = 0u;
+                unsigned int mssum50 = 0u;
+                for (patc_int i51 = 0; i51 < 32; i51 += 1) {
+                    if (((32 * lane + i51) < 1000)) {
+                        mssum50 = (mssum50 + mststart34[(32 * lane + i51)]);
+                    }
+                }
+                unsigned int msinc52 = mssum50;
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
+                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
+                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
+                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
+                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
+                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
+                unsigned int msat58 = (msinc52 - mssum50);
                 for (patc_int i59 = 0; i59 < 32; i59 += 1) {
                     if (((32 * lane + i59) < 1000)) {
-                        mssum58 = (mssum58 + mststart34[(32 * lane + i59)]);
-                    }
-                }
-                unsigned int msinc60 = mssum58;
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
-                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
-                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
-                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
-                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
-                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
-                unsigned int msat66 = (msinc60 - mssum58);
-                for (patc_int i67 = 0; i67 < 32; i67 += 1) {
-                    if (((32 * lane + i67) < 1000)) {
-                        unsigned int mscb68 = mststart34[(32 * lane + i67)];
-                        mststart34[(32 * lane + i67)] = msat66;
-                        msbase31[(32 * lane + i67)] = (msbase31[(32 * lane + i67)] - msat66);
-                        msat66 = (msat66 + mscb68);
+                        unsigned int mscb60 = mststart34[(32 * lane + i59)];
+                        mststart34[(32 * lane + i59)] = msat58;
+                        msat58 = (msat58 + mscb60);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((1024 * b24 + 1023) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                    {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(1000 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                    if (((lane + 128 * warp + 1024 * b24 + 32 * i70) < n)) {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(1000 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((1024 * b24 + 1023) < n)) {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 4; i76 += 1) {
-                    {
-                        unsigned long long msv77 = mssval35[(t75 + 256 * i76)];
-                        unsigned int msbk78 = min((((unsigned int)((msv77 * ((unsigned long long)10)) + (msv77 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 4; i76 += 1) {
-                    if (((1024 * b24 + t75 + 256 * i76) < n)) {
-                        unsigned long long msv77 = mssval35[(t75 + 256 * i76)];
-                        unsigned int msbk78 = min((((unsigned int)((msv77 * ((unsigned long long)10)) + (msv77 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar81 = mspar29;
-        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t83 = threadIdx.x;
-            if (((b24 < 1) && (t83 < 1))) {
-                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 1023) / 1024));
+            const patc_int t61 = threadIdx.x;
+            for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                if (((t61 + 256 * i62) < 1000)) {
+                    unsigned int msst63 = mststart34[(t61 + 256 * i62)];
+                    for (patc_int i64 = 0; i64 < 8; i64 += 1) {
+                        mshist30[(t61 + 256 * i62 + 1000 * i64)] = (mshist30[(t61 + 256 * i62 + 1000 * i64)] + msst63);
+                    }
+                }
             }
-            unsigned int mszi84 = ((unsigned int)(256 * b24 + t83 + 1000 * ((n + 1023) / 1024)));
+        }
+        __syncthreads();
+        if (((1024 * b24 + 1023) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                    bool msok67 = true;
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 10u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(1000 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(1000 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                    bool msok67 = ((lane + 128 * warp + 1024 * b24 + 32 * i66) < n);
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 10u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(1000 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(1000 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t76 = threadIdx.x;
+            for (patc_int i77 = 0; i77 < 4; i77 += 1) {
+                if (((t76 + 256 * i77) < 1000)) {
+                    unsigned int msc78 = msbase31[(t76 + 256 * i77)];
+                    unsigned int mspre79 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd80 = 0; ; msd80 += 1) {
+                            unsigned int msw81;
+                            bool msfull82;
+                            for (;;) {
+                                msw81 = patc_peek32(&msstate22[(1000 * b24 + t76 + 256 * i77 - 1000 * msd80 - 1000)]);
+                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
+                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
+                            if (msfull82) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate22[(1000 * b24 + t76 + 256 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                    }
+                    msbase31[(t76 + 256 * i77)] = ((glob12[(t76 + 256 * i77)] + mspre79) - mststart34[(t76 + 256 * i77)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((1024 * b24 + 1023) < n)) {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 4; i84 += 1) {
+                    {
+                        unsigned long long msv85 = mssval35[(t83 + 256 * i84)];
+                        unsigned int msbk86 = min((((unsigned int)((msv85 * ((unsigned long long)10)) + (msv85 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 4; i84 += 1) {
+                    if (((1024 * b24 + t83 + 256 * i84) < n)) {
+                        unsigned long long msv85 = mssval35[(t83 + 256 * i84)];
+                        unsigned int msbk86 = min((((unsigned int)((msv85 * ((unsigned long long)10)) + (msv85 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar89 = mspar29;
+        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        {
+            const patc_int t91 = threadIdx.x;
+            if (((b24 < 1) && (t91 < 1))) {
+                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 1023) / 1024));
+            }
+            unsigned int mszi92 = ((unsigned int)(256 * b24 + t91 + 1000 * ((n + 1023) / 1024)));
             for (;;) {
-                if ((mszi84 >= ((unsigned int)(1000 * msh82)))) {
+                if ((mszi92 >= ((unsigned int)(1000 * msh90)))) {
                     break;
                 }
-                const patc_int msz85 = mszi84;
-                msstate22[msz85] = 0u;
-                mszi84 = (mszi84 + ((unsigned int)(256 * ((n + 1023) / 1024))));
+                const patc_int msz93 = mszi92;
+                msstate22[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(256 * ((n + 1023) / 1024))));
             }
         }
     }
@@ -1539,20 +1654,11 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                         msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 1u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(2 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(2 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(2 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -1566,173 +1672,214 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                         msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 1u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(2 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(2 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(2 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
+            const patc_int t44 = threadIdx.x;
             {
-                const patc_int i49 = 0;
-                if (((t48 + 64 * i49) < 2)) {
-                    unsigned int msrun50 = 0u;
-                    for (patc_int i51 = 0; i51 < 2; i51 += 1) {
-                        unsigned int msc52 = mshist30[(t48 + 64 * i49 + 2 * i51)];
-                        mshist30[(t48 + 64 * i49 + 2 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+                const patc_int i45 = 0;
+                if (((t44 + 64 * i45) < 2)) {
+                    unsigned int msrun46 = 0u;
+                    for (patc_int i47 = 0; i47 < 2; i47 += 1) {
+                        unsigned int msc48 = mshist30[(t44 + 64 * i45 + 2 * i47)];
+                        mshist30[(t44 + 64 * i45 + 2 * i47)] = msrun46;
+                        msrun46 = (msrun46 + msc48);
                     }
-                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(2 * b24 + t48 + 64 * i49)], (((2u | mspar29) << 30u) | msrun50));
+                        patc_set32(&msstate22[(2 * b24 + t44 + 64 * i45)], (((2u | mspar29) << 30u) | msrun46));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(2 * b24 + t48 + 64 * i49)], (((2u | mspar29) << 29u) | msrun50));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned int msw55;
-                            bool msfull56;
-                            for (;;) {
-                                msw55 = patc_peek32(&msstate22[(2 * b24 + t48 + 64 * i49 - 2 * msd54 - 2)]);
-                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
-                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
-                            if (msfull56) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate22[(2 * b24 + t48 + 64 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
+                        patc_set32(&msstate22[(2 * b24 + t44 + 64 * i45)], (((2u | mspar29) << 29u) | msrun46));
                     }
-                    msbase31[(t48 + 64 * i49)] = (glob12[(t48 + 64 * i49)] + mspre53);
-                    mststart34[(t48 + 64 * i49)] = msrun50;
+                    mststart34[(t44 + 64 * i45)] = msrun46;
+                    msbase31[(t44 + 64 * i45)] = msrun46;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum58 = 0u;
+                unsigned int mssum50 = 0u;
+                {
+                    const patc_int i51 = 0;
+                    if (((lane + i51) < 2)) {
+                        mssum50 = (mssum50 + mststart34[(lane + i51)]);
+                    }
+                }
+                unsigned int msinc52 = mssum50;
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
+                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
+                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
+                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
+                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
+                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
+                unsigned int msat58 = (msinc52 - mssum50);
                 {
                     const patc_int i59 = 0;
                     if (((lane + i59) < 2)) {
-                        mssum58 = (mssum58 + mststart34[(lane + i59)]);
-                    }
-                }
-                unsigned int msinc60 = mssum58;
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
-                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
-                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
-                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
-                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
-                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
-                unsigned int msat66 = (msinc60 - mssum58);
-                {
-                    const patc_int i67 = 0;
-                    if (((lane + i67) < 2)) {
-                        unsigned int mscb68 = mststart34[(lane + i67)];
-                        mststart34[(lane + i67)] = msat66;
-                        msbase31[(lane + i67)] = (msbase31[(lane + i67)] - msat66);
-                        msat66 = (msat66 + mscb68);
+                        unsigned int mscb60 = mststart34[(lane + i59)];
+                        mststart34[(lane + i59)] = msat58;
+                        msat58 = (msat58 + mscb60);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((192 * b24 + 191) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 3; i70 += 1) {
-                    {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(2 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 3; i70 += 1) {
-                    if (((lane + 96 * warp + 192 * b24 + 32 * i70) < n)) {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(2 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((192 * b24 + 191) < n)) {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 3; i76 += 1) {
-                    {
-                        long long msv77 = mssval35[(t75 + 64 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 3; i76 += 1) {
-                    if (((192 * b24 + t75 + 64 * i76) < n)) {
-                        long long msv77 = mssval35[(t75 + 64 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 64 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar81 = mspar29;
-        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t83 = threadIdx.x;
-            if (((b24 < 1) && (t83 < 1))) {
-                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 191) / 192));
+            const patc_int t61 = threadIdx.x;
+            {
+                const patc_int i62 = 0;
+                if (((t61 + 64 * i62) < 2)) {
+                    unsigned int msst63 = mststart34[(t61 + 64 * i62)];
+                    for (patc_int i64 = 0; i64 < 2; i64 += 1) {
+                        mshist30[(t61 + 64 * i62 + 2 * i64)] = (mshist30[(t61 + 64 * i62 + 2 * i64)] + msst63);
+                    }
+                }
             }
-            unsigned int mszi84 = ((unsigned int)(64 * b24 + t83 + 2 * ((n + 191) / 192)));
+        }
+        __syncthreads();
+        if (((192 * b24 + 191) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 3; i66 += 1) {
+                    bool msok67 = true;
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 1u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(2 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(2 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 3; i66 += 1) {
+                    bool msok67 = ((lane + 96 * warp + 192 * b24 + 32 * i66) < n);
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 1u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(2 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(2 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t76 = threadIdx.x;
+            {
+                const patc_int i77 = 0;
+                if (((t76 + 64 * i77) < 2)) {
+                    unsigned int msc78 = msbase31[(t76 + 64 * i77)];
+                    unsigned int mspre79 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd80 = 0; ; msd80 += 1) {
+                            unsigned int msw81;
+                            bool msfull82;
+                            for (;;) {
+                                msw81 = patc_peek32(&msstate22[(2 * b24 + t76 + 64 * i77 - 2 * msd80 - 2)]);
+                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
+                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
+                            if (msfull82) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate22[(2 * b24 + t76 + 64 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                    }
+                    msbase31[(t76 + 64 * i77)] = ((glob12[(t76 + 64 * i77)] + mspre79) - mststart34[(t76 + 64 * i77)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((192 * b24 + 191) < n)) {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 3; i84 += 1) {
+                    {
+                        long long msv85 = mssval35[(t83 + 64 * i84)];
+                        unsigned int msbk86 = min(((unsigned int)(msv85 & ((long long)1))), 1u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 64 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 64 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 3; i84 += 1) {
+                    if (((192 * b24 + t83 + 64 * i84) < n)) {
+                        long long msv85 = mssval35[(t83 + 64 * i84)];
+                        unsigned int msbk86 = min(((unsigned int)(msv85 & ((long long)1))), 1u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 64 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 64 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar89 = mspar29;
+        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        {
+            const patc_int t91 = threadIdx.x;
+            if (((b24 < 1) && (t91 < 1))) {
+                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 191) / 192));
+            }
+            unsigned int mszi92 = ((unsigned int)(64 * b24 + t91 + 2 * ((n + 191) / 192)));
             for (;;) {
-                if ((mszi84 >= ((unsigned int)(2 * msh82)))) {
+                if ((mszi92 >= ((unsigned int)(2 * msh90)))) {
                     break;
                 }
-                const patc_int msz85 = mszi84;
-                msstate22[msz85] = 0u;
-                mszi84 = (mszi84 + ((unsigned int)(64 * ((n + 191) / 192))));
+                const patc_int msz93 = mszi92;
+                msstate22[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(64 * ((n + 191) / 192))));
             }
         }
     }
@@ -1883,20 +2030,11 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                         msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 3u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(5 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(5 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(5 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -1910,173 +2048,214 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                         msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 3u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(5 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(5 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(5 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
+            const patc_int t44 = threadIdx.x;
             {
-                const patc_int i49 = 0;
-                if (((t48 + 96 * i49) < 5)) {
-                    unsigned int msrun50 = 0u;
-                    for (patc_int i51 = 0; i51 < 3; i51 += 1) {
-                        unsigned int msc52 = mshist30[(t48 + 96 * i49 + 5 * i51)];
-                        mshist30[(t48 + 96 * i49 + 5 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+                const patc_int i45 = 0;
+                if (((t44 + 96 * i45) < 5)) {
+                    unsigned int msrun46 = 0u;
+                    for (patc_int i47 = 0; i47 < 3; i47 += 1) {
+                        unsigned int msc48 = mshist30[(t44 + 96 * i45 + 5 * i47)];
+                        mshist30[(t44 + 96 * i45 + 5 * i47)] = msrun46;
+                        msrun46 = (msrun46 + msc48);
                     }
-                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(5 * b24 + t48 + 96 * i49)], (((2u | mspar29) << 30u) | msrun50));
+                        patc_set32(&msstate22[(5 * b24 + t44 + 96 * i45)], (((2u | mspar29) << 30u) | msrun46));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(5 * b24 + t48 + 96 * i49)], (((2u | mspar29) << 29u) | msrun50));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned int msw55;
-                            bool msfull56;
-                            for (;;) {
-                                msw55 = patc_peek32(&msstate22[(5 * b24 + t48 + 96 * i49 - 5 * msd54 - 5)]);
-                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
-                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
-                            if (msfull56) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate22[(5 * b24 + t48 + 96 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
+                        patc_set32(&msstate22[(5 * b24 + t44 + 96 * i45)], (((2u | mspar29) << 29u) | msrun46));
                     }
-                    msbase31[(t48 + 96 * i49)] = (glob12[(t48 + 96 * i49)] + mspre53);
-                    mststart34[(t48 + 96 * i49)] = msrun50;
+                    mststart34[(t44 + 96 * i45)] = msrun46;
+                    msbase31[(t44 + 96 * i45)] = msrun46;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum58 = 0u;
+                unsigned int mssum50 = 0u;
+                {
+                    const patc_int i51 = 0;
+                    if (((lane + i51) < 5)) {
+                        mssum50 = (mssum50 + mststart34[(lane + i51)]);
+                    }
+                }
+                unsigned int msinc52 = mssum50;
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
+                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
+                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
+                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
+                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
+                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
+                unsigned int msat58 = (msinc52 - mssum50);
                 {
                     const patc_int i59 = 0;
                     if (((lane + i59) < 5)) {
-                        mssum58 = (mssum58 + mststart34[(lane + i59)]);
-                    }
-                }
-                unsigned int msinc60 = mssum58;
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
-                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
-                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
-                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
-                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
-                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
-                unsigned int msat66 = (msinc60 - mssum58);
-                {
-                    const patc_int i67 = 0;
-                    if (((lane + i67) < 5)) {
-                        unsigned int mscb68 = mststart34[(lane + i67)];
-                        mststart34[(lane + i67)] = msat66;
-                        msbase31[(lane + i67)] = (msbase31[(lane + i67)] - msat66);
-                        msat66 = (msat66 + mscb68);
+                        unsigned int mscb60 = mststart34[(lane + i59)];
+                        mststart34[(lane + i59)] = msat58;
+                        msat58 = (msat58 + mscb60);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((192 * b24 + 191) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 2; i70 += 1) {
-                    {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(5 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 2; i70 += 1) {
-                    if (((lane + 64 * warp + 192 * b24 + 32 * i70) < n)) {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(5 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((192 * b24 + 191) < n)) {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 2; i76 += 1) {
-                    {
-                        double msv77 = mssval35[(t75 + 96 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 * 5.0)), 4u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 2; i76 += 1) {
-                    if (((192 * b24 + t75 + 96 * i76) < n)) {
-                        double msv77 = mssval35[(t75 + 96 * i76)];
-                        unsigned int msbk78 = min(((unsigned int)(msv77 * 5.0)), 4u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 96 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar81 = mspar29;
-        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t83 = threadIdx.x;
-            if (((b24 < 1) && (t83 < 1))) {
-                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 191) / 192));
+            const patc_int t61 = threadIdx.x;
+            {
+                const patc_int i62 = 0;
+                if (((t61 + 96 * i62) < 5)) {
+                    unsigned int msst63 = mststart34[(t61 + 96 * i62)];
+                    for (patc_int i64 = 0; i64 < 3; i64 += 1) {
+                        mshist30[(t61 + 96 * i62 + 5 * i64)] = (mshist30[(t61 + 96 * i62 + 5 * i64)] + msst63);
+                    }
+                }
             }
-            unsigned int mszi84 = ((unsigned int)(96 * b24 + t83 + 5 * ((n + 191) / 192)));
+        }
+        __syncthreads();
+        if (((192 * b24 + 191) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
+                    bool msok67 = true;
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 3u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(5 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(5 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
+                    bool msok67 = ((lane + 64 * warp + 192 * b24 + 32 * i66) < n);
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 3u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(5 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(5 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t76 = threadIdx.x;
+            {
+                const patc_int i77 = 0;
+                if (((t76 + 96 * i77) < 5)) {
+                    unsigned int msc78 = msbase31[(t76 + 96 * i77)];
+                    unsigned int mspre79 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd80 = 0; ; msd80 += 1) {
+                            unsigned int msw81;
+                            bool msfull82;
+                            for (;;) {
+                                msw81 = patc_peek32(&msstate22[(5 * b24 + t76 + 96 * i77 - 5 * msd80 - 5)]);
+                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
+                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
+                            if (msfull82) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate22[(5 * b24 + t76 + 96 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                    }
+                    msbase31[(t76 + 96 * i77)] = ((glob12[(t76 + 96 * i77)] + mspre79) - mststart34[(t76 + 96 * i77)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((192 * b24 + 191) < n)) {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 2; i84 += 1) {
+                    {
+                        double msv85 = mssval35[(t83 + 96 * i84)];
+                        unsigned int msbk86 = min(((unsigned int)(msv85 * 5.0)), 4u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 96 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 96 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 2; i84 += 1) {
+                    if (((192 * b24 + t83 + 96 * i84) < n)) {
+                        double msv85 = mssval35[(t83 + 96 * i84)];
+                        unsigned int msbk86 = min(((unsigned int)(msv85 * 5.0)), 4u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 96 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 96 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar89 = mspar29;
+        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        {
+            const patc_int t91 = threadIdx.x;
+            if (((b24 < 1) && (t91 < 1))) {
+                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 191) / 192));
+            }
+            unsigned int mszi92 = ((unsigned int)(96 * b24 + t91 + 5 * ((n + 191) / 192)));
             for (;;) {
-                if ((mszi84 >= ((unsigned int)(5 * msh82)))) {
+                if ((mszi92 >= ((unsigned int)(5 * msh90)))) {
                     break;
                 }
-                const patc_int msz85 = mszi84;
-                msstate22[msz85] = 0u;
-                mszi84 = (mszi84 + ((unsigned int)(96 * ((n + 191) / 192))));
+                const patc_int msz93 = mszi92;
+                msstate22[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(96 * ((n + 191) / 192))));
             }
         }
     }
@@ -2225,20 +2404,11 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         msx39 = xs[(lane + 32 * warp + 32 * b22)];
                     }
                     unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
-                    unsigned int mspm41 = (__ballot_sync(0xffffffffu, msok38) & patc_match_bits(msb40, 0u));
-                    unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
-                    unsigned int msct43 = __popc(mspm41);
-                    long long ix44 = ((long long)msb40);
-                    unsigned int msh45 = 0u;
                     if (msok38) {
-                        msh45 = mshist28[(warp + ix44)];
+                        long long ix41 = ((long long)msb40);
+                        atomicAdd(&mshist28[(warp + ix41)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok38 && ((msrk42 + 1u) == msct43))) {
-                        mshist28[(warp + ix44)] = (msh45 + msct43);
-                    }
-                    __syncwarp();
-                    msinfo31 = ((msb40 << 16u) | (msh45 + msrk42));
+                    msinfo31 = msb40;
                     msval30 = msx39;
                 }
             }
@@ -2251,172 +2421,214 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                         msx39 = xs[(lane + 32 * warp + 32 * b22)];
                     }
                     unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
-                    unsigned int mspm41 = (__ballot_sync(0xffffffffu, msok38) & patc_match_bits(msb40, 0u));
-                    unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
-                    unsigned int msct43 = __popc(mspm41);
-                    long long ix44 = ((long long)msb40);
-                    unsigned int msh45 = 0u;
                     if (msok38) {
-                        msh45 = mshist28[(warp + ix44)];
+                        long long ix41 = ((long long)msb40);
+                        atomicAdd(&mshist28[(warp + ix41)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok38 && ((msrk42 + 1u) == msct43))) {
-                        mshist28[(warp + ix44)] = (msh45 + msct43);
-                    }
-                    __syncwarp();
-                    msinfo31 = ((msb40 << 16u) | (msh45 + msrk42));
+                    msinfo31 = msb40;
                     msval30 = msx39;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t46 = threadIdx.x;
+            const patc_int t42 = threadIdx.x;
             {
-                const patc_int i47 = 0;
-                if (((t46 + 32 * i47) < 1)) {
-                    unsigned int msrun48 = 0u;
+                const patc_int i43 = 0;
+                if (((t42 + 32 * i43) < 1)) {
+                    unsigned int msrun44 = 0u;
                     {
-                        const patc_int i49 = 0;
-                        unsigned int msc50 = mshist28[(t46 + 32 * i47 + i49)];
-                        mshist28[(t46 + 32 * i47 + i49)] = msrun48;
-                        msrun48 = (msrun48 + msc50);
+                        const patc_int i45 = 0;
+                        unsigned int msc46 = mshist28[(t42 + 32 * i43 + i45)];
+                        mshist28[(t42 + 32 * i43 + i45)] = msrun44;
+                        msrun44 = (msrun44 + msc46);
                     }
-                    unsigned int mspre51 = 0u;
                     if ((b22 < 1)) {
-                        patc_set32(&msstate20[(b22 + t46 + 32 * i47)], (((2u | mspar27) << 30u) | msrun48));
+                        patc_set32(&msstate20[(b22 + t42 + 32 * i43)], (((2u | mspar27) << 30u) | msrun44));
                     }
                     if ((!(b22 < 1))) {
-                        patc_set32(&msstate20[(b22 + t46 + 32 * i47)], (((2u | mspar27) << 29u) | msrun48));
-                        for (patc_int msd52 = 0; ; msd52 += 1) {
-                            unsigned int msw53;
-                            bool msfull54;
-                            for (;;) {
-                                msw53 = patc_peek32(&msstate20[(b22 + t46 + 32 * i47 - msd52 - 1)]);
-                                msfull54 = ((msw53 >> 30u) == (2u | mspar27));
-                                if ((msfull54 || ((msw53 >> 29u) == (2u | mspar27)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre51 = (mspre51 + (msw53 & (msfull54 ? 1073741823u : 536870911u)));
-                            if (msfull54) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate20[(b22 + t46 + 32 * i47)], (((2u | mspar27) << 30u) | (mspre51 + msrun48)));
+                        patc_set32(&msstate20[(b22 + t42 + 32 * i43)], (((2u | mspar27) << 29u) | msrun44));
                     }
-                    msbase29[(t46 + 32 * i47)] = (glob10[(t46 + 32 * i47)] + mspre51);
-                    mststart32[(t46 + 32 * i47)] = msrun48;
+                    mststart32[(t42 + 32 * i43)] = msrun44;
+                    msbase29[(t42 + 32 * i43)] = msrun44;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum56 = 0u;
+                unsigned int mssum48 = 0u;
+                {
+                    const patc_int i49 = 0;
+                    if (((lane + i49) < 1)) {
+                        mssum48 = (mssum48 + mststart32[(lane + i49)]);
+                    }
+                }
+                unsigned int msinc50 = mssum48;
+                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc50, 1);
+                msinc50 = ((lane >= 1) ? (msinc50 + msup51) : msinc50);
+                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc50, 2);
+                msinc50 = ((lane >= 2) ? (msinc50 + msup52) : msinc50);
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc50, 4);
+                msinc50 = ((lane >= 4) ? (msinc50 + msup53) : msinc50);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc50, 8);
+                msinc50 = ((lane >= 8) ? (msinc50 + msup54) : msinc50);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc50, 16);
+                msinc50 = ((lane >= 16) ? (msinc50 + msup55) : msinc50);
+                unsigned int msat56 = (msinc50 - mssum48);
                 {
                     const patc_int i57 = 0;
                     if (((lane + i57) < 1)) {
-                        mssum56 = (mssum56 + mststart32[(lane + i57)]);
-                    }
-                }
-                unsigned int msinc58 = mssum56;
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc58, 1);
-                msinc58 = ((lane >= 1) ? (msinc58 + msup59) : msinc58);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc58, 2);
-                msinc58 = ((lane >= 2) ? (msinc58 + msup60) : msinc58);
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc58, 4);
-                msinc58 = ((lane >= 4) ? (msinc58 + msup61) : msinc58);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc58, 8);
-                msinc58 = ((lane >= 8) ? (msinc58 + msup62) : msinc58);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc58, 16);
-                msinc58 = ((lane >= 16) ? (msinc58 + msup63) : msinc58);
-                unsigned int msat64 = (msinc58 - mssum56);
-                {
-                    const patc_int i65 = 0;
-                    if (((lane + i65) < 1)) {
-                        unsigned int mscb66 = mststart32[(lane + i65)];
-                        mststart32[(lane + i65)] = msat64;
-                        msbase29[(lane + i65)] = (msbase29[(lane + i65)] - msat64);
-                        msat64 = (msat64 + mscb66);
+                        unsigned int mscb58 = mststart32[(lane + i57)];
+                        mststart32[(lane + i57)] = msat56;
+                        msat56 = (msat56 + mscb58);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((32 * b22 + 31) < n)) {
-            {
-                {
-                    {
-                        unsigned int msbk69 = (msinfo31 >> 16u);
-                        long long ix70 = ((long long)msbk69);
-                        long long ix71 = ((long long)(mststart32[ix70] + (mshist28[(warp + ix70)] + (msinfo31 & 65535u))));
-                        mssval33[ix71] = msval30;
-                    }
-                }
-            }
-        } else {
-            {
-                {
-                    if (((lane + 32 * warp + 32 * b22) < n)) {
-                        unsigned int msbk69 = (msinfo31 >> 16u);
-                        long long ix70 = ((long long)msbk69);
-                        long long ix71 = ((long long)(mststart32[ix70] + (mshist28[(warp + ix70)] + (msinfo31 & 65535u))));
-                        mssval33[ix71] = msval30;
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((32 * b22 + 31) < n)) {
-            {
-                const patc_int t72 = threadIdx.x;
-                {
-                    const patc_int i73 = 0;
-                    {
-                        unsigned int msv74 = mssval33[(t72 + 32 * i73)];
-                        unsigned int msbk75 = min(0u, 0u);
-                        long long ix76 = ((long long)msbk75);
-                        if ((((patc_uint)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73)))) < ((patc_uint)n))) {
-                            const patc_int msdst77 = ((patc_uint)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73))));
-                            out[msdst77] = msv74;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t72 = threadIdx.x;
-                {
-                    const patc_int i73 = 0;
-                    if (((32 * b22 + t72 + 32 * i73) < n)) {
-                        unsigned int msv74 = mssval33[(t72 + 32 * i73)];
-                        unsigned int msbk75 = min(0u, 0u);
-                        long long ix76 = ((long long)msbk75);
-                        if ((((patc_uint)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73)))) < ((patc_uint)n))) {
-                            const patc_int msdst77 = ((patc_uint)(msbase29[ix76] + ((unsigned int)(t72 + 32 * i73))));
-                            out[msdst77] = msv74;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar78 = mspar27;
-        const patc_int msh79 = ((unsigned int)msctr21[(-mspar78 + 2)]);
         {
-            const patc_int t80 = threadIdx.x;
-            if (((b22 < 1) && (t80 < 1))) {
-                msctr21[(mspar78 + 1)] = ((unsigned long long)((n + 31) / 32));
+            const patc_int t59 = threadIdx.x;
+            {
+                const patc_int i60 = 0;
+                if (((t59 + 32 * i60) < 1)) {
+                    unsigned int msst61 = mststart32[(t59 + 32 * i60)];
+                    {
+                        const patc_int i62 = 0;
+                        mshist28[(t59 + 32 * i60 + i62)] = (mshist28[(t59 + 32 * i60 + i62)] + msst61);
+                    }
+                }
             }
-            unsigned int mszi81 = ((unsigned int)(32 * b22 + t80 + ((n + 31) / 32)));
+        }
+        __syncthreads();
+        if (((32 * b22 + 31) < n)) {
+            {
+                {
+                    bool msok65 = true;
+                    unsigned int mspm66 = (__ballot_sync(0xffffffffu, msok65) & patc_match_bits(msinfo31, 0u));
+                    unsigned int msrk67 = __popc((mspm66 & ((1u << lane) - 1u)));
+                    unsigned int msct68 = __popc(mspm66);
+                    long long ix69 = ((long long)msinfo31);
+                    unsigned int msh70 = 0u;
+                    if (msok65) {
+                        msh70 = mshist28[(warp + ix69)];
+                    }
+                    __syncwarp();
+                    if ((msok65 && ((msrk67 + 1u) == msct68))) {
+                        mshist28[(warp + ix69)] = (msh70 + msct68);
+                    }
+                    __syncwarp();
+                    if (msok65) {
+                        unsigned int msq71 = (msh70 + msrk67);
+                        long long ix72 = ((long long)msq71);
+                        mssval33[ix72] = msval30;
+                    }
+                }
+            }
+        } else {
+            {
+                {
+                    bool msok65 = ((lane + 32 * warp + 32 * b22) < n);
+                    unsigned int mspm66 = (__ballot_sync(0xffffffffu, msok65) & patc_match_bits(msinfo31, 0u));
+                    unsigned int msrk67 = __popc((mspm66 & ((1u << lane) - 1u)));
+                    unsigned int msct68 = __popc(mspm66);
+                    long long ix69 = ((long long)msinfo31);
+                    unsigned int msh70 = 0u;
+                    if (msok65) {
+                        msh70 = mshist28[(warp + ix69)];
+                    }
+                    __syncwarp();
+                    if ((msok65 && ((msrk67 + 1u) == msct68))) {
+                        mshist28[(warp + ix69)] = (msh70 + msct68);
+                    }
+                    __syncwarp();
+                    if (msok65) {
+                        unsigned int msq71 = (msh70 + msrk67);
+                        long long ix72 = ((long long)msq71);
+                        mssval33[ix72] = msval30;
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t73 = threadIdx.x;
+            {
+                const patc_int i74 = 0;
+                if (((t73 + 32 * i74) < 1)) {
+                    unsigned int msc75 = msbase29[(t73 + 32 * i74)];
+                    unsigned int mspre76 = 0u;
+                    if ((!(b22 < 1))) {
+                        for (patc_int msd77 = 0; ; msd77 += 1) {
+                            unsigned int msw78;
+                            bool msfull79;
+                            for (;;) {
+                                msw78 = patc_peek32(&msstate20[(b22 + t73 + 32 * i74 - msd77 - 1)]);
+                                msfull79 = ((msw78 >> 30u) == (2u | mspar27));
+                                if ((msfull79 || ((msw78 >> 29u) == (2u | mspar27)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre76 = (mspre76 + (msw78 & (msfull79 ? 1073741823u : 536870911u)));
+                            if (msfull79) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate20[(b22 + t73 + 32 * i74)], (((2u | mspar27) << 30u) | (mspre76 + msc75)));
+                    }
+                    msbase29[(t73 + 32 * i74)] = ((glob10[(t73 + 32 * i74)] + mspre76) - mststart32[(t73 + 32 * i74)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((32 * b22 + 31) < n)) {
+            {
+                const patc_int t80 = threadIdx.x;
+                {
+                    const patc_int i81 = 0;
+                    {
+                        unsigned int msv82 = mssval33[(t80 + 32 * i81)];
+                        unsigned int msbk83 = min(0u, 0u);
+                        long long ix84 = ((long long)msbk83);
+                        if ((((patc_uint)(msbase29[ix84] + ((unsigned int)(t80 + 32 * i81)))) < ((patc_uint)n))) {
+                            const patc_int msdst85 = ((patc_uint)(msbase29[ix84] + ((unsigned int)(t80 + 32 * i81))));
+                            out[msdst85] = msv82;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t80 = threadIdx.x;
+                {
+                    const patc_int i81 = 0;
+                    if (((32 * b22 + t80 + 32 * i81) < n)) {
+                        unsigned int msv82 = mssval33[(t80 + 32 * i81)];
+                        unsigned int msbk83 = min(0u, 0u);
+                        long long ix84 = ((long long)msbk83);
+                        if ((((patc_uint)(msbase29[ix84] + ((unsigned int)(t80 + 32 * i81)))) < ((patc_uint)n))) {
+                            const patc_int msdst85 = ((patc_uint)(msbase29[ix84] + ((unsigned int)(t80 + 32 * i81))));
+                            out[msdst85] = msv82;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar86 = mspar27;
+        const patc_int msh87 = ((unsigned int)msctr21[(-mspar86 + 2)]);
+        {
+            const patc_int t88 = threadIdx.x;
+            if (((b22 < 1) && (t88 < 1))) {
+                msctr21[(mspar86 + 1)] = ((unsigned long long)((n + 31) / 32));
+            }
+            unsigned int mszi89 = ((unsigned int)(32 * b22 + t88 + ((n + 31) / 32)));
             for (;;) {
-                if ((mszi81 >= ((unsigned int)msh79))) {
+                if ((mszi89 >= ((unsigned int)msh87))) {
                     break;
                 }
-                const patc_int msz82 = mszi81;
-                msstate20[msz82] = 0u;
-                mszi81 = (mszi81 + ((unsigned int)(32 * ((n + 31) / 32))));
+                const patc_int msz90 = mszi89;
+                msstate20[msz90] = 0u;
+                mszi89 = (mszi89 + ((unsigned int)(32 * ((n + 31) / 32))));
             }
         }
     }
@@ -2563,20 +2775,11 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                         msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 12u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(4096 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(4096 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(4096 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -2590,170 +2793,209 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                         msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
                     unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
-                    unsigned int mspm43 = (__ballot_sync(0xffffffffu, msok40) & patc_match_bits(msb42, 12u));
-                    unsigned int msrk44 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm43);
-                    long long ix46 = ((long long)msb42);
-                    unsigned int msh47 = 0u;
                     if (msok40) {
-                        msh47 = mshist30[(4096 * warp + ix46)];
+                        long long ix43 = ((long long)msb42);
+                        atomicAdd(&mshist30[(4096 * warp + ix43)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok40 && ((msrk44 + 1u) == msct45))) {
-                        mshist30[(4096 * warp + ix46)] = (msh47 + msct45);
-                    }
-                    __syncwarp();
-                    msinfo33[i39] = ((msb42 << 16u) | (msh47 + msrk44));
+                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
-            for (patc_int i49 = 0; i49 < 16; i49 += 1) {
-                if (((t48 + 256 * i49) < 4096)) {
-                    unsigned int msrun50 = 0u;
-                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
-                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 4096 * i51)];
-                        mshist30[(t48 + 256 * i49 + 4096 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+            const patc_int t44 = threadIdx.x;
+            for (patc_int i45 = 0; i45 < 16; i45 += 1) {
+                if (((t44 + 256 * i45) < 4096)) {
+                    unsigned int msrun46 = 0u;
+                    for (patc_int i47 = 0; i47 < 8; i47 += 1) {
+                        unsigned int msc48 = mshist30[(t44 + 256 * i45 + 4096 * i47)];
+                        mshist30[(t44 + 256 * i45 + 4096 * i47)] = msrun46;
+                        msrun46 = (msrun46 + msc48);
                     }
-                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_set32(&msstate22[(4096 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
+                        patc_set32(&msstate22[(4096 * b24 + t44 + 256 * i45)], (((2u | mspar29) << 30u) | msrun46));
                     }
                     if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(4096 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned int msw55;
-                            bool msfull56;
-                            for (;;) {
-                                msw55 = patc_peek32(&msstate22[(4096 * b24 + t48 + 256 * i49 - 4096 * msd54 - 4096)]);
-                                msfull56 = ((msw55 >> 30u) == (2u | mspar29));
-                                if ((msfull56 || ((msw55 >> 29u) == (2u | mspar29)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre53 = (mspre53 + (msw55 & (msfull56 ? 1073741823u : 536870911u)));
-                            if (msfull56) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate22[(4096 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | (mspre53 + msrun50)));
+                        patc_set32(&msstate22[(4096 * b24 + t44 + 256 * i45)], (((2u | mspar29) << 29u) | msrun46));
                     }
-                    msbase31[(t48 + 256 * i49)] = (glob12[(t48 + 256 * i49)] + mspre53);
-                    mststart34[(t48 + 256 * i49)] = msrun50;
+                    mststart34[(t44 + 256 * i45)] = msrun46;
+                    msbase31[(t44 + 256 * i45)] = msrun46;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum58 = 0u;
+                unsigned int mssum50 = 0u;
+                for (patc_int i51 = 0; i51 < 128; i51 += 1) {
+                    if (((128 * lane + i51) < 4096)) {
+                        mssum50 = (mssum50 + mststart34[(128 * lane + i51)]);
+                    }
+                }
+                unsigned int msinc52 = mssum50;
+                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
+                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
+                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
+                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
+                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
+                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
+                unsigned int msat58 = (msinc52 - mssum50);
                 for (patc_int i59 = 0; i59 < 128; i59 += 1) {
                     if (((128 * lane + i59) < 4096)) {
-                        mssum58 = (mssum58 + mststart34[(128 * lane + i59)]);
-                    }
-                }
-                unsigned int msinc60 = mssum58;
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
-                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
-                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
-                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
-                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
-                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
-                unsigned int msat66 = (msinc60 - mssum58);
-                for (patc_int i67 = 0; i67 < 128; i67 += 1) {
-                    if (((128 * lane + i67) < 4096)) {
-                        unsigned int mscb68 = mststart34[(128 * lane + i67)];
-                        mststart34[(128 * lane + i67)] = msat66;
-                        msbase31[(128 * lane + i67)] = (msbase31[(128 * lane + i67)] - msat66);
-                        msat66 = (msat66 + mscb68);
+                        unsigned int mscb60 = mststart34[(128 * lane + i59)];
+                        mststart34[(128 * lane + i59)] = msat58;
+                        msat58 = (msat58 + mscb60);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((2048 * b24 + 2047) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
-                    {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(4096 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
-                    if (((lane + 256 * warp + 2048 * b24 + 32 * i70) < n)) {
-                        unsigned int msi71 = msinfo33[i70];
-                        unsigned int msbk72 = (msi71 >> 16u);
-                        long long ix73 = ((long long)msbk72);
-                        long long ix74 = ((long long)(mststart34[ix73] + (mshist30[(4096 * warp + ix73)] + (msi71 & 65535u))));
-                        mssval35[ix74] = msval32[i70];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((2048 * b24 + 2047) < n)) {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                    {
-                        unsigned int msv77 = mssval35[(t75 + 256 * i76)];
-                        unsigned int msbk78 = min((msv77 & 4095u), 4095u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 8; i76 += 1) {
-                    if (((2048 * b24 + t75 + 256 * i76) < n)) {
-                        unsigned int msv77 = mssval35[(t75 + 256 * i76)];
-                        unsigned int msbk78 = min((msv77 & 4095u), 4095u);
-                        long long ix79 = ((long long)msbk78);
-                        if ((((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76)))) < ((patc_uint)n))) {
-                            const patc_int msdst80 = ((patc_uint)(msbase31[ix79] + ((unsigned int)(t75 + 256 * i76))));
-                            out[msdst80] = msv77;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar81 = mspar29;
-        const patc_int msh82 = ((unsigned int)msctr23[(-mspar81 + 2)]);
         {
-            const patc_int t83 = threadIdx.x;
-            if (((b24 < 1) && (t83 < 1))) {
-                msctr23[(mspar81 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            const patc_int t61 = threadIdx.x;
+            for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                if (((t61 + 256 * i62) < 4096)) {
+                    unsigned int msst63 = mststart34[(t61 + 256 * i62)];
+                    for (patc_int i64 = 0; i64 < 8; i64 += 1) {
+                        mshist30[(t61 + 256 * i62 + 4096 * i64)] = (mshist30[(t61 + 256 * i62 + 4096 * i64)] + msst63);
+                    }
+                }
             }
-            unsigned int mszi84 = ((unsigned int)(256 * b24 + t83 + 4096 * ((n + 2047) / 2048)));
+        }
+        __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
+                    bool msok67 = true;
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 12u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(4096 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(4096 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
+                    bool msok67 = ((lane + 256 * warp + 2048 * b24 + 32 * i66) < n);
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 12u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(4096 * warp + ix72)];
+                    }
+                    __syncwarp();
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(4096 * warp + ix72)] = (msh73 + msct71);
+                    }
+                    __syncwarp();
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval35[ix75] = msval32[i66];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t76 = threadIdx.x;
+            for (patc_int i77 = 0; i77 < 16; i77 += 1) {
+                if (((t76 + 256 * i77) < 4096)) {
+                    unsigned int msc78 = msbase31[(t76 + 256 * i77)];
+                    unsigned int mspre79 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd80 = 0; ; msd80 += 1) {
+                            unsigned int msw81;
+                            bool msfull82;
+                            for (;;) {
+                                msw81 = patc_peek32(&msstate22[(4096 * b24 + t76 + 256 * i77 - 4096 * msd80 - 4096)]);
+                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
+                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
+                            if (msfull82) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate22[(4096 * b24 + t76 + 256 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                    }
+                    msbase31[(t76 + 256 * i77)] = ((glob12[(t76 + 256 * i77)] + mspre79) - mststart34[(t76 + 256 * i77)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                    {
+                        unsigned int msv85 = mssval35[(t83 + 256 * i84)];
+                        unsigned int msbk86 = min((msv85 & 4095u), 4095u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                    if (((2048 * b24 + t83 + 256 * i84) < n)) {
+                        unsigned int msv85 = mssval35[(t83 + 256 * i84)];
+                        unsigned int msbk86 = min((msv85 & 4095u), 4095u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
+                            out[msdst88] = msv85;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar89 = mspar29;
+        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        {
+            const patc_int t91 = threadIdx.x;
+            if (((b24 < 1) && (t91 < 1))) {
+                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            }
+            unsigned int mszi92 = ((unsigned int)(256 * b24 + t91 + 4096 * ((n + 2047) / 2048)));
             for (;;) {
-                if ((mszi84 >= ((unsigned int)(4096 * msh82)))) {
+                if ((mszi92 >= ((unsigned int)(4096 * msh90)))) {
                     break;
                 }
-                const patc_int msz85 = mszi84;
-                msstate22[msz85] = 0u;
-                mszi84 = (mszi84 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz93 = mszi92;
+                msstate22[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }

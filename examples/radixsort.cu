@@ -529,7 +529,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanF32(unsigned int *_
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   37904 bytes
+ *   shared memory:   38960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -541,7 +541,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
     unsigned int *msbase10 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart13 = (unsigned int *)(patc_smem + 13328);
     unsigned int *mswsum14 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval15 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval15 = (unsigned int *)(patc_smem + 14384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -578,20 +578,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                         msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
                     unsigned int msb22 = (msok20 ? min(((msx21 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm23 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb22, 8u));
-                    unsigned int msrk24 = __popc((mspm23 & ((1u << lane) - 1u)));
-                    unsigned int msct25 = __popc(mspm23);
-                    long long ix26 = ((long long)msb22);
-                    unsigned int msh27 = 0u;
                     if (msok20) {
-                        msh27 = mshist9[(256 * warp + ix26)];
+                        long long ix23 = ((long long)msb22);
+                        atomicAdd(&mshist9[(256 * warp + ix23)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok20 && ((msrk24 + 1u) == msct25))) {
-                        mshist9[(256 * warp + ix26)] = (msh27 + msct25);
-                    }
-                    __syncwarp();
-                    msinfo12[i19] = ((msb22 << 16u) | (msh27 + msrk24));
+                    msinfo12[i19] = msb22;
                     msval11[i19] = msx21;
                 }
             }
@@ -605,62 +596,57 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                         msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
                     unsigned int msb22 = (msok20 ? min(((msx21 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm23 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb22, 8u));
-                    unsigned int msrk24 = __popc((mspm23 & ((1u << lane) - 1u)));
-                    unsigned int msct25 = __popc(mspm23);
-                    long long ix26 = ((long long)msb22);
-                    unsigned int msh27 = 0u;
                     if (msok20) {
-                        msh27 = mshist9[(256 * warp + ix26)];
+                        long long ix23 = ((long long)msb22);
+                        atomicAdd(&mshist9[(256 * warp + ix23)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok20 && ((msrk24 + 1u) == msct25))) {
-                        mshist9[(256 * warp + ix26)] = (msh27 + msct25);
-                    }
-                    __syncwarp();
-                    msinfo12[i19] = ((msb22 << 16u) | (msh27 + msrk24));
+                    msinfo12[i19] = msb22;
                     msval11[i19] = msx21;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t28 = threadIdx.x;
+            const patc_int t24 = threadIdx.x;
             {
-                const patc_int i29 = 0;
-                if (((t28 + 384 * i29) < 256)) {
-                    unsigned int msrun30 = 0u;
-                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
-                        unsigned int msc32 = mshist9[(t28 + 384 * i29 + 256 * i31)];
-                        mshist9[(t28 + 384 * i29 + 256 * i31)] = msrun30;
-                        msrun30 = (msrun30 + msc32);
+                const patc_int i25 = 0;
+                if (((t24 + 384 * i25) < 256)) {
+                    unsigned int msrun26 = 0u;
+                    for (patc_int i27 = 0; i27 < 12; i27 += 1) {
+                        unsigned int msc28 = mshist9[(t24 + 384 * i25 + 256 * i27)];
+                        mshist9[(t24 + 384 * i25 + 256 * i27)] = msrun26;
+                        msrun26 = (msrun26 + msc28);
                     }
-                    unsigned int mspre33 = 0u;
                     if ((b3 < 1)) {
-                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | msrun30));
+                        patc_set32(&msstate1[(256 * b3 + t24 + 384 * i25)], (((2u | mspar8) << 30u) | msrun26));
                     }
                     if ((!(b3 < 1))) {
-                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 29u) | msrun30));
-                        for (patc_int msd34 = 0; ; msd34 += 1) {
-                            unsigned int msw35;
-                            bool msfull36;
-                            for (;;) {
-                                msw35 = patc_peek32(&msstate1[(256 * b3 + t28 + 384 * i29 - 256 * msd34 - 256)]);
-                                msfull36 = ((msw35 >> 30u) == (2u | mspar8));
-                                if ((msfull36 || ((msw35 >> 29u) == (2u | mspar8)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre33 = (mspre33 + (msw35 & (msfull36 ? 1073741823u : 536870911u)));
-                            if (msfull36) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | (mspre33 + msrun30)));
+                        patc_set32(&msstate1[(256 * b3 + t24 + 384 * i25)], (((2u | mspar8) << 29u) | msrun26));
                     }
-                    msbase10[(t28 + 384 * i29)] = (offs[(t28 + 384 * i29)] + mspre33);
-                    mststart13[(t28 + 384 * i29)] = msrun30;
+                    mststart13[(t24 + 384 * i25)] = msrun26;
+                    msbase10[(t24 + 384 * i25)] = msrun26;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t29 = threadIdx.x;
+            if ((t29 < 256)) {
+                unsigned int mscnt30 = mststart13[t29];
+                unsigned int msinc31 = mscnt30;
+                unsigned int msup32 = __shfl_up_sync(0xffffffffu, msinc31, 1);
+                msinc31 = ((lane >= 1) ? (msinc31 + msup32) : msinc31);
+                unsigned int msup33 = __shfl_up_sync(0xffffffffu, msinc31, 2);
+                msinc31 = ((lane >= 2) ? (msinc31 + msup33) : msinc31);
+                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc31, 4);
+                msinc31 = ((lane >= 4) ? (msinc31 + msup34) : msinc31);
+                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc31, 8);
+                msinc31 = ((lane >= 8) ? (msinc31 + msup35) : msinc31);
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc31, 16);
+                msinc31 = ((lane >= 16) ? (msinc31 + msup36) : msinc31);
+                mststart13[t29] = (msinc31 - mscnt30);
+                if ((lane == 31)) {
+                    mswsum14[warp] = msinc31;
                 }
             }
         }
@@ -668,115 +654,149 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
         {
             const patc_int t37 = threadIdx.x;
             if ((t37 < 256)) {
-                unsigned int mscnt38 = mststart13[t37];
-                unsigned int msinc39 = mscnt38;
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
-                msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
-                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
-                msinc39 = ((lane >= 2) ? (msinc39 + msup41) : msinc39);
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc39, 4);
-                msinc39 = ((lane >= 4) ? (msinc39 + msup42) : msinc39);
-                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc39, 8);
-                msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
-                msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
-                mststart13[t37] = (msinc39 - mscnt38);
-                if ((lane == 31)) {
-                    mswsum14[warp] = msinc39;
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t45 = threadIdx.x;
-            if ((t45 < 256)) {
-                unsigned int msst46 = mststart13[t45];
-                for (patc_int i47 = 0; i47 < 8; i47 += 1) {
-                    if ((i47 < warp)) {
-                        msst46 = (msst46 + mswsum14[i47]);
+                unsigned int msst38 = mststart13[t37];
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    if ((i39 < warp)) {
+                        msst38 = (msst38 + mswsum14[i39]);
                     }
                 }
-                for (patc_int i48 = 0; i48 < 12; i48 += 1) {
-                    mshist9[(t45 + 256 * i48)] = (mshist9[(t45 + 256 * i48)] + msst46);
+                for (patc_int i40 = 0; i40 < 12; i40 += 1) {
+                    mshist9[(t37 + 256 * i40)] = (mshist9[(t37 + 256 * i40)] + msst38);
                 }
-                msbase10[t45] = (msbase10[t45] - msst46);
+                mststart13[t37] = msst38;
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
-                    {
-                        unsigned int msi51 = msinfo12[i50];
-                        unsigned int msbk52 = (msi51 >> 16u);
-                        long long ix53 = ((long long)msbk52);
-                        long long ix54 = ((long long)(mshist9[(256 * warp + ix53)] + (msi51 & 65535u)));
-                        mssval15[ix54] = msval11[i50];
+                for (patc_int i42 = 0; i42 < 16; i42 += 1) {
+                    bool msok43 = true;
+                    unsigned int msb44 = msinfo12[i42];
+                    unsigned int mspm45 = (__ballot_sync(0xffffffffu, msok43) & patc_match_bits(msb44, 8u));
+                    unsigned int msrk46 = __popc((mspm45 & ((1u << lane) - 1u)));
+                    unsigned int msct47 = __popc(mspm45);
+                    long long ix48 = ((long long)msb44);
+                    unsigned int msh49 = 0u;
+                    if (msok43) {
+                        msh49 = mshist9[(256 * warp + ix48)];
+                    }
+                    __syncwarp();
+                    if ((msok43 && ((msrk46 + 1u) == msct47))) {
+                        mshist9[(256 * warp + ix48)] = (msh49 + msct47);
+                    }
+                    __syncwarp();
+                    if (msok43) {
+                        unsigned int msq50 = (msh49 + msrk46);
+                        long long ix51 = ((long long)msq50);
+                        mssval15[ix51] = msval11[i42];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
-                    if (((lane + 512 * warp + 6144 * b3 + 32 * i50) < n)) {
-                        unsigned int msi51 = msinfo12[i50];
-                        unsigned int msbk52 = (msi51 >> 16u);
-                        long long ix53 = ((long long)msbk52);
-                        long long ix54 = ((long long)(mshist9[(256 * warp + ix53)] + (msi51 & 65535u)));
-                        mssval15[ix54] = msval11[i50];
+                for (patc_int i42 = 0; i42 < 16; i42 += 1) {
+                    bool msok43 = ((lane + 512 * warp + 6144 * b3 + 32 * i42) < n);
+                    unsigned int msb44 = msinfo12[i42];
+                    unsigned int mspm45 = (__ballot_sync(0xffffffffu, msok43) & patc_match_bits(msb44, 8u));
+                    unsigned int msrk46 = __popc((mspm45 & ((1u << lane) - 1u)));
+                    unsigned int msct47 = __popc(mspm45);
+                    long long ix48 = ((long long)msb44);
+                    unsigned int msh49 = 0u;
+                    if (msok43) {
+                        msh49 = mshist9[(256 * warp + ix48)];
                     }
+                    __syncwarp();
+                    if ((msok43 && ((msrk46 + 1u) == msct47))) {
+                        mshist9[(256 * warp + ix48)] = (msh49 + msct47);
+                    }
+                    __syncwarp();
+                    if (msok43) {
+                        unsigned int msq50 = (msh49 + msrk46);
+                        long long ix51 = ((long long)msq50);
+                        mssval15[ix51] = msval11[i42];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t52 = threadIdx.x;
+            {
+                const patc_int i53 = 0;
+                if (((t52 + 384 * i53) < 256)) {
+                    unsigned int msc54 = msbase10[(t52 + 384 * i53)];
+                    unsigned int mspre55 = 0u;
+                    if ((!(b3 < 1))) {
+                        for (patc_int msd56 = 0; ; msd56 += 1) {
+                            unsigned int msw57;
+                            bool msfull58;
+                            for (;;) {
+                                msw57 = patc_peek32(&msstate1[(256 * b3 + t52 + 384 * i53 - 256 * msd56 - 256)]);
+                                msfull58 = ((msw57 >> 30u) == (2u | mspar8));
+                                if ((msfull58 || ((msw57 >> 29u) == (2u | mspar8)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre55 = (mspre55 + (msw57 & (msfull58 ? 1073741823u : 536870911u)));
+                            if (msfull58) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate1[(256 * b3 + t52 + 384 * i53)], (((2u | mspar8) << 30u) | (mspre55 + msc54)));
+                    }
+                    msbase10[(t52 + 384 * i53)] = ((offs[(t52 + 384 * i53)] + mspre55) - mststart13[(t52 + 384 * i53)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t55 = threadIdx.x;
-                for (patc_int i56 = 0; i56 < 16; i56 += 1) {
+                const patc_int t59 = threadIdx.x;
+                for (patc_int i60 = 0; i60 < 16; i60 += 1) {
                     {
-                        unsigned int msv57 = mssval15[(t55 + 384 * i56)];
-                        unsigned int msbk58 = min(((msv57 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix59 = ((long long)msbk58);
-                        if ((((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56)))) < ((patc_uint)n))) {
-                            const patc_int msdst60 = ((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56))));
-                            out[msdst60] = msv57;
+                        unsigned int msv61 = mssval15[(t59 + 384 * i60)];
+                        unsigned int msbk62 = min(((msv61 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix63 = ((long long)msbk62);
+                        if ((((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60)))) < ((patc_uint)n))) {
+                            const patc_int msdst64 = ((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60))));
+                            out[msdst64] = msv61;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t55 = threadIdx.x;
-                for (patc_int i56 = 0; i56 < 16; i56 += 1) {
-                    if (((6144 * b3 + t55 + 384 * i56) < n)) {
-                        unsigned int msv57 = mssval15[(t55 + 384 * i56)];
-                        unsigned int msbk58 = min(((msv57 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix59 = ((long long)msbk58);
-                        if ((((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56)))) < ((patc_uint)n))) {
-                            const patc_int msdst60 = ((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56))));
-                            out[msdst60] = msv57;
+                const patc_int t59 = threadIdx.x;
+                for (patc_int i60 = 0; i60 < 16; i60 += 1) {
+                    if (((6144 * b3 + t59 + 384 * i60) < n)) {
+                        unsigned int msv61 = mssval15[(t59 + 384 * i60)];
+                        unsigned int msbk62 = min(((msv61 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix63 = ((long long)msbk62);
+                        if ((((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60)))) < ((patc_uint)n))) {
+                            const patc_int msdst64 = ((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60))));
+                            out[msdst64] = msv61;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar61 = mspar8;
-        const patc_int msh62 = ((unsigned int)msctr2[(-mspar61 + 2)]);
+        const patc_int mspar65 = mspar8;
+        const patc_int msh66 = ((unsigned int)msctr2[(-mspar65 + 2)]);
         {
-            const patc_int t63 = threadIdx.x;
-            if (((b3 < 1) && (t63 < 1))) {
-                msctr2[(mspar61 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t67 = threadIdx.x;
+            if (((b3 < 1) && (t67 < 1))) {
+                msctr2[(mspar65 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi64 = ((unsigned int)(384 * b3 + t63 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi68 = ((unsigned int)(384 * b3 + t67 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi64 >= ((unsigned int)(256 * msh62)))) {
+                if ((mszi68 >= ((unsigned int)(256 * msh66)))) {
                     break;
                 }
-                const patc_int msz65 = mszi64;
-                msstate1[msz65] = 0u;
-                mszi64 = (mszi64 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz69 = mszi68;
+                msstate1[msz69] = 0u;
+                mszi68 = (mszi68 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -790,7 +810,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   37904 bytes
+ *   shared memory:   38960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -802,7 +822,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
     unsigned int *msbase10 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart13 = (unsigned int *)(patc_smem + 13328);
     unsigned int *mswsum14 = (unsigned int *)(patc_smem + 14352);
-    int *mssval15 = (int *)(patc_smem + 13328);
+    int *mssval15 = (int *)(patc_smem + 14384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -839,20 +859,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                         msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
                     unsigned int msb22 = (msok20 ? min((((((unsigned int)msx21) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm23 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb22, 8u));
-                    unsigned int msrk24 = __popc((mspm23 & ((1u << lane) - 1u)));
-                    unsigned int msct25 = __popc(mspm23);
-                    long long ix26 = ((long long)msb22);
-                    unsigned int msh27 = 0u;
                     if (msok20) {
-                        msh27 = mshist9[(256 * warp + ix26)];
+                        long long ix23 = ((long long)msb22);
+                        atomicAdd(&mshist9[(256 * warp + ix23)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok20 && ((msrk24 + 1u) == msct25))) {
-                        mshist9[(256 * warp + ix26)] = (msh27 + msct25);
-                    }
-                    __syncwarp();
-                    msinfo12[i19] = ((msb22 << 16u) | (msh27 + msrk24));
+                    msinfo12[i19] = msb22;
                     msval11[i19] = msx21;
                 }
             }
@@ -866,62 +877,57 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                         msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
                     unsigned int msb22 = (msok20 ? min((((((unsigned int)msx21) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm23 = (__ballot_sync(0xffffffffu, msok20) & patc_match_bits(msb22, 8u));
-                    unsigned int msrk24 = __popc((mspm23 & ((1u << lane) - 1u)));
-                    unsigned int msct25 = __popc(mspm23);
-                    long long ix26 = ((long long)msb22);
-                    unsigned int msh27 = 0u;
                     if (msok20) {
-                        msh27 = mshist9[(256 * warp + ix26)];
+                        long long ix23 = ((long long)msb22);
+                        atomicAdd(&mshist9[(256 * warp + ix23)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok20 && ((msrk24 + 1u) == msct25))) {
-                        mshist9[(256 * warp + ix26)] = (msh27 + msct25);
-                    }
-                    __syncwarp();
-                    msinfo12[i19] = ((msb22 << 16u) | (msh27 + msrk24));
+                    msinfo12[i19] = msb22;
                     msval11[i19] = msx21;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t28 = threadIdx.x;
+            const patc_int t24 = threadIdx.x;
             {
-                const patc_int i29 = 0;
-                if (((t28 + 384 * i29) < 256)) {
-                    unsigned int msrun30 = 0u;
-                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
-                        unsigned int msc32 = mshist9[(t28 + 384 * i29 + 256 * i31)];
-                        mshist9[(t28 + 384 * i29 + 256 * i31)] = msrun30;
-                        msrun30 = (msrun30 + msc32);
+                const patc_int i25 = 0;
+                if (((t24 + 384 * i25) < 256)) {
+                    unsigned int msrun26 = 0u;
+                    for (patc_int i27 = 0; i27 < 12; i27 += 1) {
+                        unsigned int msc28 = mshist9[(t24 + 384 * i25 + 256 * i27)];
+                        mshist9[(t24 + 384 * i25 + 256 * i27)] = msrun26;
+                        msrun26 = (msrun26 + msc28);
                     }
-                    unsigned int mspre33 = 0u;
                     if ((b3 < 1)) {
-                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | msrun30));
+                        patc_set32(&msstate1[(256 * b3 + t24 + 384 * i25)], (((2u | mspar8) << 30u) | msrun26));
                     }
                     if ((!(b3 < 1))) {
-                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 29u) | msrun30));
-                        for (patc_int msd34 = 0; ; msd34 += 1) {
-                            unsigned int msw35;
-                            bool msfull36;
-                            for (;;) {
-                                msw35 = patc_peek32(&msstate1[(256 * b3 + t28 + 384 * i29 - 256 * msd34 - 256)]);
-                                msfull36 = ((msw35 >> 30u) == (2u | mspar8));
-                                if ((msfull36 || ((msw35 >> 29u) == (2u | mspar8)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre33 = (mspre33 + (msw35 & (msfull36 ? 1073741823u : 536870911u)));
-                            if (msfull36) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | (mspre33 + msrun30)));
+                        patc_set32(&msstate1[(256 * b3 + t24 + 384 * i25)], (((2u | mspar8) << 29u) | msrun26));
                     }
-                    msbase10[(t28 + 384 * i29)] = (offs[(t28 + 384 * i29)] + mspre33);
-                    mststart13[(t28 + 384 * i29)] = msrun30;
+                    mststart13[(t24 + 384 * i25)] = msrun26;
+                    msbase10[(t24 + 384 * i25)] = msrun26;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t29 = threadIdx.x;
+            if ((t29 < 256)) {
+                unsigned int mscnt30 = mststart13[t29];
+                unsigned int msinc31 = mscnt30;
+                unsigned int msup32 = __shfl_up_sync(0xffffffffu, msinc31, 1);
+                msinc31 = ((lane >= 1) ? (msinc31 + msup32) : msinc31);
+                unsigned int msup33 = __shfl_up_sync(0xffffffffu, msinc31, 2);
+                msinc31 = ((lane >= 2) ? (msinc31 + msup33) : msinc31);
+                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc31, 4);
+                msinc31 = ((lane >= 4) ? (msinc31 + msup34) : msinc31);
+                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc31, 8);
+                msinc31 = ((lane >= 8) ? (msinc31 + msup35) : msinc31);
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc31, 16);
+                msinc31 = ((lane >= 16) ? (msinc31 + msup36) : msinc31);
+                mststart13[t29] = (msinc31 - mscnt30);
+                if ((lane == 31)) {
+                    mswsum14[warp] = msinc31;
                 }
             }
         }
@@ -929,115 +935,149 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
         {
             const patc_int t37 = threadIdx.x;
             if ((t37 < 256)) {
-                unsigned int mscnt38 = mststart13[t37];
-                unsigned int msinc39 = mscnt38;
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
-                msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
-                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
-                msinc39 = ((lane >= 2) ? (msinc39 + msup41) : msinc39);
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc39, 4);
-                msinc39 = ((lane >= 4) ? (msinc39 + msup42) : msinc39);
-                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc39, 8);
-                msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
-                msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
-                mststart13[t37] = (msinc39 - mscnt38);
-                if ((lane == 31)) {
-                    mswsum14[warp] = msinc39;
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t45 = threadIdx.x;
-            if ((t45 < 256)) {
-                unsigned int msst46 = mststart13[t45];
-                for (patc_int i47 = 0; i47 < 8; i47 += 1) {
-                    if ((i47 < warp)) {
-                        msst46 = (msst46 + mswsum14[i47]);
+                unsigned int msst38 = mststart13[t37];
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    if ((i39 < warp)) {
+                        msst38 = (msst38 + mswsum14[i39]);
                     }
                 }
-                for (patc_int i48 = 0; i48 < 12; i48 += 1) {
-                    mshist9[(t45 + 256 * i48)] = (mshist9[(t45 + 256 * i48)] + msst46);
+                for (patc_int i40 = 0; i40 < 12; i40 += 1) {
+                    mshist9[(t37 + 256 * i40)] = (mshist9[(t37 + 256 * i40)] + msst38);
                 }
-                msbase10[t45] = (msbase10[t45] - msst46);
+                mststart13[t37] = msst38;
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
-                    {
-                        unsigned int msi51 = msinfo12[i50];
-                        unsigned int msbk52 = (msi51 >> 16u);
-                        long long ix53 = ((long long)msbk52);
-                        long long ix54 = ((long long)(mshist9[(256 * warp + ix53)] + (msi51 & 65535u)));
-                        mssval15[ix54] = msval11[i50];
+                for (patc_int i42 = 0; i42 < 16; i42 += 1) {
+                    bool msok43 = true;
+                    unsigned int msb44 = msinfo12[i42];
+                    unsigned int mspm45 = (__ballot_sync(0xffffffffu, msok43) & patc_match_bits(msb44, 8u));
+                    unsigned int msrk46 = __popc((mspm45 & ((1u << lane) - 1u)));
+                    unsigned int msct47 = __popc(mspm45);
+                    long long ix48 = ((long long)msb44);
+                    unsigned int msh49 = 0u;
+                    if (msok43) {
+                        msh49 = mshist9[(256 * warp + ix48)];
+                    }
+                    __syncwarp();
+                    if ((msok43 && ((msrk46 + 1u) == msct47))) {
+                        mshist9[(256 * warp + ix48)] = (msh49 + msct47);
+                    }
+                    __syncwarp();
+                    if (msok43) {
+                        unsigned int msq50 = (msh49 + msrk46);
+                        long long ix51 = ((long long)msq50);
+                        mssval15[ix51] = msval11[i42];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
-                    if (((lane + 512 * warp + 6144 * b3 + 32 * i50) < n)) {
-                        unsigned int msi51 = msinfo12[i50];
-                        unsigned int msbk52 = (msi51 >> 16u);
-                        long long ix53 = ((long long)msbk52);
-                        long long ix54 = ((long long)(mshist9[(256 * warp + ix53)] + (msi51 & 65535u)));
-                        mssval15[ix54] = msval11[i50];
+                for (patc_int i42 = 0; i42 < 16; i42 += 1) {
+                    bool msok43 = ((lane + 512 * warp + 6144 * b3 + 32 * i42) < n);
+                    unsigned int msb44 = msinfo12[i42];
+                    unsigned int mspm45 = (__ballot_sync(0xffffffffu, msok43) & patc_match_bits(msb44, 8u));
+                    unsigned int msrk46 = __popc((mspm45 & ((1u << lane) - 1u)));
+                    unsigned int msct47 = __popc(mspm45);
+                    long long ix48 = ((long long)msb44);
+                    unsigned int msh49 = 0u;
+                    if (msok43) {
+                        msh49 = mshist9[(256 * warp + ix48)];
                     }
+                    __syncwarp();
+                    if ((msok43 && ((msrk46 + 1u) == msct47))) {
+                        mshist9[(256 * warp + ix48)] = (msh49 + msct47);
+                    }
+                    __syncwarp();
+                    if (msok43) {
+                        unsigned int msq50 = (msh49 + msrk46);
+                        long long ix51 = ((long long)msq50);
+                        mssval15[ix51] = msval11[i42];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t52 = threadIdx.x;
+            {
+                const patc_int i53 = 0;
+                if (((t52 + 384 * i53) < 256)) {
+                    unsigned int msc54 = msbase10[(t52 + 384 * i53)];
+                    unsigned int mspre55 = 0u;
+                    if ((!(b3 < 1))) {
+                        for (patc_int msd56 = 0; ; msd56 += 1) {
+                            unsigned int msw57;
+                            bool msfull58;
+                            for (;;) {
+                                msw57 = patc_peek32(&msstate1[(256 * b3 + t52 + 384 * i53 - 256 * msd56 - 256)]);
+                                msfull58 = ((msw57 >> 30u) == (2u | mspar8));
+                                if ((msfull58 || ((msw57 >> 29u) == (2u | mspar8)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre55 = (mspre55 + (msw57 & (msfull58 ? 1073741823u : 536870911u)));
+                            if (msfull58) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate1[(256 * b3 + t52 + 384 * i53)], (((2u | mspar8) << 30u) | (mspre55 + msc54)));
+                    }
+                    msbase10[(t52 + 384 * i53)] = ((offs[(t52 + 384 * i53)] + mspre55) - mststart13[(t52 + 384 * i53)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t55 = threadIdx.x;
-                for (patc_int i56 = 0; i56 < 16; i56 += 1) {
+                const patc_int t59 = threadIdx.x;
+                for (patc_int i60 = 0; i60 < 16; i60 += 1) {
                     {
-                        int msv57 = mssval15[(t55 + 384 * i56)];
-                        unsigned int msbk58 = min((((((unsigned int)msv57) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix59 = ((long long)msbk58);
-                        if ((((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56)))) < ((patc_uint)n))) {
-                            const patc_int msdst60 = ((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56))));
-                            out[msdst60] = msv57;
+                        int msv61 = mssval15[(t59 + 384 * i60)];
+                        unsigned int msbk62 = min((((((unsigned int)msv61) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix63 = ((long long)msbk62);
+                        if ((((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60)))) < ((patc_uint)n))) {
+                            const patc_int msdst64 = ((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60))));
+                            out[msdst64] = msv61;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t55 = threadIdx.x;
-                for (patc_int i56 = 0; i56 < 16; i56 += 1) {
-                    if (((6144 * b3 + t55 + 384 * i56) < n)) {
-                        int msv57 = mssval15[(t55 + 384 * i56)];
-                        unsigned int msbk58 = min((((((unsigned int)msv57) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix59 = ((long long)msbk58);
-                        if ((((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56)))) < ((patc_uint)n))) {
-                            const patc_int msdst60 = ((patc_uint)(msbase10[ix59] + ((unsigned int)(t55 + 384 * i56))));
-                            out[msdst60] = msv57;
+                const patc_int t59 = threadIdx.x;
+                for (patc_int i60 = 0; i60 < 16; i60 += 1) {
+                    if (((6144 * b3 + t59 + 384 * i60) < n)) {
+                        int msv61 = mssval15[(t59 + 384 * i60)];
+                        unsigned int msbk62 = min((((((unsigned int)msv61) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix63 = ((long long)msbk62);
+                        if ((((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60)))) < ((patc_uint)n))) {
+                            const patc_int msdst64 = ((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60))));
+                            out[msdst64] = msv61;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar61 = mspar8;
-        const patc_int msh62 = ((unsigned int)msctr2[(-mspar61 + 2)]);
+        const patc_int mspar65 = mspar8;
+        const patc_int msh66 = ((unsigned int)msctr2[(-mspar65 + 2)]);
         {
-            const patc_int t63 = threadIdx.x;
-            if (((b3 < 1) && (t63 < 1))) {
-                msctr2[(mspar61 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t67 = threadIdx.x;
+            if (((b3 < 1) && (t67 < 1))) {
+                msctr2[(mspar65 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi64 = ((unsigned int)(384 * b3 + t63 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi68 = ((unsigned int)(384 * b3 + t67 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi64 >= ((unsigned int)(256 * msh62)))) {
+                if ((mszi68 >= ((unsigned int)(256 * msh66)))) {
                     break;
                 }
-                const patc_int msz65 = mszi64;
-                msstate1[msz65] = 0u;
-                mszi64 = (mszi64 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz69 = mszi68;
+                msstate1[msz69] = 0u;
+                mszi68 = (mszi68 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1051,7 +1091,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   37904 bytes
+ *   shared memory:   38960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -1063,7 +1103,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
     unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
     unsigned int *mswsum15 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval16 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval16 = (unsigned int *)(patc_smem + 14384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1101,20 +1141,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                     }
                     unsigned int s23 = (~0u);
                     unsigned int msb24 = (msok21 ? min(((((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm25 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb24, 8u));
-                    unsigned int msrk26 = __popc((mspm25 & ((1u << lane) - 1u)));
-                    unsigned int msct27 = __popc(mspm25);
-                    long long ix28 = ((long long)msb24);
-                    unsigned int msh29 = 0u;
                     if (msok21) {
-                        msh29 = mshist10[(256 * warp + ix28)];
+                        long long ix25 = ((long long)msb24);
+                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok21 && ((msrk26 + 1u) == msct27))) {
-                        mshist10[(256 * warp + ix28)] = (msh29 + msct27);
-                    }
-                    __syncwarp();
-                    msinfo13[i20] = ((msb24 << 16u) | (msh29 + msrk26));
+                    msinfo13[i20] = msb24;
                     msval12[i20] = msx22;
                 }
             }
@@ -1129,62 +1160,57 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                     }
                     unsigned int s23 = (~0u);
                     unsigned int msb24 = (msok21 ? min(((((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm25 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb24, 8u));
-                    unsigned int msrk26 = __popc((mspm25 & ((1u << lane) - 1u)));
-                    unsigned int msct27 = __popc(mspm25);
-                    long long ix28 = ((long long)msb24);
-                    unsigned int msh29 = 0u;
                     if (msok21) {
-                        msh29 = mshist10[(256 * warp + ix28)];
+                        long long ix25 = ((long long)msb24);
+                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok21 && ((msrk26 + 1u) == msct27))) {
-                        mshist10[(256 * warp + ix28)] = (msh29 + msct27);
-                    }
-                    __syncwarp();
-                    msinfo13[i20] = ((msb24 << 16u) | (msh29 + msrk26));
+                    msinfo13[i20] = msb24;
                     msval12[i20] = msx22;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t30 = threadIdx.x;
+            const patc_int t26 = threadIdx.x;
             {
-                const patc_int i31 = 0;
-                if (((t30 + 384 * i31) < 256)) {
-                    unsigned int msrun32 = 0u;
-                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
-                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
-                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
-                        msrun32 = (msrun32 + msc34);
+                const patc_int i27 = 0;
+                if (((t26 + 384 * i27) < 256)) {
+                    unsigned int msrun28 = 0u;
+                    for (patc_int i29 = 0; i29 < 12; i29 += 1) {
+                        unsigned int msc30 = mshist10[(t26 + 384 * i27 + 256 * i29)];
+                        mshist10[(t26 + 384 * i27 + 256 * i29)] = msrun28;
+                        msrun28 = (msrun28 + msc30);
                     }
-                    unsigned int mspre35 = 0u;
                     if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
+                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 30u) | msrun28));
                     }
                     if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
-                        for (patc_int msd36 = 0; ; msd36 += 1) {
-                            unsigned int msw37;
-                            bool msfull38;
-                            for (;;) {
-                                msw37 = patc_peek32(&msstate2[(256 * b4 + t30 + 384 * i31 - 256 * msd36 - 256)]);
-                                msfull38 = ((msw37 >> 30u) == (2u | mspar9));
-                                if ((msfull38 || ((msw37 >> 29u) == (2u | mspar9)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre35 = (mspre35 + (msw37 & (msfull38 ? 1073741823u : 536870911u)));
-                            if (msfull38) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | (mspre35 + msrun32)));
+                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 29u) | msrun28));
                     }
-                    msbase11[(t30 + 384 * i31)] = (offs[(t30 + 384 * i31)] + mspre35);
-                    mststart14[(t30 + 384 * i31)] = msrun32;
+                    mststart14[(t26 + 384 * i27)] = msrun28;
+                    msbase11[(t26 + 384 * i27)] = msrun28;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t31 = threadIdx.x;
+            if ((t31 < 256)) {
+                unsigned int mscnt32 = mststart14[t31];
+                unsigned int msinc33 = mscnt32;
+                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc33, 1);
+                msinc33 = ((lane >= 1) ? (msinc33 + msup34) : msinc33);
+                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc33, 2);
+                msinc33 = ((lane >= 2) ? (msinc33 + msup35) : msinc33);
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc33, 4);
+                msinc33 = ((lane >= 4) ? (msinc33 + msup36) : msinc33);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc33, 8);
+                msinc33 = ((lane >= 8) ? (msinc33 + msup37) : msinc33);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc33, 16);
+                msinc33 = ((lane >= 16) ? (msinc33 + msup38) : msinc33);
+                mststart14[t31] = (msinc33 - mscnt32);
+                if ((lane == 31)) {
+                    mswsum15[warp] = msinc33;
                 }
             }
         }
@@ -1192,117 +1218,151 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
         {
             const patc_int t39 = threadIdx.x;
             if ((t39 < 256)) {
-                unsigned int mscnt40 = mststart14[t39];
-                unsigned int msinc41 = mscnt40;
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
-                msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
-                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
-                msinc41 = ((lane >= 2) ? (msinc41 + msup43) : msinc41);
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc41, 4);
-                msinc41 = ((lane >= 4) ? (msinc41 + msup44) : msinc41);
-                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc41, 8);
-                msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
-                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
-                msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
-                mststart14[t39] = (msinc41 - mscnt40);
-                if ((lane == 31)) {
-                    mswsum15[warp] = msinc41;
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t47 = threadIdx.x;
-            if ((t47 < 256)) {
-                unsigned int msst48 = mststart14[t47];
-                for (patc_int i49 = 0; i49 < 8; i49 += 1) {
-                    if ((i49 < warp)) {
-                        msst48 = (msst48 + mswsum15[i49]);
+                unsigned int msst40 = mststart14[t39];
+                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
+                    if ((i41 < warp)) {
+                        msst40 = (msst40 + mswsum15[i41]);
                     }
                 }
-                for (patc_int i50 = 0; i50 < 12; i50 += 1) {
-                    mshist10[(t47 + 256 * i50)] = (mshist10[(t47 + 256 * i50)] + msst48);
+                for (patc_int i42 = 0; i42 < 12; i42 += 1) {
+                    mshist10[(t39 + 256 * i42)] = (mshist10[(t39 + 256 * i42)] + msst40);
                 }
-                msbase11[t47] = (msbase11[t47] - msst48);
+                mststart14[t39] = msst40;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i52 = 0; i52 < 16; i52 += 1) {
-                    {
-                        unsigned int msi53 = msinfo13[i52];
-                        unsigned int msbk54 = (msi53 >> 16u);
-                        long long ix55 = ((long long)msbk54);
-                        long long ix56 = ((long long)(mshist10[(256 * warp + ix55)] + (msi53 & 65535u)));
-                        mssval16[ix56] = msval12[i52];
+                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = msinfo13[i44];
+                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
+                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm47);
+                    long long ix50 = ((long long)msb46);
+                    unsigned int msh51 = 0u;
+                    if (msok45) {
+                        msh51 = mshist10[(256 * warp + ix50)];
+                    }
+                    __syncwarp();
+                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
+                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    if (msok45) {
+                        unsigned int msq52 = (msh51 + msrk48);
+                        long long ix53 = ((long long)msq52);
+                        mssval16[ix53] = msval12[i44];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i52 = 0; i52 < 16; i52 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i52) < n)) {
-                        unsigned int msi53 = msinfo13[i52];
-                        unsigned int msbk54 = (msi53 >> 16u);
-                        long long ix55 = ((long long)msbk54);
-                        long long ix56 = ((long long)(mshist10[(256 * warp + ix55)] + (msi53 & 65535u)));
-                        mssval16[ix56] = msval12[i52];
+                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
+                    bool msok45 = ((lane + 512 * warp + 6144 * b4 + 32 * i44) < n);
+                    unsigned int msb46 = msinfo13[i44];
+                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
+                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm47);
+                    long long ix50 = ((long long)msb46);
+                    unsigned int msh51 = 0u;
+                    if (msok45) {
+                        msh51 = mshist10[(256 * warp + ix50)];
                     }
+                    __syncwarp();
+                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
+                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    if (msok45) {
+                        unsigned int msq52 = (msh51 + msrk48);
+                        long long ix53 = ((long long)msq52);
+                        mssval16[ix53] = msval12[i44];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t54 = threadIdx.x;
+            {
+                const patc_int i55 = 0;
+                if (((t54 + 384 * i55) < 256)) {
+                    unsigned int msc56 = msbase11[(t54 + 384 * i55)];
+                    unsigned int mspre57 = 0u;
+                    if ((!(b4 < 1))) {
+                        for (patc_int msd58 = 0; ; msd58 += 1) {
+                            unsigned int msw59;
+                            bool msfull60;
+                            for (;;) {
+                                msw59 = patc_peek32(&msstate2[(256 * b4 + t54 + 384 * i55 - 256 * msd58 - 256)]);
+                                msfull60 = ((msw59 >> 30u) == (2u | mspar9));
+                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar9)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
+                            if (msfull60) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate2[(256 * b4 + t54 + 384 * i55)], (((2u | mspar9) << 30u) | (mspre57 + msc56)));
+                    }
+                    msbase11[(t54 + 384 * i55)] = ((offs[(t54 + 384 * i55)] + mspre57) - mststart14[(t54 + 384 * i55)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t57 = threadIdx.x;
-                for (patc_int i58 = 0; i58 < 16; i58 += 1) {
+                const patc_int t61 = threadIdx.x;
+                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
                     {
-                        unsigned int msv59 = mssval16[(t57 + 384 * i58)];
-                        unsigned int s60 = (~0u);
-                        unsigned int msbk61 = min(((((msv59 | 2147483648u) ^ ((msv59 > 2147483648u) ? s60 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix62 = ((long long)msbk61);
-                        if ((((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58)))) < ((patc_uint)n))) {
-                            const patc_int msdst63 = ((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58))));
-                            out[msdst63] = msv59;
+                        unsigned int msv63 = mssval16[(t61 + 384 * i62)];
+                        unsigned int s64 = (~0u);
+                        unsigned int msbk65 = min(((((msv63 | 2147483648u) ^ ((msv63 > 2147483648u) ? s64 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        if ((((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62)))) < ((patc_uint)n))) {
+                            const patc_int msdst67 = ((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62))));
+                            out[msdst67] = msv63;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t57 = threadIdx.x;
-                for (patc_int i58 = 0; i58 < 16; i58 += 1) {
-                    if (((6144 * b4 + t57 + 384 * i58) < n)) {
-                        unsigned int msv59 = mssval16[(t57 + 384 * i58)];
-                        unsigned int s60 = (~0u);
-                        unsigned int msbk61 = min(((((msv59 | 2147483648u) ^ ((msv59 > 2147483648u) ? s60 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix62 = ((long long)msbk61);
-                        if ((((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58)))) < ((patc_uint)n))) {
-                            const patc_int msdst63 = ((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58))));
-                            out[msdst63] = msv59;
+                const patc_int t61 = threadIdx.x;
+                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                    if (((6144 * b4 + t61 + 384 * i62) < n)) {
+                        unsigned int msv63 = mssval16[(t61 + 384 * i62)];
+                        unsigned int s64 = (~0u);
+                        unsigned int msbk65 = min(((((msv63 | 2147483648u) ^ ((msv63 > 2147483648u) ? s64 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        if ((((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62)))) < ((patc_uint)n))) {
+                            const patc_int msdst67 = ((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62))));
+                            out[msdst67] = msv63;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar64 = mspar9;
-        const patc_int msh65 = ((unsigned int)msctr3[(-mspar64 + 2)]);
+        const patc_int mspar68 = mspar9;
+        const patc_int msh69 = ((unsigned int)msctr3[(-mspar68 + 2)]);
         {
-            const patc_int t66 = threadIdx.x;
-            if (((b4 < 1) && (t66 < 1))) {
-                msctr3[(mspar64 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t70 = threadIdx.x;
+            if (((b4 < 1) && (t70 < 1))) {
+                msctr3[(mspar68 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi67 = ((unsigned int)(384 * b4 + t66 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi71 = ((unsigned int)(384 * b4 + t70 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi67 >= ((unsigned int)(256 * msh65)))) {
+                if ((mszi71 >= ((unsigned int)(256 * msh69)))) {
                     break;
                 }
-                const patc_int msz68 = mszi67;
-                msstate2[msz68] = 0u;
-                mszi67 = (mszi67 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz72 = mszi71;
+                msstate2[msz72] = 0u;
+                mszi71 = (mszi71 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

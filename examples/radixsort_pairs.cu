@@ -27,7 +27,7 @@ static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, u
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   63504 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   63536 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -38,8 +38,9 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
     unsigned int *mshist10 = (unsigned int *)(patc_smem + 16);
     unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval15 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval216 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mswsum15 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval16 = (unsigned int *)(patc_smem + 14384);
+    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38960);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -58,10 +59,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         unsigned int msval12[16];
         unsigned int msinfo13[16];
         {
-            const patc_int t17 = threadIdx.x;
-            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
-                if (((t17 + 384 * i18) < 3072)) {
-                    mshist10[(t17 + 384 * i18)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist10[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
@@ -69,126 +70,204 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = true;
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb23 = (msok21 ? min(((msx22 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb23, 8u));
-                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
-                    unsigned int msct26 = __popc(mspm24);
-                    long long ix27 = ((long long)msb23);
-                    unsigned int msh28 = 0u;
-                    if (msok21) {
-                        msh28 = mshist10[(256 * warp + ix27)];
+                    unsigned int msb24 = (msok22 ? min(((msx23 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok22) {
+                        long long ix25 = ((long long)msb24);
+                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok21 && ((msrk25 + 1u) == msct26))) {
-                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
-                    }
-                    __syncwarp();
-                    msinfo13[i20] = ((msb23 << 16u) | (msh28 + msrk25));
-                    msval12[i20] = msx22;
+                    msinfo13[i21] = msb24;
+                    msval12[i21] = msx23;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb23 = (msok21 ? min(((msx22 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb23, 8u));
-                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
-                    unsigned int msct26 = __popc(mspm24);
-                    long long ix27 = ((long long)msb23);
-                    unsigned int msh28 = 0u;
-                    if (msok21) {
-                        msh28 = mshist10[(256 * warp + ix27)];
+                    unsigned int msb24 = (msok22 ? min(((msx23 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok22) {
+                        long long ix25 = ((long long)msb24);
+                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok21 && ((msrk25 + 1u) == msct26))) {
-                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
-                    }
-                    __syncwarp();
-                    msinfo13[i20] = ((msb23 << 16u) | (msh28 + msrk25));
-                    msval12[i20] = msx22;
+                    msinfo13[i21] = msb24;
+                    msval12[i21] = msx23;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
+            const patc_int t26 = threadIdx.x;
             {
-                const patc_int i30 = 0;
-                if (((t29 + 384 * i30) < 256)) {
-                    unsigned int msrun31 = 0u;
-                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
-                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
-                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
-                        msrun31 = (msrun31 + msc33);
+                const patc_int i27 = 0;
+                if (((t26 + 384 * i27) < 256)) {
+                    unsigned int msrun28 = 0u;
+                    for (patc_int i29 = 0; i29 < 12; i29 += 1) {
+                        unsigned int msc30 = mshist10[(t26 + 384 * i27 + 256 * i29)];
+                        mshist10[(t26 + 384 * i27 + 256 * i29)] = msrun28;
+                        msrun28 = (msrun28 + msc30);
                     }
-                    unsigned int mspre34 = 0u;
                     if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
+                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 30u) | msrun28));
                     }
                     if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
-                        for (patc_int msd35 = 0; ; msd35 += 1) {
-                            unsigned int msw36;
-                            bool msfull37;
+                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 29u) | msrun28));
+                    }
+                    mststart14[(t26 + 384 * i27)] = msrun28;
+                    msbase11[(t26 + 384 * i27)] = msrun28;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t31 = threadIdx.x;
+            if ((t31 < 256)) {
+                unsigned int mscnt32 = mststart14[t31];
+                unsigned int msinc33 = mscnt32;
+                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc33, 1);
+                msinc33 = ((lane >= 1) ? (msinc33 + msup34) : msinc33);
+                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc33, 2);
+                msinc33 = ((lane >= 2) ? (msinc33 + msup35) : msinc33);
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc33, 4);
+                msinc33 = ((lane >= 4) ? (msinc33 + msup36) : msinc33);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc33, 8);
+                msinc33 = ((lane >= 8) ? (msinc33 + msup37) : msinc33);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc33, 16);
+                msinc33 = ((lane >= 16) ? (msinc33 + msup38) : msinc33);
+                mststart14[t31] = (msinc33 - mscnt32);
+                if ((lane == 31)) {
+                    mswsum15[warp] = msinc33;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t39 = threadIdx.x;
+            if ((t39 < 256)) {
+                unsigned int msst40 = mststart14[t39];
+                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
+                    if ((i41 < warp)) {
+                        msst40 = (msst40 + mswsum15[i41]);
+                    }
+                }
+                for (patc_int i42 = 0; i42 < 12; i42 += 1) {
+                    mshist10[(t39 + 256 * i42)] = (mshist10[(t39 + 256 * i42)] + msst40);
+                }
+                mststart14[t39] = msst40;
+            }
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = msinfo13[i44];
+                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
+                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm47);
+                    long long ix50 = ((long long)msb46);
+                    unsigned int msh51 = 0u;
+                    if (msok45) {
+                        msh51 = mshist10[(256 * warp + ix50)];
+                    }
+                    __syncwarp();
+                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
+                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    if (msok45) {
+                        unsigned int msq52 = (msh51 + msrk48);
+                        long long ix53 = ((long long)msq52);
+                        mssval16[ix53] = msval12[i44];
+                        msinfo13[i44] = msq52;
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
+                    bool msok45 = ((lane + 512 * warp + 6144 * b4 + 32 * i44) < n);
+                    unsigned int msb46 = msinfo13[i44];
+                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
+                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm47);
+                    long long ix50 = ((long long)msb46);
+                    unsigned int msh51 = 0u;
+                    if (msok45) {
+                        msh51 = mshist10[(256 * warp + ix50)];
+                    }
+                    __syncwarp();
+                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
+                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    if (msok45) {
+                        unsigned int msq52 = (msh51 + msrk48);
+                        long long ix53 = ((long long)msq52);
+                        mssval16[ix53] = msval12[i44];
+                        msinfo13[i44] = msq52;
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t54 = threadIdx.x;
+            {
+                const patc_int i55 = 0;
+                if (((t54 + 384 * i55) < 256)) {
+                    unsigned int msc56 = msbase11[(t54 + 384 * i55)];
+                    unsigned int mspre57 = 0u;
+                    if ((!(b4 < 1))) {
+                        for (patc_int msd58 = 0; ; msd58 += 1) {
+                            unsigned int msw59;
+                            bool msfull60;
                             for (;;) {
-                                msw36 = patc_peek32(&msstate2[(256 * b4 + t29 + 384 * i30 - 256 * msd35 - 256)]);
-                                msfull37 = ((msw36 >> 30u) == (2u | mspar9));
-                                if ((msfull37 || ((msw36 >> 29u) == (2u | mspar9)))) {
+                                msw59 = patc_peek32(&msstate2[(256 * b4 + t54 + 384 * i55 - 256 * msd58 - 256)]);
+                                msfull60 = ((msw59 >> 30u) == (2u | mspar9));
+                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre34 = (mspre34 + (msw36 & (msfull37 ? 1073741823u : 536870911u)));
-                            if (msfull37) {
+                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
+                            if (msfull60) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | (mspre34 + msrun31)));
+                        patc_set32(&msstate2[(256 * b4 + t54 + 384 * i55)], (((2u | mspar9) << 30u) | (mspre57 + msc56)));
                     }
-                    msbase11[(t29 + 384 * i30)] = (offs[(t29 + 384 * i30)] + mspre34);
-                    mststart14[(t29 + 384 * i30)] = msrun31;
+                    msbase11[(t54 + 384 * i55)] = ((offs[(t54 + 384 * i55)] + mspre57) - mststart14[(t54 + 384 * i55)]);
                 }
             }
         }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int mssum39 = 0u;
-                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                    if (((8 * lane + i40) < 256)) {
-                        mssum39 = (mssum39 + mststart14[(8 * lane + i40)]);
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                    {
+                        long long ix63 = ((long long)msinfo13[i62]);
+                        mssval217[ix63] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i62)];
                     }
                 }
-                unsigned int msinc41 = mssum39;
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
-                msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
-                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
-                msinc41 = ((lane >= 2) ? (msinc41 + msup43) : msinc41);
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc41, 4);
-                msinc41 = ((lane >= 4) ? (msinc41 + msup44) : msinc41);
-                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc41, 8);
-                msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
-                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
-                msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
-                unsigned int msat47 = (msinc41 - mssum39);
-                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
-                    if (((8 * lane + i48) < 256)) {
-                        unsigned int mscb49 = mststart14[(8 * lane + i48)];
-                        mststart14[(8 * lane + i48)] = msat47;
-                        msbase11[(8 * lane + i48)] = (msbase11[(8 * lane + i48)] - msat47);
-                        msat47 = (msat47 + mscb49);
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i62) < n)) {
+                        long long ix63 = ((long long)msinfo13[i62]);
+                        mssval217[ix63] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i62)];
                     }
                 }
             }
@@ -196,84 +275,54 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                #pragma unroll
-                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                const patc_int t64 = threadIdx.x;
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
                     {
-                        unsigned int msi52 = msinfo13[i51];
-                        unsigned int msbk53 = (msi52 >> 16u);
-                        long long ix54 = ((long long)msbk53);
-                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
-                        mssval15[ix55] = msval12[i51];
-                        mssval216[ix55] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i51)];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i51) < n)) {
-                        unsigned int msi52 = msinfo13[i51];
-                        unsigned int msbk53 = (msi52 >> 16u);
-                        long long ix54 = ((long long)msbk53);
-                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
-                        mssval15[ix55] = msval12[i51];
-                        mssval216[ix55] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i51)];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((6144 * b4 + 6143) < n)) {
-            {
-                const patc_int t56 = threadIdx.x;
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    {
-                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
-                        unsigned int msv59 = mssval216[(t56 + 384 * i57)];
-                        unsigned int msbk60 = min(((msv58 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix61 = ((long long)msbk60);
-                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
-                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                            out0[msdst62] = msv58;
-                            out1[msdst62] = msv59;
+                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
+                        unsigned int msv67 = mssval217[(t64 + 384 * i65)];
+                        unsigned int msbk68 = min(((msv66 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix69 = ((long long)msbk68);
+                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
+                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
+                            out0[msdst70] = msv66;
+                            out1[msdst70] = msv67;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t56 = threadIdx.x;
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    if (((6144 * b4 + t56 + 384 * i57) < n)) {
-                        unsigned int msv58 = mssval15[(t56 + 384 * i57)];
-                        unsigned int msv59 = mssval216[(t56 + 384 * i57)];
-                        unsigned int msbk60 = min(((msv58 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix61 = ((long long)msbk60);
-                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
-                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                            out0[msdst62] = msv58;
-                            out1[msdst62] = msv59;
+                const patc_int t64 = threadIdx.x;
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    if (((6144 * b4 + t64 + 384 * i65) < n)) {
+                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
+                        unsigned int msv67 = mssval217[(t64 + 384 * i65)];
+                        unsigned int msbk68 = min(((msv66 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix69 = ((long long)msbk68);
+                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
+                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
+                            out0[msdst70] = msv66;
+                            out1[msdst70] = msv67;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar63 = mspar9;
-        const patc_int msh64 = ((unsigned int)msctr3[(-mspar63 + 2)]);
+        const patc_int mspar71 = mspar9;
+        const patc_int msh72 = ((unsigned int)msctr3[(-mspar71 + 2)]);
         {
-            const patc_int t65 = threadIdx.x;
-            if (((b4 < 1) && (t65 < 1))) {
-                msctr3[(mspar63 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t73 = threadIdx.x;
+            if (((b4 < 1) && (t73 < 1))) {
+                msctr3[(mspar71 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi66 = ((unsigned int)(384 * b4 + t65 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi74 = ((unsigned int)(384 * b4 + t73 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi66 >= ((unsigned int)(256 * msh64)))) {
+                if ((mszi74 >= ((unsigned int)(256 * msh72)))) {
                     break;
                 }
-                const patc_int msz67 = mszi66;
-                msstate2[msz67] = 0u;
-                mszi66 = (mszi66 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz75 = mszi74;
+                msstate2[msz75] = 0u;
+                mszi74 = (mszi74 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -288,7 +337,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   63504 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   63536 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -299,8 +348,9 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
     unsigned int *mshist10 = (unsigned int *)(patc_smem + 16);
     unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
-    int *mssval15 = (int *)(patc_smem + 14352);
-    unsigned int *mssval216 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mswsum15 = (unsigned int *)(patc_smem + 14352);
+    int *mssval16 = (int *)(patc_smem + 14384);
+    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38960);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -319,10 +369,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         int msval12[16];
         unsigned int msinfo13[16];
         {
-            const patc_int t17 = threadIdx.x;
-            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
-                if (((t17 + 384 * i18) < 3072)) {
-                    mshist10[(t17 + 384 * i18)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist10[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
@@ -330,126 +380,204 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = true;
-                    int msx22 = 0;
-                    if (msok21) {
-                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    int msx23 = 0;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb23 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb23, 8u));
-                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
-                    unsigned int msct26 = __popc(mspm24);
-                    long long ix27 = ((long long)msb23);
-                    unsigned int msh28 = 0u;
-                    if (msok21) {
-                        msh28 = mshist10[(256 * warp + ix27)];
+                    unsigned int msb24 = (msok22 ? min((((((unsigned int)msx23) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok22) {
+                        long long ix25 = ((long long)msb24);
+                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok21 && ((msrk25 + 1u) == msct26))) {
-                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
-                    }
-                    __syncwarp();
-                    msinfo13[i20] = ((msb23 << 16u) | (msh28 + msrk25));
-                    msval12[i20] = msx22;
+                    msinfo13[i21] = msb24;
+                    msval12[i21] = msx23;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
-                    int msx22 = 0;
-                    if (msok21) {
-                        msx22 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
+                    int msx23 = 0;
+                    if (msok22) {
+                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb23 = (msok21 ? min((((((unsigned int)msx22) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm24 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb23, 8u));
-                    unsigned int msrk25 = __popc((mspm24 & ((1u << lane) - 1u)));
-                    unsigned int msct26 = __popc(mspm24);
-                    long long ix27 = ((long long)msb23);
-                    unsigned int msh28 = 0u;
-                    if (msok21) {
-                        msh28 = mshist10[(256 * warp + ix27)];
+                    unsigned int msb24 = (msok22 ? min((((((unsigned int)msx23) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok22) {
+                        long long ix25 = ((long long)msb24);
+                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok21 && ((msrk25 + 1u) == msct26))) {
-                        mshist10[(256 * warp + ix27)] = (msh28 + msct26);
-                    }
-                    __syncwarp();
-                    msinfo13[i20] = ((msb23 << 16u) | (msh28 + msrk25));
-                    msval12[i20] = msx22;
+                    msinfo13[i21] = msb24;
+                    msval12[i21] = msx23;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
+            const patc_int t26 = threadIdx.x;
             {
-                const patc_int i30 = 0;
-                if (((t29 + 384 * i30) < 256)) {
-                    unsigned int msrun31 = 0u;
-                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
-                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
-                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
-                        msrun31 = (msrun31 + msc33);
+                const patc_int i27 = 0;
+                if (((t26 + 384 * i27) < 256)) {
+                    unsigned int msrun28 = 0u;
+                    for (patc_int i29 = 0; i29 < 12; i29 += 1) {
+                        unsigned int msc30 = mshist10[(t26 + 384 * i27 + 256 * i29)];
+                        mshist10[(t26 + 384 * i27 + 256 * i29)] = msrun28;
+                        msrun28 = (msrun28 + msc30);
                     }
-                    unsigned int mspre34 = 0u;
                     if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
+                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 30u) | msrun28));
                     }
                     if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
-                        for (patc_int msd35 = 0; ; msd35 += 1) {
-                            unsigned int msw36;
-                            bool msfull37;
+                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 29u) | msrun28));
+                    }
+                    mststart14[(t26 + 384 * i27)] = msrun28;
+                    msbase11[(t26 + 384 * i27)] = msrun28;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t31 = threadIdx.x;
+            if ((t31 < 256)) {
+                unsigned int mscnt32 = mststart14[t31];
+                unsigned int msinc33 = mscnt32;
+                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc33, 1);
+                msinc33 = ((lane >= 1) ? (msinc33 + msup34) : msinc33);
+                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc33, 2);
+                msinc33 = ((lane >= 2) ? (msinc33 + msup35) : msinc33);
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc33, 4);
+                msinc33 = ((lane >= 4) ? (msinc33 + msup36) : msinc33);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc33, 8);
+                msinc33 = ((lane >= 8) ? (msinc33 + msup37) : msinc33);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc33, 16);
+                msinc33 = ((lane >= 16) ? (msinc33 + msup38) : msinc33);
+                mststart14[t31] = (msinc33 - mscnt32);
+                if ((lane == 31)) {
+                    mswsum15[warp] = msinc33;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t39 = threadIdx.x;
+            if ((t39 < 256)) {
+                unsigned int msst40 = mststart14[t39];
+                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
+                    if ((i41 < warp)) {
+                        msst40 = (msst40 + mswsum15[i41]);
+                    }
+                }
+                for (patc_int i42 = 0; i42 < 12; i42 += 1) {
+                    mshist10[(t39 + 256 * i42)] = (mshist10[(t39 + 256 * i42)] + msst40);
+                }
+                mststart14[t39] = msst40;
+            }
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = msinfo13[i44];
+                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
+                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm47);
+                    long long ix50 = ((long long)msb46);
+                    unsigned int msh51 = 0u;
+                    if (msok45) {
+                        msh51 = mshist10[(256 * warp + ix50)];
+                    }
+                    __syncwarp();
+                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
+                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    if (msok45) {
+                        unsigned int msq52 = (msh51 + msrk48);
+                        long long ix53 = ((long long)msq52);
+                        mssval16[ix53] = msval12[i44];
+                        msinfo13[i44] = msq52;
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
+                    bool msok45 = ((lane + 512 * warp + 6144 * b4 + 32 * i44) < n);
+                    unsigned int msb46 = msinfo13[i44];
+                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
+                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm47);
+                    long long ix50 = ((long long)msb46);
+                    unsigned int msh51 = 0u;
+                    if (msok45) {
+                        msh51 = mshist10[(256 * warp + ix50)];
+                    }
+                    __syncwarp();
+                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
+                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    if (msok45) {
+                        unsigned int msq52 = (msh51 + msrk48);
+                        long long ix53 = ((long long)msq52);
+                        mssval16[ix53] = msval12[i44];
+                        msinfo13[i44] = msq52;
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t54 = threadIdx.x;
+            {
+                const patc_int i55 = 0;
+                if (((t54 + 384 * i55) < 256)) {
+                    unsigned int msc56 = msbase11[(t54 + 384 * i55)];
+                    unsigned int mspre57 = 0u;
+                    if ((!(b4 < 1))) {
+                        for (patc_int msd58 = 0; ; msd58 += 1) {
+                            unsigned int msw59;
+                            bool msfull60;
                             for (;;) {
-                                msw36 = patc_peek32(&msstate2[(256 * b4 + t29 + 384 * i30 - 256 * msd35 - 256)]);
-                                msfull37 = ((msw36 >> 30u) == (2u | mspar9));
-                                if ((msfull37 || ((msw36 >> 29u) == (2u | mspar9)))) {
+                                msw59 = patc_peek32(&msstate2[(256 * b4 + t54 + 384 * i55 - 256 * msd58 - 256)]);
+                                msfull60 = ((msw59 >> 30u) == (2u | mspar9));
+                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre34 = (mspre34 + (msw36 & (msfull37 ? 1073741823u : 536870911u)));
-                            if (msfull37) {
+                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
+                            if (msfull60) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | (mspre34 + msrun31)));
+                        patc_set32(&msstate2[(256 * b4 + t54 + 384 * i55)], (((2u | mspar9) << 30u) | (mspre57 + msc56)));
                     }
-                    msbase11[(t29 + 384 * i30)] = (offs[(t29 + 384 * i30)] + mspre34);
-                    mststart14[(t29 + 384 * i30)] = msrun31;
+                    msbase11[(t54 + 384 * i55)] = ((offs[(t54 + 384 * i55)] + mspre57) - mststart14[(t54 + 384 * i55)]);
                 }
             }
         }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int mssum39 = 0u;
-                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                    if (((8 * lane + i40) < 256)) {
-                        mssum39 = (mssum39 + mststart14[(8 * lane + i40)]);
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                    {
+                        long long ix63 = ((long long)msinfo13[i62]);
+                        mssval217[ix63] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i62)];
                     }
                 }
-                unsigned int msinc41 = mssum39;
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
-                msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
-                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
-                msinc41 = ((lane >= 2) ? (msinc41 + msup43) : msinc41);
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc41, 4);
-                msinc41 = ((lane >= 4) ? (msinc41 + msup44) : msinc41);
-                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc41, 8);
-                msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
-                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
-                msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
-                unsigned int msat47 = (msinc41 - mssum39);
-                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
-                    if (((8 * lane + i48) < 256)) {
-                        unsigned int mscb49 = mststart14[(8 * lane + i48)];
-                        mststart14[(8 * lane + i48)] = msat47;
-                        msbase11[(8 * lane + i48)] = (msbase11[(8 * lane + i48)] - msat47);
-                        msat47 = (msat47 + mscb49);
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i62) < n)) {
+                        long long ix63 = ((long long)msinfo13[i62]);
+                        mssval217[ix63] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i62)];
                     }
                 }
             }
@@ -457,84 +585,54 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                #pragma unroll
-                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                const patc_int t64 = threadIdx.x;
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
                     {
-                        unsigned int msi52 = msinfo13[i51];
-                        unsigned int msbk53 = (msi52 >> 16u);
-                        long long ix54 = ((long long)msbk53);
-                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
-                        mssval15[ix55] = msval12[i51];
-                        mssval216[ix55] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i51)];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i51) < n)) {
-                        unsigned int msi52 = msinfo13[i51];
-                        unsigned int msbk53 = (msi52 >> 16u);
-                        long long ix54 = ((long long)msbk53);
-                        long long ix55 = ((long long)(mststart14[ix54] + (mshist10[(256 * warp + ix54)] + (msi52 & 65535u))));
-                        mssval15[ix55] = msval12[i51];
-                        mssval216[ix55] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i51)];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((6144 * b4 + 6143) < n)) {
-            {
-                const patc_int t56 = threadIdx.x;
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    {
-                        int msv58 = mssval15[(t56 + 384 * i57)];
-                        unsigned int msv59 = mssval216[(t56 + 384 * i57)];
-                        unsigned int msbk60 = min((((((unsigned int)msv58) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix61 = ((long long)msbk60);
-                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
-                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                            out0[msdst62] = msv58;
-                            out1[msdst62] = msv59;
+                        int msv66 = mssval16[(t64 + 384 * i65)];
+                        unsigned int msv67 = mssval217[(t64 + 384 * i65)];
+                        unsigned int msbk68 = min((((((unsigned int)msv66) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix69 = ((long long)msbk68);
+                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
+                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
+                            out0[msdst70] = msv66;
+                            out1[msdst70] = msv67;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t56 = threadIdx.x;
-                for (patc_int i57 = 0; i57 < 16; i57 += 1) {
-                    if (((6144 * b4 + t56 + 384 * i57) < n)) {
-                        int msv58 = mssval15[(t56 + 384 * i57)];
-                        unsigned int msv59 = mssval216[(t56 + 384 * i57)];
-                        unsigned int msbk60 = min((((((unsigned int)msv58) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix61 = ((long long)msbk60);
-                        if ((((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57)))) < ((patc_uint)n))) {
-                            const patc_int msdst62 = ((patc_uint)(msbase11[ix61] + ((unsigned int)(t56 + 384 * i57))));
-                            out0[msdst62] = msv58;
-                            out1[msdst62] = msv59;
+                const patc_int t64 = threadIdx.x;
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    if (((6144 * b4 + t64 + 384 * i65) < n)) {
+                        int msv66 = mssval16[(t64 + 384 * i65)];
+                        unsigned int msv67 = mssval217[(t64 + 384 * i65)];
+                        unsigned int msbk68 = min((((((unsigned int)msv66) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix69 = ((long long)msbk68);
+                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
+                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
+                            out0[msdst70] = msv66;
+                            out1[msdst70] = msv67;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar63 = mspar9;
-        const patc_int msh64 = ((unsigned int)msctr3[(-mspar63 + 2)]);
+        const patc_int mspar71 = mspar9;
+        const patc_int msh72 = ((unsigned int)msctr3[(-mspar71 + 2)]);
         {
-            const patc_int t65 = threadIdx.x;
-            if (((b4 < 1) && (t65 < 1))) {
-                msctr3[(mspar63 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t73 = threadIdx.x;
+            if (((b4 < 1) && (t73 < 1))) {
+                msctr3[(mspar71 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi66 = ((unsigned int)(384 * b4 + t65 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi74 = ((unsigned int)(384 * b4 + t73 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi66 >= ((unsigned int)(256 * msh64)))) {
+                if ((mszi74 >= ((unsigned int)(256 * msh72)))) {
                     break;
                 }
-                const patc_int msz67 = mszi66;
-                msstate2[msz67] = 0u;
-                mszi66 = (mszi66 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz75 = mszi74;
+                msstate2[msz75] = 0u;
+                mszi74 = (mszi74 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -549,7 +647,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   63504 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   63536 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -560,8 +658,9 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
     unsigned int *mshist11 = (unsigned int *)(patc_smem + 16);
     unsigned int *msbase12 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart15 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval16 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mswsum16 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval17 = (unsigned int *)(patc_smem + 14384);
+    unsigned int *mssval218 = (unsigned int *)(patc_smem + 38960);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -580,10 +679,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         unsigned int msval13[16];
         unsigned int msinfo14[16];
         {
-            const patc_int t18 = threadIdx.x;
-            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
-                if (((t18 + 384 * i19) < 3072)) {
-                    mshist11[(t18 + 384 * i19)] = 0u;
+            const patc_int t19 = threadIdx.x;
+            for (patc_int i20 = 0; i20 < 8; i20 += 1) {
+                if (((t19 + 384 * i20) < 3072)) {
+                    mshist11[(t19 + 384 * i20)] = 0u;
                 }
             }
         }
@@ -591,128 +690,206 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = true;
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i21)];
+                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
+                    bool msok23 = true;
+                    unsigned int msx24 = 0u;
+                    if (msok23) {
+                        msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
                     }
-                    unsigned int s24 = (~0u);
-                    unsigned int msb25 = (msok22 ? min(((((msx23 | 2147483648u) ^ ((msx23 > 2147483648u) ? s24 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm26 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb25, 8u));
-                    unsigned int msrk27 = __popc((mspm26 & ((1u << lane) - 1u)));
-                    unsigned int msct28 = __popc(mspm26);
-                    long long ix29 = ((long long)msb25);
-                    unsigned int msh30 = 0u;
-                    if (msok22) {
-                        msh30 = mshist11[(256 * warp + ix29)];
+                    unsigned int s25 = (~0u);
+                    unsigned int msb26 = (msok23 ? min(((((msx24 | 2147483648u) ^ ((msx24 > 2147483648u) ? s25 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok23) {
+                        long long ix27 = ((long long)msb26);
+                        atomicAdd(&mshist11[(256 * warp + ix27)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok22 && ((msrk27 + 1u) == msct28))) {
-                        mshist11[(256 * warp + ix29)] = (msh30 + msct28);
-                    }
-                    __syncwarp();
-                    msinfo14[i21] = ((msb25 << 16u) | (msh30 + msrk27));
-                    msval13[i21] = msx23;
+                    msinfo14[i22] = msb26;
+                    msval13[i22] = msx24;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = ((lane + 512 * warp + 6144 * b5 + 32 * i21) < n);
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i21)];
+                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
+                    bool msok23 = ((lane + 512 * warp + 6144 * b5 + 32 * i22) < n);
+                    unsigned int msx24 = 0u;
+                    if (msok23) {
+                        msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
                     }
-                    unsigned int s24 = (~0u);
-                    unsigned int msb25 = (msok22 ? min(((((msx23 | 2147483648u) ^ ((msx23 > 2147483648u) ? s24 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm26 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb25, 8u));
-                    unsigned int msrk27 = __popc((mspm26 & ((1u << lane) - 1u)));
-                    unsigned int msct28 = __popc(mspm26);
-                    long long ix29 = ((long long)msb25);
-                    unsigned int msh30 = 0u;
-                    if (msok22) {
-                        msh30 = mshist11[(256 * warp + ix29)];
+                    unsigned int s25 = (~0u);
+                    unsigned int msb26 = (msok23 ? min(((((msx24 | 2147483648u) ^ ((msx24 > 2147483648u) ? s25 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok23) {
+                        long long ix27 = ((long long)msb26);
+                        atomicAdd(&mshist11[(256 * warp + ix27)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok22 && ((msrk27 + 1u) == msct28))) {
-                        mshist11[(256 * warp + ix29)] = (msh30 + msct28);
-                    }
-                    __syncwarp();
-                    msinfo14[i21] = ((msb25 << 16u) | (msh30 + msrk27));
-                    msval13[i21] = msx23;
+                    msinfo14[i22] = msb26;
+                    msval13[i22] = msx24;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t31 = threadIdx.x;
+            const patc_int t28 = threadIdx.x;
             {
-                const patc_int i32 = 0;
-                if (((t31 + 384 * i32) < 256)) {
-                    unsigned int msrun33 = 0u;
-                    for (patc_int i34 = 0; i34 < 12; i34 += 1) {
-                        unsigned int msc35 = mshist11[(t31 + 384 * i32 + 256 * i34)];
-                        mshist11[(t31 + 384 * i32 + 256 * i34)] = msrun33;
-                        msrun33 = (msrun33 + msc35);
+                const patc_int i29 = 0;
+                if (((t28 + 384 * i29) < 256)) {
+                    unsigned int msrun30 = 0u;
+                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
+                        unsigned int msc32 = mshist11[(t28 + 384 * i29 + 256 * i31)];
+                        mshist11[(t28 + 384 * i29 + 256 * i31)] = msrun30;
+                        msrun30 = (msrun30 + msc32);
                     }
-                    unsigned int mspre36 = 0u;
                     if ((b5 < 1)) {
-                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 30u) | msrun33));
+                        patc_set32(&msstate3[(256 * b5 + t28 + 384 * i29)], (((2u | mspar10) << 30u) | msrun30));
                     }
                     if ((!(b5 < 1))) {
-                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 29u) | msrun33));
-                        for (patc_int msd37 = 0; ; msd37 += 1) {
-                            unsigned int msw38;
-                            bool msfull39;
+                        patc_set32(&msstate3[(256 * b5 + t28 + 384 * i29)], (((2u | mspar10) << 29u) | msrun30));
+                    }
+                    mststart15[(t28 + 384 * i29)] = msrun30;
+                    msbase12[(t28 + 384 * i29)] = msrun30;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t33 = threadIdx.x;
+            if ((t33 < 256)) {
+                unsigned int mscnt34 = mststart15[t33];
+                unsigned int msinc35 = mscnt34;
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc35, 1);
+                msinc35 = ((lane >= 1) ? (msinc35 + msup36) : msinc35);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc35, 2);
+                msinc35 = ((lane >= 2) ? (msinc35 + msup37) : msinc35);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc35, 4);
+                msinc35 = ((lane >= 4) ? (msinc35 + msup38) : msinc35);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc35, 8);
+                msinc35 = ((lane >= 8) ? (msinc35 + msup39) : msinc35);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc35, 16);
+                msinc35 = ((lane >= 16) ? (msinc35 + msup40) : msinc35);
+                mststart15[t33] = (msinc35 - mscnt34);
+                if ((lane == 31)) {
+                    mswsum16[warp] = msinc35;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t41 = threadIdx.x;
+            if ((t41 < 256)) {
+                unsigned int msst42 = mststart15[t41];
+                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
+                    if ((i43 < warp)) {
+                        msst42 = (msst42 + mswsum16[i43]);
+                    }
+                }
+                for (patc_int i44 = 0; i44 < 12; i44 += 1) {
+                    mshist11[(t41 + 256 * i44)] = (mshist11[(t41 + 256 * i44)] + msst42);
+                }
+                mststart15[t41] = msst42;
+            }
+        }
+        __syncthreads();
+        if (((6144 * b5 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
+                    bool msok47 = true;
+                    unsigned int msb48 = msinfo14[i46];
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
+                    unsigned int msct51 = __popc(mspm49);
+                    long long ix52 = ((long long)msb48);
+                    unsigned int msh53 = 0u;
+                    if (msok47) {
+                        msh53 = mshist11[(256 * warp + ix52)];
+                    }
+                    __syncwarp();
+                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
+                        mshist11[(256 * warp + ix52)] = (msh53 + msct51);
+                    }
+                    __syncwarp();
+                    if (msok47) {
+                        unsigned int msq54 = (msh53 + msrk50);
+                        long long ix55 = ((long long)msq54);
+                        mssval17[ix55] = msval13[i46];
+                        msinfo14[i46] = msq54;
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
+                    bool msok47 = ((lane + 512 * warp + 6144 * b5 + 32 * i46) < n);
+                    unsigned int msb48 = msinfo14[i46];
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
+                    unsigned int msct51 = __popc(mspm49);
+                    long long ix52 = ((long long)msb48);
+                    unsigned int msh53 = 0u;
+                    if (msok47) {
+                        msh53 = mshist11[(256 * warp + ix52)];
+                    }
+                    __syncwarp();
+                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
+                        mshist11[(256 * warp + ix52)] = (msh53 + msct51);
+                    }
+                    __syncwarp();
+                    if (msok47) {
+                        unsigned int msq54 = (msh53 + msrk50);
+                        long long ix55 = ((long long)msq54);
+                        mssval17[ix55] = msval13[i46];
+                        msinfo14[i46] = msq54;
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t56 = threadIdx.x;
+            {
+                const patc_int i57 = 0;
+                if (((t56 + 384 * i57) < 256)) {
+                    unsigned int msc58 = msbase12[(t56 + 384 * i57)];
+                    unsigned int mspre59 = 0u;
+                    if ((!(b5 < 1))) {
+                        for (patc_int msd60 = 0; ; msd60 += 1) {
+                            unsigned int msw61;
+                            bool msfull62;
                             for (;;) {
-                                msw38 = patc_peek32(&msstate3[(256 * b5 + t31 + 384 * i32 - 256 * msd37 - 256)]);
-                                msfull39 = ((msw38 >> 30u) == (2u | mspar10));
-                                if ((msfull39 || ((msw38 >> 29u) == (2u | mspar10)))) {
+                                msw61 = patc_peek32(&msstate3[(256 * b5 + t56 + 384 * i57 - 256 * msd60 - 256)]);
+                                msfull62 = ((msw61 >> 30u) == (2u | mspar10));
+                                if ((msfull62 || ((msw61 >> 29u) == (2u | mspar10)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre36 = (mspre36 + (msw38 & (msfull39 ? 1073741823u : 536870911u)));
-                            if (msfull39) {
+                            mspre59 = (mspre59 + (msw61 & (msfull62 ? 1073741823u : 536870911u)));
+                            if (msfull62) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 30u) | (mspre36 + msrun33)));
+                        patc_set32(&msstate3[(256 * b5 + t56 + 384 * i57)], (((2u | mspar10) << 30u) | (mspre59 + msc58)));
                     }
-                    msbase12[(t31 + 384 * i32)] = (offs[(t31 + 384 * i32)] + mspre36);
-                    mststart15[(t31 + 384 * i32)] = msrun33;
+                    msbase12[(t56 + 384 * i57)] = ((offs[(t56 + 384 * i57)] + mspre59) - mststart15[(t56 + 384 * i57)]);
                 }
             }
         }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int mssum41 = 0u;
-                for (patc_int i42 = 0; i42 < 8; i42 += 1) {
-                    if (((8 * lane + i42) < 256)) {
-                        mssum41 = (mssum41 + mststart15[(8 * lane + i42)]);
+        if (((6144 * b5 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
+                    {
+                        long long ix65 = ((long long)msinfo14[i64]);
+                        mssval218[ix65] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i64)];
                     }
                 }
-                unsigned int msinc43 = mssum41;
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc43, 1);
-                msinc43 = ((lane >= 1) ? (msinc43 + msup44) : msinc43);
-                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc43, 2);
-                msinc43 = ((lane >= 2) ? (msinc43 + msup45) : msinc43);
-                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc43, 4);
-                msinc43 = ((lane >= 4) ? (msinc43 + msup46) : msinc43);
-                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc43, 8);
-                msinc43 = ((lane >= 8) ? (msinc43 + msup47) : msinc43);
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc43, 16);
-                msinc43 = ((lane >= 16) ? (msinc43 + msup48) : msinc43);
-                unsigned int msat49 = (msinc43 - mssum41);
-                for (patc_int i50 = 0; i50 < 8; i50 += 1) {
-                    if (((8 * lane + i50) < 256)) {
-                        unsigned int mscb51 = mststart15[(8 * lane + i50)];
-                        mststart15[(8 * lane + i50)] = msat49;
-                        msbase12[(8 * lane + i50)] = (msbase12[(8 * lane + i50)] - msat49);
-                        msat49 = (msat49 + mscb51);
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i64) < n)) {
+                        long long ix65 = ((long long)msinfo14[i64]);
+                        mssval218[ix65] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i64)];
                     }
                 }
             }
@@ -720,86 +897,56 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
-                #pragma unroll
-                for (patc_int i53 = 0; i53 < 16; i53 += 1) {
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
                     {
-                        unsigned int msi54 = msinfo14[i53];
-                        unsigned int msbk55 = (msi54 >> 16u);
-                        long long ix56 = ((long long)msbk55);
-                        long long ix57 = ((long long)(mststart15[ix56] + (mshist11[(256 * warp + ix56)] + (msi54 & 65535u))));
-                        mssval16[ix57] = msval13[i53];
-                        mssval217[ix57] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i53)];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i53 = 0; i53 < 16; i53 += 1) {
-                    if (((lane + 512 * warp + 6144 * b5 + 32 * i53) < n)) {
-                        unsigned int msi54 = msinfo14[i53];
-                        unsigned int msbk55 = (msi54 >> 16u);
-                        long long ix56 = ((long long)msbk55);
-                        long long ix57 = ((long long)(mststart15[ix56] + (mshist11[(256 * warp + ix56)] + (msi54 & 65535u))));
-                        mssval16[ix57] = msval13[i53];
-                        mssval217[ix57] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i53)];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((6144 * b5 + 6143) < n)) {
-            {
-                const patc_int t58 = threadIdx.x;
-                for (patc_int i59 = 0; i59 < 16; i59 += 1) {
-                    {
-                        unsigned int msv60 = mssval16[(t58 + 384 * i59)];
-                        unsigned int msv61 = mssval217[(t58 + 384 * i59)];
-                        unsigned int s62 = (~0u);
-                        unsigned int msbk63 = min(((((msv60 | 2147483648u) ^ ((msv60 > 2147483648u) ? s62 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix64 = ((long long)msbk63);
-                        if ((((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59)))) < ((patc_uint)n))) {
-                            const patc_int msdst65 = ((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59))));
-                            out0[msdst65] = msv60;
-                            out1[msdst65] = msv61;
+                        unsigned int msv68 = mssval17[(t66 + 384 * i67)];
+                        unsigned int msv69 = mssval218[(t66 + 384 * i67)];
+                        unsigned int s70 = (~0u);
+                        unsigned int msbk71 = min(((((msv68 | 2147483648u) ^ ((msv68 > 2147483648u) ? s70 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix72 = ((long long)msbk71);
+                        if ((((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67)))) < ((patc_uint)n))) {
+                            const patc_int msdst73 = ((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67))));
+                            out0[msdst73] = msv68;
+                            out1[msdst73] = msv69;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t58 = threadIdx.x;
-                for (patc_int i59 = 0; i59 < 16; i59 += 1) {
-                    if (((6144 * b5 + t58 + 384 * i59) < n)) {
-                        unsigned int msv60 = mssval16[(t58 + 384 * i59)];
-                        unsigned int msv61 = mssval217[(t58 + 384 * i59)];
-                        unsigned int s62 = (~0u);
-                        unsigned int msbk63 = min(((((msv60 | 2147483648u) ^ ((msv60 > 2147483648u) ? s62 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix64 = ((long long)msbk63);
-                        if ((((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59)))) < ((patc_uint)n))) {
-                            const patc_int msdst65 = ((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59))));
-                            out0[msdst65] = msv60;
-                            out1[msdst65] = msv61;
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                    if (((6144 * b5 + t66 + 384 * i67) < n)) {
+                        unsigned int msv68 = mssval17[(t66 + 384 * i67)];
+                        unsigned int msv69 = mssval218[(t66 + 384 * i67)];
+                        unsigned int s70 = (~0u);
+                        unsigned int msbk71 = min(((((msv68 | 2147483648u) ^ ((msv68 > 2147483648u) ? s70 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix72 = ((long long)msbk71);
+                        if ((((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67)))) < ((patc_uint)n))) {
+                            const patc_int msdst73 = ((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67))));
+                            out0[msdst73] = msv68;
+                            out1[msdst73] = msv69;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar66 = mspar10;
-        const patc_int msh67 = ((unsigned int)msctr4[(-mspar66 + 2)]);
+        const patc_int mspar74 = mspar10;
+        const patc_int msh75 = ((unsigned int)msctr4[(-mspar74 + 2)]);
         {
-            const patc_int t68 = threadIdx.x;
-            if (((b5 < 1) && (t68 < 1))) {
-                msctr4[(mspar66 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t76 = threadIdx.x;
+            if (((b5 < 1) && (t76 < 1))) {
+                msctr4[(mspar74 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi69 = ((unsigned int)(384 * b5 + t68 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi77 = ((unsigned int)(384 * b5 + t76 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi69 >= ((unsigned int)(256 * msh67)))) {
+                if ((mszi77 >= ((unsigned int)(256 * msh75)))) {
                     break;
                 }
-                const patc_int msz70 = mszi69;
-                msstate3[msz70] = 0u;
-                mszi69 = (mszi69 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz78 = mszi77;
+                msstate3[msz78] = 0u;
+                mszi77 = (mszi77 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -890,7 +1037,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   37904 bytes
+ *   shared memory:   38960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -902,7 +1049,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
     unsigned int *msbase11 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart14 = (unsigned int *)(patc_smem + 13328);
     unsigned int *mswsum15 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval16 = (unsigned int *)(patc_smem + 13328);
+    unsigned int *mssval16 = (unsigned int *)(patc_smem + 14384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -940,20 +1087,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                     }
                     unsigned int s23 = (~0u);
                     unsigned int msb24 = (msok21 ? min((((~((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm25 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb24, 8u));
-                    unsigned int msrk26 = __popc((mspm25 & ((1u << lane) - 1u)));
-                    unsigned int msct27 = __popc(mspm25);
-                    long long ix28 = ((long long)msb24);
-                    unsigned int msh29 = 0u;
                     if (msok21) {
-                        msh29 = mshist10[(256 * warp + ix28)];
+                        long long ix25 = ((long long)msb24);
+                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok21 && ((msrk26 + 1u) == msct27))) {
-                        mshist10[(256 * warp + ix28)] = (msh29 + msct27);
-                    }
-                    __syncwarp();
-                    msinfo13[i20] = ((msb24 << 16u) | (msh29 + msrk26));
+                    msinfo13[i20] = msb24;
                     msval12[i20] = msx22;
                 }
             }
@@ -968,62 +1106,57 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                     }
                     unsigned int s23 = (~0u);
                     unsigned int msb24 = (msok21 ? min((((~((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm25 = (__ballot_sync(0xffffffffu, msok21) & patc_match_bits(msb24, 8u));
-                    unsigned int msrk26 = __popc((mspm25 & ((1u << lane) - 1u)));
-                    unsigned int msct27 = __popc(mspm25);
-                    long long ix28 = ((long long)msb24);
-                    unsigned int msh29 = 0u;
                     if (msok21) {
-                        msh29 = mshist10[(256 * warp + ix28)];
+                        long long ix25 = ((long long)msb24);
+                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok21 && ((msrk26 + 1u) == msct27))) {
-                        mshist10[(256 * warp + ix28)] = (msh29 + msct27);
-                    }
-                    __syncwarp();
-                    msinfo13[i20] = ((msb24 << 16u) | (msh29 + msrk26));
+                    msinfo13[i20] = msb24;
                     msval12[i20] = msx22;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t30 = threadIdx.x;
+            const patc_int t26 = threadIdx.x;
             {
-                const patc_int i31 = 0;
-                if (((t30 + 384 * i31) < 256)) {
-                    unsigned int msrun32 = 0u;
-                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
-                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
-                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
-                        msrun32 = (msrun32 + msc34);
+                const patc_int i27 = 0;
+                if (((t26 + 384 * i27) < 256)) {
+                    unsigned int msrun28 = 0u;
+                    for (patc_int i29 = 0; i29 < 12; i29 += 1) {
+                        unsigned int msc30 = mshist10[(t26 + 384 * i27 + 256 * i29)];
+                        mshist10[(t26 + 384 * i27 + 256 * i29)] = msrun28;
+                        msrun28 = (msrun28 + msc30);
                     }
-                    unsigned int mspre35 = 0u;
                     if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
+                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 30u) | msrun28));
                     }
                     if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
-                        for (patc_int msd36 = 0; ; msd36 += 1) {
-                            unsigned int msw37;
-                            bool msfull38;
-                            for (;;) {
-                                msw37 = patc_peek32(&msstate2[(256 * b4 + t30 + 384 * i31 - 256 * msd36 - 256)]);
-                                msfull38 = ((msw37 >> 30u) == (2u | mspar9));
-                                if ((msfull38 || ((msw37 >> 29u) == (2u | mspar9)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre35 = (mspre35 + (msw37 & (msfull38 ? 1073741823u : 536870911u)));
-                            if (msfull38) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | (mspre35 + msrun32)));
+                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 29u) | msrun28));
                     }
-                    msbase11[(t30 + 384 * i31)] = (offs[(t30 + 384 * i31)] + mspre35);
-                    mststart14[(t30 + 384 * i31)] = msrun32;
+                    mststart14[(t26 + 384 * i27)] = msrun28;
+                    msbase11[(t26 + 384 * i27)] = msrun28;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t31 = threadIdx.x;
+            if ((t31 < 256)) {
+                unsigned int mscnt32 = mststart14[t31];
+                unsigned int msinc33 = mscnt32;
+                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc33, 1);
+                msinc33 = ((lane >= 1) ? (msinc33 + msup34) : msinc33);
+                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc33, 2);
+                msinc33 = ((lane >= 2) ? (msinc33 + msup35) : msinc33);
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc33, 4);
+                msinc33 = ((lane >= 4) ? (msinc33 + msup36) : msinc33);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc33, 8);
+                msinc33 = ((lane >= 8) ? (msinc33 + msup37) : msinc33);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc33, 16);
+                msinc33 = ((lane >= 16) ? (msinc33 + msup38) : msinc33);
+                mststart14[t31] = (msinc33 - mscnt32);
+                if ((lane == 31)) {
+                    mswsum15[warp] = msinc33;
                 }
             }
         }
@@ -1031,117 +1164,151 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
         {
             const patc_int t39 = threadIdx.x;
             if ((t39 < 256)) {
-                unsigned int mscnt40 = mststart14[t39];
-                unsigned int msinc41 = mscnt40;
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc41, 1);
-                msinc41 = ((lane >= 1) ? (msinc41 + msup42) : msinc41);
-                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc41, 2);
-                msinc41 = ((lane >= 2) ? (msinc41 + msup43) : msinc41);
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc41, 4);
-                msinc41 = ((lane >= 4) ? (msinc41 + msup44) : msinc41);
-                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc41, 8);
-                msinc41 = ((lane >= 8) ? (msinc41 + msup45) : msinc41);
-                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc41, 16);
-                msinc41 = ((lane >= 16) ? (msinc41 + msup46) : msinc41);
-                mststart14[t39] = (msinc41 - mscnt40);
-                if ((lane == 31)) {
-                    mswsum15[warp] = msinc41;
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t47 = threadIdx.x;
-            if ((t47 < 256)) {
-                unsigned int msst48 = mststart14[t47];
-                for (patc_int i49 = 0; i49 < 8; i49 += 1) {
-                    if ((i49 < warp)) {
-                        msst48 = (msst48 + mswsum15[i49]);
+                unsigned int msst40 = mststart14[t39];
+                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
+                    if ((i41 < warp)) {
+                        msst40 = (msst40 + mswsum15[i41]);
                     }
                 }
-                for (patc_int i50 = 0; i50 < 12; i50 += 1) {
-                    mshist10[(t47 + 256 * i50)] = (mshist10[(t47 + 256 * i50)] + msst48);
+                for (patc_int i42 = 0; i42 < 12; i42 += 1) {
+                    mshist10[(t39 + 256 * i42)] = (mshist10[(t39 + 256 * i42)] + msst40);
                 }
-                msbase11[t47] = (msbase11[t47] - msst48);
+                mststart14[t39] = msst40;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i52 = 0; i52 < 16; i52 += 1) {
-                    {
-                        unsigned int msi53 = msinfo13[i52];
-                        unsigned int msbk54 = (msi53 >> 16u);
-                        long long ix55 = ((long long)msbk54);
-                        long long ix56 = ((long long)(mshist10[(256 * warp + ix55)] + (msi53 & 65535u)));
-                        mssval16[ix56] = msval12[i52];
+                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = msinfo13[i44];
+                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
+                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm47);
+                    long long ix50 = ((long long)msb46);
+                    unsigned int msh51 = 0u;
+                    if (msok45) {
+                        msh51 = mshist10[(256 * warp + ix50)];
+                    }
+                    __syncwarp();
+                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
+                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    if (msok45) {
+                        unsigned int msq52 = (msh51 + msrk48);
+                        long long ix53 = ((long long)msq52);
+                        mssval16[ix53] = msval12[i44];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i52 = 0; i52 < 16; i52 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i52) < n)) {
-                        unsigned int msi53 = msinfo13[i52];
-                        unsigned int msbk54 = (msi53 >> 16u);
-                        long long ix55 = ((long long)msbk54);
-                        long long ix56 = ((long long)(mshist10[(256 * warp + ix55)] + (msi53 & 65535u)));
-                        mssval16[ix56] = msval12[i52];
+                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
+                    bool msok45 = ((lane + 512 * warp + 6144 * b4 + 32 * i44) < n);
+                    unsigned int msb46 = msinfo13[i44];
+                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
+                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm47);
+                    long long ix50 = ((long long)msb46);
+                    unsigned int msh51 = 0u;
+                    if (msok45) {
+                        msh51 = mshist10[(256 * warp + ix50)];
                     }
+                    __syncwarp();
+                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
+                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    if (msok45) {
+                        unsigned int msq52 = (msh51 + msrk48);
+                        long long ix53 = ((long long)msq52);
+                        mssval16[ix53] = msval12[i44];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t54 = threadIdx.x;
+            {
+                const patc_int i55 = 0;
+                if (((t54 + 384 * i55) < 256)) {
+                    unsigned int msc56 = msbase11[(t54 + 384 * i55)];
+                    unsigned int mspre57 = 0u;
+                    if ((!(b4 < 1))) {
+                        for (patc_int msd58 = 0; ; msd58 += 1) {
+                            unsigned int msw59;
+                            bool msfull60;
+                            for (;;) {
+                                msw59 = patc_peek32(&msstate2[(256 * b4 + t54 + 384 * i55 - 256 * msd58 - 256)]);
+                                msfull60 = ((msw59 >> 30u) == (2u | mspar9));
+                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar9)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
+                            if (msfull60) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate2[(256 * b4 + t54 + 384 * i55)], (((2u | mspar9) << 30u) | (mspre57 + msc56)));
+                    }
+                    msbase11[(t54 + 384 * i55)] = ((offs[(t54 + 384 * i55)] + mspre57) - mststart14[(t54 + 384 * i55)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t57 = threadIdx.x;
-                for (patc_int i58 = 0; i58 < 16; i58 += 1) {
+                const patc_int t61 = threadIdx.x;
+                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
                     {
-                        unsigned int msv59 = mssval16[(t57 + 384 * i58)];
-                        unsigned int s60 = (~0u);
-                        unsigned int msbk61 = min((((~((msv59 | 2147483648u) ^ ((msv59 > 2147483648u) ? s60 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix62 = ((long long)msbk61);
-                        if ((((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58)))) < ((patc_uint)n))) {
-                            const patc_int msdst63 = ((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58))));
-                            out[msdst63] = msv59;
+                        unsigned int msv63 = mssval16[(t61 + 384 * i62)];
+                        unsigned int s64 = (~0u);
+                        unsigned int msbk65 = min((((~((msv63 | 2147483648u) ^ ((msv63 > 2147483648u) ? s64 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        if ((((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62)))) < ((patc_uint)n))) {
+                            const patc_int msdst67 = ((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62))));
+                            out[msdst67] = msv63;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t57 = threadIdx.x;
-                for (patc_int i58 = 0; i58 < 16; i58 += 1) {
-                    if (((6144 * b4 + t57 + 384 * i58) < n)) {
-                        unsigned int msv59 = mssval16[(t57 + 384 * i58)];
-                        unsigned int s60 = (~0u);
-                        unsigned int msbk61 = min((((~((msv59 | 2147483648u) ^ ((msv59 > 2147483648u) ? s60 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix62 = ((long long)msbk61);
-                        if ((((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58)))) < ((patc_uint)n))) {
-                            const patc_int msdst63 = ((patc_uint)(msbase11[ix62] + ((unsigned int)(t57 + 384 * i58))));
-                            out[msdst63] = msv59;
+                const patc_int t61 = threadIdx.x;
+                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                    if (((6144 * b4 + t61 + 384 * i62) < n)) {
+                        unsigned int msv63 = mssval16[(t61 + 384 * i62)];
+                        unsigned int s64 = (~0u);
+                        unsigned int msbk65 = min((((~((msv63 | 2147483648u) ^ ((msv63 > 2147483648u) ? s64 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        if ((((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62)))) < ((patc_uint)n))) {
+                            const patc_int msdst67 = ((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62))));
+                            out[msdst67] = msv63;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar64 = mspar9;
-        const patc_int msh65 = ((unsigned int)msctr3[(-mspar64 + 2)]);
+        const patc_int mspar68 = mspar9;
+        const patc_int msh69 = ((unsigned int)msctr3[(-mspar68 + 2)]);
         {
-            const patc_int t66 = threadIdx.x;
-            if (((b4 < 1) && (t66 < 1))) {
-                msctr3[(mspar64 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t70 = threadIdx.x;
+            if (((b4 < 1) && (t70 < 1))) {
+                msctr3[(mspar68 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi67 = ((unsigned int)(384 * b4 + t66 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi71 = ((unsigned int)(384 * b4 + t70 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi67 >= ((unsigned int)(256 * msh65)))) {
+                if ((mszi71 >= ((unsigned int)(256 * msh69)))) {
                     break;
                 }
-                const patc_int msz68 = mszi67;
-                msstate2[msz68] = 0u;
-                mszi67 = (mszi67 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz72 = mszi71;
+                msstate2[msz72] = 0u;
+                mszi71 = (mszi71 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1156,7 +1323,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
- *   shared memory:   63504 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   63536 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
@@ -1167,8 +1334,9 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
     unsigned int *mshist11 = (unsigned int *)(patc_smem + 16);
     unsigned int *msbase12 = (unsigned int *)(patc_smem + 12304);
     unsigned int *mststart15 = (unsigned int *)(patc_smem + 13328);
-    unsigned int *mssval16 = (unsigned int *)(patc_smem + 14352);
-    unsigned int *mssval217 = (unsigned int *)(patc_smem + 38928);
+    unsigned int *mswsum16 = (unsigned int *)(patc_smem + 14352);
+    unsigned int *mssval17 = (unsigned int *)(patc_smem + 14384);
+    unsigned int *mssval218 = (unsigned int *)(patc_smem + 38960);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1187,10 +1355,10 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         unsigned int msval13[16];
         unsigned int msinfo14[16];
         {
-            const patc_int t18 = threadIdx.x;
-            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
-                if (((t18 + 384 * i19) < 3072)) {
-                    mshist11[(t18 + 384 * i19)] = 0u;
+            const patc_int t19 = threadIdx.x;
+            for (patc_int i20 = 0; i20 < 8; i20 += 1) {
+                if (((t19 + 384 * i20) < 3072)) {
+                    mshist11[(t19 + 384 * i20)] = 0u;
                 }
             }
         }
@@ -1198,128 +1366,206 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = true;
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i21)];
+                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
+                    bool msok23 = true;
+                    unsigned int msx24 = 0u;
+                    if (msok23) {
+                        msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
                     }
-                    unsigned int s24 = (~0u);
-                    unsigned int msb25 = (msok22 ? min((((~((msx23 | 2147483648u) ^ ((msx23 > 2147483648u) ? s24 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm26 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb25, 8u));
-                    unsigned int msrk27 = __popc((mspm26 & ((1u << lane) - 1u)));
-                    unsigned int msct28 = __popc(mspm26);
-                    long long ix29 = ((long long)msb25);
-                    unsigned int msh30 = 0u;
-                    if (msok22) {
-                        msh30 = mshist11[(256 * warp + ix29)];
+                    unsigned int s25 = (~0u);
+                    unsigned int msb26 = (msok23 ? min((((~((msx24 | 2147483648u) ^ ((msx24 > 2147483648u) ? s25 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok23) {
+                        long long ix27 = ((long long)msb26);
+                        atomicAdd(&mshist11[(256 * warp + ix27)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok22 && ((msrk27 + 1u) == msct28))) {
-                        mshist11[(256 * warp + ix29)] = (msh30 + msct28);
-                    }
-                    __syncwarp();
-                    msinfo14[i21] = ((msb25 << 16u) | (msh30 + msrk27));
-                    msval13[i21] = msx23;
+                    msinfo14[i22] = msb26;
+                    msval13[i22] = msx24;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = ((lane + 512 * warp + 6144 * b5 + 32 * i21) < n);
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i21)];
+                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
+                    bool msok23 = ((lane + 512 * warp + 6144 * b5 + 32 * i22) < n);
+                    unsigned int msx24 = 0u;
+                    if (msok23) {
+                        msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
                     }
-                    unsigned int s24 = (~0u);
-                    unsigned int msb25 = (msok22 ? min((((~((msx23 | 2147483648u) ^ ((msx23 > 2147483648u) ? s24 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    unsigned int mspm26 = (__ballot_sync(0xffffffffu, msok22) & patc_match_bits(msb25, 8u));
-                    unsigned int msrk27 = __popc((mspm26 & ((1u << lane) - 1u)));
-                    unsigned int msct28 = __popc(mspm26);
-                    long long ix29 = ((long long)msb25);
-                    unsigned int msh30 = 0u;
-                    if (msok22) {
-                        msh30 = mshist11[(256 * warp + ix29)];
+                    unsigned int s25 = (~0u);
+                    unsigned int msb26 = (msok23 ? min((((~((msx24 | 2147483648u) ^ ((msx24 > 2147483648u) ? s25 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok23) {
+                        long long ix27 = ((long long)msb26);
+                        atomicAdd(&mshist11[(256 * warp + ix27)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok22 && ((msrk27 + 1u) == msct28))) {
-                        mshist11[(256 * warp + ix29)] = (msh30 + msct28);
-                    }
-                    __syncwarp();
-                    msinfo14[i21] = ((msb25 << 16u) | (msh30 + msrk27));
-                    msval13[i21] = msx23;
+                    msinfo14[i22] = msb26;
+                    msval13[i22] = msx24;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t31 = threadIdx.x;
+            const patc_int t28 = threadIdx.x;
             {
-                const patc_int i32 = 0;
-                if (((t31 + 384 * i32) < 256)) {
-                    unsigned int msrun33 = 0u;
-                    for (patc_int i34 = 0; i34 < 12; i34 += 1) {
-                        unsigned int msc35 = mshist11[(t31 + 384 * i32 + 256 * i34)];
-                        mshist11[(t31 + 384 * i32 + 256 * i34)] = msrun33;
-                        msrun33 = (msrun33 + msc35);
+                const patc_int i29 = 0;
+                if (((t28 + 384 * i29) < 256)) {
+                    unsigned int msrun30 = 0u;
+                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
+                        unsigned int msc32 = mshist11[(t28 + 384 * i29 + 256 * i31)];
+                        mshist11[(t28 + 384 * i29 + 256 * i31)] = msrun30;
+                        msrun30 = (msrun30 + msc32);
                     }
-                    unsigned int mspre36 = 0u;
                     if ((b5 < 1)) {
-                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 30u) | msrun33));
+                        patc_set32(&msstate3[(256 * b5 + t28 + 384 * i29)], (((2u | mspar10) << 30u) | msrun30));
                     }
                     if ((!(b5 < 1))) {
-                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 29u) | msrun33));
-                        for (patc_int msd37 = 0; ; msd37 += 1) {
-                            unsigned int msw38;
-                            bool msfull39;
+                        patc_set32(&msstate3[(256 * b5 + t28 + 384 * i29)], (((2u | mspar10) << 29u) | msrun30));
+                    }
+                    mststart15[(t28 + 384 * i29)] = msrun30;
+                    msbase12[(t28 + 384 * i29)] = msrun30;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t33 = threadIdx.x;
+            if ((t33 < 256)) {
+                unsigned int mscnt34 = mststart15[t33];
+                unsigned int msinc35 = mscnt34;
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc35, 1);
+                msinc35 = ((lane >= 1) ? (msinc35 + msup36) : msinc35);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc35, 2);
+                msinc35 = ((lane >= 2) ? (msinc35 + msup37) : msinc35);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc35, 4);
+                msinc35 = ((lane >= 4) ? (msinc35 + msup38) : msinc35);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc35, 8);
+                msinc35 = ((lane >= 8) ? (msinc35 + msup39) : msinc35);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc35, 16);
+                msinc35 = ((lane >= 16) ? (msinc35 + msup40) : msinc35);
+                mststart15[t33] = (msinc35 - mscnt34);
+                if ((lane == 31)) {
+                    mswsum16[warp] = msinc35;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t41 = threadIdx.x;
+            if ((t41 < 256)) {
+                unsigned int msst42 = mststart15[t41];
+                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
+                    if ((i43 < warp)) {
+                        msst42 = (msst42 + mswsum16[i43]);
+                    }
+                }
+                for (patc_int i44 = 0; i44 < 12; i44 += 1) {
+                    mshist11[(t41 + 256 * i44)] = (mshist11[(t41 + 256 * i44)] + msst42);
+                }
+                mststart15[t41] = msst42;
+            }
+        }
+        __syncthreads();
+        if (((6144 * b5 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
+                    bool msok47 = true;
+                    unsigned int msb48 = msinfo14[i46];
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
+                    unsigned int msct51 = __popc(mspm49);
+                    long long ix52 = ((long long)msb48);
+                    unsigned int msh53 = 0u;
+                    if (msok47) {
+                        msh53 = mshist11[(256 * warp + ix52)];
+                    }
+                    __syncwarp();
+                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
+                        mshist11[(256 * warp + ix52)] = (msh53 + msct51);
+                    }
+                    __syncwarp();
+                    if (msok47) {
+                        unsigned int msq54 = (msh53 + msrk50);
+                        long long ix55 = ((long long)msq54);
+                        mssval17[ix55] = msval13[i46];
+                        msinfo14[i46] = msq54;
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
+                    bool msok47 = ((lane + 512 * warp + 6144 * b5 + 32 * i46) < n);
+                    unsigned int msb48 = msinfo14[i46];
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
+                    unsigned int msct51 = __popc(mspm49);
+                    long long ix52 = ((long long)msb48);
+                    unsigned int msh53 = 0u;
+                    if (msok47) {
+                        msh53 = mshist11[(256 * warp + ix52)];
+                    }
+                    __syncwarp();
+                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
+                        mshist11[(256 * warp + ix52)] = (msh53 + msct51);
+                    }
+                    __syncwarp();
+                    if (msok47) {
+                        unsigned int msq54 = (msh53 + msrk50);
+                        long long ix55 = ((long long)msq54);
+                        mssval17[ix55] = msval13[i46];
+                        msinfo14[i46] = msq54;
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t56 = threadIdx.x;
+            {
+                const patc_int i57 = 0;
+                if (((t56 + 384 * i57) < 256)) {
+                    unsigned int msc58 = msbase12[(t56 + 384 * i57)];
+                    unsigned int mspre59 = 0u;
+                    if ((!(b5 < 1))) {
+                        for (patc_int msd60 = 0; ; msd60 += 1) {
+                            unsigned int msw61;
+                            bool msfull62;
                             for (;;) {
-                                msw38 = patc_peek32(&msstate3[(256 * b5 + t31 + 384 * i32 - 256 * msd37 - 256)]);
-                                msfull39 = ((msw38 >> 30u) == (2u | mspar10));
-                                if ((msfull39 || ((msw38 >> 29u) == (2u | mspar10)))) {
+                                msw61 = patc_peek32(&msstate3[(256 * b5 + t56 + 384 * i57 - 256 * msd60 - 256)]);
+                                msfull62 = ((msw61 >> 30u) == (2u | mspar10));
+                                if ((msfull62 || ((msw61 >> 29u) == (2u | mspar10)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre36 = (mspre36 + (msw38 & (msfull39 ? 1073741823u : 536870911u)));
-                            if (msfull39) {
+                            mspre59 = (mspre59 + (msw61 & (msfull62 ? 1073741823u : 536870911u)));
+                            if (msfull62) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate3[(256 * b5 + t31 + 384 * i32)], (((2u | mspar10) << 30u) | (mspre36 + msrun33)));
+                        patc_set32(&msstate3[(256 * b5 + t56 + 384 * i57)], (((2u | mspar10) << 30u) | (mspre59 + msc58)));
                     }
-                    msbase12[(t31 + 384 * i32)] = (offs[(t31 + 384 * i32)] + mspre36);
-                    mststart15[(t31 + 384 * i32)] = msrun33;
+                    msbase12[(t56 + 384 * i57)] = ((offs[(t56 + 384 * i57)] + mspre59) - mststart15[(t56 + 384 * i57)]);
                 }
             }
         }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int mssum41 = 0u;
-                for (patc_int i42 = 0; i42 < 8; i42 += 1) {
-                    if (((8 * lane + i42) < 256)) {
-                        mssum41 = (mssum41 + mststart15[(8 * lane + i42)]);
+        if (((6144 * b5 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
+                    {
+                        long long ix65 = ((long long)msinfo14[i64]);
+                        mssval218[ix65] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i64)];
                     }
                 }
-                unsigned int msinc43 = mssum41;
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc43, 1);
-                msinc43 = ((lane >= 1) ? (msinc43 + msup44) : msinc43);
-                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc43, 2);
-                msinc43 = ((lane >= 2) ? (msinc43 + msup45) : msinc43);
-                unsigned int msup46 = __shfl_up_sync(0xffffffffu, msinc43, 4);
-                msinc43 = ((lane >= 4) ? (msinc43 + msup46) : msinc43);
-                unsigned int msup47 = __shfl_up_sync(0xffffffffu, msinc43, 8);
-                msinc43 = ((lane >= 8) ? (msinc43 + msup47) : msinc43);
-                unsigned int msup48 = __shfl_up_sync(0xffffffffu, msinc43, 16);
-                msinc43 = ((lane >= 16) ? (msinc43 + msup48) : msinc43);
-                unsigned int msat49 = (msinc43 - mssum41);
-                for (patc_int i50 = 0; i50 < 8; i50 += 1) {
-                    if (((8 * lane + i50) < 256)) {
-                        unsigned int mscb51 = mststart15[(8 * lane + i50)];
-                        mststart15[(8 * lane + i50)] = msat49;
-                        msbase12[(8 * lane + i50)] = (msbase12[(8 * lane + i50)] - msat49);
-                        msat49 = (msat49 + mscb51);
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i64) < n)) {
+                        long long ix65 = ((long long)msinfo14[i64]);
+                        mssval218[ix65] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i64)];
                     }
                 }
             }
@@ -1327,86 +1573,56 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
-                #pragma unroll
-                for (patc_int i53 = 0; i53 < 16; i53 += 1) {
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
                     {
-                        unsigned int msi54 = msinfo14[i53];
-                        unsigned int msbk55 = (msi54 >> 16u);
-                        long long ix56 = ((long long)msbk55);
-                        long long ix57 = ((long long)(mststart15[ix56] + (mshist11[(256 * warp + ix56)] + (msi54 & 65535u))));
-                        mssval16[ix57] = msval13[i53];
-                        mssval217[ix57] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i53)];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i53 = 0; i53 < 16; i53 += 1) {
-                    if (((lane + 512 * warp + 6144 * b5 + 32 * i53) < n)) {
-                        unsigned int msi54 = msinfo14[i53];
-                        unsigned int msbk55 = (msi54 >> 16u);
-                        long long ix56 = ((long long)msbk55);
-                        long long ix57 = ((long long)(mststart15[ix56] + (mshist11[(256 * warp + ix56)] + (msi54 & 65535u))));
-                        mssval16[ix57] = msval13[i53];
-                        mssval217[ix57] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i53)];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((6144 * b5 + 6143) < n)) {
-            {
-                const patc_int t58 = threadIdx.x;
-                for (patc_int i59 = 0; i59 < 16; i59 += 1) {
-                    {
-                        unsigned int msv60 = mssval16[(t58 + 384 * i59)];
-                        unsigned int msv61 = mssval217[(t58 + 384 * i59)];
-                        unsigned int s62 = (~0u);
-                        unsigned int msbk63 = min((((~((msv60 | 2147483648u) ^ ((msv60 > 2147483648u) ? s62 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix64 = ((long long)msbk63);
-                        if ((((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59)))) < ((patc_uint)n))) {
-                            const patc_int msdst65 = ((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59))));
-                            out0[msdst65] = msv60;
-                            out1[msdst65] = msv61;
+                        unsigned int msv68 = mssval17[(t66 + 384 * i67)];
+                        unsigned int msv69 = mssval218[(t66 + 384 * i67)];
+                        unsigned int s70 = (~0u);
+                        unsigned int msbk71 = min((((~((msv68 | 2147483648u) ^ ((msv68 > 2147483648u) ? s70 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix72 = ((long long)msbk71);
+                        if ((((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67)))) < ((patc_uint)n))) {
+                            const patc_int msdst73 = ((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67))));
+                            out0[msdst73] = msv68;
+                            out1[msdst73] = msv69;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t58 = threadIdx.x;
-                for (patc_int i59 = 0; i59 < 16; i59 += 1) {
-                    if (((6144 * b5 + t58 + 384 * i59) < n)) {
-                        unsigned int msv60 = mssval16[(t58 + 384 * i59)];
-                        unsigned int msv61 = mssval217[(t58 + 384 * i59)];
-                        unsigned int s62 = (~0u);
-                        unsigned int msbk63 = min((((~((msv60 | 2147483648u) ^ ((msv60 > 2147483648u) ? s62 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix64 = ((long long)msbk63);
-                        if ((((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59)))) < ((patc_uint)n))) {
-                            const patc_int msdst65 = ((patc_uint)(msbase12[ix64] + ((unsigned int)(t58 + 384 * i59))));
-                            out0[msdst65] = msv60;
-                            out1[msdst65] = msv61;
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                    if (((6144 * b5 + t66 + 384 * i67) < n)) {
+                        unsigned int msv68 = mssval17[(t66 + 384 * i67)];
+                        unsigned int msv69 = mssval218[(t66 + 384 * i67)];
+                        unsigned int s70 = (~0u);
+                        unsigned int msbk71 = min((((~((msv68 | 2147483648u) ^ ((msv68 > 2147483648u) ? s70 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix72 = ((long long)msbk71);
+                        if ((((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67)))) < ((patc_uint)n))) {
+                            const patc_int msdst73 = ((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67))));
+                            out0[msdst73] = msv68;
+                            out1[msdst73] = msv69;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar66 = mspar10;
-        const patc_int msh67 = ((unsigned int)msctr4[(-mspar66 + 2)]);
+        const patc_int mspar74 = mspar10;
+        const patc_int msh75 = ((unsigned int)msctr4[(-mspar74 + 2)]);
         {
-            const patc_int t68 = threadIdx.x;
-            if (((b5 < 1) && (t68 < 1))) {
-                msctr4[(mspar66 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t76 = threadIdx.x;
+            if (((b5 < 1) && (t76 < 1))) {
+                msctr4[(mspar74 + 1)] = ((unsigned long long)((n + 6143) / 6144));
             }
-            unsigned int mszi69 = ((unsigned int)(384 * b5 + t68 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi77 = ((unsigned int)(384 * b5 + t76 + 256 * ((n + 6143) / 6144)));
             for (;;) {
-                if ((mszi69 >= ((unsigned int)(256 * msh67)))) {
+                if ((mszi77 >= ((unsigned int)(256 * msh75)))) {
                     break;
                 }
-                const patc_int msz70 = mszi69;
-                msstate3[msz70] = 0u;
-                mszi69 = (mszi69 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz78 = mszi77;
+                msstate3[msz78] = 0u;
+                mszi77 = (mszi77 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

@@ -206,11 +206,12 @@ static LwVal *lower_multisplit_read(Lw *w, Expr *e)
 
 /* What the parts of the kernel share: the shape (k buckets, W warps of IPT items a
  * lane, tiles of TILE = 32*W*IPT elements), n, the tile this block drew, the launch's
- * parity and the buffers: hist (shared: a count per warp and bucket, then the warp's offset in
- * the tile's part of the bucket), base (shared, per bucket: where the tile's part of it
- * starts in the output), val and info (each thread's IPT elements in registers, and per
- * element its bucket << 16 | its rank in its warp's part of the bucket; 0xffff0000 past
- * n), tstart and sval (below). */
+ * parity and the buffers: hist (shared: a count per warp and bucket, then the warp's
+ * offset in the tile's bucket-ordered part, then, during ranking, where its next
+ * element of the bucket goes), base (shared, per bucket: the tile's count of it, then
+ * where place 0 of the tile would go in the output), val and info (each thread's IPT
+ * elements in registers, and per element its bucket; for pairs, after ranking, its
+ * place in the tile), tstart and sval (below). */
 typedef struct Ms {
     Lw *w;
     Arena *a;
@@ -221,9 +222,10 @@ typedef struct Ms {
     ScalarKind osk;/* the offsets' (u32 or u64), and base's */
     Buffer *par;   /* the launch's epoch & 1 (a u32 register) */
     Buffer *hist, *base, *val, *info;
-    Buffer *tstart;          /* per bucket: where the tile's part of it starts in the tile */
+    Buffer *tstart;          /* per bucket: the tile's count of it, then where its part
+                                starts in the tile */
     Buffer *wsum;            /* ms_tile_scan_par's: per warp of buckets, its buckets' count;
-                                NULL: ms_tile_scan, and ms_order adds tstart */
+                                NULL: ms_tile_scan, then ms_add_starts */
     Buffer *sval;            /* the tile in bucket order (ms_scatter applies the bucket
                                 function again rather than keep each element's bucket) */
     Expr *f;       /* the bucket function */
@@ -236,7 +238,7 @@ typedef struct Ms {
 
 static Nat *mc(Ms *m, int64_t v) { return nat_cst(m->a, v); }
 /* A thread's IPT elements in registers, declared at the block's level so that they live
- * from ranking (ms_rank) to placing (ms_order): the thread loops between are one trip
+ * from counting (ms_count) to ranking (ms_rank): the thread loops between are one trip
  * each (the block is nt threads), and the loops over the IPT elements unroll (loops.c) */
 static Buffer *mprivate(Ms *m, const char *prefix, ScalarKind sk)
 {
@@ -290,7 +292,7 @@ static Nat *mseq(Ms *m, int64_t trips, Stmt **loop, Stmt **saved)
     return nat_var(m->a, iv);
 }
 /* Where round r of lane `lane` in warp `warp` reads its element: tile*TILE + warp*32*IPT
- * + r*32 + lane (r left out where IPT is 1: mreg_at), in ms_rank and again in ms_order */
+ * + r*32 + lane (r left out where IPT is 1: mreg_at), in ms_count, ms_rank and ms_values */
 static Nat *mplace(Ms *m, Nat *warp, Nat *lane, Nat *r)
 {
     Arena *a = m->a;
@@ -328,14 +330,17 @@ static void ms_clear(Ms *m)
     lw_close_loop(m->w, tl, ts);
 }
 
-/* 2. Warp v ranks its part of the tile, elements v*32*IPT .. (v+1)*32*IPT - 1, 32 at a
- * time in order (lane l the element r*32 + l of round r): the lanes of one bucket find
- * one another by voting on the bucket's bits (SHFL_MATCH: a ballot per bit), each lane's
- * rank is its bucket's count so far plus the lanes of its bucket below it, and the
- * bucket's highest lane adds the round's count to the warp's count (hist, the warp's own
- * row, between two __syncwarp). Each element (a pair's key) and its bucket and rank stay
- * in the thread's registers (val, info) for ms_order. */
-static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
+/* 2. Each warp counts its part of the tile, elements v*32*IPT .. (v+1)*32*IPT - 1 for
+ * warp v, 32 at a time in order (lane l the element r*32 + l of round r): each lane
+ * reads its element (a pair's key), computes its bucket and adds 1 to its warp's count
+ * of the bucket (hist, the warp's own row; a shared atomic, which the lanes of one
+ * bucket share). The element and its bucket stay in the thread's registers (val, info)
+ * for ms_rank, so that the bucket function runs once an element. Counting before
+ * ranking lets the tile publish its counts (ms_counts) before it ranks, so that the
+ * look-back of the tiles after it seldom waits for them (CUB's Onesweep counts early
+ * too, Adinets and Merrill 2022), and lets ranking give each element its place in the
+ * tile at once (ms_rank), with no lookup of its bucket's start afterwards. */
+static void ms_count(Ms *m, Buffer *in, Buffer *in2)
 {
     Lw *w = m->w;
     Arena *a = m->a;
@@ -344,16 +349,51 @@ static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     Nat *r = mseq(m, m->IPT, &sl, &ss);
     Nat *gi = mplace(m, warp, lane, r);
-    Buffer *xb, *bb, *pm, *hb;
+    Buffer *xb, *bb;
     X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
     X *x = mdecl(m, "msx", m->sk, mlit(m, m->sk, 0), &xb);
     /* the value read only where the bucket function reads it (below the select on
-     * valid); ms_order reads it again to place it */
+     * valid); ms_values reads it again to place it */
     X *y = m->pairs ? lw_xload(w, in2, gi) : NULL;
     lw_open_if(w, valid, &is);
     lw_store(w, xb, mc(m, 0), lw_xload(w, in, gi));
     w->cur = is;
     X *b = mdecl(m, "msb", SK_U32, msel(m, valid, mbucket(m, x, y), mlit(m, SK_U32, 0)), &bb);
+    lw_open_if(w, valid, &is);
+    Stmt *s = lw_snew(w, S_STORE);
+    s->store.buf = m->hist;
+    s->store.index = nat_add(a, nat_mul(a, warp, mc(m, m->K)), lw_data_index(w, b, mc(m, m->K)));
+    s->store.val = mlit(m, SK_U32, 1);
+    s->store.atom = ATOM_ADD;
+    lw_emit(w, s);
+    w->cur = is;
+    lw_store(w, m->info, mreg_at(m, r), b); /* read only where valid (ms_rank) */
+    lw_store(w, m->val, mreg_at(m, r), x);
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* 5. Warp v ranks its part of the tile again in the same order: the lanes of one bucket
+ * find one another by voting on the bucket's bits (SHFL_MATCH: a ballot per bit), each
+ * lane's place is its warp's offset in the bucket (hist: the bucket's start in the tile
+ * plus the counts of the warps before, ms_counts and the tile scan) plus the lanes of
+ * its bucket below it, and the bucket's highest lane adds the round's count to the
+ * offset (between two __syncwarp). The element goes to its place in the tile in bucket
+ * order, in shared memory (sval); for pairs the place stays in info for ms_values, which
+ * reads the values from global memory (not kept in registers since ms_count: ptxas
+ * spilled the pairs' pass at 512x18 and 256x32 with them there). */
+static void ms_rank(Ms *m)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is;
+    mthreads(m, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    Nat *r = mseq(m, m->IPT, &sl, &ss);
+    Nat *gi = mplace(m, warp, lane, r);
+    Buffer *pm, *hb;
+    X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
+    X *b = lw_materialise(w, lw_xload(w, m->info, mreg_at(m, r)), "msb");
     X *peers = mdecl(m, "mspm", SK_U32, mbin(m, OP_BAND, SK_U32, mballot(m, valid), lw_xmatch(w, b, m->bits)), &pm);
     X *below = mbin(m, OP_SUB, SK_U32, mbin(m, OP_SHL, SK_U32, mlit(m, SK_U32, 1), lw_xnat(w, lane)), mlit(m, SK_U32, 1));
     X *rk = lw_materialise(w, mpopc(m, mbin(m, OP_BAND, SK_U32, peers, below)), "msrk");
@@ -369,9 +409,32 @@ static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
     lw_store(w, m->hist, hi, mbin(m, OP_ADD, SK_U32, h, ct));
     w->cur = is;
     mbarrier(m, LVL_WARP);
-    X *info = mbin(m, OP_BOR, SK_U32, mbin(m, OP_SHL, SK_U32, b, mlit(m, SK_U32, 16)), mbin(m, OP_ADD, SK_U32, h, rk));
-    lw_store(w, m->info, mreg_at(m, r), info); /* read only where valid (ms_order) */
-    lw_store(w, m->val, mreg_at(m, r), x);
+    lw_open_if(w, valid, &is);
+    X *q = lw_materialise(w, mbin(m, OP_ADD, SK_U32, h, rk), "msq");
+    lw_store(w, m->sval, lw_data_index(w, q, mc(m, m->TILE)), lw_xload(w, m->val, mreg_at(m, r)));
+    if (m->pairs) lw_store(w, m->info, mreg_at(m, r), q);
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* 6b. Pairs: each value read from global memory and put at its key's place in the tile
+ * (sval2; the place ms_rank left in info), after the look-back, so that its reads are
+ * in flight together rather than one a round between the ranking's warp votes (where
+ * ms_rank read them, the sort of pairs was 2-7 % slower from 2^22 keys). */
+static void ms_values(Ms *m)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is;
+    mthreads(m, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    Nat *r = mseq(m, m->IPT, &sl, &ss);
+    Nat *gi = mplace(m, warp, lane, r);
+    lw_open_if(w, mnat_lt(m, gi, m->n), &is);
+    Nat *qi = lw_data_index(w, lw_xload(w, m->info, mreg_at(m, r)), mc(m, m->TILE));
+    lw_store(w, m->sval2, qi, lw_xload(w, m->in2, gi));
+    w->cur = is;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
@@ -416,25 +479,20 @@ static void ms_limit(Ms *m, Span sp)
 }
 
 /* 3. Per bucket b (thread b % nt): the warps' counts become their offsets in the tile's
- * part of b (an exclusive scan over the warps) and the tile's count c of b is published
- * in its tile word (tile 0: as its prefix at once); then, as the single look-back of
- * lookback (prims/warp.c) but one thread per counter, the thread reads the words of the
- * tiles before it, nearest first, each polled (relaxed 32-bit loads, __nanosleep(32)
- * between) until it holds this launch's parity (ms_word), adding their counts until one
- * holds a prefix; it publishes prefix + c as this tile's prefix, base[b] = offs[b] + prefix and
- * tstart[b] = c; multisplitToNext's last tile also writes offs[b] + prefix + c, where
- * bucket b of the next part starts. Count and flag are one word, so no fence orders them. A tile waits only for
- * tiles drawn before it (the draw is in launch order), which do not wait for it. */
-static void ms_look(Ms *m, Buffer *offs, Buffer *state)
+ * part of b (an exclusive scan over the warps), and the tile's count c of b is
+ * published in its tile word at once (tile 0: as its prefix), before the tile ranks;
+ * tstart[b] and base[b] keep c (the tile scan makes tstart the bucket's start, ms_walk
+ * reads base). */
+static void ms_counts(Ms *m, Buffer *state)
 {
     Lw *w = m->w;
     Arena *a = m->a;
-    Stmt *tl, *ts, *sl, *ss, *is, *vl, *vs, *t0, *wl, *pl, *ib;
+    Stmt *tl, *ts, *sl, *ss, *is, *vl, *vs, *t0;
     Nat *tid = mthreads(m, &tl, &ts);
     Nat *j = mseq(m, (m->K + m->NT - 1) / m->NT, &sl, &ss);
     Nat *b = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
     lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
-    Buffer *run, *pre, *wd, *hi;
+    Buffer *run;
     X *rx = mdecl(m, "msrun", SK_U32, mlit(m, SK_U32, 0), &run);
     Nat *v = mseq(m, m->W, &vl, &vs);
     Nat *hv = nat_add(a, nat_mul(a, v, mc(m, m->K)), b);
@@ -442,7 +500,6 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     lw_store(w, m->hist, hv, rx);
     lw_store(w, run, mc(m, 0), mbin(m, OP_ADD, SK_U32, rx, c));
     lw_close_loop(w, vl, vs);
-    X *px = mdecl(m, "mspre", SK_U32, mlit(m, SK_U32, 0), &pre);
     Nat *mine = nat_add(a, nat_mul(a, m->tile, mc(m, m->K)), b);
     X *first = mnat_lt(m, m->tile, mc(m, 1));
     lw_open_if(w, first, &t0);
@@ -453,6 +510,43 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     nf->un.e = first;
     lw_open_if(w, nf, &t0);
     ms_publish(m, state, mine, 1, rx);
+    w->cur = t0;
+    lw_store(w, m->tstart, b, rx);
+    lw_store(w, m->base, b, m->osk == SK_U32 ? rx : mun(m, X_CAST, m->osk, rx));
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* 6. Per bucket b (thread b % nt), after the tile has ranked: the single look-back of
+ * lookback (prims/warp.c) but one thread per counter. The thread reads the words of the
+ * tiles before it, nearest first, each polled (relaxed 32-bit loads, __nanosleep(32)
+ * between) until it holds this launch's parity (ms_word), adding their counts until one
+ * holds a prefix; it publishes prefix + c as this tile's prefix (c, the tile's count of
+ * b, from base[b]) and sets base[b] = offs[b] + prefix - start (start, the bucket's start
+ * in the tile: tstart[b]; modulo 2^32 or 2^64, as the offsets' type), where place 0 of
+ * the tile would go, so that the scatter adds the place alone; multisplitToNext's last
+ * tile also writes offs[b] + prefix + c, where bucket b of the next part starts. Count
+ * and flag are one word, so no fence orders them. A tile waits only for tiles drawn
+ * before it (the draw is in launch order), which do not wait for it. */
+static void ms_walk(Ms *m, Buffer *offs, Buffer *state)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is, *t0, *wl, *pl, *ib;
+    Nat *tid = mthreads(m, &tl, &ts);
+    Nat *j = mseq(m, (m->K + m->NT - 1) / m->NT, &sl, &ss);
+    Nat *b = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
+    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
+    Buffer *pre, *wd, *hi;
+    X *rx = lw_xload(w, m->base, b);
+    rx = lw_materialise(w, m->osk == SK_U32 ? rx : mun(m, X_CAST, SK_U32, rx), "msc");
+    X *px = mdecl(m, "mspre", SK_U32, mlit(m, SK_U32, 0), &pre);
+    Nat *mine = nat_add(a, nat_mul(a, m->tile, mc(m, m->K)), b);
+    X *nf = lw_xnew(w, X_UN, SK_BOOL);
+    nf->un.op = UOP_NOT;
+    nf->un.e = mnat_lt(m, m->tile, mc(m, 1));
+    lw_open_if(w, nf, &t0);
     NatVar *dv = nat_newvar(a, arena_printf(a, "msd%d", w->names++), 0, m->tiles);
     lw_open_while(w, dv, &wl);
     /* the tile d + 1 before this one */
@@ -482,8 +576,8 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     w->cur = t0;
     X *ob = mbin(m, OP_ADD, m->osk, lw_xload(w, offs, b), m->osk == SK_U32 ? px : mun(m, X_CAST, m->osk, px));
     if (m->next) ob = lw_materialise(w, ob, "msob"); /* read twice */
-    lw_store(w, m->base, b, ob);
-    lw_store(w, m->tstart, b, rx);
+    X *st = lw_xload(w, m->tstart, b);
+    lw_store(w, m->base, b, mbin(m, OP_SUB, m->osk, ob, m->osk == SK_U32 ? st : mun(m, X_CAST, m->osk, st)));
     if (m->next) {
         lw_open_if(w, mnat_lt(m, nat_sub(a, m->tiles, mc(m, 1)), nat_add(a, m->tile, mc(m, 1))), &t0);
         lw_store(w, m->next, b, mbin(m, OP_ADD, m->osk, ob, m->osk == SK_U32 ? rx : mun(m, X_CAST, m->osk, rx)));
@@ -495,11 +589,9 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
 }
 
 /* 4. Where each bucket's part starts in the tile: the exclusive scan of the tile's k
- * counts (tstart, which ms_look left holding the counts) by warp 0, lane l over the
+ * counts (tstart, which ms_counts left holding the counts) by warp 0, lane l over the
  * buckets l*C .. l*C + C - 1 (C = ceil(k / 32)): its sum, the warp's scan of the sums
- * (shuffles up), then its buckets' starts in order. base[b] becomes base[b] - tstart[b]
- * (modulo 2^32 or 2^64, as the offsets' type), where place 0 of the tile would go, so
- * that the scatter adds the place alone. */
+ * (shuffles up), then its buckets' starts in order; then ms_add_starts. */
 static void ms_tile_scan(Ms *m)
 {
     Lw *w = m->w;
@@ -525,7 +617,6 @@ static void ms_tile_scan(Ms *m)
     lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
     X *cb = lw_materialise(w, lw_xload(w, m->tstart, b), "mscb");
     lw_store(w, m->tstart, b, ax);
-    lw_store(w, m->base, b, mbin(m, OP_SUB, m->osk, lw_xload(w, m->base, b), m->osk == SK_U32 ? ax : mun(m, X_CAST, m->osk, ax)));
     lw_store(w, at, mc(m, 0), mbin(m, OP_ADD, SK_U32, ax, cb));
     w->cur = is;
     lw_close_loop(w, sl, ss);
@@ -533,17 +624,16 @@ static void ms_tile_scan(Ms *m)
     lw_close_loop(w, tl, ts);
 }
 
-/* Whether the tile scan is ms_tile_scan_par's: k <= nt and k a multiple of 32, for
- * elements of at most 4 bytes without values, where it was timed faster. On an H100
- * (bench/results/2026-11-27-nvidia-h100-sort-tilescan) the radix sort of u32 keys took
- * 3-6 % less from 2^22 keys and f32 keys 1-4 % less; u64 keys took 13 % more at 2^22
- * and 25-33 % more from 2^24 (ptxas gave their 512x16 pass 64 registers where it had
- * given 75, so two blocks shared an SM where one had run alone, and the pass was
- * slower), and f32 keys with u32 values the same from 2^20 and 1-2 us more below, so
- * those keep ms_tile_scan. */
+/* Whether the tile scan is ms_tile_scan_par's: k <= nt and k a multiple of 32, for every
+ * element type. When a tile ranked before it counted, u64 keys and pairs kept warp 0's
+ * scan (with the other, ptxas gave u64 keys' pass fewer registers and two blocks an SM,
+ * 25-33 % slower from 2^24 keys on an H100: bench/results/2026-11-27-nvidia-h100-sort-tilescan);
+ * since it counts first, keeping that rule made u64 keys 7-14 % slower than before from
+ * 2^24 keys on an H200 and the pairs no faster
+ * (bench/results/2026-11-27-nvidia-h200-sort-count-first, new3). */
 static bool ms_par_scan(const Ms *m)
 {
-    return m->K <= m->NT && m->K % 32 == 0 && !m->pairs && scalar_info[m->sk].size <= 4;
+    return m->K <= m->NT && m->K % 32 == 0;
 }
 
 /* 4, where k <= nt and k is a multiple of 32 (bucket b is thread b's, and warps hold
@@ -551,9 +641,8 @@ static bool ms_par_scan(const Ms *m)
  * its buckets' counts (lw_warp_scan_add), keeps each bucket's start among its own in
  * tstart[b] and puts its total in wsum; then thread b adds the totals of the warps
  * before its own, which gives its bucket's start in the tile, and adds that start to
- * the bucket's W warp offsets in hist and takes it from base[b]: so ms_order reads one
- * shared word an element (hist) where ms_tile_scan's tstart took a second, random one
- * (a third of its shared reads), and warp 0 no longer scans all k alone. */
+ * the bucket's W warp offsets in hist (ms_add_starts' work, done here) and keeps it in
+ * tstart[b] (for ms_walk), so that warp 0 does not scan all k alone. */
 static void ms_tile_scan_par(Ms *m)
 {
     Lw *w = m->w;
@@ -582,44 +671,35 @@ static void ms_tile_scan_par(Ms *m)
     Nat *hv = nat_add(a, nat_mul(a, v, mc(m, m->K)), tid);
     lw_store(w, m->hist, hv, mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, hv), sx));
     lw_close_loop(w, vl, vs);
-    lw_store(w, m->base, tid, mbin(m, OP_SUB, m->osk, lw_xload(w, m->base, tid), m->osk == SK_U32 ? sx : mun(m, X_CAST, m->osk, sx)));
+    lw_store(w, m->tstart, tid, sx);
     w->cur = is;
     lw_close_loop(w, tl, ts);
 }
 
-/* 5. The tile in bucket order, in shared memory: each element (those of the tile: the
- * place ms_rank read it from below n, a test that full tiles drop) at its bucket's start
- * in the tile, plus its warp's offset in the tile's part of the bucket, plus its rank
- * there. A pair's value is read here, from global memory, rather than kept in registers
- * through the ranking and the look-back (ptxas spilled the pairs' pass at 512x18 and
- * 256x32 with them there). */
-static void ms_order(Ms *m)
+/* 4, after ms_tile_scan: bucket b's start in the tile (tstart[b]) added to its W warp
+ * offsets in hist, so that ms_rank's place is the offset plus the rank alone */
+static void ms_add_starts(Ms *m)
 {
     Lw *w = m->w;
     Arena *a = m->a;
-    Stmt *tl, *ts, *sl, *ss, *is;
-    mthreads(m, &tl, &ts);
-    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
-    Nat *r = mseq(m, m->IPT, &sl, &ss);
-    Nat *gi = mplace(m, warp, lane, r);
-    lw_open_if(w, mnat_lt(m, gi, m->n), &is);
-    X *info = lw_materialise(w, lw_xload(w, m->info, mreg_at(m, r)), "msi");
-    X *b = lw_materialise(w, mbin(m, OP_SHR, SK_U32, info, mlit(m, SK_U32, 16)), "msbk");
-    Nat *bi = lw_data_index(w, b, mc(m, m->K));
-    X *q = mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, nat_add(a, nat_mul(a, warp, mc(m, m->K)), bi)),
-                mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff)));
-    if (!m->wsum) q = mbin(m, OP_ADD, SK_U32, lw_xload(w, m->tstart, bi), q);
-    Nat *qi = lw_data_index(w, q, mc(m, m->TILE));
-    lw_store(w, m->sval, qi, lw_xload(w, m->val, mreg_at(m, r)));
-    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->in2, gi));
+    Stmt *tl, *ts, *sl, *ss, *is, *vl, *vs;
+    Nat *tid = mthreads(m, &tl, &ts);
+    Nat *j = mseq(m, (m->K + m->NT - 1) / m->NT, &sl, &ss);
+    Nat *b = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
+    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
+    X *st = lw_materialise(w, lw_xload(w, m->tstart, b), "msst");
+    Nat *v = mseq(m, m->W, &vl, &vs);
+    Nat *hv = nat_add(a, nat_mul(a, v, mc(m, m->K)), b);
+    lw_store(w, m->hist, hv, mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, hv), st));
+    lw_close_loop(w, vl, vs);
     w->cur = is;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
 
-/* 6. The tile out, coalesced: thread t writes the tile's places t, t + nt, ... (those
+/* 7. The tile out, coalesced: thread t writes the tile's places t, t + nt, ... (those
  * below n - tile*TILE: the tile's elements), place q of bucket b to base[b] + q (base
- * less the bucket's start in the tile: ms_tile_scan), so the threads of a warp write
+ * less the bucket's start in the tile: ms_walk), so the threads of a warp write
  * consecutive words of a bucket's part. A place past the output's end, which only wrong
  * offsets give, is not written. The place is compared with the output's length in the
  * launch's index width (X_IDX): in a 32-bit build, m < 2^31, so one 32-bit add and
@@ -651,7 +731,7 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
     lw_close_loop(w, tl, ts);
 }
 
-/* 7. The tile words stay of this launch or the one before (ms_word's parity tells them
+/* 8. The tile words stay of this launch or the one before (ms_word's parity tells them
  * apart): a launch of T tiles after one of H > T tiles clears words T*k .. H*k - 1,
  * which it does not write and a later, longer launch would read, spread over its blocks
  * (a tile's threads a stride of T*nt words apart), and records T for the next launch in
@@ -695,8 +775,14 @@ static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
  * (earlier ones may compute offs), nothing else computed in it; xs and offs arrays in
  * global memory as they are (data parameters or earlier launches' results). A block per
  * tile, drawn in launch order (lw_draw_tile, as a mapBlock with a lookback), nt
- * threads: ms_clear, ms_rank, ms_look, ms_tile_scan, ms_order, ms_scatter, ms_sweep, the barrier
- * pass putting the __syncthreads between them. */
+ * threads: ms_clear, ms_count, ms_counts, the tile scan (ms_tile_scan_par, or ms_tile_scan
+ * and ms_add_starts), ms_rank, ms_walk, ms_values (pairs), ms_scatter, ms_sweep, the
+ * barrier pass putting the __syncthreads between them (none between ms_rank, ms_walk
+ * and ms_values, which share no shared memory: a bucket's thread walks as soon as it has
+ * ranked). Until the commit after 8533c60 a tile ranked first and published its counts
+ * after; counting, publishing, then ranking, as CUB's Onesweep does, made the radix
+ * sort 8-11 % faster at 2^24 and 2^28 keys for u32, f32 and u64 keys and 7-8 % for f32
+ * keys with u32 values on an H200 (bench/results/2026-11-27-nvidia-h200-sort-count-first). */
 static void write_multisplit(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
@@ -807,11 +893,17 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
         m.sval2 = lw_shared_buffer(w, "mssval2", m.sk2, nat_cst(a, m.TILE), e->sp);
     }
     ms_clear(&m);
-    ms_rank(&m, bufs[1], bufs[2]);
-    ms_look(&m, bufs[0], state);
-    if (m.wsum) ms_tile_scan_par(&m);
-    else ms_tile_scan(&m);
-    ms_order(&m);
+    ms_count(&m, bufs[1], bufs[2]);
+    ms_counts(&m, state);
+    if (m.wsum) {
+        ms_tile_scan_par(&m);
+    } else {
+        ms_tile_scan(&m);
+        ms_add_starts(&m);
+    }
+    ms_rank(&m);
+    ms_walk(&m, bufs[0], state);
+    if (pairs) ms_values(&m);
     ms_scatter(&m, c1->buf, pairs ? c2->buf : NULL);
     ms_sweep(&m, ctr, state);
     lw_close_loop(w, blk, bsaved);

@@ -184,7 +184,7 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  *    bench/results/2026-11-27-nvidia-h200-sort-tempmem: uniform 2^21, 2^22, 1.5 x 2^22
  *    and 2^23 keys took 120.1, 207.0, 285.7, 347.0 us at 512x18, 119.7, 204.4, 275.7,
  *    335.4 at 512x20 and 116.9, 203.7, 285.0, 360.2 at 512x16, whose 8192-key tiles took
- *    22-79 KB more than CUB; the pass keeps no values in registers, ms_order reads them);
+ *    22-79 KB more than CUB; the pass keeps no values in registers: it reads them after ranking);
  *  - u64 keys: 512x16 from 2^20 at every size (203.7, 378.7, 693.4, 1236.8, 4541.2 us at
  *    2^21 to 2^26; 384x16 249.3, 431.2, 767.3, 1397.4, 4998.6; 384x20 238.8 to 4730.3);
  *    i64 and f64 keys take these rows too (step_key): f64 keys 6-15 % faster from 2^20
@@ -192,7 +192,11 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  *    0.96-0.99 at 2^24 and 2^26 (bench/results/2026-11-27-nvidia-h100-sort-f64tiles).
  * Tiles of 18 or more items a thread are compiled for two blocks an SM (multisplit's own
  * launch bound): without it ptxas gave the pairs' pass at 384x20 94 registers and one
- * block an SM, 27-40 % slower (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds). */
+ * block an SM, 27-40 % slower (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds).
+ * Every shape here was timed with multisplit's earlier kernel, which ranked a tile
+ * before it counted and published it; since it counts first (prims/split.c) the sort
+ * is 7-11 % faster from 2^22 keys in these same tiles, which were not timed again
+ * (bench/results/2026-11-27-nvidia-h200-sort-count-first). */
 static const struct {
     patc_type key;
     int vbytes;

@@ -1022,20 +1022,11 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
                     unsigned int v141 = smp[ix140];
                     unsigned int s142 = (~0u);
                     unsigned int msb143 = (msok80 ? min((v138 + ((((v141 | 2147483648u) ^ ((v141 > 2147483648u) ? s142 : 0u)) <= v83) ? v139 : 0u)), 4095u) : 0u);
-                    unsigned int mspm144 = (__ballot_sync(0xffffffffu, msok80) & patc_match_bits(msb143, 12u));
-                    unsigned int msrk145 = __popc((mspm144 & ((1u << lane) - 1u)));
-                    unsigned int msct146 = __popc(mspm144);
-                    long long ix147 = ((long long)msb143);
-                    unsigned int msh148 = 0u;
                     if (msok80) {
-                        msh148 = mshist70[(4096 * warp + ix147)];
+                        long long ix144 = ((long long)msb143);
+                        atomicAdd(&mshist70[(4096 * warp + ix144)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok80 && ((msrk145 + 1u) == msct146))) {
-                        mshist70[(4096 * warp + ix147)] = (msh148 + msct146);
-                    }
-                    __syncwarp();
-                    msinfo73[i79] = ((msb143 << 16u) | (msh148 + msrk145));
+                    msinfo73[i79] = msb143;
                     msval72[i79] = msx81;
                 }
             }
@@ -1110,292 +1101,331 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
                     unsigned int v141 = smp[ix140];
                     unsigned int s142 = (~0u);
                     unsigned int msb143 = (msok80 ? min((v138 + ((((v141 | 2147483648u) ^ ((v141 > 2147483648u) ? s142 : 0u)) <= v83) ? v139 : 0u)), 4095u) : 0u);
-                    unsigned int mspm144 = (__ballot_sync(0xffffffffu, msok80) & patc_match_bits(msb143, 12u));
-                    unsigned int msrk145 = __popc((mspm144 & ((1u << lane) - 1u)));
-                    unsigned int msct146 = __popc(mspm144);
-                    long long ix147 = ((long long)msb143);
-                    unsigned int msh148 = 0u;
                     if (msok80) {
-                        msh148 = mshist70[(4096 * warp + ix147)];
+                        long long ix144 = ((long long)msb143);
+                        atomicAdd(&mshist70[(4096 * warp + ix144)], 1u);
                     }
-                    __syncwarp();
-                    if ((msok80 && ((msrk145 + 1u) == msct146))) {
-                        mshist70[(4096 * warp + ix147)] = (msh148 + msct146);
-                    }
-                    __syncwarp();
-                    msinfo73[i79] = ((msb143 << 16u) | (msh148 + msrk145));
+                    msinfo73[i79] = msb143;
                     msval72[i79] = msx81;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t149 = threadIdx.x;
-            for (patc_int i150 = 0; i150 < 16; i150 += 1) {
-                if (((t149 + 256 * i150) < 4096)) {
-                    unsigned int msrun151 = 0u;
-                    for (patc_int i152 = 0; i152 < 8; i152 += 1) {
-                        unsigned int msc153 = mshist70[(t149 + 256 * i150 + 4096 * i152)];
-                        mshist70[(t149 + 256 * i150 + 4096 * i152)] = msrun151;
-                        msrun151 = (msrun151 + msc153);
+            const patc_int t145 = threadIdx.x;
+            for (patc_int i146 = 0; i146 < 16; i146 += 1) {
+                if (((t145 + 256 * i146) < 4096)) {
+                    unsigned int msrun147 = 0u;
+                    for (patc_int i148 = 0; i148 < 8; i148 += 1) {
+                        unsigned int msc149 = mshist70[(t145 + 256 * i146 + 4096 * i148)];
+                        mshist70[(t145 + 256 * i146 + 4096 * i148)] = msrun147;
+                        msrun147 = (msrun147 + msc149);
                     }
-                    unsigned int mspre154 = 0u;
                     if ((b64 < 1)) {
-                        patc_set32(&msstate62[(4096 * b64 + t149 + 256 * i150)], (((2u | mspar69) << 30u) | msrun151));
+                        patc_set32(&msstate62[(4096 * b64 + t145 + 256 * i146)], (((2u | mspar69) << 30u) | msrun147));
                     }
                     if ((!(b64 < 1))) {
-                        patc_set32(&msstate62[(4096 * b64 + t149 + 256 * i150)], (((2u | mspar69) << 29u) | msrun151));
-                        for (patc_int msd155 = 0; ; msd155 += 1) {
-                            unsigned int msw156;
-                            bool msfull157;
-                            for (;;) {
-                                msw156 = patc_peek32(&msstate62[(4096 * b64 + t149 + 256 * i150 - 4096 * msd155 - 4096)]);
-                                msfull157 = ((msw156 >> 30u) == (2u | mspar69));
-                                if ((msfull157 || ((msw156 >> 29u) == (2u | mspar69)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre154 = (mspre154 + (msw156 & (msfull157 ? 1073741823u : 536870911u)));
-                            if (msfull157) {
-                                break;
-                            }
-                        }
-                        patc_set32(&msstate62[(4096 * b64 + t149 + 256 * i150)], (((2u | mspar69) << 30u) | (mspre154 + msrun151)));
+                        patc_set32(&msstate62[(4096 * b64 + t145 + 256 * i146)], (((2u | mspar69) << 29u) | msrun147));
                     }
-                    msbase71[(t149 + 256 * i150)] = (offs[(t149 + 256 * i150)] + mspre154);
-                    mststart74[(t149 + 256 * i150)] = msrun151;
+                    mststart74[(t145 + 256 * i146)] = msrun147;
+                    msbase71[(t145 + 256 * i146)] = msrun147;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum159 = 0u;
+                unsigned int mssum151 = 0u;
+                for (patc_int i152 = 0; i152 < 128; i152 += 1) {
+                    if (((128 * lane + i152) < 4096)) {
+                        mssum151 = (mssum151 + mststart74[(128 * lane + i152)]);
+                    }
+                }
+                unsigned int msinc153 = mssum151;
+                unsigned int msup154 = __shfl_up_sync(0xffffffffu, msinc153, 1);
+                msinc153 = ((lane >= 1) ? (msinc153 + msup154) : msinc153);
+                unsigned int msup155 = __shfl_up_sync(0xffffffffu, msinc153, 2);
+                msinc153 = ((lane >= 2) ? (msinc153 + msup155) : msinc153);
+                unsigned int msup156 = __shfl_up_sync(0xffffffffu, msinc153, 4);
+                msinc153 = ((lane >= 4) ? (msinc153 + msup156) : msinc153);
+                unsigned int msup157 = __shfl_up_sync(0xffffffffu, msinc153, 8);
+                msinc153 = ((lane >= 8) ? (msinc153 + msup157) : msinc153);
+                unsigned int msup158 = __shfl_up_sync(0xffffffffu, msinc153, 16);
+                msinc153 = ((lane >= 16) ? (msinc153 + msup158) : msinc153);
+                unsigned int msat159 = (msinc153 - mssum151);
                 for (patc_int i160 = 0; i160 < 128; i160 += 1) {
                     if (((128 * lane + i160) < 4096)) {
-                        mssum159 = (mssum159 + mststart74[(128 * lane + i160)]);
-                    }
-                }
-                unsigned int msinc161 = mssum159;
-                unsigned int msup162 = __shfl_up_sync(0xffffffffu, msinc161, 1);
-                msinc161 = ((lane >= 1) ? (msinc161 + msup162) : msinc161);
-                unsigned int msup163 = __shfl_up_sync(0xffffffffu, msinc161, 2);
-                msinc161 = ((lane >= 2) ? (msinc161 + msup163) : msinc161);
-                unsigned int msup164 = __shfl_up_sync(0xffffffffu, msinc161, 4);
-                msinc161 = ((lane >= 4) ? (msinc161 + msup164) : msinc161);
-                unsigned int msup165 = __shfl_up_sync(0xffffffffu, msinc161, 8);
-                msinc161 = ((lane >= 8) ? (msinc161 + msup165) : msinc161);
-                unsigned int msup166 = __shfl_up_sync(0xffffffffu, msinc161, 16);
-                msinc161 = ((lane >= 16) ? (msinc161 + msup166) : msinc161);
-                unsigned int msat167 = (msinc161 - mssum159);
-                for (patc_int i168 = 0; i168 < 128; i168 += 1) {
-                    if (((128 * lane + i168) < 4096)) {
-                        unsigned int mscb169 = mststart74[(128 * lane + i168)];
-                        mststart74[(128 * lane + i168)] = msat167;
-                        msbase71[(128 * lane + i168)] = (msbase71[(128 * lane + i168)] - msat167);
-                        msat167 = (msat167 + mscb169);
+                        unsigned int mscb161 = mststart74[(128 * lane + i160)];
+                        mststart74[(128 * lane + i160)] = msat159;
+                        msat159 = (msat159 + mscb161);
                     }
                 }
             }
         }
         __syncthreads();
-        if (((4096 * b64 + 4095) < n)) {
-            {
-                #pragma unroll
-                for (patc_int i171 = 0; i171 < 16; i171 += 1) {
-                    {
-                        unsigned int msi172 = msinfo73[i171];
-                        unsigned int msbk173 = (msi172 >> 16u);
-                        long long ix174 = ((long long)msbk173);
-                        long long ix175 = ((long long)(mststart74[ix174] + (mshist70[(4096 * warp + ix174)] + (msi172 & 65535u))));
-                        mssval75[ix175] = msval72[i171];
-                    }
-                }
-            }
-        } else {
-            {
-                #pragma unroll
-                for (patc_int i171 = 0; i171 < 16; i171 += 1) {
-                    if (((lane + 512 * warp + 4096 * b64 + 32 * i171) < n)) {
-                        unsigned int msi172 = msinfo73[i171];
-                        unsigned int msbk173 = (msi172 >> 16u);
-                        long long ix174 = ((long long)msbk173);
-                        long long ix175 = ((long long)(mststart74[ix174] + (mshist70[(4096 * warp + ix174)] + (msi172 & 65535u))));
-                        mssval75[ix175] = msval72[i171];
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b64 + 4095) < n)) {
-            {
-                const patc_int t176 = threadIdx.x;
-                for (patc_int i177 = 0; i177 < 16; i177 += 1) {
-                    {
-                        unsigned int msv178 = mssval75[(t176 + 256 * i177)];
-                        unsigned int s179 = (~0u);
-                        unsigned int v180 = ((msv178 | 2147483648u) ^ ((msv178 > 2147483648u) ? s179 : 0u));
-                        unsigned int v181 = (((unsigned int)k) >> 1u);
-                        long long ix182 = ((long long)((0u + v181) * ((unsigned int)r)));
-                        unsigned int v183 = smp[ix182];
-                        unsigned int s184 = (~0u);
-                        unsigned int v185 = (0u + ((((v183 | 2147483648u) ^ ((v183 > 2147483648u) ? s184 : 0u)) <= v180) ? v181 : 0u));
-                        unsigned int v186 = (((unsigned int)k) >> 2u);
-                        long long ix187 = ((long long)((v185 + v186) * ((unsigned int)r)));
-                        unsigned int v188 = smp[ix187];
-                        unsigned int s189 = (~0u);
-                        unsigned int v190 = (v185 + ((((v188 | 2147483648u) ^ ((v188 > 2147483648u) ? s189 : 0u)) <= v180) ? v186 : 0u));
-                        unsigned int v191 = (((unsigned int)k) >> 3u);
-                        long long ix192 = ((long long)((v190 + v191) * ((unsigned int)r)));
-                        unsigned int v193 = smp[ix192];
-                        unsigned int s194 = (~0u);
-                        unsigned int v195 = (v190 + ((((v193 | 2147483648u) ^ ((v193 > 2147483648u) ? s194 : 0u)) <= v180) ? v191 : 0u));
-                        unsigned int v196 = (((unsigned int)k) >> 4u);
-                        long long ix197 = ((long long)((v195 + v196) * ((unsigned int)r)));
-                        unsigned int v198 = smp[ix197];
-                        unsigned int s199 = (~0u);
-                        unsigned int v200 = (v195 + ((((v198 | 2147483648u) ^ ((v198 > 2147483648u) ? s199 : 0u)) <= v180) ? v196 : 0u));
-                        unsigned int v201 = (((unsigned int)k) >> 5u);
-                        long long ix202 = ((long long)((v200 + v201) * ((unsigned int)r)));
-                        unsigned int v203 = smp[ix202];
-                        unsigned int s204 = (~0u);
-                        unsigned int v205 = (v200 + ((((v203 | 2147483648u) ^ ((v203 > 2147483648u) ? s204 : 0u)) <= v180) ? v201 : 0u));
-                        unsigned int v206 = (((unsigned int)k) >> 6u);
-                        long long ix207 = ((long long)((v205 + v206) * ((unsigned int)r)));
-                        unsigned int v208 = smp[ix207];
-                        unsigned int s209 = (~0u);
-                        unsigned int v210 = (v205 + ((((v208 | 2147483648u) ^ ((v208 > 2147483648u) ? s209 : 0u)) <= v180) ? v206 : 0u));
-                        unsigned int v211 = (((unsigned int)k) >> 7u);
-                        long long ix212 = ((long long)((v210 + v211) * ((unsigned int)r)));
-                        unsigned int v213 = smp[ix212];
-                        unsigned int s214 = (~0u);
-                        unsigned int v215 = (v210 + ((((v213 | 2147483648u) ^ ((v213 > 2147483648u) ? s214 : 0u)) <= v180) ? v211 : 0u));
-                        unsigned int v216 = (((unsigned int)k) >> 8u);
-                        long long ix217 = ((long long)((v215 + v216) * ((unsigned int)r)));
-                        unsigned int v218 = smp[ix217];
-                        unsigned int s219 = (~0u);
-                        unsigned int v220 = (v215 + ((((v218 | 2147483648u) ^ ((v218 > 2147483648u) ? s219 : 0u)) <= v180) ? v216 : 0u));
-                        unsigned int v221 = (((unsigned int)k) >> 9u);
-                        long long ix222 = ((long long)((v220 + v221) * ((unsigned int)r)));
-                        unsigned int v223 = smp[ix222];
-                        unsigned int s224 = (~0u);
-                        unsigned int v225 = (v220 + ((((v223 | 2147483648u) ^ ((v223 > 2147483648u) ? s224 : 0u)) <= v180) ? v221 : 0u));
-                        unsigned int v226 = (((unsigned int)k) >> 10u);
-                        long long ix227 = ((long long)((v225 + v226) * ((unsigned int)r)));
-                        unsigned int v228 = smp[ix227];
-                        unsigned int s229 = (~0u);
-                        unsigned int v230 = (v225 + ((((v228 | 2147483648u) ^ ((v228 > 2147483648u) ? s229 : 0u)) <= v180) ? v226 : 0u));
-                        unsigned int v231 = (((unsigned int)k) >> 11u);
-                        long long ix232 = ((long long)((v230 + v231) * ((unsigned int)r)));
-                        unsigned int v233 = smp[ix232];
-                        unsigned int s234 = (~0u);
-                        unsigned int v235 = (v230 + ((((v233 | 2147483648u) ^ ((v233 > 2147483648u) ? s234 : 0u)) <= v180) ? v231 : 0u));
-                        unsigned int v236 = (((unsigned int)k) >> 12u);
-                        long long ix237 = ((long long)((v235 + v236) * ((unsigned int)r)));
-                        unsigned int v238 = smp[ix237];
-                        unsigned int s239 = (~0u);
-                        unsigned int msbk240 = min((v235 + ((((v238 | 2147483648u) ^ ((v238 > 2147483648u) ? s239 : 0u)) <= v180) ? v236 : 0u)), 4095u);
-                        long long ix241 = ((long long)msbk240);
-                        if ((((patc_uint)(msbase71[ix241] + ((unsigned int)(t176 + 256 * i177)))) < ((patc_uint)n))) {
-                            const patc_int msdst242 = ((patc_uint)(msbase71[ix241] + ((unsigned int)(t176 + 256 * i177))));
-                            out[msdst242] = msv178;
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t176 = threadIdx.x;
-                for (patc_int i177 = 0; i177 < 16; i177 += 1) {
-                    if (((4096 * b64 + t176 + 256 * i177) < n)) {
-                        unsigned int msv178 = mssval75[(t176 + 256 * i177)];
-                        unsigned int s179 = (~0u);
-                        unsigned int v180 = ((msv178 | 2147483648u) ^ ((msv178 > 2147483648u) ? s179 : 0u));
-                        unsigned int v181 = (((unsigned int)k) >> 1u);
-                        long long ix182 = ((long long)((0u + v181) * ((unsigned int)r)));
-                        unsigned int v183 = smp[ix182];
-                        unsigned int s184 = (~0u);
-                        unsigned int v185 = (0u + ((((v183 | 2147483648u) ^ ((v183 > 2147483648u) ? s184 : 0u)) <= v180) ? v181 : 0u));
-                        unsigned int v186 = (((unsigned int)k) >> 2u);
-                        long long ix187 = ((long long)((v185 + v186) * ((unsigned int)r)));
-                        unsigned int v188 = smp[ix187];
-                        unsigned int s189 = (~0u);
-                        unsigned int v190 = (v185 + ((((v188 | 2147483648u) ^ ((v188 > 2147483648u) ? s189 : 0u)) <= v180) ? v186 : 0u));
-                        unsigned int v191 = (((unsigned int)k) >> 3u);
-                        long long ix192 = ((long long)((v190 + v191) * ((unsigned int)r)));
-                        unsigned int v193 = smp[ix192];
-                        unsigned int s194 = (~0u);
-                        unsigned int v195 = (v190 + ((((v193 | 2147483648u) ^ ((v193 > 2147483648u) ? s194 : 0u)) <= v180) ? v191 : 0u));
-                        unsigned int v196 = (((unsigned int)k) >> 4u);
-                        long long ix197 = ((long long)((v195 + v196) * ((unsigned int)r)));
-                        unsigned int v198 = smp[ix197];
-                        unsigned int s199 = (~0u);
-                        unsigned int v200 = (v195 + ((((v198 | 2147483648u) ^ ((v198 > 2147483648u) ? s199 : 0u)) <= v180) ? v196 : 0u));
-                        unsigned int v201 = (((unsigned int)k) >> 5u);
-                        long long ix202 = ((long long)((v200 + v201) * ((unsigned int)r)));
-                        unsigned int v203 = smp[ix202];
-                        unsigned int s204 = (~0u);
-                        unsigned int v205 = (v200 + ((((v203 | 2147483648u) ^ ((v203 > 2147483648u) ? s204 : 0u)) <= v180) ? v201 : 0u));
-                        unsigned int v206 = (((unsigned int)k) >> 6u);
-                        long long ix207 = ((long long)((v205 + v206) * ((unsigned int)r)));
-                        unsigned int v208 = smp[ix207];
-                        unsigned int s209 = (~0u);
-                        unsigned int v210 = (v205 + ((((v208 | 2147483648u) ^ ((v208 > 2147483648u) ? s209 : 0u)) <= v180) ? v206 : 0u));
-                        unsigned int v211 = (((unsigned int)k) >> 7u);
-                        long long ix212 = ((long long)((v210 + v211) * ((unsigned int)r)));
-                        unsigned int v213 = smp[ix212];
-                        unsigned int s214 = (~0u);
-                        unsigned int v215 = (v210 + ((((v213 | 2147483648u) ^ ((v213 > 2147483648u) ? s214 : 0u)) <= v180) ? v211 : 0u));
-                        unsigned int v216 = (((unsigned int)k) >> 8u);
-                        long long ix217 = ((long long)((v215 + v216) * ((unsigned int)r)));
-                        unsigned int v218 = smp[ix217];
-                        unsigned int s219 = (~0u);
-                        unsigned int v220 = (v215 + ((((v218 | 2147483648u) ^ ((v218 > 2147483648u) ? s219 : 0u)) <= v180) ? v216 : 0u));
-                        unsigned int v221 = (((unsigned int)k) >> 9u);
-                        long long ix222 = ((long long)((v220 + v221) * ((unsigned int)r)));
-                        unsigned int v223 = smp[ix222];
-                        unsigned int s224 = (~0u);
-                        unsigned int v225 = (v220 + ((((v223 | 2147483648u) ^ ((v223 > 2147483648u) ? s224 : 0u)) <= v180) ? v221 : 0u));
-                        unsigned int v226 = (((unsigned int)k) >> 10u);
-                        long long ix227 = ((long long)((v225 + v226) * ((unsigned int)r)));
-                        unsigned int v228 = smp[ix227];
-                        unsigned int s229 = (~0u);
-                        unsigned int v230 = (v225 + ((((v228 | 2147483648u) ^ ((v228 > 2147483648u) ? s229 : 0u)) <= v180) ? v226 : 0u));
-                        unsigned int v231 = (((unsigned int)k) >> 11u);
-                        long long ix232 = ((long long)((v230 + v231) * ((unsigned int)r)));
-                        unsigned int v233 = smp[ix232];
-                        unsigned int s234 = (~0u);
-                        unsigned int v235 = (v230 + ((((v233 | 2147483648u) ^ ((v233 > 2147483648u) ? s234 : 0u)) <= v180) ? v231 : 0u));
-                        unsigned int v236 = (((unsigned int)k) >> 12u);
-                        long long ix237 = ((long long)((v235 + v236) * ((unsigned int)r)));
-                        unsigned int v238 = smp[ix237];
-                        unsigned int s239 = (~0u);
-                        unsigned int msbk240 = min((v235 + ((((v238 | 2147483648u) ^ ((v238 > 2147483648u) ? s239 : 0u)) <= v180) ? v236 : 0u)), 4095u);
-                        long long ix241 = ((long long)msbk240);
-                        if ((((patc_uint)(msbase71[ix241] + ((unsigned int)(t176 + 256 * i177)))) < ((patc_uint)n))) {
-                            const patc_int msdst242 = ((patc_uint)(msbase71[ix241] + ((unsigned int)(t176 + 256 * i177))));
-                            out[msdst242] = msv178;
-                        }
-                    }
-                }
-            }
-        }
-        const patc_int mspar243 = mspar69;
-        const patc_int msh244 = ((unsigned int)msctr63[(-mspar243 + 2)]);
         {
-            const patc_int t245 = threadIdx.x;
-            if (((b64 < 1) && (t245 < 1))) {
-                msctr63[(mspar243 + 1)] = ((unsigned long long)((n + 4095) / 4096));
+            const patc_int t162 = threadIdx.x;
+            for (patc_int i163 = 0; i163 < 16; i163 += 1) {
+                if (((t162 + 256 * i163) < 4096)) {
+                    unsigned int msst164 = mststart74[(t162 + 256 * i163)];
+                    for (patc_int i165 = 0; i165 < 8; i165 += 1) {
+                        mshist70[(t162 + 256 * i163 + 4096 * i165)] = (mshist70[(t162 + 256 * i163 + 4096 * i165)] + msst164);
+                    }
+                }
             }
-            unsigned int mszi246 = ((unsigned int)(256 * b64 + t245 + 4096 * ((n + 4095) / 4096)));
+        }
+        __syncthreads();
+        if (((4096 * b64 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i167 = 0; i167 < 16; i167 += 1) {
+                    bool msok168 = true;
+                    unsigned int msb169 = msinfo73[i167];
+                    unsigned int mspm170 = (__ballot_sync(0xffffffffu, msok168) & patc_match_bits(msb169, 12u));
+                    unsigned int msrk171 = __popc((mspm170 & ((1u << lane) - 1u)));
+                    unsigned int msct172 = __popc(mspm170);
+                    long long ix173 = ((long long)msb169);
+                    unsigned int msh174 = 0u;
+                    if (msok168) {
+                        msh174 = mshist70[(4096 * warp + ix173)];
+                    }
+                    __syncwarp();
+                    if ((msok168 && ((msrk171 + 1u) == msct172))) {
+                        mshist70[(4096 * warp + ix173)] = (msh174 + msct172);
+                    }
+                    __syncwarp();
+                    if (msok168) {
+                        unsigned int msq175 = (msh174 + msrk171);
+                        long long ix176 = ((long long)msq175);
+                        mssval75[ix176] = msval72[i167];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i167 = 0; i167 < 16; i167 += 1) {
+                    bool msok168 = ((lane + 512 * warp + 4096 * b64 + 32 * i167) < n);
+                    unsigned int msb169 = msinfo73[i167];
+                    unsigned int mspm170 = (__ballot_sync(0xffffffffu, msok168) & patc_match_bits(msb169, 12u));
+                    unsigned int msrk171 = __popc((mspm170 & ((1u << lane) - 1u)));
+                    unsigned int msct172 = __popc(mspm170);
+                    long long ix173 = ((long long)msb169);
+                    unsigned int msh174 = 0u;
+                    if (msok168) {
+                        msh174 = mshist70[(4096 * warp + ix173)];
+                    }
+                    __syncwarp();
+                    if ((msok168 && ((msrk171 + 1u) == msct172))) {
+                        mshist70[(4096 * warp + ix173)] = (msh174 + msct172);
+                    }
+                    __syncwarp();
+                    if (msok168) {
+                        unsigned int msq175 = (msh174 + msrk171);
+                        long long ix176 = ((long long)msq175);
+                        mssval75[ix176] = msval72[i167];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t177 = threadIdx.x;
+            for (patc_int i178 = 0; i178 < 16; i178 += 1) {
+                if (((t177 + 256 * i178) < 4096)) {
+                    unsigned int msc179 = msbase71[(t177 + 256 * i178)];
+                    unsigned int mspre180 = 0u;
+                    if ((!(b64 < 1))) {
+                        for (patc_int msd181 = 0; ; msd181 += 1) {
+                            unsigned int msw182;
+                            bool msfull183;
+                            for (;;) {
+                                msw182 = patc_peek32(&msstate62[(4096 * b64 + t177 + 256 * i178 - 4096 * msd181 - 4096)]);
+                                msfull183 = ((msw182 >> 30u) == (2u | mspar69));
+                                if ((msfull183 || ((msw182 >> 29u) == (2u | mspar69)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre180 = (mspre180 + (msw182 & (msfull183 ? 1073741823u : 536870911u)));
+                            if (msfull183) {
+                                break;
+                            }
+                        }
+                        patc_set32(&msstate62[(4096 * b64 + t177 + 256 * i178)], (((2u | mspar69) << 30u) | (mspre180 + msc179)));
+                    }
+                    msbase71[(t177 + 256 * i178)] = ((offs[(t177 + 256 * i178)] + mspre180) - mststart74[(t177 + 256 * i178)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b64 + 4095) < n)) {
+            {
+                const patc_int t184 = threadIdx.x;
+                for (patc_int i185 = 0; i185 < 16; i185 += 1) {
+                    {
+                        unsigned int msv186 = mssval75[(t184 + 256 * i185)];
+                        unsigned int s187 = (~0u);
+                        unsigned int v188 = ((msv186 | 2147483648u) ^ ((msv186 > 2147483648u) ? s187 : 0u));
+                        unsigned int v189 = (((unsigned int)k) >> 1u);
+                        long long ix190 = ((long long)((0u + v189) * ((unsigned int)r)));
+                        unsigned int v191 = smp[ix190];
+                        unsigned int s192 = (~0u);
+                        unsigned int v193 = (0u + ((((v191 | 2147483648u) ^ ((v191 > 2147483648u) ? s192 : 0u)) <= v188) ? v189 : 0u));
+                        unsigned int v194 = (((unsigned int)k) >> 2u);
+                        long long ix195 = ((long long)((v193 + v194) * ((unsigned int)r)));
+                        unsigned int v196 = smp[ix195];
+                        unsigned int s197 = (~0u);
+                        unsigned int v198 = (v193 + ((((v196 | 2147483648u) ^ ((v196 > 2147483648u) ? s197 : 0u)) <= v188) ? v194 : 0u));
+                        unsigned int v199 = (((unsigned int)k) >> 3u);
+                        long long ix200 = ((long long)((v198 + v199) * ((unsigned int)r)));
+                        unsigned int v201 = smp[ix200];
+                        unsigned int s202 = (~0u);
+                        unsigned int v203 = (v198 + ((((v201 | 2147483648u) ^ ((v201 > 2147483648u) ? s202 : 0u)) <= v188) ? v199 : 0u));
+                        unsigned int v204 = (((unsigned int)k) >> 4u);
+                        long long ix205 = ((long long)((v203 + v204) * ((unsigned int)r)));
+                        unsigned int v206 = smp[ix205];
+                        unsigned int s207 = (~0u);
+                        unsigned int v208 = (v203 + ((((v206 | 2147483648u) ^ ((v206 > 2147483648u) ? s207 : 0u)) <= v188) ? v204 : 0u));
+                        unsigned int v209 = (((unsigned int)k) >> 5u);
+                        long long ix210 = ((long long)((v208 + v209) * ((unsigned int)r)));
+                        unsigned int v211 = smp[ix210];
+                        unsigned int s212 = (~0u);
+                        unsigned int v213 = (v208 + ((((v211 | 2147483648u) ^ ((v211 > 2147483648u) ? s212 : 0u)) <= v188) ? v209 : 0u));
+                        unsigned int v214 = (((unsigned int)k) >> 6u);
+                        long long ix215 = ((long long)((v213 + v214) * ((unsigned int)r)));
+                        unsigned int v216 = smp[ix215];
+                        unsigned int s217 = (~0u);
+                        unsigned int v218 = (v213 + ((((v216 | 2147483648u) ^ ((v216 > 2147483648u) ? s217 : 0u)) <= v188) ? v214 : 0u));
+                        unsigned int v219 = (((unsigned int)k) >> 7u);
+                        long long ix220 = ((long long)((v218 + v219) * ((unsigned int)r)));
+                        unsigned int v221 = smp[ix220];
+                        unsigned int s222 = (~0u);
+                        unsigned int v223 = (v218 + ((((v221 | 2147483648u) ^ ((v221 > 2147483648u) ? s222 : 0u)) <= v188) ? v219 : 0u));
+                        unsigned int v224 = (((unsigned int)k) >> 8u);
+                        long long ix225 = ((long long)((v223 + v224) * ((unsigned int)r)));
+                        unsigned int v226 = smp[ix225];
+                        unsigned int s227 = (~0u);
+                        unsigned int v228 = (v223 + ((((v226 | 2147483648u) ^ ((v226 > 2147483648u) ? s227 : 0u)) <= v188) ? v224 : 0u));
+                        unsigned int v229 = (((unsigned int)k) >> 9u);
+                        long long ix230 = ((long long)((v228 + v229) * ((unsigned int)r)));
+                        unsigned int v231 = smp[ix230];
+                        unsigned int s232 = (~0u);
+                        unsigned int v233 = (v228 + ((((v231 | 2147483648u) ^ ((v231 > 2147483648u) ? s232 : 0u)) <= v188) ? v229 : 0u));
+                        unsigned int v234 = (((unsigned int)k) >> 10u);
+                        long long ix235 = ((long long)((v233 + v234) * ((unsigned int)r)));
+                        unsigned int v236 = smp[ix235];
+                        unsigned int s237 = (~0u);
+                        unsigned int v238 = (v233 + ((((v236 | 2147483648u) ^ ((v236 > 2147483648u) ? s237 : 0u)) <= v188) ? v234 : 0u));
+                        unsigned int v239 = (((unsigned int)k) >> 11u);
+                        long long ix240 = ((long long)((v238 + v239) * ((unsigned int)r)));
+                        unsigned int v241 = smp[ix240];
+                        unsigned int s242 = (~0u);
+                        unsigned int v243 = (v238 + ((((v241 | 2147483648u) ^ ((v241 > 2147483648u) ? s242 : 0u)) <= v188) ? v239 : 0u));
+                        unsigned int v244 = (((unsigned int)k) >> 12u);
+                        long long ix245 = ((long long)((v243 + v244) * ((unsigned int)r)));
+                        unsigned int v246 = smp[ix245];
+                        unsigned int s247 = (~0u);
+                        unsigned int msbk248 = min((v243 + ((((v246 | 2147483648u) ^ ((v246 > 2147483648u) ? s247 : 0u)) <= v188) ? v244 : 0u)), 4095u);
+                        long long ix249 = ((long long)msbk248);
+                        if ((((patc_uint)(msbase71[ix249] + ((unsigned int)(t184 + 256 * i185)))) < ((patc_uint)n))) {
+                            const patc_int msdst250 = ((patc_uint)(msbase71[ix249] + ((unsigned int)(t184 + 256 * i185))));
+                            out[msdst250] = msv186;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t184 = threadIdx.x;
+                for (patc_int i185 = 0; i185 < 16; i185 += 1) {
+                    if (((4096 * b64 + t184 + 256 * i185) < n)) {
+                        unsigned int msv186 = mssval75[(t184 + 256 * i185)];
+                        unsigned int s187 = (~0u);
+                        unsigned int v188 = ((msv186 | 2147483648u) ^ ((msv186 > 2147483648u) ? s187 : 0u));
+                        unsigned int v189 = (((unsigned int)k) >> 1u);
+                        long long ix190 = ((long long)((0u + v189) * ((unsigned int)r)));
+                        unsigned int v191 = smp[ix190];
+                        unsigned int s192 = (~0u);
+                        unsigned int v193 = (0u + ((((v191 | 2147483648u) ^ ((v191 > 2147483648u) ? s192 : 0u)) <= v188) ? v189 : 0u));
+                        unsigned int v194 = (((unsigned int)k) >> 2u);
+                        long long ix195 = ((long long)((v193 + v194) * ((unsigned int)r)));
+                        unsigned int v196 = smp[ix195];
+                        unsigned int s197 = (~0u);
+                        unsigned int v198 = (v193 + ((((v196 | 2147483648u) ^ ((v196 > 2147483648u) ? s197 : 0u)) <= v188) ? v194 : 0u));
+                        unsigned int v199 = (((unsigned int)k) >> 3u);
+                        long long ix200 = ((long long)((v198 + v199) * ((unsigned int)r)));
+                        unsigned int v201 = smp[ix200];
+                        unsigned int s202 = (~0u);
+                        unsigned int v203 = (v198 + ((((v201 | 2147483648u) ^ ((v201 > 2147483648u) ? s202 : 0u)) <= v188) ? v199 : 0u));
+                        unsigned int v204 = (((unsigned int)k) >> 4u);
+                        long long ix205 = ((long long)((v203 + v204) * ((unsigned int)r)));
+                        unsigned int v206 = smp[ix205];
+                        unsigned int s207 = (~0u);
+                        unsigned int v208 = (v203 + ((((v206 | 2147483648u) ^ ((v206 > 2147483648u) ? s207 : 0u)) <= v188) ? v204 : 0u));
+                        unsigned int v209 = (((unsigned int)k) >> 5u);
+                        long long ix210 = ((long long)((v208 + v209) * ((unsigned int)r)));
+                        unsigned int v211 = smp[ix210];
+                        unsigned int s212 = (~0u);
+                        unsigned int v213 = (v208 + ((((v211 | 2147483648u) ^ ((v211 > 2147483648u) ? s212 : 0u)) <= v188) ? v209 : 0u));
+                        unsigned int v214 = (((unsigned int)k) >> 6u);
+                        long long ix215 = ((long long)((v213 + v214) * ((unsigned int)r)));
+                        unsigned int v216 = smp[ix215];
+                        unsigned int s217 = (~0u);
+                        unsigned int v218 = (v213 + ((((v216 | 2147483648u) ^ ((v216 > 2147483648u) ? s217 : 0u)) <= v188) ? v214 : 0u));
+                        unsigned int v219 = (((unsigned int)k) >> 7u);
+                        long long ix220 = ((long long)((v218 + v219) * ((unsigned int)r)));
+                        unsigned int v221 = smp[ix220];
+                        unsigned int s222 = (~0u);
+                        unsigned int v223 = (v218 + ((((v221 | 2147483648u) ^ ((v221 > 2147483648u) ? s222 : 0u)) <= v188) ? v219 : 0u));
+                        unsigned int v224 = (((unsigned int)k) >> 8u);
+                        long long ix225 = ((long long)((v223 + v224) * ((unsigned int)r)));
+                        unsigned int v226 = smp[ix225];
+                        unsigned int s227 = (~0u);
+                        unsigned int v228 = (v223 + ((((v226 | 2147483648u) ^ ((v226 > 2147483648u) ? s227 : 0u)) <= v188) ? v224 : 0u));
+                        unsigned int v229 = (((unsigned int)k) >> 9u);
+                        long long ix230 = ((long long)((v228 + v229) * ((unsigned int)r)));
+                        unsigned int v231 = smp[ix230];
+                        unsigned int s232 = (~0u);
+                        unsigned int v233 = (v228 + ((((v231 | 2147483648u) ^ ((v231 > 2147483648u) ? s232 : 0u)) <= v188) ? v229 : 0u));
+                        unsigned int v234 = (((unsigned int)k) >> 10u);
+                        long long ix235 = ((long long)((v233 + v234) * ((unsigned int)r)));
+                        unsigned int v236 = smp[ix235];
+                        unsigned int s237 = (~0u);
+                        unsigned int v238 = (v233 + ((((v236 | 2147483648u) ^ ((v236 > 2147483648u) ? s237 : 0u)) <= v188) ? v234 : 0u));
+                        unsigned int v239 = (((unsigned int)k) >> 11u);
+                        long long ix240 = ((long long)((v238 + v239) * ((unsigned int)r)));
+                        unsigned int v241 = smp[ix240];
+                        unsigned int s242 = (~0u);
+                        unsigned int v243 = (v238 + ((((v241 | 2147483648u) ^ ((v241 > 2147483648u) ? s242 : 0u)) <= v188) ? v239 : 0u));
+                        unsigned int v244 = (((unsigned int)k) >> 12u);
+                        long long ix245 = ((long long)((v243 + v244) * ((unsigned int)r)));
+                        unsigned int v246 = smp[ix245];
+                        unsigned int s247 = (~0u);
+                        unsigned int msbk248 = min((v243 + ((((v246 | 2147483648u) ^ ((v246 > 2147483648u) ? s247 : 0u)) <= v188) ? v244 : 0u)), 4095u);
+                        long long ix249 = ((long long)msbk248);
+                        if ((((patc_uint)(msbase71[ix249] + ((unsigned int)(t184 + 256 * i185)))) < ((patc_uint)n))) {
+                            const patc_int msdst250 = ((patc_uint)(msbase71[ix249] + ((unsigned int)(t184 + 256 * i185))));
+                            out[msdst250] = msv186;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar251 = mspar69;
+        const patc_int msh252 = ((unsigned int)msctr63[(-mspar251 + 2)]);
+        {
+            const patc_int t253 = threadIdx.x;
+            if (((b64 < 1) && (t253 < 1))) {
+                msctr63[(mspar251 + 1)] = ((unsigned long long)((n + 4095) / 4096));
+            }
+            unsigned int mszi254 = ((unsigned int)(256 * b64 + t253 + 4096 * ((n + 4095) / 4096)));
             for (;;) {
-                if ((mszi246 >= ((unsigned int)(4096 * msh244)))) {
+                if ((mszi254 >= ((unsigned int)(4096 * msh252)))) {
                     break;
                 }
-                const patc_int msz247 = mszi246;
-                msstate62[msz247] = 0u;
-                mszi246 = (mszi246 + ((unsigned int)(256 * ((n + 4095) / 4096))));
+                const patc_int msz255 = mszi254;
+                msstate62[msz255] = 0u;
+                mszi254 = (mszi254 + ((unsigned int)(256 * ((n + 4095) / 4096))));
             }
         }
     }

@@ -31,7 +31,10 @@
  * different block each pass and skip a block one pass in four (a fixed pseudo-random
  * choice), so that the persistent blocks share the tiles unevenly and a look-back waits
  * for, and reads, other blocks' tile words (EMU_RESIDENT=N in the environment: N, 1 to
- * 4). __nanosleep lets every other thread run first; when every thread waits and
+ * 4; EMU_SLOW=K: the blocks of even x index run one pass in K besides, after their
+ * first, in which they draw their tile, so that a later tile reaches its look-back
+ * before an earlier one has published its counts, which a tile publishes before it
+ * ranks). __nanosleep lets every other thread run first; when every thread waits and
  * several rounds of the sleepers change nothing (no arrival, copy, flagged word stored
  * or thread finished), the run stops with a deadlock report naming the kernel and each
  * warp's block, threads and what they wait for, instead of hanging. A loop that polls
@@ -159,6 +162,7 @@ struct Block {
     dim3 bid;
     bool live;
     bool reverse;  /* this block's threads run from the last to the first */
+    int runs;      /* the passes it has run (EMU_SLOW) */
     alignas(16) unsigned char smem[SMEM];
 };
 
@@ -174,6 +178,7 @@ struct Copy {
 struct State {
     Block blocks[MAX_RESIDENT];
     int resident;  /* blocks that run at once in this launch */
+    int slow;      /* EMU_SLOW: with several resident, blocks of even x index run one pass in slow */
     int nthreads;
     unsigned shared;
     Fiber *cur;
@@ -396,9 +401,11 @@ PATC_EMU_RT bool release()
             if (w == AT_SLEEP) sleeping++;
         }
     }
-    if (running) return true;
     if (!live) return false;
-    bool any = false;
+    /* a block's waits are released whether or not another block has threads to run (a
+     * block that sits out a pass keeps its runnable threads), so that blocks go at
+     * their own speeds */
+    bool any = running > 0;
     for (int b = 0; b < s.resident; b++) {
         Block &B = s.blocks[b];
         if (!B.live) continue;
@@ -464,6 +471,7 @@ PATC_EMU_RT void start_block(Block &B, dim3 bid)
     B.bid = bid;
     B.live = true;
     B.reverse = (bid.x + bid.y + bid.z) & 1;
+    B.runs = 0;
     /* shared memory starts with anything: not zero, so that a read before a write shows */
     memset(B.smem, 0x5a, s.shared);
     for (int i = 0; i < s.nthreads; i++) {
@@ -520,6 +528,8 @@ PATC_EMU_RT void run_grid()
                 rng ^= rng >> 7;
                 rng ^= rng << 17;
                 if (!B.live || (s.resident > 1 && rng % 4 == 0)) continue;
+                if (s.resident > 1 && s.slow > 1 && B.bid.x % 2 == 0 && B.runs > 0 && pass % s.slow) continue;
+                B.runs++;
                 for (int j = 0; j < s.nthreads; j++) {
                     int i = B.reverse ? s.nthreads - 1 - j : j;
                     if (B.fibers[i].wait == RUN) {
@@ -955,6 +965,8 @@ PATC_EMU_RT int launch(const Entry *table, const char *name, const unsigned grid
     const char *er = getenv("EMU_RESIDENT");
     s.resident = e->resident > 1 && er && atoi(er) > 0 ? atoi(er) : e->resident;
     s.resident = s.resident < 1 ? 1 : s.resident > MAX_RESIDENT ? MAX_RESIDENT : s.resident;
+    const char *sl = getenv("EMU_SLOW");
+    s.slow = sl ? atoi(sl) : 0;
     for (int b = 0; b < s.resident; b++)
         if (!s.blocks[b].stacks && !(s.blocks[b].stacks = (char *)malloc((size_t)MAX_THREADS * STACK))) return -2;
     s.block = dim3{block[0], block[1], block[2]};
