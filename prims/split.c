@@ -300,6 +300,48 @@ static Nat *mplace(Ms *m, Nat *warp, Nat *lane, Nat *r)
     return nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p);
 }
 
+/* The loops a part of the kernel opens: the block's threads (one trip each) and a
+ * sequence inside them; in, where a part opened an if of its own for the whole trip
+ * (mbuckets'), the statement to go back to. mclose closes them. */
+typedef struct {
+    Stmt *tl, *ts, *sl, *ss, *in;
+} Mloops;
+static void mclose(Ms *m, Mloops *l)
+{
+    if (l->in) m->w->cur = l->in;
+    lw_close_loop(m->w, l->sl, l->ss);
+    lw_close_loop(m->w, l->tl, l->ts);
+}
+/* The rounds of a warp's part of the tile (ms_count, ms_rank, ms_values): *r the
+ * round, the result where the lane reads its element (mplace) */
+static Nat *mrounds(Ms *m, Mloops *l, Nat **r)
+{
+    *l = (Mloops){0};
+    mthreads(m, &l->tl, &l->ts);
+    Nat *warp = nat_var(m->a, m->w->k->hw.warp), *lane = nat_var(m->a, m->w->k->hw.lane);
+    *r = mseq(m, m->IPT, &l->sl, &l->ss);
+    return mplace(m, warp, lane, *r);
+}
+/* The buckets, one a thread (bucket b is thread b % nt's, in trip b / nt), inside an if
+ * b < k (ms_counts, ms_add_starts, ms_walk): the result b */
+static Nat *mbuckets(Ms *m, Mloops *l)
+{
+    *l = (Mloops){0};
+    Nat *tid = mthreads(m, &l->tl, &l->ts);
+    Nat *j = mseq(m, (m->K + m->NT - 1) / m->NT, &l->sl, &l->ss);
+    Nat *b = nat_add(m->a, nat_mul(m->a, j, mc(m, m->NT)), tid);
+    lw_open_if(m->w, mnat_lt(m, b, mc(m, m->K)), &l->in);
+    return b;
+}
+/* !e */
+static X *mnot(Ms *m, X *e)
+{
+    X *x = lw_xnew(m->w, X_UN, SK_BOOL);
+    x->un.op = UOP_NOT;
+    x->un.e = e;
+    return x;
+}
+
 /* bucket(x): the user's function inlined, capped at K - 1 (an out-of-range bucket is
  * the interpreter's error; the kernel puts the element in the last bucket rather than
  * index past its counts) */
@@ -344,11 +386,10 @@ static void ms_count(Ms *m, Buffer *in, Buffer *in2)
 {
     Lw *w = m->w;
     Arena *a = m->a;
-    Stmt *tl, *ts, *sl, *ss, *is;
-    mthreads(m, &tl, &ts);
-    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
-    Nat *r = mseq(m, m->IPT, &sl, &ss);
-    Nat *gi = mplace(m, warp, lane, r);
+    Stmt *is;
+    Mloops l;
+    Nat *r, *gi = mrounds(m, &l, &r);
+    Nat *warp = nat_var(a, w->k->hw.warp);
     Buffer *xb, *bb;
     X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
     X *x = mdecl(m, "msx", m->sk, mlit(m, m->sk, 0), &xb);
@@ -369,8 +410,7 @@ static void ms_count(Ms *m, Buffer *in, Buffer *in2)
     w->cur = is;
     lw_store(w, m->info, mreg_at(m, r), b); /* read only where valid (ms_rank) */
     lw_store(w, m->val, mreg_at(m, r), x);
-    lw_close_loop(w, sl, ss);
-    lw_close_loop(w, tl, ts);
+    mclose(m, &l);
 }
 
 /* 5. Warp v ranks its part of the tile again in the same order: the lanes of one bucket
@@ -386,11 +426,10 @@ static void ms_rank(Ms *m)
 {
     Lw *w = m->w;
     Arena *a = m->a;
-    Stmt *tl, *ts, *sl, *ss, *is;
-    mthreads(m, &tl, &ts);
+    Stmt *is;
+    Mloops l;
+    Nat *r, *gi = mrounds(m, &l, &r);
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
-    Nat *r = mseq(m, m->IPT, &sl, &ss);
-    Nat *gi = mplace(m, warp, lane, r);
     Buffer *pm, *hb;
     X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
     X *b = lw_materialise(w, lw_xload(w, m->info, mreg_at(m, r)), "msb");
@@ -414,8 +453,7 @@ static void ms_rank(Ms *m)
     lw_store(w, m->sval, lw_data_index(w, q, mc(m, m->TILE)), lw_xload(w, m->val, mreg_at(m, r)));
     if (m->pairs) lw_store(w, m->info, mreg_at(m, r), q);
     w->cur = is;
-    lw_close_loop(w, sl, ss);
-    lw_close_loop(w, tl, ts);
+    mclose(m, &l);
 }
 
 /* 6b. Pairs: each value read from global memory and put at its key's place in the tile
@@ -425,18 +463,14 @@ static void ms_rank(Ms *m)
 static void ms_values(Ms *m)
 {
     Lw *w = m->w;
-    Arena *a = m->a;
-    Stmt *tl, *ts, *sl, *ss, *is;
-    mthreads(m, &tl, &ts);
-    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
-    Nat *r = mseq(m, m->IPT, &sl, &ss);
-    Nat *gi = mplace(m, warp, lane, r);
+    Stmt *is;
+    Mloops l;
+    Nat *r, *gi = mrounds(m, &l, &r);
     lw_open_if(w, mnat_lt(m, gi, m->n), &is);
     Nat *qi = lw_data_index(w, lw_xload(w, m->info, mreg_at(m, r)), mc(m, m->TILE));
     lw_store(w, m->sval2, qi, lw_xload(w, m->in2, gi));
     w->cur = is;
-    lw_close_loop(w, sl, ss);
-    lw_close_loop(w, tl, ts);
+    mclose(m, &l);
 }
 
 /* A tile word, 32 bits: 0 unset; 01p (bits 31..29) and the count in bits 28..0 the
@@ -487,11 +521,9 @@ static void ms_counts(Ms *m, Buffer *state)
 {
     Lw *w = m->w;
     Arena *a = m->a;
-    Stmt *tl, *ts, *sl, *ss, *is, *vl, *vs, *t0;
-    Nat *tid = mthreads(m, &tl, &ts);
-    Nat *j = mseq(m, (m->K + m->NT - 1) / m->NT, &sl, &ss);
-    Nat *b = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
-    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
+    Stmt *vl, *vs, *t0;
+    Mloops l;
+    Nat *b = mbuckets(m, &l);
     Buffer *run;
     X *rx = mdecl(m, "msrun", SK_U32, mlit(m, SK_U32, 0), &run);
     Nat *v = mseq(m, m->W, &vl, &vs);
@@ -505,17 +537,12 @@ static void ms_counts(Ms *m, Buffer *state)
     lw_open_if(w, first, &t0);
     ms_publish(m, state, mine, 2, rx);
     w->cur = t0;
-    X *nf = lw_xnew(w, X_UN, SK_BOOL);
-    nf->un.op = UOP_NOT;
-    nf->un.e = first;
-    lw_open_if(w, nf, &t0);
+    lw_open_if(w, mnot(m, first), &t0);
     ms_publish(m, state, mine, 1, rx);
     w->cur = t0;
     lw_store(w, m->tstart, b, rx);
     lw_store(w, m->base, b, m->osk == SK_U32 ? rx : mun(m, X_CAST, m->osk, rx));
-    w->cur = is;
-    lw_close_loop(w, sl, ss);
-    lw_close_loop(w, tl, ts);
+    mclose(m, &l);
 }
 
 /* 6. Per bucket b (thread b % nt), after the tile has ranked: the single look-back of
@@ -533,20 +560,15 @@ static void ms_walk(Ms *m, Buffer *offs, Buffer *state)
 {
     Lw *w = m->w;
     Arena *a = m->a;
-    Stmt *tl, *ts, *sl, *ss, *is, *t0, *wl, *pl, *ib;
-    Nat *tid = mthreads(m, &tl, &ts);
-    Nat *j = mseq(m, (m->K + m->NT - 1) / m->NT, &sl, &ss);
-    Nat *b = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
-    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
+    Stmt *t0, *wl, *pl, *ib;
+    Mloops l;
+    Nat *b = mbuckets(m, &l);
     Buffer *pre, *wd, *hi;
     X *rx = lw_xload(w, m->base, b);
     rx = lw_materialise(w, m->osk == SK_U32 ? rx : mun(m, X_CAST, SK_U32, rx), "msc");
     X *px = mdecl(m, "mspre", SK_U32, mlit(m, SK_U32, 0), &pre);
     Nat *mine = nat_add(a, nat_mul(a, m->tile, mc(m, m->K)), b);
-    X *nf = lw_xnew(w, X_UN, SK_BOOL);
-    nf->un.op = UOP_NOT;
-    nf->un.e = mnat_lt(m, m->tile, mc(m, 1));
-    lw_open_if(w, nf, &t0);
+    lw_open_if(w, mnot(m, mnat_lt(m, m->tile, mc(m, 1))), &t0);
     NatVar *dv = nat_newvar(a, arena_printf(a, "msd%d", w->names++), 0, m->tiles);
     lw_open_while(w, dv, &wl);
     /* the tile d + 1 before this one */
@@ -583,9 +605,7 @@ static void ms_walk(Ms *m, Buffer *offs, Buffer *state)
         lw_store(w, m->next, b, mbin(m, OP_ADD, m->osk, ob, m->osk == SK_U32 ? rx : mun(m, X_CAST, m->osk, rx)));
         w->cur = t0;
     }
-    w->cur = is;
-    lw_close_loop(w, sl, ss);
-    lw_close_loop(w, tl, ts);
+    mclose(m, &l);
 }
 
 /* 4. Where each bucket's part starts in the tile: the exclusive scan of the tile's k
@@ -682,19 +702,15 @@ static void ms_add_starts(Ms *m)
 {
     Lw *w = m->w;
     Arena *a = m->a;
-    Stmt *tl, *ts, *sl, *ss, *is, *vl, *vs;
-    Nat *tid = mthreads(m, &tl, &ts);
-    Nat *j = mseq(m, (m->K + m->NT - 1) / m->NT, &sl, &ss);
-    Nat *b = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
-    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
+    Stmt *vl, *vs;
+    Mloops l;
+    Nat *b = mbuckets(m, &l);
     X *st = lw_materialise(w, lw_xload(w, m->tstart, b), "msst");
     Nat *v = mseq(m, m->W, &vl, &vs);
     Nat *hv = nat_add(a, nat_mul(a, v, mc(m, m->K)), b);
     lw_store(w, m->hist, hv, mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, hv), st));
     lw_close_loop(w, vl, vs);
-    w->cur = is;
-    lw_close_loop(w, sl, ss);
-    lw_close_loop(w, tl, ts);
+    mclose(m, &l);
 }
 
 /* 7. The tile out, coalesced: thread t writes the tile's places t, t + nt, ... (those
