@@ -18,16 +18,14 @@ static char *slurp(const char *path)
 
 /* Compile CUDA text for sm_90 to a cubin, with the runtime's NVRTC options and its
  * loader (NVRTC is dlopen'ed, never linked); *log gets the log or reason on failure.
- * The sanitizer build compiles nothing and says yes: NVRTC is not built with the
- * sanitizers, and the normal build's run of the same test compiles the same texts (the
- * code generator's output does not depend on the build); its compiles took 30 of this
- * test's 33 s there. */
+ * The sanitizer build checks the text with NVRTC's front end alone (rt_nvrtc_front:
+ * every error of the language and its types, no code generated), where the whole
+ * compiles took 30 of this test's 33 s; the normal build's run of the same test takes
+ * the same texts to cubins (the code generator's output does not depend on the build). */
 static bool nvrtc_ok(const char *src, const char *name, char **log)
 {
 #ifdef PATC_SANITIZED_BUILD
-    (void)src, (void)name;
-    *log = NULL;
-    return true;
+    return rt_nvrtc_front(src, name, 90, log);
 #else
     void *cubin = NULL;
     size_t n = 0;
