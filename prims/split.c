@@ -459,7 +459,7 @@ static void ms_rank(Ms *m)
 /* 6b. Pairs: each value read from global memory and put at its key's place in the tile
  * (sval2; the place ms_rank left in info), after the look-back, so that its reads are
  * in flight together rather than one a round between the ranking's warp votes (where
- * ms_rank read them, the sort of pairs was 2-7 % slower from 2^22 keys). */
+ * ms_rank read them, the sort of pairs was 3-9 % slower at 2^22 and 2^24 keys). */
 static void ms_values(Ms *m)
 {
     Lw *w = m->w;
@@ -797,8 +797,9 @@ static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
  * and ms_values, which share no shared memory: a bucket's thread walks as soon as it has
  * ranked). Until the commit after 8533c60 a tile ranked first and published its counts
  * after; counting, publishing, then ranking, as CUB's Onesweep does, made the radix
- * sort 8-11 % faster at 2^24 and 2^28 keys for u32, f32 and u64 keys and 7-8 % for f32
- * keys with u32 values on an H200 (bench/results/2026-11-27-nvidia-h200-sort-count-first). */
+ * sort 7-14 % faster from 2^22 keys for u32, f32 and u64 keys and 6-11 % from 2^24 for
+ * f32 keys with u32 values on an H200, slower at 8193 keys for the pairs and u64 keys
+ * and at 2^16 and 2^20 for some (bench/results/2026-11-27-nvidia-h200-sort-count-first). */
 static void write_multisplit(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;

@@ -195,7 +195,8 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  * block an SM, 27-40 % slower (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds).
  * Every shape here was timed with multisplit's earlier kernel, which ranked a tile
  * before it counted and published it; since it counts first (prims/split.c) the sort
- * is 7-11 % faster from 2^22 keys in these same tiles, which were not timed again
+ * of keys alone is 7-14 % faster from 2^22 keys and that of pairs 6-11 % from 2^24 in
+ * these same tiles, which were not timed again
  * (bench/results/2026-11-27-nvidia-h200-sort-count-first). */
 static const struct {
     patc_type key;
