@@ -1374,608 +1374,604 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
  *   output:          out: n.u32 (n x unsigned int)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
- *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey2 = (unsigned int *)(patc_smem + 0);
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 49280);
-    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 65792);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stkey2 = (unsigned int *)(patc_smem + 4224);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b1 = blockIdx.x;
+        unsigned int slkey4[4];
+        unsigned int slvm5[4];
+        unsigned int sldg6[4];
+        unsigned int slrk7[4];
+        unsigned int slrun8[4];
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t7 = threadIdx.x;
-                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
-                    {
-                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                #pragma unroll
+                for (patc_int i10 = 0; i10 < 4; i10 += 1) {
+                    bool slok11 = true;
+                    slvm5[i10] = __ballot_sync(0xffffffffu, slok11);
+                    slkey4[i10] = 0u;
+                    if (slok11) {
+                        slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t7 = threadIdx.x;
-                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
-                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
-                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                #pragma unroll
+                for (patc_int i10 = 0; i10 < 4; i10 += 1) {
+                    bool slok11 = ((lane + 128 * warp + 4096 * b1 + 32 * i10) < n);
+                    slvm5[i10] = __ballot_sync(0xffffffffu, slok11);
+                    slkey4[i10] = 0u;
+                    if (slok11) {
+                        slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
                 }
             }
         }
         {
-            const patc_int t9 = threadIdx.x;
-            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
-                if (((t9 + 1024 * i10) < 8224)) {
-                    sthist5[(t9 + 1024 * i10)] = 0u;
-                }
+            unsigned int slrun13 = 0u;
+            #pragma unroll
+            for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                unsigned int slo15 = slkey4[i14];
+                unsigned int sld16 = ((slo15 >> 0u) & 31u);
+                sldg6[i14] = sld16;
+                unsigned int slm17 = slvm5[i14];
+                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1u) != 0u));
+                slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
+                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2u) != 0u));
+                slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
+                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4u) != 0u));
+                slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
+                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8u) != 0u));
+                slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
+                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16u) != 0u));
+                slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
+                slrun8[i14] = slrun13;
+                slrun13 = (slrun13 + __popc(slm17));
+                slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    {
-                        bool stok13 = true;
-                        unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
-                        unsigned int stpm15 = (__ballot_sync(0xffffffffu, stok13) & patc_match_bits(stb14, 8u));
-                        unsigned int strk16 = __popc((stpm15 & ((1u << lane) - 1u)));
-                        unsigned int stct17 = __popc(stpm15);
-                        long long ix18 = ((long long)stb14);
-                        unsigned int sth19 = 0u;
-                        if (stok13) {
-                            sth19 = sthist5[(257 * warp + ix18)];
-                        }
-                        __syncwarp();
-                        if ((stok13 && ((strk16 + 1u) == stct17))) {
-                            sthist5[(257 * warp + ix18)] = (sth19 + stct17);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth19 + strk16)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
-                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                        unsigned int stb14 = (stok13 ? (stkey2[(lane + 128 * warp + 32 * i12)] & 255u) : 0u);
-                        unsigned int stpm15 = (__ballot_sync(0xffffffffu, stok13) & patc_match_bits(stb14, 8u));
-                        unsigned int strk16 = __popc((stpm15 & ((1u << lane) - 1u)));
-                        unsigned int stct17 = __popc(stpm15);
-                        long long ix18 = ((long long)stb14);
-                        unsigned int sth19 = 0u;
-                        if (stok13) {
-                            sth19 = sthist5[(257 * warp + ix18)];
-                        }
-                        __syncwarp();
-                        if ((stok13 && ((strk16 + 1u) == stct17))) {
-                            sthist5[(257 * warp + ix18)] = (sth19 + stct17);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth19 + strk16)) : 4294901760u);
-                    }
-                }
-            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
         }
         __syncthreads();
         {
-            const patc_int t20 = threadIdx.x;
-            unsigned int stsum21 = 0u;
-            for (patc_int i22 = 0; i22 < 8; i22 += 1) {
-                stsum21 = (stsum21 + sthist5[(2056 * t20 + 257 * i22 - 8223 * ((8 * t20 + i22) / 32))]);
+            unsigned int sltot24 = 0u;
+            unsigned int slpre25 = 0u;
+            for (patc_int i26 = 0; i26 < 32; i26 += 1) {
+                unsigned int slc27 = sthist3[(33 * lane + i26)];
+                sltot24 = (sltot24 + slc27);
+                slpre25 = (slpre25 + ((i26 < warp) ? slc27 : 0u));
             }
-            unsigned int stinc23 = stsum21;
-            unsigned int stup24 = __shfl_up_sync(0xffffffffu, stinc23, 1);
-            stinc23 = ((lane >= 1) ? (stinc23 + stup24) : stinc23);
-            unsigned int stup25 = __shfl_up_sync(0xffffffffu, stinc23, 2);
-            stinc23 = ((lane >= 2) ? (stinc23 + stup25) : stinc23);
-            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc23, 4);
-            stinc23 = ((lane >= 4) ? (stinc23 + stup26) : stinc23);
-            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc23, 8);
-            stinc23 = ((lane >= 8) ? (stinc23 + stup27) : stinc23);
-            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc23, 16);
-            stinc23 = ((lane >= 16) ? (stinc23 + stup28) : stinc23);
-            unsigned int stat29 = (stinc23 - stsum21);
-            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
-                unsigned int stcb31 = sthist5[(2056 * t20 + 257 * i30 - 8223 * ((8 * t20 + i30) / 32))];
-                sthist5[(2056 * t20 + 257 * i30 - 8223 * ((8 * t20 + i30) / 32))] = stat29;
-                stat29 = (stat29 + stcb31);
-            }
-            if ((lane == 31)) {
-                stwsum6[warp] = stinc23;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw33 = 0u;
-                if ((lane < 32)) {
-                    stw33 = stwsum6[lane];
-                }
-                unsigned int stwinc34 = stw33;
-                unsigned int stup35 = __shfl_up_sync(0xffffffffu, stwinc34, 1);
-                stwinc34 = ((lane >= 1) ? (stwinc34 + stup35) : stwinc34);
-                unsigned int stup36 = __shfl_up_sync(0xffffffffu, stwinc34, 2);
-                stwinc34 = ((lane >= 2) ? (stwinc34 + stup36) : stwinc34);
-                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc34, 4);
-                stwinc34 = ((lane >= 4) ? (stwinc34 + stup37) : stwinc34);
-                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc34, 8);
-                stwinc34 = ((lane >= 8) ? (stwinc34 + stup38) : stwinc34);
-                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc34, 16);
-                stwinc34 = ((lane >= 16) ? (stwinc34 + stup39) : stwinc34);
-                if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc34 - stw33);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4064) < n)) {
-            {
-                for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                    {
-                        unsigned int sti42 = stinfo4[(lane + 128 * warp + 32 * i41)];
-                        unsigned int stbk43 = (sti42 >> 16u);
-                        if ((stbk43 < 256u)) {
-                            long long ix44 = ((long long)stbk43);
-                            long long ix45 = ((long long)(stwsum6[((warp + 32 * ix44) / 256)] + (sthist5[(257 * warp + ix44)] + (sti42 & 65535u))));
-                            stkey3[ix45] = stkey2[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i41) < n)) {
-                        unsigned int sti42 = stinfo4[(lane + 128 * warp + 32 * i41)];
-                        unsigned int stbk43 = (sti42 >> 16u);
-                        if ((stbk43 < 256u)) {
-                            long long ix44 = ((long long)stbk43);
-                            long long ix45 = ((long long)(stwsum6[((warp + 32 * ix44) / 256)] + (sthist5[(257 * warp + ix44)] + (sti42 & 65535u))));
-                            stkey3[ix45] = stkey2[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t46 = threadIdx.x;
-            for (patc_int i47 = 0; i47 < 9; i47 += 1) {
-                if (((t46 + 1024 * i47) < 8224)) {
-                    sthist5[(t46 + 1024 * i47)] = 0u;
+            unsigned int slinc28 = sltot24;
+            unsigned int slup29 = __shfl_up_sync(0xffffffffu, slinc28, 1);
+            slinc28 = ((lane >= 1) ? (slinc28 + slup29) : slinc28);
+            unsigned int slup30 = __shfl_up_sync(0xffffffffu, slinc28, 2);
+            slinc28 = ((lane >= 2) ? (slinc28 + slup30) : slinc28);
+            unsigned int slup31 = __shfl_up_sync(0xffffffffu, slinc28, 4);
+            slinc28 = ((lane >= 4) ? (slinc28 + slup31) : slinc28);
+            unsigned int slup32 = __shfl_up_sync(0xffffffffu, slinc28, 8);
+            slinc28 = ((lane >= 8) ? (slinc28 + slup32) : slinc28);
+            unsigned int slup33 = __shfl_up_sync(0xffffffffu, slinc28, 16);
+            slinc28 = ((lane >= 16) ? (slinc28 + slup33) : slinc28);
+            unsigned int slbase34 = ((slinc28 - sltot24) + slpre25);
+            #pragma unroll
+            for (patc_int i35 = 0; i35 < 4; i35 += 1) {
+                unsigned int slq36 = (__shfl_sync(0xffffffffu, (slbase34 + slrun8[i35]), sldg6[i35]) + slrk7[i35]);
+                if ((((slvm5[i35] >> lane) & 1u) != 0u)) {
+                    long long ix37 = ((long long)slq36);
+                    stkey2[ix37] = slkey4[i35];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                    {
-                        bool stok50 = true;
-                        unsigned int stb51 = (stok50 ? ((stkey3[(lane + 128 * warp + 32 * i49)] >> 8u) & 255u) : 0u);
-                        unsigned int stpm52 = (__ballot_sync(0xffffffffu, stok50) & patc_match_bits(stb51, 8u));
-                        unsigned int strk53 = __popc((stpm52 & ((1u << lane) - 1u)));
-                        unsigned int stct54 = __popc(stpm52);
-                        long long ix55 = ((long long)stb51);
-                        unsigned int sth56 = 0u;
-                        if (stok50) {
-                            sth56 = sthist5[(257 * warp + ix55)];
-                        }
-                        __syncwarp();
-                        if ((stok50 && ((strk53 + 1u) == stct54))) {
-                            sthist5[(257 * warp + ix55)] = (sth56 + stct54);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i49)] = (stok50 ? ((stb51 << 16u) | (sth56 + strk53)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
-                        bool stok50 = ((lane + 128 * warp + 4096 * b1 + 32 * i49) < n);
-                        unsigned int stb51 = (stok50 ? ((stkey3[(lane + 128 * warp + 32 * i49)] >> 8u) & 255u) : 0u);
-                        unsigned int stpm52 = (__ballot_sync(0xffffffffu, stok50) & patc_match_bits(stb51, 8u));
-                        unsigned int strk53 = __popc((stpm52 & ((1u << lane) - 1u)));
-                        unsigned int stct54 = __popc(stpm52);
-                        long long ix55 = ((long long)stb51);
-                        unsigned int sth56 = 0u;
-                        if (stok50) {
-                            sth56 = sthist5[(257 * warp + ix55)];
-                        }
-                        __syncwarp();
-                        if ((stok50 && ((strk53 + 1u) == stct54))) {
-                            sthist5[(257 * warp + ix55)] = (sth56 + stct54);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i49)] = (stok50 ? ((stb51 << 16u) | (sth56 + strk53)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t57 = threadIdx.x;
-            unsigned int stsum58 = 0u;
-            for (patc_int i59 = 0; i59 < 8; i59 += 1) {
-                stsum58 = (stsum58 + sthist5[(2056 * t57 + 257 * i59 - 8223 * ((8 * t57 + i59) / 32))]);
-            }
-            unsigned int stinc60 = stsum58;
-            unsigned int stup61 = __shfl_up_sync(0xffffffffu, stinc60, 1);
-            stinc60 = ((lane >= 1) ? (stinc60 + stup61) : stinc60);
-            unsigned int stup62 = __shfl_up_sync(0xffffffffu, stinc60, 2);
-            stinc60 = ((lane >= 2) ? (stinc60 + stup62) : stinc60);
-            unsigned int stup63 = __shfl_up_sync(0xffffffffu, stinc60, 4);
-            stinc60 = ((lane >= 4) ? (stinc60 + stup63) : stinc60);
-            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc60, 8);
-            stinc60 = ((lane >= 8) ? (stinc60 + stup64) : stinc60);
-            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc60, 16);
-            stinc60 = ((lane >= 16) ? (stinc60 + stup65) : stinc60);
-            unsigned int stat66 = (stinc60 - stsum58);
-            for (patc_int i67 = 0; i67 < 8; i67 += 1) {
-                unsigned int stcb68 = sthist5[(2056 * t57 + 257 * i67 - 8223 * ((8 * t57 + i67) / 32))];
-                sthist5[(2056 * t57 + 257 * i67 - 8223 * ((8 * t57 + i67) / 32))] = stat66;
-                stat66 = (stat66 + stcb68);
-            }
-            if ((lane == 31)) {
-                stwsum6[warp] = stinc60;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw70 = 0u;
-                if ((lane < 32)) {
-                    stw70 = stwsum6[lane];
-                }
-                unsigned int stwinc71 = stw70;
-                unsigned int stup72 = __shfl_up_sync(0xffffffffu, stwinc71, 1);
-                stwinc71 = ((lane >= 1) ? (stwinc71 + stup72) : stwinc71);
-                unsigned int stup73 = __shfl_up_sync(0xffffffffu, stwinc71, 2);
-                stwinc71 = ((lane >= 2) ? (stwinc71 + stup73) : stwinc71);
-                unsigned int stup74 = __shfl_up_sync(0xffffffffu, stwinc71, 4);
-                stwinc71 = ((lane >= 4) ? (stwinc71 + stup74) : stwinc71);
-                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc71, 8);
-                stwinc71 = ((lane >= 8) ? (stwinc71 + stup75) : stwinc71);
-                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc71, 16);
-                stwinc71 = ((lane >= 16) ? (stwinc71 + stup76) : stwinc71);
-                if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc71 - stw70);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4064) < n)) {
-            {
-                for (patc_int i78 = 0; i78 < 4; i78 += 1) {
-                    {
-                        unsigned int sti79 = stinfo4[(lane + 128 * warp + 32 * i78)];
-                        unsigned int stbk80 = (sti79 >> 16u);
-                        if ((stbk80 < 256u)) {
-                            long long ix81 = ((long long)stbk80);
-                            long long ix82 = ((long long)(stwsum6[((warp + 32 * ix81) / 256)] + (sthist5[(257 * warp + ix81)] + (sti79 & 65535u))));
-                            stkey2[ix82] = stkey3[(lane + 128 * warp + 32 * i78)];
+                {
+                    #pragma unroll
+                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                        {
+                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i78 = 0; i78 < 4; i78 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i78) < n)) {
-                        unsigned int sti79 = stinfo4[(lane + 128 * warp + 32 * i78)];
-                        unsigned int stbk80 = (sti79 >> 16u);
-                        if ((stbk80 < 256u)) {
-                            long long ix81 = ((long long)stbk80);
-                            long long ix82 = ((long long)(stwsum6[((warp + 32 * ix81) / 256)] + (sthist5[(257 * warp + ix81)] + (sti79 & 65535u))));
-                            stkey2[ix82] = stkey3[(lane + 128 * warp + 32 * i78)];
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
+                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun41 = 0u;
+            #pragma unroll
+            for (patc_int i42 = 0; i42 < 4; i42 += 1) {
+                unsigned int slo43 = slkey4[i42];
+                unsigned int sld44 = ((slo43 >> 5u) & 31u);
+                sldg6[i42] = sld44;
+                unsigned int slm45 = slvm5[i42];
+                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32u) != 0u));
+                slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
+                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64u) != 0u));
+                slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
+                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128u) != 0u));
+                slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
+                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256u) != 0u));
+                slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
+                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512u) != 0u));
+                slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
+                slrun8[i42] = slrun41;
+                slrun41 = (slrun41 + __popc(slm45));
+                slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t83 = threadIdx.x;
-            for (patc_int i84 = 0; i84 < 9; i84 += 1) {
-                if (((t83 + 1024 * i84) < 8224)) {
-                    sthist5[(t83 + 1024 * i84)] = 0u;
+            unsigned int sltot52 = 0u;
+            unsigned int slpre53 = 0u;
+            for (patc_int i54 = 0; i54 < 32; i54 += 1) {
+                unsigned int slc55 = sthist3[(33 * lane + i54)];
+                sltot52 = (sltot52 + slc55);
+                slpre53 = (slpre53 + ((i54 < warp) ? slc55 : 0u));
+            }
+            unsigned int slinc56 = sltot52;
+            unsigned int slup57 = __shfl_up_sync(0xffffffffu, slinc56, 1);
+            slinc56 = ((lane >= 1) ? (slinc56 + slup57) : slinc56);
+            unsigned int slup58 = __shfl_up_sync(0xffffffffu, slinc56, 2);
+            slinc56 = ((lane >= 2) ? (slinc56 + slup58) : slinc56);
+            unsigned int slup59 = __shfl_up_sync(0xffffffffu, slinc56, 4);
+            slinc56 = ((lane >= 4) ? (slinc56 + slup59) : slinc56);
+            unsigned int slup60 = __shfl_up_sync(0xffffffffu, slinc56, 8);
+            slinc56 = ((lane >= 8) ? (slinc56 + slup60) : slinc56);
+            unsigned int slup61 = __shfl_up_sync(0xffffffffu, slinc56, 16);
+            slinc56 = ((lane >= 16) ? (slinc56 + slup61) : slinc56);
+            unsigned int slbase62 = ((slinc56 - sltot52) + slpre53);
+            #pragma unroll
+            for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                unsigned int slq64 = (__shfl_sync(0xffffffffu, (slbase62 + slrun8[i63]), sldg6[i63]) + slrk7[i63]);
+                if ((((slvm5[i63] >> lane) & 1u) != 0u)) {
+                    long long ix65 = ((long long)slq64);
+                    stkey2[ix65] = slkey4[i63];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    {
-                        bool stok87 = true;
-                        unsigned int stb88 = (stok87 ? ((stkey2[(lane + 128 * warp + 32 * i86)] >> 16u) & 255u) : 0u);
-                        unsigned int stpm89 = (__ballot_sync(0xffffffffu, stok87) & patc_match_bits(stb88, 8u));
-                        unsigned int strk90 = __popc((stpm89 & ((1u << lane) - 1u)));
-                        unsigned int stct91 = __popc(stpm89);
-                        long long ix92 = ((long long)stb88);
-                        unsigned int sth93 = 0u;
-                        if (stok87) {
-                            sth93 = sthist5[(257 * warp + ix92)];
-                        }
-                        __syncwarp();
-                        if ((stok87 && ((strk90 + 1u) == stct91))) {
-                            sthist5[(257 * warp + ix92)] = (sth93 + stct91);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i86)] = (stok87 ? ((stb88 << 16u) | (sth93 + strk90)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i86) < n)) {
-                        bool stok87 = ((lane + 128 * warp + 4096 * b1 + 32 * i86) < n);
-                        unsigned int stb88 = (stok87 ? ((stkey2[(lane + 128 * warp + 32 * i86)] >> 16u) & 255u) : 0u);
-                        unsigned int stpm89 = (__ballot_sync(0xffffffffu, stok87) & patc_match_bits(stb88, 8u));
-                        unsigned int strk90 = __popc((stpm89 & ((1u << lane) - 1u)));
-                        unsigned int stct91 = __popc(stpm89);
-                        long long ix92 = ((long long)stb88);
-                        unsigned int sth93 = 0u;
-                        if (stok87) {
-                            sth93 = sthist5[(257 * warp + ix92)];
-                        }
-                        __syncwarp();
-                        if ((stok87 && ((strk90 + 1u) == stct91))) {
-                            sthist5[(257 * warp + ix92)] = (sth93 + stct91);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i86)] = (stok87 ? ((stb88 << 16u) | (sth93 + strk90)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t94 = threadIdx.x;
-            unsigned int stsum95 = 0u;
-            for (patc_int i96 = 0; i96 < 8; i96 += 1) {
-                stsum95 = (stsum95 + sthist5[(2056 * t94 + 257 * i96 - 8223 * ((8 * t94 + i96) / 32))]);
-            }
-            unsigned int stinc97 = stsum95;
-            unsigned int stup98 = __shfl_up_sync(0xffffffffu, stinc97, 1);
-            stinc97 = ((lane >= 1) ? (stinc97 + stup98) : stinc97);
-            unsigned int stup99 = __shfl_up_sync(0xffffffffu, stinc97, 2);
-            stinc97 = ((lane >= 2) ? (stinc97 + stup99) : stinc97);
-            unsigned int stup100 = __shfl_up_sync(0xffffffffu, stinc97, 4);
-            stinc97 = ((lane >= 4) ? (stinc97 + stup100) : stinc97);
-            unsigned int stup101 = __shfl_up_sync(0xffffffffu, stinc97, 8);
-            stinc97 = ((lane >= 8) ? (stinc97 + stup101) : stinc97);
-            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc97, 16);
-            stinc97 = ((lane >= 16) ? (stinc97 + stup102) : stinc97);
-            unsigned int stat103 = (stinc97 - stsum95);
-            for (patc_int i104 = 0; i104 < 8; i104 += 1) {
-                unsigned int stcb105 = sthist5[(2056 * t94 + 257 * i104 - 8223 * ((8 * t94 + i104) / 32))];
-                sthist5[(2056 * t94 + 257 * i104 - 8223 * ((8 * t94 + i104) / 32))] = stat103;
-                stat103 = (stat103 + stcb105);
-            }
-            if ((lane == 31)) {
-                stwsum6[warp] = stinc97;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw107 = 0u;
-                if ((lane < 32)) {
-                    stw107 = stwsum6[lane];
-                }
-                unsigned int stwinc108 = stw107;
-                unsigned int stup109 = __shfl_up_sync(0xffffffffu, stwinc108, 1);
-                stwinc108 = ((lane >= 1) ? (stwinc108 + stup109) : stwinc108);
-                unsigned int stup110 = __shfl_up_sync(0xffffffffu, stwinc108, 2);
-                stwinc108 = ((lane >= 2) ? (stwinc108 + stup110) : stwinc108);
-                unsigned int stup111 = __shfl_up_sync(0xffffffffu, stwinc108, 4);
-                stwinc108 = ((lane >= 4) ? (stwinc108 + stup111) : stwinc108);
-                unsigned int stup112 = __shfl_up_sync(0xffffffffu, stwinc108, 8);
-                stwinc108 = ((lane >= 8) ? (stwinc108 + stup112) : stwinc108);
-                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc108, 16);
-                stwinc108 = ((lane >= 16) ? (stwinc108 + stup113) : stwinc108);
-                if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc108 - stw107);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4064) < n)) {
-            {
-                for (patc_int i115 = 0; i115 < 4; i115 += 1) {
-                    {
-                        unsigned int sti116 = stinfo4[(lane + 128 * warp + 32 * i115)];
-                        unsigned int stbk117 = (sti116 >> 16u);
-                        if ((stbk117 < 256u)) {
-                            long long ix118 = ((long long)stbk117);
-                            long long ix119 = ((long long)(stwsum6[((warp + 32 * ix118) / 256)] + (sthist5[(257 * warp + ix118)] + (sti116 & 65535u))));
-                            stkey3[ix119] = stkey2[(lane + 128 * warp + 32 * i115)];
+                {
+                    #pragma unroll
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        {
+                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i115 = 0; i115 < 4; i115 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i115) < n)) {
-                        unsigned int sti116 = stinfo4[(lane + 128 * warp + 32 * i115)];
-                        unsigned int stbk117 = (sti116 >> 16u);
-                        if ((stbk117 < 256u)) {
-                            long long ix118 = ((long long)stbk117);
-                            long long ix119 = ((long long)(stwsum6[((warp + 32 * ix118) / 256)] + (sthist5[(257 * warp + ix118)] + (sti116 & 65535u))));
-                            stkey3[ix119] = stkey2[(lane + 128 * warp + 32 * i115)];
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
+                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun69 = 0u;
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                unsigned int slo71 = slkey4[i70];
+                unsigned int sld72 = ((slo71 >> 10u) & 31u);
+                sldg6[i70] = sld72;
+                unsigned int slm73 = slvm5[i70];
+                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024u) != 0u));
+                slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
+                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048u) != 0u));
+                slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
+                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096u) != 0u));
+                slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
+                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192u) != 0u));
+                slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
+                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384u) != 0u));
+                slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
+                slrun8[i70] = slrun69;
+                slrun69 = (slrun69 + __popc(slm73));
+                slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t120 = threadIdx.x;
-            for (patc_int i121 = 0; i121 < 9; i121 += 1) {
-                if (((t120 + 1024 * i121) < 8224)) {
-                    sthist5[(t120 + 1024 * i121)] = 0u;
+            unsigned int sltot80 = 0u;
+            unsigned int slpre81 = 0u;
+            for (patc_int i82 = 0; i82 < 32; i82 += 1) {
+                unsigned int slc83 = sthist3[(33 * lane + i82)];
+                sltot80 = (sltot80 + slc83);
+                slpre81 = (slpre81 + ((i82 < warp) ? slc83 : 0u));
+            }
+            unsigned int slinc84 = sltot80;
+            unsigned int slup85 = __shfl_up_sync(0xffffffffu, slinc84, 1);
+            slinc84 = ((lane >= 1) ? (slinc84 + slup85) : slinc84);
+            unsigned int slup86 = __shfl_up_sync(0xffffffffu, slinc84, 2);
+            slinc84 = ((lane >= 2) ? (slinc84 + slup86) : slinc84);
+            unsigned int slup87 = __shfl_up_sync(0xffffffffu, slinc84, 4);
+            slinc84 = ((lane >= 4) ? (slinc84 + slup87) : slinc84);
+            unsigned int slup88 = __shfl_up_sync(0xffffffffu, slinc84, 8);
+            slinc84 = ((lane >= 8) ? (slinc84 + slup88) : slinc84);
+            unsigned int slup89 = __shfl_up_sync(0xffffffffu, slinc84, 16);
+            slinc84 = ((lane >= 16) ? (slinc84 + slup89) : slinc84);
+            unsigned int slbase90 = ((slinc84 - sltot80) + slpre81);
+            #pragma unroll
+            for (patc_int i91 = 0; i91 < 4; i91 += 1) {
+                unsigned int slq92 = (__shfl_sync(0xffffffffu, (slbase90 + slrun8[i91]), sldg6[i91]) + slrk7[i91]);
+                if ((((slvm5[i91] >> lane) & 1u) != 0u)) {
+                    long long ix93 = ((long long)slq92);
+                    stkey2[ix93] = slkey4[i91];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                    {
-                        bool stok124 = true;
-                        unsigned int stb125 = (stok124 ? ((stkey3[(lane + 128 * warp + 32 * i123)] >> 24u) & 255u) : 0u);
-                        unsigned int stpm126 = (__ballot_sync(0xffffffffu, stok124) & patc_match_bits(stb125, 8u));
-                        unsigned int strk127 = __popc((stpm126 & ((1u << lane) - 1u)));
-                        unsigned int stct128 = __popc(stpm126);
-                        long long ix129 = ((long long)stb125);
-                        unsigned int sth130 = 0u;
-                        if (stok124) {
-                            sth130 = sthist5[(257 * warp + ix129)];
-                        }
-                        __syncwarp();
-                        if ((stok124 && ((strk127 + 1u) == stct128))) {
-                            sthist5[(257 * warp + ix129)] = (sth130 + stct128);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i123)] = (stok124 ? ((stb125 << 16u) | (sth130 + strk127)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                        bool stok124 = ((lane + 128 * warp + 4096 * b1 + 32 * i123) < n);
-                        unsigned int stb125 = (stok124 ? ((stkey3[(lane + 128 * warp + 32 * i123)] >> 24u) & 255u) : 0u);
-                        unsigned int stpm126 = (__ballot_sync(0xffffffffu, stok124) & patc_match_bits(stb125, 8u));
-                        unsigned int strk127 = __popc((stpm126 & ((1u << lane) - 1u)));
-                        unsigned int stct128 = __popc(stpm126);
-                        long long ix129 = ((long long)stb125);
-                        unsigned int sth130 = 0u;
-                        if (stok124) {
-                            sth130 = sthist5[(257 * warp + ix129)];
-                        }
-                        __syncwarp();
-                        if ((stok124 && ((strk127 + 1u) == stct128))) {
-                            sthist5[(257 * warp + ix129)] = (sth130 + stct128);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i123)] = (stok124 ? ((stb125 << 16u) | (sth130 + strk127)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t131 = threadIdx.x;
-            unsigned int stsum132 = 0u;
-            for (patc_int i133 = 0; i133 < 8; i133 += 1) {
-                stsum132 = (stsum132 + sthist5[(2056 * t131 + 257 * i133 - 8223 * ((8 * t131 + i133) / 32))]);
-            }
-            unsigned int stinc134 = stsum132;
-            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc134, 1);
-            stinc134 = ((lane >= 1) ? (stinc134 + stup135) : stinc134);
-            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc134, 2);
-            stinc134 = ((lane >= 2) ? (stinc134 + stup136) : stinc134);
-            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc134, 4);
-            stinc134 = ((lane >= 4) ? (stinc134 + stup137) : stinc134);
-            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc134, 8);
-            stinc134 = ((lane >= 8) ? (stinc134 + stup138) : stinc134);
-            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc134, 16);
-            stinc134 = ((lane >= 16) ? (stinc134 + stup139) : stinc134);
-            unsigned int stat140 = (stinc134 - stsum132);
-            for (patc_int i141 = 0; i141 < 8; i141 += 1) {
-                unsigned int stcb142 = sthist5[(2056 * t131 + 257 * i141 - 8223 * ((8 * t131 + i141) / 32))];
-                sthist5[(2056 * t131 + 257 * i141 - 8223 * ((8 * t131 + i141) / 32))] = stat140;
-                stat140 = (stat140 + stcb142);
-            }
-            if ((lane == 31)) {
-                stwsum6[warp] = stinc134;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw144 = 0u;
-                if ((lane < 32)) {
-                    stw144 = stwsum6[lane];
-                }
-                unsigned int stwinc145 = stw144;
-                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc145, 1);
-                stwinc145 = ((lane >= 1) ? (stwinc145 + stup146) : stwinc145);
-                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc145, 2);
-                stwinc145 = ((lane >= 2) ? (stwinc145 + stup147) : stwinc145);
-                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc145, 4);
-                stwinc145 = ((lane >= 4) ? (stwinc145 + stup148) : stwinc145);
-                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc145, 8);
-                stwinc145 = ((lane >= 8) ? (stwinc145 + stup149) : stwinc145);
-                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc145, 16);
-                stwinc145 = ((lane >= 16) ? (stwinc145 + stup150) : stwinc145);
-                if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc145 - stw144);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4064) < n)) {
-            {
-                for (patc_int i152 = 0; i152 < 4; i152 += 1) {
-                    {
-                        unsigned int sti153 = stinfo4[(lane + 128 * warp + 32 * i152)];
-                        unsigned int stbk154 = (sti153 >> 16u);
-                        if ((stbk154 < 256u)) {
-                            long long ix155 = ((long long)stbk154);
-                            long long ix156 = ((long long)(stwsum6[((warp + 32 * ix155) / 256)] + (sthist5[(257 * warp + ix155)] + (sti153 & 65535u))));
-                            stkey2[ix156] = stkey3[(lane + 128 * warp + 32 * i152)];
+                {
+                    #pragma unroll
+                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                        {
+                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i152 = 0; i152 < 4; i152 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i152) < n)) {
-                        unsigned int sti153 = stinfo4[(lane + 128 * warp + 32 * i152)];
-                        unsigned int stbk154 = (sti153 >> 16u);
-                        if ((stbk154 < 256u)) {
-                            long long ix155 = ((long long)stbk154);
-                            long long ix156 = ((long long)(stwsum6[((warp + 32 * ix155) / 256)] + (sthist5[(257 * warp + ix155)] + (sti153 & 65535u))));
-                            stkey2[ix156] = stkey3[(lane + 128 * warp + 32 * i152)];
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
+                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
                         }
                     }
+                }
+            }
+        }
+        {
+            unsigned int slrun97 = 0u;
+            #pragma unroll
+            for (patc_int i98 = 0; i98 < 4; i98 += 1) {
+                unsigned int slo99 = slkey4[i98];
+                unsigned int sld100 = ((slo99 >> 15u) & 31u);
+                sldg6[i98] = sld100;
+                unsigned int slm101 = slvm5[i98];
+                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768u) != 0u));
+                slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
+                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536u) != 0u));
+                slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
+                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072u) != 0u));
+                slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
+                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144u) != 0u));
+                slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
+                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288u) != 0u));
+                slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
+                slrun8[i98] = slrun97;
+                slrun97 = (slrun97 + __popc(slm101));
+                slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot108 = 0u;
+            unsigned int slpre109 = 0u;
+            for (patc_int i110 = 0; i110 < 32; i110 += 1) {
+                unsigned int slc111 = sthist3[(33 * lane + i110)];
+                sltot108 = (sltot108 + slc111);
+                slpre109 = (slpre109 + ((i110 < warp) ? slc111 : 0u));
+            }
+            unsigned int slinc112 = sltot108;
+            unsigned int slup113 = __shfl_up_sync(0xffffffffu, slinc112, 1);
+            slinc112 = ((lane >= 1) ? (slinc112 + slup113) : slinc112);
+            unsigned int slup114 = __shfl_up_sync(0xffffffffu, slinc112, 2);
+            slinc112 = ((lane >= 2) ? (slinc112 + slup114) : slinc112);
+            unsigned int slup115 = __shfl_up_sync(0xffffffffu, slinc112, 4);
+            slinc112 = ((lane >= 4) ? (slinc112 + slup115) : slinc112);
+            unsigned int slup116 = __shfl_up_sync(0xffffffffu, slinc112, 8);
+            slinc112 = ((lane >= 8) ? (slinc112 + slup116) : slinc112);
+            unsigned int slup117 = __shfl_up_sync(0xffffffffu, slinc112, 16);
+            slinc112 = ((lane >= 16) ? (slinc112 + slup117) : slinc112);
+            unsigned int slbase118 = ((slinc112 - sltot108) + slpre109);
+            #pragma unroll
+            for (patc_int i119 = 0; i119 < 4; i119 += 1) {
+                unsigned int slq120 = (__shfl_sync(0xffffffffu, (slbase118 + slrun8[i119]), sldg6[i119]) + slrk7[i119]);
+                if ((((slvm5[i119] >> lane) & 1u) != 0u)) {
+                    long long ix121 = ((long long)slq120);
+                    stkey2[ix121] = slkey4[i119];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t157 = threadIdx.x;
-                for (patc_int i158 = 0; i158 < 4; i158 += 1) {
-                    {
-                        out[(4096 * b1 + t157 + 1024 * i158)] = stkey2[(t157 + 1024 * i158)];
+                {
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                        {
+                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
+                        }
                     }
                 }
             }
         } else {
             {
-                const patc_int t157 = threadIdx.x;
-                for (patc_int i158 = 0; i158 < 4; i158 += 1) {
-                    if (((4096 * b1 + t157 + 1024 * i158) < n)) {
-                        out[(4096 * b1 + t157 + 1024 * i158)] = stkey2[(t157 + 1024 * i158)];
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
+                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun125 = 0u;
+            #pragma unroll
+            for (patc_int i126 = 0; i126 < 4; i126 += 1) {
+                unsigned int slo127 = slkey4[i126];
+                unsigned int sld128 = ((slo127 >> 20u) & 31u);
+                sldg6[i126] = sld128;
+                unsigned int slm129 = slvm5[i126];
+                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576u) != 0u));
+                slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
+                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152u) != 0u));
+                slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
+                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304u) != 0u));
+                slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
+                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608u) != 0u));
+                slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
+                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216u) != 0u));
+                slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
+                slrun8[i126] = slrun125;
+                slrun125 = (slrun125 + __popc(slm129));
+                slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot136 = 0u;
+            unsigned int slpre137 = 0u;
+            for (patc_int i138 = 0; i138 < 32; i138 += 1) {
+                unsigned int slc139 = sthist3[(33 * lane + i138)];
+                sltot136 = (sltot136 + slc139);
+                slpre137 = (slpre137 + ((i138 < warp) ? slc139 : 0u));
+            }
+            unsigned int slinc140 = sltot136;
+            unsigned int slup141 = __shfl_up_sync(0xffffffffu, slinc140, 1);
+            slinc140 = ((lane >= 1) ? (slinc140 + slup141) : slinc140);
+            unsigned int slup142 = __shfl_up_sync(0xffffffffu, slinc140, 2);
+            slinc140 = ((lane >= 2) ? (slinc140 + slup142) : slinc140);
+            unsigned int slup143 = __shfl_up_sync(0xffffffffu, slinc140, 4);
+            slinc140 = ((lane >= 4) ? (slinc140 + slup143) : slinc140);
+            unsigned int slup144 = __shfl_up_sync(0xffffffffu, slinc140, 8);
+            slinc140 = ((lane >= 8) ? (slinc140 + slup144) : slinc140);
+            unsigned int slup145 = __shfl_up_sync(0xffffffffu, slinc140, 16);
+            slinc140 = ((lane >= 16) ? (slinc140 + slup145) : slinc140);
+            unsigned int slbase146 = ((slinc140 - sltot136) + slpre137);
+            #pragma unroll
+            for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                unsigned int slq148 = (__shfl_sync(0xffffffffu, (slbase146 + slrun8[i147]), sldg6[i147]) + slrk7[i147]);
+                if ((((slvm5[i147] >> lane) & 1u) != 0u)) {
+                    long long ix149 = ((long long)slq148);
+                    stkey2[ix149] = slkey4[i147];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                        {
+                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
+                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun153 = 0u;
+            #pragma unroll
+            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
+                unsigned int slo155 = slkey4[i154];
+                unsigned int sld156 = ((slo155 >> 25u) & 31u);
+                sldg6[i154] = sld156;
+                unsigned int slm157 = slvm5[i154];
+                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432u) != 0u));
+                slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
+                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864u) != 0u));
+                slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
+                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728u) != 0u));
+                slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
+                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456u) != 0u));
+                slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
+                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912u) != 0u));
+                slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
+                slrun8[i154] = slrun153;
+                slrun153 = (slrun153 + __popc(slm157));
+                slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot164 = 0u;
+            unsigned int slpre165 = 0u;
+            for (patc_int i166 = 0; i166 < 32; i166 += 1) {
+                unsigned int slc167 = sthist3[(33 * lane + i166)];
+                sltot164 = (sltot164 + slc167);
+                slpre165 = (slpre165 + ((i166 < warp) ? slc167 : 0u));
+            }
+            unsigned int slinc168 = sltot164;
+            unsigned int slup169 = __shfl_up_sync(0xffffffffu, slinc168, 1);
+            slinc168 = ((lane >= 1) ? (slinc168 + slup169) : slinc168);
+            unsigned int slup170 = __shfl_up_sync(0xffffffffu, slinc168, 2);
+            slinc168 = ((lane >= 2) ? (slinc168 + slup170) : slinc168);
+            unsigned int slup171 = __shfl_up_sync(0xffffffffu, slinc168, 4);
+            slinc168 = ((lane >= 4) ? (slinc168 + slup171) : slinc168);
+            unsigned int slup172 = __shfl_up_sync(0xffffffffu, slinc168, 8);
+            slinc168 = ((lane >= 8) ? (slinc168 + slup172) : slinc168);
+            unsigned int slup173 = __shfl_up_sync(0xffffffffu, slinc168, 16);
+            slinc168 = ((lane >= 16) ? (slinc168 + slup173) : slinc168);
+            unsigned int slbase174 = ((slinc168 - sltot164) + slpre165);
+            #pragma unroll
+            for (patc_int i175 = 0; i175 < 4; i175 += 1) {
+                unsigned int slq176 = (__shfl_sync(0xffffffffu, (slbase174 + slrun8[i175]), sldg6[i175]) + slrk7[i175]);
+                if ((((slvm5[i175] >> lane) & 1u) != 0u)) {
+                    long long ix177 = ((long long)slq176);
+                    stkey2[ix177] = slkey4[i175];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                        {
+                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
+                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun181 = 0u;
+            #pragma unroll
+            for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                unsigned int slo183 = slkey4[i182];
+                unsigned int sld184 = ((slo183 >> 30u) & 3u);
+                sldg6[i182] = sld184;
+                unsigned int slm185 = slvm5[i182];
+                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824u) != 0u));
+                slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
+                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648u) != 0u));
+                slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
+                slrun8[i182] = slrun181;
+                slrun181 = (slrun181 + __popc(slm185));
+                slrk7[i182] = __popc((__shfl_sync(0xffffffffu, slm185, sld184) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 4u) ? slrun181 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot189 = 0u;
+            unsigned int slpre190 = 0u;
+            for (patc_int i191 = 0; i191 < 32; i191 += 1) {
+                unsigned int slc192 = sthist3[(33 * lane + i191)];
+                sltot189 = (sltot189 + slc192);
+                slpre190 = (slpre190 + ((i191 < warp) ? slc192 : 0u));
+            }
+            unsigned int slinc193 = sltot189;
+            unsigned int slup194 = __shfl_up_sync(0xffffffffu, slinc193, 1);
+            slinc193 = ((lane >= 1) ? (slinc193 + slup194) : slinc193);
+            unsigned int slup195 = __shfl_up_sync(0xffffffffu, slinc193, 2);
+            slinc193 = ((lane >= 2) ? (slinc193 + slup195) : slinc193);
+            unsigned int slup196 = __shfl_up_sync(0xffffffffu, slinc193, 4);
+            slinc193 = ((lane >= 4) ? (slinc193 + slup196) : slinc193);
+            unsigned int slup197 = __shfl_up_sync(0xffffffffu, slinc193, 8);
+            slinc193 = ((lane >= 8) ? (slinc193 + slup197) : slinc193);
+            unsigned int slup198 = __shfl_up_sync(0xffffffffu, slinc193, 16);
+            slinc193 = ((lane >= 16) ? (slinc193 + slup198) : slinc193);
+            unsigned int slbase199 = ((slinc193 - sltot189) + slpre190);
+            #pragma unroll
+            for (patc_int i200 = 0; i200 < 4; i200 += 1) {
+                unsigned int slq201 = (__shfl_sync(0xffffffffu, (slbase199 + slrun8[i200]), sldg6[i200]) + slrk7[i200]);
+                if ((((slvm5[i200] >> lane) & 1u) != 0u)) {
+                    long long ix202 = ((long long)slq201);
+                    stkey2[ix202] = slkey4[i200];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                        {
+                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i204) < n)) {
+                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
+                        }
+                    }
+                }
+            }
+        }
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    {
+                        out[(lane + 128 * warp + 4096 * b1 + 32 * i206)] = slkey4[i206];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    if (((lane + 128 * warp + 4096 * b1 + 32 * i206) < n)) {
+                        out[(lane + 128 * warp + 4096 * b1 + 32 * i206)] = slkey4[i206];
                     }
                 }
             }
@@ -1989,608 +1985,604 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
  *   output:          out: n.i32 (n x int)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
- *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ out, const int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *stkey2 = (int *)(patc_smem + 0);
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 49280);
-    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 65664);
-    int *stkey3 = (int *)(patc_smem + 65792);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
+    int *stkey2 = (int *)(patc_smem + 4224);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b1 = blockIdx.x;
+        int slkey4[4];
+        unsigned int slvm5[4];
+        unsigned int sldg6[4];
+        unsigned int slrk7[4];
+        unsigned int slrun8[4];
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t7 = threadIdx.x;
-                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
-                    {
-                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                #pragma unroll
+                for (patc_int i10 = 0; i10 < 4; i10 += 1) {
+                    bool slok11 = true;
+                    slvm5[i10] = __ballot_sync(0xffffffffu, slok11);
+                    slkey4[i10] = 0;
+                    if (slok11) {
+                        slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t7 = threadIdx.x;
-                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
-                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
-                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                #pragma unroll
+                for (patc_int i10 = 0; i10 < 4; i10 += 1) {
+                    bool slok11 = ((lane + 128 * warp + 4096 * b1 + 32 * i10) < n);
+                    slvm5[i10] = __ballot_sync(0xffffffffu, slok11);
+                    slkey4[i10] = 0;
+                    if (slok11) {
+                        slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
                 }
             }
         }
         {
-            const patc_int t9 = threadIdx.x;
-            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
-                if (((t9 + 1024 * i10) < 8224)) {
-                    sthist5[(t9 + 1024 * i10)] = 0u;
-                }
+            unsigned int slrun13 = 0u;
+            #pragma unroll
+            for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                unsigned int slo15 = (((unsigned int)slkey4[i14]) ^ 2147483648u);
+                unsigned int sld16 = ((slo15 >> 0u) & 31u);
+                sldg6[i14] = sld16;
+                unsigned int slm17 = slvm5[i14];
+                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1u) != 0u));
+                slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
+                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2u) != 0u));
+                slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
+                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4u) != 0u));
+                slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
+                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8u) != 0u));
+                slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
+                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16u) != 0u));
+                slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
+                slrun8[i14] = slrun13;
+                slrun13 = (slrun13 + __popc(slm17));
+                slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    {
-                        bool stok13 = true;
-                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                        unsigned int stpm15 = (__ballot_sync(0xffffffffu, stok13) & patc_match_bits(stb14, 8u));
-                        unsigned int strk16 = __popc((stpm15 & ((1u << lane) - 1u)));
-                        unsigned int stct17 = __popc(stpm15);
-                        long long ix18 = ((long long)stb14);
-                        unsigned int sth19 = 0u;
-                        if (stok13) {
-                            sth19 = sthist5[(257 * warp + ix18)];
-                        }
-                        __syncwarp();
-                        if ((stok13 && ((strk16 + 1u) == stct17))) {
-                            sthist5[(257 * warp + ix18)] = (sth19 + stct17);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth19 + strk16)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i12) < n)) {
-                        bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
-                        unsigned int stb14 = (stok13 ? ((((unsigned int)stkey2[(lane + 128 * warp + 32 * i12)]) ^ 2147483648u) & 255u) : 0u);
-                        unsigned int stpm15 = (__ballot_sync(0xffffffffu, stok13) & patc_match_bits(stb14, 8u));
-                        unsigned int strk16 = __popc((stpm15 & ((1u << lane) - 1u)));
-                        unsigned int stct17 = __popc(stpm15);
-                        long long ix18 = ((long long)stb14);
-                        unsigned int sth19 = 0u;
-                        if (stok13) {
-                            sth19 = sthist5[(257 * warp + ix18)];
-                        }
-                        __syncwarp();
-                        if ((stok13 && ((strk16 + 1u) == stct17))) {
-                            sthist5[(257 * warp + ix18)] = (sth19 + stct17);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb14 << 16u) | (sth19 + strk16)) : 4294901760u);
-                    }
-                }
-            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
         }
         __syncthreads();
         {
-            const patc_int t20 = threadIdx.x;
-            unsigned int stsum21 = 0u;
-            for (patc_int i22 = 0; i22 < 8; i22 += 1) {
-                stsum21 = (stsum21 + sthist5[(2056 * t20 + 257 * i22 - 8223 * ((8 * t20 + i22) / 32))]);
+            unsigned int sltot24 = 0u;
+            unsigned int slpre25 = 0u;
+            for (patc_int i26 = 0; i26 < 32; i26 += 1) {
+                unsigned int slc27 = sthist3[(33 * lane + i26)];
+                sltot24 = (sltot24 + slc27);
+                slpre25 = (slpre25 + ((i26 < warp) ? slc27 : 0u));
             }
-            unsigned int stinc23 = stsum21;
-            unsigned int stup24 = __shfl_up_sync(0xffffffffu, stinc23, 1);
-            stinc23 = ((lane >= 1) ? (stinc23 + stup24) : stinc23);
-            unsigned int stup25 = __shfl_up_sync(0xffffffffu, stinc23, 2);
-            stinc23 = ((lane >= 2) ? (stinc23 + stup25) : stinc23);
-            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc23, 4);
-            stinc23 = ((lane >= 4) ? (stinc23 + stup26) : stinc23);
-            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc23, 8);
-            stinc23 = ((lane >= 8) ? (stinc23 + stup27) : stinc23);
-            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc23, 16);
-            stinc23 = ((lane >= 16) ? (stinc23 + stup28) : stinc23);
-            unsigned int stat29 = (stinc23 - stsum21);
-            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
-                unsigned int stcb31 = sthist5[(2056 * t20 + 257 * i30 - 8223 * ((8 * t20 + i30) / 32))];
-                sthist5[(2056 * t20 + 257 * i30 - 8223 * ((8 * t20 + i30) / 32))] = stat29;
-                stat29 = (stat29 + stcb31);
-            }
-            if ((lane == 31)) {
-                stwsum6[warp] = stinc23;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw33 = 0u;
-                if ((lane < 32)) {
-                    stw33 = stwsum6[lane];
-                }
-                unsigned int stwinc34 = stw33;
-                unsigned int stup35 = __shfl_up_sync(0xffffffffu, stwinc34, 1);
-                stwinc34 = ((lane >= 1) ? (stwinc34 + stup35) : stwinc34);
-                unsigned int stup36 = __shfl_up_sync(0xffffffffu, stwinc34, 2);
-                stwinc34 = ((lane >= 2) ? (stwinc34 + stup36) : stwinc34);
-                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc34, 4);
-                stwinc34 = ((lane >= 4) ? (stwinc34 + stup37) : stwinc34);
-                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc34, 8);
-                stwinc34 = ((lane >= 8) ? (stwinc34 + stup38) : stwinc34);
-                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc34, 16);
-                stwinc34 = ((lane >= 16) ? (stwinc34 + stup39) : stwinc34);
-                if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc34 - stw33);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4064) < n)) {
-            {
-                for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                    {
-                        unsigned int sti42 = stinfo4[(lane + 128 * warp + 32 * i41)];
-                        unsigned int stbk43 = (sti42 >> 16u);
-                        if ((stbk43 < 256u)) {
-                            long long ix44 = ((long long)stbk43);
-                            long long ix45 = ((long long)(stwsum6[((warp + 32 * ix44) / 256)] + (sthist5[(257 * warp + ix44)] + (sti42 & 65535u))));
-                            stkey3[ix45] = stkey2[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i41) < n)) {
-                        unsigned int sti42 = stinfo4[(lane + 128 * warp + 32 * i41)];
-                        unsigned int stbk43 = (sti42 >> 16u);
-                        if ((stbk43 < 256u)) {
-                            long long ix44 = ((long long)stbk43);
-                            long long ix45 = ((long long)(stwsum6[((warp + 32 * ix44) / 256)] + (sthist5[(257 * warp + ix44)] + (sti42 & 65535u))));
-                            stkey3[ix45] = stkey2[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t46 = threadIdx.x;
-            for (patc_int i47 = 0; i47 < 9; i47 += 1) {
-                if (((t46 + 1024 * i47) < 8224)) {
-                    sthist5[(t46 + 1024 * i47)] = 0u;
+            unsigned int slinc28 = sltot24;
+            unsigned int slup29 = __shfl_up_sync(0xffffffffu, slinc28, 1);
+            slinc28 = ((lane >= 1) ? (slinc28 + slup29) : slinc28);
+            unsigned int slup30 = __shfl_up_sync(0xffffffffu, slinc28, 2);
+            slinc28 = ((lane >= 2) ? (slinc28 + slup30) : slinc28);
+            unsigned int slup31 = __shfl_up_sync(0xffffffffu, slinc28, 4);
+            slinc28 = ((lane >= 4) ? (slinc28 + slup31) : slinc28);
+            unsigned int slup32 = __shfl_up_sync(0xffffffffu, slinc28, 8);
+            slinc28 = ((lane >= 8) ? (slinc28 + slup32) : slinc28);
+            unsigned int slup33 = __shfl_up_sync(0xffffffffu, slinc28, 16);
+            slinc28 = ((lane >= 16) ? (slinc28 + slup33) : slinc28);
+            unsigned int slbase34 = ((slinc28 - sltot24) + slpre25);
+            #pragma unroll
+            for (patc_int i35 = 0; i35 < 4; i35 += 1) {
+                unsigned int slq36 = (__shfl_sync(0xffffffffu, (slbase34 + slrun8[i35]), sldg6[i35]) + slrk7[i35]);
+                if ((((slvm5[i35] >> lane) & 1u) != 0u)) {
+                    long long ix37 = ((long long)slq36);
+                    stkey2[ix37] = slkey4[i35];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                    {
-                        bool stok50 = true;
-                        unsigned int stb51 = (stok50 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i49)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                        unsigned int stpm52 = (__ballot_sync(0xffffffffu, stok50) & patc_match_bits(stb51, 8u));
-                        unsigned int strk53 = __popc((stpm52 & ((1u << lane) - 1u)));
-                        unsigned int stct54 = __popc(stpm52);
-                        long long ix55 = ((long long)stb51);
-                        unsigned int sth56 = 0u;
-                        if (stok50) {
-                            sth56 = sthist5[(257 * warp + ix55)];
-                        }
-                        __syncwarp();
-                        if ((stok50 && ((strk53 + 1u) == stct54))) {
-                            sthist5[(257 * warp + ix55)] = (sth56 + stct54);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i49)] = (stok50 ? ((stb51 << 16u) | (sth56 + strk53)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i49 = 0; i49 < 4; i49 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i49) < n)) {
-                        bool stok50 = ((lane + 128 * warp + 4096 * b1 + 32 * i49) < n);
-                        unsigned int stb51 = (stok50 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i49)]) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                        unsigned int stpm52 = (__ballot_sync(0xffffffffu, stok50) & patc_match_bits(stb51, 8u));
-                        unsigned int strk53 = __popc((stpm52 & ((1u << lane) - 1u)));
-                        unsigned int stct54 = __popc(stpm52);
-                        long long ix55 = ((long long)stb51);
-                        unsigned int sth56 = 0u;
-                        if (stok50) {
-                            sth56 = sthist5[(257 * warp + ix55)];
-                        }
-                        __syncwarp();
-                        if ((stok50 && ((strk53 + 1u) == stct54))) {
-                            sthist5[(257 * warp + ix55)] = (sth56 + stct54);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i49)] = (stok50 ? ((stb51 << 16u) | (sth56 + strk53)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t57 = threadIdx.x;
-            unsigned int stsum58 = 0u;
-            for (patc_int i59 = 0; i59 < 8; i59 += 1) {
-                stsum58 = (stsum58 + sthist5[(2056 * t57 + 257 * i59 - 8223 * ((8 * t57 + i59) / 32))]);
-            }
-            unsigned int stinc60 = stsum58;
-            unsigned int stup61 = __shfl_up_sync(0xffffffffu, stinc60, 1);
-            stinc60 = ((lane >= 1) ? (stinc60 + stup61) : stinc60);
-            unsigned int stup62 = __shfl_up_sync(0xffffffffu, stinc60, 2);
-            stinc60 = ((lane >= 2) ? (stinc60 + stup62) : stinc60);
-            unsigned int stup63 = __shfl_up_sync(0xffffffffu, stinc60, 4);
-            stinc60 = ((lane >= 4) ? (stinc60 + stup63) : stinc60);
-            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc60, 8);
-            stinc60 = ((lane >= 8) ? (stinc60 + stup64) : stinc60);
-            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc60, 16);
-            stinc60 = ((lane >= 16) ? (stinc60 + stup65) : stinc60);
-            unsigned int stat66 = (stinc60 - stsum58);
-            for (patc_int i67 = 0; i67 < 8; i67 += 1) {
-                unsigned int stcb68 = sthist5[(2056 * t57 + 257 * i67 - 8223 * ((8 * t57 + i67) / 32))];
-                sthist5[(2056 * t57 + 257 * i67 - 8223 * ((8 * t57 + i67) / 32))] = stat66;
-                stat66 = (stat66 + stcb68);
-            }
-            if ((lane == 31)) {
-                stwsum6[warp] = stinc60;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw70 = 0u;
-                if ((lane < 32)) {
-                    stw70 = stwsum6[lane];
-                }
-                unsigned int stwinc71 = stw70;
-                unsigned int stup72 = __shfl_up_sync(0xffffffffu, stwinc71, 1);
-                stwinc71 = ((lane >= 1) ? (stwinc71 + stup72) : stwinc71);
-                unsigned int stup73 = __shfl_up_sync(0xffffffffu, stwinc71, 2);
-                stwinc71 = ((lane >= 2) ? (stwinc71 + stup73) : stwinc71);
-                unsigned int stup74 = __shfl_up_sync(0xffffffffu, stwinc71, 4);
-                stwinc71 = ((lane >= 4) ? (stwinc71 + stup74) : stwinc71);
-                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc71, 8);
-                stwinc71 = ((lane >= 8) ? (stwinc71 + stup75) : stwinc71);
-                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc71, 16);
-                stwinc71 = ((lane >= 16) ? (stwinc71 + stup76) : stwinc71);
-                if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc71 - stw70);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4064) < n)) {
-            {
-                for (patc_int i78 = 0; i78 < 4; i78 += 1) {
-                    {
-                        unsigned int sti79 = stinfo4[(lane + 128 * warp + 32 * i78)];
-                        unsigned int stbk80 = (sti79 >> 16u);
-                        if ((stbk80 < 256u)) {
-                            long long ix81 = ((long long)stbk80);
-                            long long ix82 = ((long long)(stwsum6[((warp + 32 * ix81) / 256)] + (sthist5[(257 * warp + ix81)] + (sti79 & 65535u))));
-                            stkey2[ix82] = stkey3[(lane + 128 * warp + 32 * i78)];
+                {
+                    #pragma unroll
+                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                        {
+                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i78 = 0; i78 < 4; i78 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i78) < n)) {
-                        unsigned int sti79 = stinfo4[(lane + 128 * warp + 32 * i78)];
-                        unsigned int stbk80 = (sti79 >> 16u);
-                        if ((stbk80 < 256u)) {
-                            long long ix81 = ((long long)stbk80);
-                            long long ix82 = ((long long)(stwsum6[((warp + 32 * ix81) / 256)] + (sthist5[(257 * warp + ix81)] + (sti79 & 65535u))));
-                            stkey2[ix82] = stkey3[(lane + 128 * warp + 32 * i78)];
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
+                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun41 = 0u;
+            #pragma unroll
+            for (patc_int i42 = 0; i42 < 4; i42 += 1) {
+                unsigned int slo43 = (((unsigned int)slkey4[i42]) ^ 2147483648u);
+                unsigned int sld44 = ((slo43 >> 5u) & 31u);
+                sldg6[i42] = sld44;
+                unsigned int slm45 = slvm5[i42];
+                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32u) != 0u));
+                slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
+                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64u) != 0u));
+                slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
+                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128u) != 0u));
+                slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
+                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256u) != 0u));
+                slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
+                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512u) != 0u));
+                slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
+                slrun8[i42] = slrun41;
+                slrun41 = (slrun41 + __popc(slm45));
+                slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t83 = threadIdx.x;
-            for (patc_int i84 = 0; i84 < 9; i84 += 1) {
-                if (((t83 + 1024 * i84) < 8224)) {
-                    sthist5[(t83 + 1024 * i84)] = 0u;
+            unsigned int sltot52 = 0u;
+            unsigned int slpre53 = 0u;
+            for (patc_int i54 = 0; i54 < 32; i54 += 1) {
+                unsigned int slc55 = sthist3[(33 * lane + i54)];
+                sltot52 = (sltot52 + slc55);
+                slpre53 = (slpre53 + ((i54 < warp) ? slc55 : 0u));
+            }
+            unsigned int slinc56 = sltot52;
+            unsigned int slup57 = __shfl_up_sync(0xffffffffu, slinc56, 1);
+            slinc56 = ((lane >= 1) ? (slinc56 + slup57) : slinc56);
+            unsigned int slup58 = __shfl_up_sync(0xffffffffu, slinc56, 2);
+            slinc56 = ((lane >= 2) ? (slinc56 + slup58) : slinc56);
+            unsigned int slup59 = __shfl_up_sync(0xffffffffu, slinc56, 4);
+            slinc56 = ((lane >= 4) ? (slinc56 + slup59) : slinc56);
+            unsigned int slup60 = __shfl_up_sync(0xffffffffu, slinc56, 8);
+            slinc56 = ((lane >= 8) ? (slinc56 + slup60) : slinc56);
+            unsigned int slup61 = __shfl_up_sync(0xffffffffu, slinc56, 16);
+            slinc56 = ((lane >= 16) ? (slinc56 + slup61) : slinc56);
+            unsigned int slbase62 = ((slinc56 - sltot52) + slpre53);
+            #pragma unroll
+            for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                unsigned int slq64 = (__shfl_sync(0xffffffffu, (slbase62 + slrun8[i63]), sldg6[i63]) + slrk7[i63]);
+                if ((((slvm5[i63] >> lane) & 1u) != 0u)) {
+                    long long ix65 = ((long long)slq64);
+                    stkey2[ix65] = slkey4[i63];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    {
-                        bool stok87 = true;
-                        unsigned int stb88 = (stok87 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i86)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                        unsigned int stpm89 = (__ballot_sync(0xffffffffu, stok87) & patc_match_bits(stb88, 8u));
-                        unsigned int strk90 = __popc((stpm89 & ((1u << lane) - 1u)));
-                        unsigned int stct91 = __popc(stpm89);
-                        long long ix92 = ((long long)stb88);
-                        unsigned int sth93 = 0u;
-                        if (stok87) {
-                            sth93 = sthist5[(257 * warp + ix92)];
-                        }
-                        __syncwarp();
-                        if ((stok87 && ((strk90 + 1u) == stct91))) {
-                            sthist5[(257 * warp + ix92)] = (sth93 + stct91);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i86)] = (stok87 ? ((stb88 << 16u) | (sth93 + strk90)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i86) < n)) {
-                        bool stok87 = ((lane + 128 * warp + 4096 * b1 + 32 * i86) < n);
-                        unsigned int stb88 = (stok87 ? (((((unsigned int)stkey2[(lane + 128 * warp + 32 * i86)]) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                        unsigned int stpm89 = (__ballot_sync(0xffffffffu, stok87) & patc_match_bits(stb88, 8u));
-                        unsigned int strk90 = __popc((stpm89 & ((1u << lane) - 1u)));
-                        unsigned int stct91 = __popc(stpm89);
-                        long long ix92 = ((long long)stb88);
-                        unsigned int sth93 = 0u;
-                        if (stok87) {
-                            sth93 = sthist5[(257 * warp + ix92)];
-                        }
-                        __syncwarp();
-                        if ((stok87 && ((strk90 + 1u) == stct91))) {
-                            sthist5[(257 * warp + ix92)] = (sth93 + stct91);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i86)] = (stok87 ? ((stb88 << 16u) | (sth93 + strk90)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t94 = threadIdx.x;
-            unsigned int stsum95 = 0u;
-            for (patc_int i96 = 0; i96 < 8; i96 += 1) {
-                stsum95 = (stsum95 + sthist5[(2056 * t94 + 257 * i96 - 8223 * ((8 * t94 + i96) / 32))]);
-            }
-            unsigned int stinc97 = stsum95;
-            unsigned int stup98 = __shfl_up_sync(0xffffffffu, stinc97, 1);
-            stinc97 = ((lane >= 1) ? (stinc97 + stup98) : stinc97);
-            unsigned int stup99 = __shfl_up_sync(0xffffffffu, stinc97, 2);
-            stinc97 = ((lane >= 2) ? (stinc97 + stup99) : stinc97);
-            unsigned int stup100 = __shfl_up_sync(0xffffffffu, stinc97, 4);
-            stinc97 = ((lane >= 4) ? (stinc97 + stup100) : stinc97);
-            unsigned int stup101 = __shfl_up_sync(0xffffffffu, stinc97, 8);
-            stinc97 = ((lane >= 8) ? (stinc97 + stup101) : stinc97);
-            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc97, 16);
-            stinc97 = ((lane >= 16) ? (stinc97 + stup102) : stinc97);
-            unsigned int stat103 = (stinc97 - stsum95);
-            for (patc_int i104 = 0; i104 < 8; i104 += 1) {
-                unsigned int stcb105 = sthist5[(2056 * t94 + 257 * i104 - 8223 * ((8 * t94 + i104) / 32))];
-                sthist5[(2056 * t94 + 257 * i104 - 8223 * ((8 * t94 + i104) / 32))] = stat103;
-                stat103 = (stat103 + stcb105);
-            }
-            if ((lane == 31)) {
-                stwsum6[warp] = stinc97;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw107 = 0u;
-                if ((lane < 32)) {
-                    stw107 = stwsum6[lane];
-                }
-                unsigned int stwinc108 = stw107;
-                unsigned int stup109 = __shfl_up_sync(0xffffffffu, stwinc108, 1);
-                stwinc108 = ((lane >= 1) ? (stwinc108 + stup109) : stwinc108);
-                unsigned int stup110 = __shfl_up_sync(0xffffffffu, stwinc108, 2);
-                stwinc108 = ((lane >= 2) ? (stwinc108 + stup110) : stwinc108);
-                unsigned int stup111 = __shfl_up_sync(0xffffffffu, stwinc108, 4);
-                stwinc108 = ((lane >= 4) ? (stwinc108 + stup111) : stwinc108);
-                unsigned int stup112 = __shfl_up_sync(0xffffffffu, stwinc108, 8);
-                stwinc108 = ((lane >= 8) ? (stwinc108 + stup112) : stwinc108);
-                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc108, 16);
-                stwinc108 = ((lane >= 16) ? (stwinc108 + stup113) : stwinc108);
-                if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc108 - stw107);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4064) < n)) {
-            {
-                for (patc_int i115 = 0; i115 < 4; i115 += 1) {
-                    {
-                        unsigned int sti116 = stinfo4[(lane + 128 * warp + 32 * i115)];
-                        unsigned int stbk117 = (sti116 >> 16u);
-                        if ((stbk117 < 256u)) {
-                            long long ix118 = ((long long)stbk117);
-                            long long ix119 = ((long long)(stwsum6[((warp + 32 * ix118) / 256)] + (sthist5[(257 * warp + ix118)] + (sti116 & 65535u))));
-                            stkey3[ix119] = stkey2[(lane + 128 * warp + 32 * i115)];
+                {
+                    #pragma unroll
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        {
+                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i115 = 0; i115 < 4; i115 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i115) < n)) {
-                        unsigned int sti116 = stinfo4[(lane + 128 * warp + 32 * i115)];
-                        unsigned int stbk117 = (sti116 >> 16u);
-                        if ((stbk117 < 256u)) {
-                            long long ix118 = ((long long)stbk117);
-                            long long ix119 = ((long long)(stwsum6[((warp + 32 * ix118) / 256)] + (sthist5[(257 * warp + ix118)] + (sti116 & 65535u))));
-                            stkey3[ix119] = stkey2[(lane + 128 * warp + 32 * i115)];
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
+                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun69 = 0u;
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                unsigned int slo71 = (((unsigned int)slkey4[i70]) ^ 2147483648u);
+                unsigned int sld72 = ((slo71 >> 10u) & 31u);
+                sldg6[i70] = sld72;
+                unsigned int slm73 = slvm5[i70];
+                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024u) != 0u));
+                slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
+                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048u) != 0u));
+                slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
+                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096u) != 0u));
+                slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
+                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192u) != 0u));
+                slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
+                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384u) != 0u));
+                slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
+                slrun8[i70] = slrun69;
+                slrun69 = (slrun69 + __popc(slm73));
+                slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t120 = threadIdx.x;
-            for (patc_int i121 = 0; i121 < 9; i121 += 1) {
-                if (((t120 + 1024 * i121) < 8224)) {
-                    sthist5[(t120 + 1024 * i121)] = 0u;
+            unsigned int sltot80 = 0u;
+            unsigned int slpre81 = 0u;
+            for (patc_int i82 = 0; i82 < 32; i82 += 1) {
+                unsigned int slc83 = sthist3[(33 * lane + i82)];
+                sltot80 = (sltot80 + slc83);
+                slpre81 = (slpre81 + ((i82 < warp) ? slc83 : 0u));
+            }
+            unsigned int slinc84 = sltot80;
+            unsigned int slup85 = __shfl_up_sync(0xffffffffu, slinc84, 1);
+            slinc84 = ((lane >= 1) ? (slinc84 + slup85) : slinc84);
+            unsigned int slup86 = __shfl_up_sync(0xffffffffu, slinc84, 2);
+            slinc84 = ((lane >= 2) ? (slinc84 + slup86) : slinc84);
+            unsigned int slup87 = __shfl_up_sync(0xffffffffu, slinc84, 4);
+            slinc84 = ((lane >= 4) ? (slinc84 + slup87) : slinc84);
+            unsigned int slup88 = __shfl_up_sync(0xffffffffu, slinc84, 8);
+            slinc84 = ((lane >= 8) ? (slinc84 + slup88) : slinc84);
+            unsigned int slup89 = __shfl_up_sync(0xffffffffu, slinc84, 16);
+            slinc84 = ((lane >= 16) ? (slinc84 + slup89) : slinc84);
+            unsigned int slbase90 = ((slinc84 - sltot80) + slpre81);
+            #pragma unroll
+            for (patc_int i91 = 0; i91 < 4; i91 += 1) {
+                unsigned int slq92 = (__shfl_sync(0xffffffffu, (slbase90 + slrun8[i91]), sldg6[i91]) + slrk7[i91]);
+                if ((((slvm5[i91] >> lane) & 1u) != 0u)) {
+                    long long ix93 = ((long long)slq92);
+                    stkey2[ix93] = slkey4[i91];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                    {
-                        bool stok124 = true;
-                        unsigned int stb125 = (stok124 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i123)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                        unsigned int stpm126 = (__ballot_sync(0xffffffffu, stok124) & patc_match_bits(stb125, 8u));
-                        unsigned int strk127 = __popc((stpm126 & ((1u << lane) - 1u)));
-                        unsigned int stct128 = __popc(stpm126);
-                        long long ix129 = ((long long)stb125);
-                        unsigned int sth130 = 0u;
-                        if (stok124) {
-                            sth130 = sthist5[(257 * warp + ix129)];
-                        }
-                        __syncwarp();
-                        if ((stok124 && ((strk127 + 1u) == stct128))) {
-                            sthist5[(257 * warp + ix129)] = (sth130 + stct128);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i123)] = (stok124 ? ((stb125 << 16u) | (sth130 + strk127)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                        bool stok124 = ((lane + 128 * warp + 4096 * b1 + 32 * i123) < n);
-                        unsigned int stb125 = (stok124 ? (((((unsigned int)stkey3[(lane + 128 * warp + 32 * i123)]) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                        unsigned int stpm126 = (__ballot_sync(0xffffffffu, stok124) & patc_match_bits(stb125, 8u));
-                        unsigned int strk127 = __popc((stpm126 & ((1u << lane) - 1u)));
-                        unsigned int stct128 = __popc(stpm126);
-                        long long ix129 = ((long long)stb125);
-                        unsigned int sth130 = 0u;
-                        if (stok124) {
-                            sth130 = sthist5[(257 * warp + ix129)];
-                        }
-                        __syncwarp();
-                        if ((stok124 && ((strk127 + 1u) == stct128))) {
-                            sthist5[(257 * warp + ix129)] = (sth130 + stct128);
-                        }
-                        __syncwarp();
-                        stinfo4[(lane + 128 * warp + 32 * i123)] = (stok124 ? ((stb125 << 16u) | (sth130 + strk127)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t131 = threadIdx.x;
-            unsigned int stsum132 = 0u;
-            for (patc_int i133 = 0; i133 < 8; i133 += 1) {
-                stsum132 = (stsum132 + sthist5[(2056 * t131 + 257 * i133 - 8223 * ((8 * t131 + i133) / 32))]);
-            }
-            unsigned int stinc134 = stsum132;
-            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc134, 1);
-            stinc134 = ((lane >= 1) ? (stinc134 + stup135) : stinc134);
-            unsigned int stup136 = __shfl_up_sync(0xffffffffu, stinc134, 2);
-            stinc134 = ((lane >= 2) ? (stinc134 + stup136) : stinc134);
-            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc134, 4);
-            stinc134 = ((lane >= 4) ? (stinc134 + stup137) : stinc134);
-            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc134, 8);
-            stinc134 = ((lane >= 8) ? (stinc134 + stup138) : stinc134);
-            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc134, 16);
-            stinc134 = ((lane >= 16) ? (stinc134 + stup139) : stinc134);
-            unsigned int stat140 = (stinc134 - stsum132);
-            for (patc_int i141 = 0; i141 < 8; i141 += 1) {
-                unsigned int stcb142 = sthist5[(2056 * t131 + 257 * i141 - 8223 * ((8 * t131 + i141) / 32))];
-                sthist5[(2056 * t131 + 257 * i141 - 8223 * ((8 * t131 + i141) / 32))] = stat140;
-                stat140 = (stat140 + stcb142);
-            }
-            if ((lane == 31)) {
-                stwsum6[warp] = stinc134;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw144 = 0u;
-                if ((lane < 32)) {
-                    stw144 = stwsum6[lane];
-                }
-                unsigned int stwinc145 = stw144;
-                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc145, 1);
-                stwinc145 = ((lane >= 1) ? (stwinc145 + stup146) : stwinc145);
-                unsigned int stup147 = __shfl_up_sync(0xffffffffu, stwinc145, 2);
-                stwinc145 = ((lane >= 2) ? (stwinc145 + stup147) : stwinc145);
-                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc145, 4);
-                stwinc145 = ((lane >= 4) ? (stwinc145 + stup148) : stwinc145);
-                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc145, 8);
-                stwinc145 = ((lane >= 8) ? (stwinc145 + stup149) : stwinc145);
-                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc145, 16);
-                stwinc145 = ((lane >= 16) ? (stwinc145 + stup150) : stwinc145);
-                if ((lane < 32)) {
-                    stwsum6[lane] = (stwinc145 - stw144);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b1 + 4064) < n)) {
-            {
-                for (patc_int i152 = 0; i152 < 4; i152 += 1) {
-                    {
-                        unsigned int sti153 = stinfo4[(lane + 128 * warp + 32 * i152)];
-                        unsigned int stbk154 = (sti153 >> 16u);
-                        if ((stbk154 < 256u)) {
-                            long long ix155 = ((long long)stbk154);
-                            long long ix156 = ((long long)(stwsum6[((warp + 32 * ix155) / 256)] + (sthist5[(257 * warp + ix155)] + (sti153 & 65535u))));
-                            stkey2[ix156] = stkey3[(lane + 128 * warp + 32 * i152)];
+                {
+                    #pragma unroll
+                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                        {
+                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i152 = 0; i152 < 4; i152 += 1) {
-                    if (((128 * warp + 4096 * b1 + 32 * i152) < n)) {
-                        unsigned int sti153 = stinfo4[(lane + 128 * warp + 32 * i152)];
-                        unsigned int stbk154 = (sti153 >> 16u);
-                        if ((stbk154 < 256u)) {
-                            long long ix155 = ((long long)stbk154);
-                            long long ix156 = ((long long)(stwsum6[((warp + 32 * ix155) / 256)] + (sthist5[(257 * warp + ix155)] + (sti153 & 65535u))));
-                            stkey2[ix156] = stkey3[(lane + 128 * warp + 32 * i152)];
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
+                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
                         }
                     }
+                }
+            }
+        }
+        {
+            unsigned int slrun97 = 0u;
+            #pragma unroll
+            for (patc_int i98 = 0; i98 < 4; i98 += 1) {
+                unsigned int slo99 = (((unsigned int)slkey4[i98]) ^ 2147483648u);
+                unsigned int sld100 = ((slo99 >> 15u) & 31u);
+                sldg6[i98] = sld100;
+                unsigned int slm101 = slvm5[i98];
+                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768u) != 0u));
+                slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
+                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536u) != 0u));
+                slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
+                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072u) != 0u));
+                slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
+                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144u) != 0u));
+                slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
+                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288u) != 0u));
+                slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
+                slrun8[i98] = slrun97;
+                slrun97 = (slrun97 + __popc(slm101));
+                slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot108 = 0u;
+            unsigned int slpre109 = 0u;
+            for (patc_int i110 = 0; i110 < 32; i110 += 1) {
+                unsigned int slc111 = sthist3[(33 * lane + i110)];
+                sltot108 = (sltot108 + slc111);
+                slpre109 = (slpre109 + ((i110 < warp) ? slc111 : 0u));
+            }
+            unsigned int slinc112 = sltot108;
+            unsigned int slup113 = __shfl_up_sync(0xffffffffu, slinc112, 1);
+            slinc112 = ((lane >= 1) ? (slinc112 + slup113) : slinc112);
+            unsigned int slup114 = __shfl_up_sync(0xffffffffu, slinc112, 2);
+            slinc112 = ((lane >= 2) ? (slinc112 + slup114) : slinc112);
+            unsigned int slup115 = __shfl_up_sync(0xffffffffu, slinc112, 4);
+            slinc112 = ((lane >= 4) ? (slinc112 + slup115) : slinc112);
+            unsigned int slup116 = __shfl_up_sync(0xffffffffu, slinc112, 8);
+            slinc112 = ((lane >= 8) ? (slinc112 + slup116) : slinc112);
+            unsigned int slup117 = __shfl_up_sync(0xffffffffu, slinc112, 16);
+            slinc112 = ((lane >= 16) ? (slinc112 + slup117) : slinc112);
+            unsigned int slbase118 = ((slinc112 - sltot108) + slpre109);
+            #pragma unroll
+            for (patc_int i119 = 0; i119 < 4; i119 += 1) {
+                unsigned int slq120 = (__shfl_sync(0xffffffffu, (slbase118 + slrun8[i119]), sldg6[i119]) + slrk7[i119]);
+                if ((((slvm5[i119] >> lane) & 1u) != 0u)) {
+                    long long ix121 = ((long long)slq120);
+                    stkey2[ix121] = slkey4[i119];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b1 + 4095) < n)) {
             {
-                const patc_int t157 = threadIdx.x;
-                for (patc_int i158 = 0; i158 < 4; i158 += 1) {
-                    {
-                        out[(4096 * b1 + t157 + 1024 * i158)] = stkey2[(t157 + 1024 * i158)];
+                {
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                        {
+                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
+                        }
                     }
                 }
             }
         } else {
             {
-                const patc_int t157 = threadIdx.x;
-                for (patc_int i158 = 0; i158 < 4; i158 += 1) {
-                    if (((4096 * b1 + t157 + 1024 * i158) < n)) {
-                        out[(4096 * b1 + t157 + 1024 * i158)] = stkey2[(t157 + 1024 * i158)];
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
+                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun125 = 0u;
+            #pragma unroll
+            for (patc_int i126 = 0; i126 < 4; i126 += 1) {
+                unsigned int slo127 = (((unsigned int)slkey4[i126]) ^ 2147483648u);
+                unsigned int sld128 = ((slo127 >> 20u) & 31u);
+                sldg6[i126] = sld128;
+                unsigned int slm129 = slvm5[i126];
+                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576u) != 0u));
+                slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
+                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152u) != 0u));
+                slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
+                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304u) != 0u));
+                slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
+                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608u) != 0u));
+                slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
+                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216u) != 0u));
+                slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
+                slrun8[i126] = slrun125;
+                slrun125 = (slrun125 + __popc(slm129));
+                slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot136 = 0u;
+            unsigned int slpre137 = 0u;
+            for (patc_int i138 = 0; i138 < 32; i138 += 1) {
+                unsigned int slc139 = sthist3[(33 * lane + i138)];
+                sltot136 = (sltot136 + slc139);
+                slpre137 = (slpre137 + ((i138 < warp) ? slc139 : 0u));
+            }
+            unsigned int slinc140 = sltot136;
+            unsigned int slup141 = __shfl_up_sync(0xffffffffu, slinc140, 1);
+            slinc140 = ((lane >= 1) ? (slinc140 + slup141) : slinc140);
+            unsigned int slup142 = __shfl_up_sync(0xffffffffu, slinc140, 2);
+            slinc140 = ((lane >= 2) ? (slinc140 + slup142) : slinc140);
+            unsigned int slup143 = __shfl_up_sync(0xffffffffu, slinc140, 4);
+            slinc140 = ((lane >= 4) ? (slinc140 + slup143) : slinc140);
+            unsigned int slup144 = __shfl_up_sync(0xffffffffu, slinc140, 8);
+            slinc140 = ((lane >= 8) ? (slinc140 + slup144) : slinc140);
+            unsigned int slup145 = __shfl_up_sync(0xffffffffu, slinc140, 16);
+            slinc140 = ((lane >= 16) ? (slinc140 + slup145) : slinc140);
+            unsigned int slbase146 = ((slinc140 - sltot136) + slpre137);
+            #pragma unroll
+            for (patc_int i147 = 0; i147 < 4; i147 += 1) {
+                unsigned int slq148 = (__shfl_sync(0xffffffffu, (slbase146 + slrun8[i147]), sldg6[i147]) + slrk7[i147]);
+                if ((((slvm5[i147] >> lane) & 1u) != 0u)) {
+                    long long ix149 = ((long long)slq148);
+                    stkey2[ix149] = slkey4[i147];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                        {
+                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
+                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun153 = 0u;
+            #pragma unroll
+            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
+                unsigned int slo155 = (((unsigned int)slkey4[i154]) ^ 2147483648u);
+                unsigned int sld156 = ((slo155 >> 25u) & 31u);
+                sldg6[i154] = sld156;
+                unsigned int slm157 = slvm5[i154];
+                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432u) != 0u));
+                slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
+                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864u) != 0u));
+                slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
+                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728u) != 0u));
+                slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
+                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456u) != 0u));
+                slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
+                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912u) != 0u));
+                slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
+                slrun8[i154] = slrun153;
+                slrun153 = (slrun153 + __popc(slm157));
+                slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot164 = 0u;
+            unsigned int slpre165 = 0u;
+            for (patc_int i166 = 0; i166 < 32; i166 += 1) {
+                unsigned int slc167 = sthist3[(33 * lane + i166)];
+                sltot164 = (sltot164 + slc167);
+                slpre165 = (slpre165 + ((i166 < warp) ? slc167 : 0u));
+            }
+            unsigned int slinc168 = sltot164;
+            unsigned int slup169 = __shfl_up_sync(0xffffffffu, slinc168, 1);
+            slinc168 = ((lane >= 1) ? (slinc168 + slup169) : slinc168);
+            unsigned int slup170 = __shfl_up_sync(0xffffffffu, slinc168, 2);
+            slinc168 = ((lane >= 2) ? (slinc168 + slup170) : slinc168);
+            unsigned int slup171 = __shfl_up_sync(0xffffffffu, slinc168, 4);
+            slinc168 = ((lane >= 4) ? (slinc168 + slup171) : slinc168);
+            unsigned int slup172 = __shfl_up_sync(0xffffffffu, slinc168, 8);
+            slinc168 = ((lane >= 8) ? (slinc168 + slup172) : slinc168);
+            unsigned int slup173 = __shfl_up_sync(0xffffffffu, slinc168, 16);
+            slinc168 = ((lane >= 16) ? (slinc168 + slup173) : slinc168);
+            unsigned int slbase174 = ((slinc168 - sltot164) + slpre165);
+            #pragma unroll
+            for (patc_int i175 = 0; i175 < 4; i175 += 1) {
+                unsigned int slq176 = (__shfl_sync(0xffffffffu, (slbase174 + slrun8[i175]), sldg6[i175]) + slrk7[i175]);
+                if ((((slvm5[i175] >> lane) & 1u) != 0u)) {
+                    long long ix177 = ((long long)slq176);
+                    stkey2[ix177] = slkey4[i175];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                        {
+                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
+                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun181 = 0u;
+            #pragma unroll
+            for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                unsigned int slo183 = (((unsigned int)slkey4[i182]) ^ 2147483648u);
+                unsigned int sld184 = ((slo183 >> 30u) & 3u);
+                sldg6[i182] = sld184;
+                unsigned int slm185 = slvm5[i182];
+                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824u) != 0u));
+                slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
+                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648u) != 0u));
+                slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
+                slrun8[i182] = slrun181;
+                slrun181 = (slrun181 + __popc(slm185));
+                slrk7[i182] = __popc((__shfl_sync(0xffffffffu, slm185, sld184) & ((1u << lane) - 1u)));
+            }
+            sthist3[(33 * lane + warp)] = ((lane < 4u) ? slrun181 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot189 = 0u;
+            unsigned int slpre190 = 0u;
+            for (patc_int i191 = 0; i191 < 32; i191 += 1) {
+                unsigned int slc192 = sthist3[(33 * lane + i191)];
+                sltot189 = (sltot189 + slc192);
+                slpre190 = (slpre190 + ((i191 < warp) ? slc192 : 0u));
+            }
+            unsigned int slinc193 = sltot189;
+            unsigned int slup194 = __shfl_up_sync(0xffffffffu, slinc193, 1);
+            slinc193 = ((lane >= 1) ? (slinc193 + slup194) : slinc193);
+            unsigned int slup195 = __shfl_up_sync(0xffffffffu, slinc193, 2);
+            slinc193 = ((lane >= 2) ? (slinc193 + slup195) : slinc193);
+            unsigned int slup196 = __shfl_up_sync(0xffffffffu, slinc193, 4);
+            slinc193 = ((lane >= 4) ? (slinc193 + slup196) : slinc193);
+            unsigned int slup197 = __shfl_up_sync(0xffffffffu, slinc193, 8);
+            slinc193 = ((lane >= 8) ? (slinc193 + slup197) : slinc193);
+            unsigned int slup198 = __shfl_up_sync(0xffffffffu, slinc193, 16);
+            slinc193 = ((lane >= 16) ? (slinc193 + slup198) : slinc193);
+            unsigned int slbase199 = ((slinc193 - sltot189) + slpre190);
+            #pragma unroll
+            for (patc_int i200 = 0; i200 < 4; i200 += 1) {
+                unsigned int slq201 = (__shfl_sync(0xffffffffu, (slbase199 + slrun8[i200]), sldg6[i200]) + slrk7[i200]);
+                if ((((slvm5[i200] >> lane) & 1u) != 0u)) {
+                    long long ix202 = ((long long)slq201);
+                    stkey2[ix202] = slkey4[i200];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                        {
+                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b1) < n)) {
+                    #pragma unroll
+                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                        if (((lane + 128 * warp + 4096 * b1 + 32 * i204) < n)) {
+                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
+                        }
+                    }
+                }
+            }
+        }
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    {
+                        out[(lane + 128 * warp + 4096 * b1 + 32 * i206)] = slkey4[i206];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i206 = 0; i206 < 4; i206 += 1) {
+                    if (((lane + 128 * warp + 4096 * b1 + 32 * i206) < n)) {
+                        out[(lane + 128 * warp + 4096 * b1 + 32 * i206)] = slkey4[i206];
                     }
                 }
             }
@@ -2604,616 +2596,611 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
  *   output:          out: n.u32 (n x unsigned int)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
- *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
-    unsigned int *sthist6 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *stinfo5 = (unsigned int *)(patc_smem + 49280);
-    unsigned int *stwsum7 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stkey4 = (unsigned int *)(patc_smem + 65792);
+    unsigned int *sthist4 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b2 = blockIdx.x;
+        unsigned int slkey5[4];
+        unsigned int slvm6[4];
+        unsigned int sldg7[4];
+        unsigned int slrk8[4];
+        unsigned int slrun9[4];
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t8 = threadIdx.x;
-                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
-                    {
-                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
+                #pragma unroll
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    bool slok12 = true;
+                    slvm6[i11] = __ballot_sync(0xffffffffu, slok12);
+                    slkey5[i11] = 0u;
+                    if (slok12) {
+                        slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t8 = threadIdx.x;
-                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
-                    if (((4096 * b2 + t8 + 1024 * i9) < n)) {
-                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
+                #pragma unroll
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    bool slok12 = ((lane + 128 * warp + 4096 * b2 + 32 * i11) < n);
+                    slvm6[i11] = __ballot_sync(0xffffffffu, slok12);
+                    slkey5[i11] = 0u;
+                    if (slok12) {
+                        slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
                     }
                 }
             }
         }
         {
-            const patc_int t10 = threadIdx.x;
-            for (patc_int i11 = 0; i11 < 9; i11 += 1) {
-                if (((t10 + 1024 * i11) < 8224)) {
-                    sthist6[(t10 + 1024 * i11)] = 0u;
-                }
+            unsigned int slrun14 = 0u;
+            #pragma unroll
+            for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                unsigned int s16 = (~0u);
+                unsigned int slo17 = ((slkey5[i15] | 2147483648u) ^ ((slkey5[i15] > 2147483648u) ? s16 : 0u));
+                unsigned int sld18 = ((slo17 >> 0u) & 31u);
+                sldg7[i15] = sld18;
+                unsigned int slm19 = slvm6[i15];
+                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo17 & 1u) != 0u));
+                slm19 = (slm19 & (((lane & 1u) != 0u) ? slb20 : (~slb20)));
+                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo17 & 2u) != 0u));
+                slm19 = (slm19 & (((lane & 2u) != 0u) ? slb21 : (~slb21)));
+                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo17 & 4u) != 0u));
+                slm19 = (slm19 & (((lane & 4u) != 0u) ? slb22 : (~slb22)));
+                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo17 & 8u) != 0u));
+                slm19 = (slm19 & (((lane & 8u) != 0u) ? slb23 : (~slb23)));
+                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo17 & 16u) != 0u));
+                slm19 = (slm19 & (((lane & 16u) != 0u) ? slb24 : (~slb24)));
+                slrun9[i15] = slrun14;
+                slrun14 = (slrun14 + __popc(slm19));
+                slrk8[i15] = __popc((__shfl_sync(0xffffffffu, slm19, sld18) & ((1u << lane) - 1u)));
             }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
-                    {
-                        bool stok14 = true;
-                        unsigned int s15 = (~0u);
-                        unsigned int stb16 = (stok14 ? (((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u)) & 255u) : 0u);
-                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
-                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
-                        unsigned int stct19 = __popc(stpm17);
-                        long long ix20 = ((long long)stb16);
-                        unsigned int sth21 = 0u;
-                        if (stok14) {
-                            sth21 = sthist6[(257 * warp + ix20)];
-                        }
-                        __syncwarp();
-                        if ((stok14 && ((strk18 + 1u) == stct19))) {
-                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i13) < n)) {
-                        bool stok14 = ((lane + 128 * warp + 4096 * b2 + 32 * i13) < n);
-                        unsigned int s15 = (~0u);
-                        unsigned int stb16 = (stok14 ? (((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u)) & 255u) : 0u);
-                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
-                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
-                        unsigned int stct19 = __popc(stpm17);
-                        long long ix20 = ((long long)stb16);
-                        unsigned int sth21 = 0u;
-                        if (stok14) {
-                            sth21 = sthist6[(257 * warp + ix20)];
-                        }
-                        __syncwarp();
-                        if ((stok14 && ((strk18 + 1u) == stct19))) {
-                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
-                    }
-                }
-            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun14 : 0u);
         }
         __syncthreads();
         {
-            const patc_int t22 = threadIdx.x;
-            unsigned int stsum23 = 0u;
-            for (patc_int i24 = 0; i24 < 8; i24 += 1) {
-                stsum23 = (stsum23 + sthist6[(2056 * t22 + 257 * i24 - 8223 * ((8 * t22 + i24) / 32))]);
+            unsigned int sltot26 = 0u;
+            unsigned int slpre27 = 0u;
+            for (patc_int i28 = 0; i28 < 32; i28 += 1) {
+                unsigned int slc29 = sthist4[(33 * lane + i28)];
+                sltot26 = (sltot26 + slc29);
+                slpre27 = (slpre27 + ((i28 < warp) ? slc29 : 0u));
             }
-            unsigned int stinc25 = stsum23;
-            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc25, 1);
-            stinc25 = ((lane >= 1) ? (stinc25 + stup26) : stinc25);
-            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc25, 2);
-            stinc25 = ((lane >= 2) ? (stinc25 + stup27) : stinc25);
-            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc25, 4);
-            stinc25 = ((lane >= 4) ? (stinc25 + stup28) : stinc25);
-            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc25, 8);
-            stinc25 = ((lane >= 8) ? (stinc25 + stup29) : stinc25);
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc25, 16);
-            stinc25 = ((lane >= 16) ? (stinc25 + stup30) : stinc25);
-            unsigned int stat31 = (stinc25 - stsum23);
-            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
-                unsigned int stcb33 = sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))];
-                sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))] = stat31;
-                stat31 = (stat31 + stcb33);
-            }
-            if ((lane == 31)) {
-                stwsum7[warp] = stinc25;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw35 = 0u;
-                if ((lane < 32)) {
-                    stw35 = stwsum7[lane];
-                }
-                unsigned int stwinc36 = stw35;
-                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc36, 1);
-                stwinc36 = ((lane >= 1) ? (stwinc36 + stup37) : stwinc36);
-                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc36, 2);
-                stwinc36 = ((lane >= 2) ? (stwinc36 + stup38) : stwinc36);
-                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc36, 4);
-                stwinc36 = ((lane >= 4) ? (stwinc36 + stup39) : stwinc36);
-                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc36, 8);
-                stwinc36 = ((lane >= 8) ? (stwinc36 + stup40) : stwinc36);
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc36, 16);
-                stwinc36 = ((lane >= 16) ? (stwinc36 + stup41) : stwinc36);
-                if ((lane < 32)) {
-                    stwsum7[lane] = (stwinc36 - stw35);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                    {
-                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
-                        unsigned int stbk45 = (sti44 >> 16u);
-                        if ((stbk45 < 256u)) {
-                            long long ix46 = ((long long)stbk45);
-                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
-                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i43) < n)) {
-                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
-                        unsigned int stbk45 = (sti44 >> 16u);
-                        if ((stbk45 < 256u)) {
-                            long long ix46 = ((long long)stbk45);
-                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
-                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t48 = threadIdx.x;
-            for (patc_int i49 = 0; i49 < 9; i49 += 1) {
-                if (((t48 + 1024 * i49) < 8224)) {
-                    sthist6[(t48 + 1024 * i49)] = 0u;
+            unsigned int slinc30 = sltot26;
+            unsigned int slup31 = __shfl_up_sync(0xffffffffu, slinc30, 1);
+            slinc30 = ((lane >= 1) ? (slinc30 + slup31) : slinc30);
+            unsigned int slup32 = __shfl_up_sync(0xffffffffu, slinc30, 2);
+            slinc30 = ((lane >= 2) ? (slinc30 + slup32) : slinc30);
+            unsigned int slup33 = __shfl_up_sync(0xffffffffu, slinc30, 4);
+            slinc30 = ((lane >= 4) ? (slinc30 + slup33) : slinc30);
+            unsigned int slup34 = __shfl_up_sync(0xffffffffu, slinc30, 8);
+            slinc30 = ((lane >= 8) ? (slinc30 + slup34) : slinc30);
+            unsigned int slup35 = __shfl_up_sync(0xffffffffu, slinc30, 16);
+            slinc30 = ((lane >= 16) ? (slinc30 + slup35) : slinc30);
+            unsigned int slbase36 = ((slinc30 - sltot26) + slpre27);
+            #pragma unroll
+            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
+                unsigned int slq38 = (__shfl_sync(0xffffffffu, (slbase36 + slrun9[i37]), sldg7[i37]) + slrk8[i37]);
+                if ((((slvm6[i37] >> lane) & 1u) != 0u)) {
+                    long long ix39 = ((long long)slq38);
+                    stkey3[ix39] = slkey5[i37];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
-                    {
-                        bool stok52 = true;
-                        unsigned int s53 = (~0u);
-                        unsigned int stb54 = (stok52 ? ((((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
-                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
-                        unsigned int stct57 = __popc(stpm55);
-                        long long ix58 = ((long long)stb54);
-                        unsigned int sth59 = 0u;
-                        if (stok52) {
-                            sth59 = sthist6[(257 * warp + ix58)];
-                        }
-                        __syncwarp();
-                        if ((stok52 && ((strk56 + 1u) == stct57))) {
-                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i51) < n)) {
-                        bool stok52 = ((lane + 128 * warp + 4096 * b2 + 32 * i51) < n);
-                        unsigned int s53 = (~0u);
-                        unsigned int stb54 = (stok52 ? ((((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
-                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
-                        unsigned int stct57 = __popc(stpm55);
-                        long long ix58 = ((long long)stb54);
-                        unsigned int sth59 = 0u;
-                        if (stok52) {
-                            sth59 = sthist6[(257 * warp + ix58)];
-                        }
-                        __syncwarp();
-                        if ((stok52 && ((strk56 + 1u) == stct57))) {
-                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t60 = threadIdx.x;
-            unsigned int stsum61 = 0u;
-            for (patc_int i62 = 0; i62 < 8; i62 += 1) {
-                stsum61 = (stsum61 + sthist6[(2056 * t60 + 257 * i62 - 8223 * ((8 * t60 + i62) / 32))]);
-            }
-            unsigned int stinc63 = stsum61;
-            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc63, 1);
-            stinc63 = ((lane >= 1) ? (stinc63 + stup64) : stinc63);
-            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc63, 2);
-            stinc63 = ((lane >= 2) ? (stinc63 + stup65) : stinc63);
-            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc63, 4);
-            stinc63 = ((lane >= 4) ? (stinc63 + stup66) : stinc63);
-            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc63, 8);
-            stinc63 = ((lane >= 8) ? (stinc63 + stup67) : stinc63);
-            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc63, 16);
-            stinc63 = ((lane >= 16) ? (stinc63 + stup68) : stinc63);
-            unsigned int stat69 = (stinc63 - stsum61);
-            for (patc_int i70 = 0; i70 < 8; i70 += 1) {
-                unsigned int stcb71 = sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))];
-                sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))] = stat69;
-                stat69 = (stat69 + stcb71);
-            }
-            if ((lane == 31)) {
-                stwsum7[warp] = stinc63;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw73 = 0u;
-                if ((lane < 32)) {
-                    stw73 = stwsum7[lane];
-                }
-                unsigned int stwinc74 = stw73;
-                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc74, 1);
-                stwinc74 = ((lane >= 1) ? (stwinc74 + stup75) : stwinc74);
-                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc74, 2);
-                stwinc74 = ((lane >= 2) ? (stwinc74 + stup76) : stwinc74);
-                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc74, 4);
-                stwinc74 = ((lane >= 4) ? (stwinc74 + stup77) : stwinc74);
-                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc74, 8);
-                stwinc74 = ((lane >= 8) ? (stwinc74 + stup78) : stwinc74);
-                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc74, 16);
-                stwinc74 = ((lane >= 16) ? (stwinc74 + stup79) : stwinc74);
-                if ((lane < 32)) {
-                    stwsum7[lane] = (stwinc74 - stw73);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
-                    {
-                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
-                        unsigned int stbk83 = (sti82 >> 16u);
-                        if ((stbk83 < 256u)) {
-                            long long ix84 = ((long long)stbk83);
-                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
-                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
+                {
+                    #pragma unroll
+                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                        {
+                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i81) < n)) {
-                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
-                        unsigned int stbk83 = (sti82 >> 16u);
-                        if ((stbk83 < 256u)) {
-                            long long ix84 = ((long long)stbk83);
-                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
-                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i41) < n)) {
+                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun43 = 0u;
+            #pragma unroll
+            for (patc_int i44 = 0; i44 < 4; i44 += 1) {
+                unsigned int s45 = (~0u);
+                unsigned int slo46 = ((slkey5[i44] | 2147483648u) ^ ((slkey5[i44] > 2147483648u) ? s45 : 0u));
+                unsigned int sld47 = ((slo46 >> 5u) & 31u);
+                sldg7[i44] = sld47;
+                unsigned int slm48 = slvm6[i44];
+                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo46 & 32u) != 0u));
+                slm48 = (slm48 & (((lane & 1u) != 0u) ? slb49 : (~slb49)));
+                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo46 & 64u) != 0u));
+                slm48 = (slm48 & (((lane & 2u) != 0u) ? slb50 : (~slb50)));
+                unsigned int slb51 = __ballot_sync(0xffffffffu, ((slo46 & 128u) != 0u));
+                slm48 = (slm48 & (((lane & 4u) != 0u) ? slb51 : (~slb51)));
+                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo46 & 256u) != 0u));
+                slm48 = (slm48 & (((lane & 8u) != 0u) ? slb52 : (~slb52)));
+                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo46 & 512u) != 0u));
+                slm48 = (slm48 & (((lane & 16u) != 0u) ? slb53 : (~slb53)));
+                slrun9[i44] = slrun43;
+                slrun43 = (slrun43 + __popc(slm48));
+                slrk8[i44] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun43 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t86 = threadIdx.x;
-            for (patc_int i87 = 0; i87 < 9; i87 += 1) {
-                if (((t86 + 1024 * i87) < 8224)) {
-                    sthist6[(t86 + 1024 * i87)] = 0u;
+            unsigned int sltot55 = 0u;
+            unsigned int slpre56 = 0u;
+            for (patc_int i57 = 0; i57 < 32; i57 += 1) {
+                unsigned int slc58 = sthist4[(33 * lane + i57)];
+                sltot55 = (sltot55 + slc58);
+                slpre56 = (slpre56 + ((i57 < warp) ? slc58 : 0u));
+            }
+            unsigned int slinc59 = sltot55;
+            unsigned int slup60 = __shfl_up_sync(0xffffffffu, slinc59, 1);
+            slinc59 = ((lane >= 1) ? (slinc59 + slup60) : slinc59);
+            unsigned int slup61 = __shfl_up_sync(0xffffffffu, slinc59, 2);
+            slinc59 = ((lane >= 2) ? (slinc59 + slup61) : slinc59);
+            unsigned int slup62 = __shfl_up_sync(0xffffffffu, slinc59, 4);
+            slinc59 = ((lane >= 4) ? (slinc59 + slup62) : slinc59);
+            unsigned int slup63 = __shfl_up_sync(0xffffffffu, slinc59, 8);
+            slinc59 = ((lane >= 8) ? (slinc59 + slup63) : slinc59);
+            unsigned int slup64 = __shfl_up_sync(0xffffffffu, slinc59, 16);
+            slinc59 = ((lane >= 16) ? (slinc59 + slup64) : slinc59);
+            unsigned int slbase65 = ((slinc59 - sltot55) + slpre56);
+            #pragma unroll
+            for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                unsigned int slq67 = (__shfl_sync(0xffffffffu, (slbase65 + slrun9[i66]), sldg7[i66]) + slrk8[i66]);
+                if ((((slvm6[i66] >> lane) & 1u) != 0u)) {
+                    long long ix68 = ((long long)slq67);
+                    stkey3[ix68] = slkey5[i66];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
-                    {
-                        bool stok90 = true;
-                        unsigned int s91 = (~0u);
-                        unsigned int stb92 = (stok90 ? ((((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
-                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
-                        unsigned int stct95 = __popc(stpm93);
-                        long long ix96 = ((long long)stb92);
-                        unsigned int sth97 = 0u;
-                        if (stok90) {
-                            sth97 = sthist6[(257 * warp + ix96)];
-                        }
-                        __syncwarp();
-                        if ((stok90 && ((strk94 + 1u) == stct95))) {
-                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i89) < n)) {
-                        bool stok90 = ((lane + 128 * warp + 4096 * b2 + 32 * i89) < n);
-                        unsigned int s91 = (~0u);
-                        unsigned int stb92 = (stok90 ? ((((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
-                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
-                        unsigned int stct95 = __popc(stpm93);
-                        long long ix96 = ((long long)stb92);
-                        unsigned int sth97 = 0u;
-                        if (stok90) {
-                            sth97 = sthist6[(257 * warp + ix96)];
-                        }
-                        __syncwarp();
-                        if ((stok90 && ((strk94 + 1u) == stct95))) {
-                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t98 = threadIdx.x;
-            unsigned int stsum99 = 0u;
-            for (patc_int i100 = 0; i100 < 8; i100 += 1) {
-                stsum99 = (stsum99 + sthist6[(2056 * t98 + 257 * i100 - 8223 * ((8 * t98 + i100) / 32))]);
-            }
-            unsigned int stinc101 = stsum99;
-            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc101, 1);
-            stinc101 = ((lane >= 1) ? (stinc101 + stup102) : stinc101);
-            unsigned int stup103 = __shfl_up_sync(0xffffffffu, stinc101, 2);
-            stinc101 = ((lane >= 2) ? (stinc101 + stup103) : stinc101);
-            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc101, 4);
-            stinc101 = ((lane >= 4) ? (stinc101 + stup104) : stinc101);
-            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc101, 8);
-            stinc101 = ((lane >= 8) ? (stinc101 + stup105) : stinc101);
-            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc101, 16);
-            stinc101 = ((lane >= 16) ? (stinc101 + stup106) : stinc101);
-            unsigned int stat107 = (stinc101 - stsum99);
-            for (patc_int i108 = 0; i108 < 8; i108 += 1) {
-                unsigned int stcb109 = sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))];
-                sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))] = stat107;
-                stat107 = (stat107 + stcb109);
-            }
-            if ((lane == 31)) {
-                stwsum7[warp] = stinc101;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw111 = 0u;
-                if ((lane < 32)) {
-                    stw111 = stwsum7[lane];
-                }
-                unsigned int stwinc112 = stw111;
-                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc112, 1);
-                stwinc112 = ((lane >= 1) ? (stwinc112 + stup113) : stwinc112);
-                unsigned int stup114 = __shfl_up_sync(0xffffffffu, stwinc112, 2);
-                stwinc112 = ((lane >= 2) ? (stwinc112 + stup114) : stwinc112);
-                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc112, 4);
-                stwinc112 = ((lane >= 4) ? (stwinc112 + stup115) : stwinc112);
-                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc112, 8);
-                stwinc112 = ((lane >= 8) ? (stwinc112 + stup116) : stwinc112);
-                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc112, 16);
-                stwinc112 = ((lane >= 16) ? (stwinc112 + stup117) : stwinc112);
-                if ((lane < 32)) {
-                    stwsum7[lane] = (stwinc112 - stw111);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
-                    {
-                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
-                        unsigned int stbk121 = (sti120 >> 16u);
-                        if ((stbk121 < 256u)) {
-                            long long ix122 = ((long long)stbk121);
-                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
-                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
+                {
+                    #pragma unroll
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        {
+                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i119) < n)) {
-                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
-                        unsigned int stbk121 = (sti120 >> 16u);
-                        if ((stbk121 < 256u)) {
-                            long long ix122 = ((long long)stbk121);
-                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
-                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
+                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun72 = 0u;
+            #pragma unroll
+            for (patc_int i73 = 0; i73 < 4; i73 += 1) {
+                unsigned int s74 = (~0u);
+                unsigned int slo75 = ((slkey5[i73] | 2147483648u) ^ ((slkey5[i73] > 2147483648u) ? s74 : 0u));
+                unsigned int sld76 = ((slo75 >> 10u) & 31u);
+                sldg7[i73] = sld76;
+                unsigned int slm77 = slvm6[i73];
+                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo75 & 1024u) != 0u));
+                slm77 = (slm77 & (((lane & 1u) != 0u) ? slb78 : (~slb78)));
+                unsigned int slb79 = __ballot_sync(0xffffffffu, ((slo75 & 2048u) != 0u));
+                slm77 = (slm77 & (((lane & 2u) != 0u) ? slb79 : (~slb79)));
+                unsigned int slb80 = __ballot_sync(0xffffffffu, ((slo75 & 4096u) != 0u));
+                slm77 = (slm77 & (((lane & 4u) != 0u) ? slb80 : (~slb80)));
+                unsigned int slb81 = __ballot_sync(0xffffffffu, ((slo75 & 8192u) != 0u));
+                slm77 = (slm77 & (((lane & 8u) != 0u) ? slb81 : (~slb81)));
+                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo75 & 16384u) != 0u));
+                slm77 = (slm77 & (((lane & 16u) != 0u) ? slb82 : (~slb82)));
+                slrun9[i73] = slrun72;
+                slrun72 = (slrun72 + __popc(slm77));
+                slrk8[i73] = __popc((__shfl_sync(0xffffffffu, slm77, sld76) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t124 = threadIdx.x;
-            for (patc_int i125 = 0; i125 < 9; i125 += 1) {
-                if (((t124 + 1024 * i125) < 8224)) {
-                    sthist6[(t124 + 1024 * i125)] = 0u;
+            unsigned int sltot84 = 0u;
+            unsigned int slpre85 = 0u;
+            for (patc_int i86 = 0; i86 < 32; i86 += 1) {
+                unsigned int slc87 = sthist4[(33 * lane + i86)];
+                sltot84 = (sltot84 + slc87);
+                slpre85 = (slpre85 + ((i86 < warp) ? slc87 : 0u));
+            }
+            unsigned int slinc88 = sltot84;
+            unsigned int slup89 = __shfl_up_sync(0xffffffffu, slinc88, 1);
+            slinc88 = ((lane >= 1) ? (slinc88 + slup89) : slinc88);
+            unsigned int slup90 = __shfl_up_sync(0xffffffffu, slinc88, 2);
+            slinc88 = ((lane >= 2) ? (slinc88 + slup90) : slinc88);
+            unsigned int slup91 = __shfl_up_sync(0xffffffffu, slinc88, 4);
+            slinc88 = ((lane >= 4) ? (slinc88 + slup91) : slinc88);
+            unsigned int slup92 = __shfl_up_sync(0xffffffffu, slinc88, 8);
+            slinc88 = ((lane >= 8) ? (slinc88 + slup92) : slinc88);
+            unsigned int slup93 = __shfl_up_sync(0xffffffffu, slinc88, 16);
+            slinc88 = ((lane >= 16) ? (slinc88 + slup93) : slinc88);
+            unsigned int slbase94 = ((slinc88 - sltot84) + slpre85);
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                unsigned int slq96 = (__shfl_sync(0xffffffffu, (slbase94 + slrun9[i95]), sldg7[i95]) + slrk8[i95]);
+                if ((((slvm6[i95] >> lane) & 1u) != 0u)) {
+                    long long ix97 = ((long long)slq96);
+                    stkey3[ix97] = slkey5[i95];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
-                    {
-                        bool stok128 = true;
-                        unsigned int s129 = (~0u);
-                        unsigned int stb130 = (stok128 ? ((((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
-                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
-                        unsigned int stct133 = __popc(stpm131);
-                        long long ix134 = ((long long)stb130);
-                        unsigned int sth135 = 0u;
-                        if (stok128) {
-                            sth135 = sthist6[(257 * warp + ix134)];
-                        }
-                        __syncwarp();
-                        if ((stok128 && ((strk132 + 1u) == stct133))) {
-                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i127) < n)) {
-                        bool stok128 = ((lane + 128 * warp + 4096 * b2 + 32 * i127) < n);
-                        unsigned int s129 = (~0u);
-                        unsigned int stb130 = (stok128 ? ((((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
-                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
-                        unsigned int stct133 = __popc(stpm131);
-                        long long ix134 = ((long long)stb130);
-                        unsigned int sth135 = 0u;
-                        if (stok128) {
-                            sth135 = sthist6[(257 * warp + ix134)];
-                        }
-                        __syncwarp();
-                        if ((stok128 && ((strk132 + 1u) == stct133))) {
-                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t136 = threadIdx.x;
-            unsigned int stsum137 = 0u;
-            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
-                stsum137 = (stsum137 + sthist6[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
-            }
-            unsigned int stinc139 = stsum137;
-            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
-            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
-            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
-            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
-            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
-            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
-            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
-            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
-            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
-            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
-            unsigned int stat145 = (stinc139 - stsum137);
-            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
-                unsigned int stcb147 = sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
-                sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
-                stat145 = (stat145 + stcb147);
-            }
-            if ((lane == 31)) {
-                stwsum7[warp] = stinc139;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw149 = 0u;
-                if ((lane < 32)) {
-                    stw149 = stwsum7[lane];
-                }
-                unsigned int stwinc150 = stw149;
-                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
-                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
-                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
-                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
-                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
-                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
-                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
-                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
-                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
-                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
-                if ((lane < 32)) {
-                    stwsum7[lane] = (stwinc150 - stw149);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                    {
-                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
-                        unsigned int stbk159 = (sti158 >> 16u);
-                        if ((stbk159 < 256u)) {
-                            long long ix160 = ((long long)stbk159);
-                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
-                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
+                {
+                    #pragma unroll
+                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                        {
+                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i157) < n)) {
-                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
-                        unsigned int stbk159 = (sti158 >> 16u);
-                        if ((stbk159 < 256u)) {
-                            long long ix160 = ((long long)stbk159);
-                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
-                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
                         }
                     }
+                }
+            }
+        }
+        {
+            unsigned int slrun101 = 0u;
+            #pragma unroll
+            for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                unsigned int s103 = (~0u);
+                unsigned int slo104 = ((slkey5[i102] | 2147483648u) ^ ((slkey5[i102] > 2147483648u) ? s103 : 0u));
+                unsigned int sld105 = ((slo104 >> 15u) & 31u);
+                sldg7[i102] = sld105;
+                unsigned int slm106 = slvm6[i102];
+                unsigned int slb107 = __ballot_sync(0xffffffffu, ((slo104 & 32768u) != 0u));
+                slm106 = (slm106 & (((lane & 1u) != 0u) ? slb107 : (~slb107)));
+                unsigned int slb108 = __ballot_sync(0xffffffffu, ((slo104 & 65536u) != 0u));
+                slm106 = (slm106 & (((lane & 2u) != 0u) ? slb108 : (~slb108)));
+                unsigned int slb109 = __ballot_sync(0xffffffffu, ((slo104 & 131072u) != 0u));
+                slm106 = (slm106 & (((lane & 4u) != 0u) ? slb109 : (~slb109)));
+                unsigned int slb110 = __ballot_sync(0xffffffffu, ((slo104 & 262144u) != 0u));
+                slm106 = (slm106 & (((lane & 8u) != 0u) ? slb110 : (~slb110)));
+                unsigned int slb111 = __ballot_sync(0xffffffffu, ((slo104 & 524288u) != 0u));
+                slm106 = (slm106 & (((lane & 16u) != 0u) ? slb111 : (~slb111)));
+                slrun9[i102] = slrun101;
+                slrun101 = (slrun101 + __popc(slm106));
+                slrk8[i102] = __popc((__shfl_sync(0xffffffffu, slm106, sld105) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun101 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot113 = 0u;
+            unsigned int slpre114 = 0u;
+            for (patc_int i115 = 0; i115 < 32; i115 += 1) {
+                unsigned int slc116 = sthist4[(33 * lane + i115)];
+                sltot113 = (sltot113 + slc116);
+                slpre114 = (slpre114 + ((i115 < warp) ? slc116 : 0u));
+            }
+            unsigned int slinc117 = sltot113;
+            unsigned int slup118 = __shfl_up_sync(0xffffffffu, slinc117, 1);
+            slinc117 = ((lane >= 1) ? (slinc117 + slup118) : slinc117);
+            unsigned int slup119 = __shfl_up_sync(0xffffffffu, slinc117, 2);
+            slinc117 = ((lane >= 2) ? (slinc117 + slup119) : slinc117);
+            unsigned int slup120 = __shfl_up_sync(0xffffffffu, slinc117, 4);
+            slinc117 = ((lane >= 4) ? (slinc117 + slup120) : slinc117);
+            unsigned int slup121 = __shfl_up_sync(0xffffffffu, slinc117, 8);
+            slinc117 = ((lane >= 8) ? (slinc117 + slup121) : slinc117);
+            unsigned int slup122 = __shfl_up_sync(0xffffffffu, slinc117, 16);
+            slinc117 = ((lane >= 16) ? (slinc117 + slup122) : slinc117);
+            unsigned int slbase123 = ((slinc117 - sltot113) + slpre114);
+            #pragma unroll
+            for (patc_int i124 = 0; i124 < 4; i124 += 1) {
+                unsigned int slq125 = (__shfl_sync(0xffffffffu, (slbase123 + slrun9[i124]), sldg7[i124]) + slrk8[i124]);
+                if ((((slvm6[i124] >> lane) & 1u) != 0u)) {
+                    long long ix126 = ((long long)slq125);
+                    stkey3[ix126] = slkey5[i124];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t162 = threadIdx.x;
-                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
-                    {
-                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
+                {
+                    #pragma unroll
+                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                        {
+                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
+                        }
                     }
                 }
             }
         } else {
             {
-                const patc_int t162 = threadIdx.x;
-                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
-                    if (((4096 * b2 + t162 + 1024 * i163) < n)) {
-                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i128) < n)) {
+                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun130 = 0u;
+            #pragma unroll
+            for (patc_int i131 = 0; i131 < 4; i131 += 1) {
+                unsigned int s132 = (~0u);
+                unsigned int slo133 = ((slkey5[i131] | 2147483648u) ^ ((slkey5[i131] > 2147483648u) ? s132 : 0u));
+                unsigned int sld134 = ((slo133 >> 20u) & 31u);
+                sldg7[i131] = sld134;
+                unsigned int slm135 = slvm6[i131];
+                unsigned int slb136 = __ballot_sync(0xffffffffu, ((slo133 & 1048576u) != 0u));
+                slm135 = (slm135 & (((lane & 1u) != 0u) ? slb136 : (~slb136)));
+                unsigned int slb137 = __ballot_sync(0xffffffffu, ((slo133 & 2097152u) != 0u));
+                slm135 = (slm135 & (((lane & 2u) != 0u) ? slb137 : (~slb137)));
+                unsigned int slb138 = __ballot_sync(0xffffffffu, ((slo133 & 4194304u) != 0u));
+                slm135 = (slm135 & (((lane & 4u) != 0u) ? slb138 : (~slb138)));
+                unsigned int slb139 = __ballot_sync(0xffffffffu, ((slo133 & 8388608u) != 0u));
+                slm135 = (slm135 & (((lane & 8u) != 0u) ? slb139 : (~slb139)));
+                unsigned int slb140 = __ballot_sync(0xffffffffu, ((slo133 & 16777216u) != 0u));
+                slm135 = (slm135 & (((lane & 16u) != 0u) ? slb140 : (~slb140)));
+                slrun9[i131] = slrun130;
+                slrun130 = (slrun130 + __popc(slm135));
+                slrk8[i131] = __popc((__shfl_sync(0xffffffffu, slm135, sld134) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun130 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot142 = 0u;
+            unsigned int slpre143 = 0u;
+            for (patc_int i144 = 0; i144 < 32; i144 += 1) {
+                unsigned int slc145 = sthist4[(33 * lane + i144)];
+                sltot142 = (sltot142 + slc145);
+                slpre143 = (slpre143 + ((i144 < warp) ? slc145 : 0u));
+            }
+            unsigned int slinc146 = sltot142;
+            unsigned int slup147 = __shfl_up_sync(0xffffffffu, slinc146, 1);
+            slinc146 = ((lane >= 1) ? (slinc146 + slup147) : slinc146);
+            unsigned int slup148 = __shfl_up_sync(0xffffffffu, slinc146, 2);
+            slinc146 = ((lane >= 2) ? (slinc146 + slup148) : slinc146);
+            unsigned int slup149 = __shfl_up_sync(0xffffffffu, slinc146, 4);
+            slinc146 = ((lane >= 4) ? (slinc146 + slup149) : slinc146);
+            unsigned int slup150 = __shfl_up_sync(0xffffffffu, slinc146, 8);
+            slinc146 = ((lane >= 8) ? (slinc146 + slup150) : slinc146);
+            unsigned int slup151 = __shfl_up_sync(0xffffffffu, slinc146, 16);
+            slinc146 = ((lane >= 16) ? (slinc146 + slup151) : slinc146);
+            unsigned int slbase152 = ((slinc146 - sltot142) + slpre143);
+            #pragma unroll
+            for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                unsigned int slq154 = (__shfl_sync(0xffffffffu, (slbase152 + slrun9[i153]), sldg7[i153]) + slrk8[i153]);
+                if ((((slvm6[i153] >> lane) & 1u) != 0u)) {
+                    long long ix155 = ((long long)slq154);
+                    stkey3[ix155] = slkey5[i153];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                        {
+                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i157) < n)) {
+                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun159 = 0u;
+            #pragma unroll
+            for (patc_int i160 = 0; i160 < 4; i160 += 1) {
+                unsigned int s161 = (~0u);
+                unsigned int slo162 = ((slkey5[i160] | 2147483648u) ^ ((slkey5[i160] > 2147483648u) ? s161 : 0u));
+                unsigned int sld163 = ((slo162 >> 25u) & 31u);
+                sldg7[i160] = sld163;
+                unsigned int slm164 = slvm6[i160];
+                unsigned int slb165 = __ballot_sync(0xffffffffu, ((slo162 & 33554432u) != 0u));
+                slm164 = (slm164 & (((lane & 1u) != 0u) ? slb165 : (~slb165)));
+                unsigned int slb166 = __ballot_sync(0xffffffffu, ((slo162 & 67108864u) != 0u));
+                slm164 = (slm164 & (((lane & 2u) != 0u) ? slb166 : (~slb166)));
+                unsigned int slb167 = __ballot_sync(0xffffffffu, ((slo162 & 134217728u) != 0u));
+                slm164 = (slm164 & (((lane & 4u) != 0u) ? slb167 : (~slb167)));
+                unsigned int slb168 = __ballot_sync(0xffffffffu, ((slo162 & 268435456u) != 0u));
+                slm164 = (slm164 & (((lane & 8u) != 0u) ? slb168 : (~slb168)));
+                unsigned int slb169 = __ballot_sync(0xffffffffu, ((slo162 & 536870912u) != 0u));
+                slm164 = (slm164 & (((lane & 16u) != 0u) ? slb169 : (~slb169)));
+                slrun9[i160] = slrun159;
+                slrun159 = (slrun159 + __popc(slm164));
+                slrk8[i160] = __popc((__shfl_sync(0xffffffffu, slm164, sld163) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun159 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot171 = 0u;
+            unsigned int slpre172 = 0u;
+            for (patc_int i173 = 0; i173 < 32; i173 += 1) {
+                unsigned int slc174 = sthist4[(33 * lane + i173)];
+                sltot171 = (sltot171 + slc174);
+                slpre172 = (slpre172 + ((i173 < warp) ? slc174 : 0u));
+            }
+            unsigned int slinc175 = sltot171;
+            unsigned int slup176 = __shfl_up_sync(0xffffffffu, slinc175, 1);
+            slinc175 = ((lane >= 1) ? (slinc175 + slup176) : slinc175);
+            unsigned int slup177 = __shfl_up_sync(0xffffffffu, slinc175, 2);
+            slinc175 = ((lane >= 2) ? (slinc175 + slup177) : slinc175);
+            unsigned int slup178 = __shfl_up_sync(0xffffffffu, slinc175, 4);
+            slinc175 = ((lane >= 4) ? (slinc175 + slup178) : slinc175);
+            unsigned int slup179 = __shfl_up_sync(0xffffffffu, slinc175, 8);
+            slinc175 = ((lane >= 8) ? (slinc175 + slup179) : slinc175);
+            unsigned int slup180 = __shfl_up_sync(0xffffffffu, slinc175, 16);
+            slinc175 = ((lane >= 16) ? (slinc175 + slup180) : slinc175);
+            unsigned int slbase181 = ((slinc175 - sltot171) + slpre172);
+            #pragma unroll
+            for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                unsigned int slq183 = (__shfl_sync(0xffffffffu, (slbase181 + slrun9[i182]), sldg7[i182]) + slrk8[i182]);
+                if ((((slvm6[i182] >> lane) & 1u) != 0u)) {
+                    long long ix184 = ((long long)slq183);
+                    stkey3[ix184] = slkey5[i182];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
+                        {
+                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i186) < n)) {
+                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun188 = 0u;
+            #pragma unroll
+            for (patc_int i189 = 0; i189 < 4; i189 += 1) {
+                unsigned int s190 = (~0u);
+                unsigned int slo191 = ((slkey5[i189] | 2147483648u) ^ ((slkey5[i189] > 2147483648u) ? s190 : 0u));
+                unsigned int sld192 = ((slo191 >> 30u) & 3u);
+                sldg7[i189] = sld192;
+                unsigned int slm193 = slvm6[i189];
+                unsigned int slb194 = __ballot_sync(0xffffffffu, ((slo191 & 1073741824u) != 0u));
+                slm193 = (slm193 & (((lane & 1u) != 0u) ? slb194 : (~slb194)));
+                unsigned int slb195 = __ballot_sync(0xffffffffu, ((slo191 & 2147483648u) != 0u));
+                slm193 = (slm193 & (((lane & 2u) != 0u) ? slb195 : (~slb195)));
+                slrun9[i189] = slrun188;
+                slrun188 = (slrun188 + __popc(slm193));
+                slrk8[i189] = __popc((__shfl_sync(0xffffffffu, slm193, sld192) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 4u) ? slrun188 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot197 = 0u;
+            unsigned int slpre198 = 0u;
+            for (patc_int i199 = 0; i199 < 32; i199 += 1) {
+                unsigned int slc200 = sthist4[(33 * lane + i199)];
+                sltot197 = (sltot197 + slc200);
+                slpre198 = (slpre198 + ((i199 < warp) ? slc200 : 0u));
+            }
+            unsigned int slinc201 = sltot197;
+            unsigned int slup202 = __shfl_up_sync(0xffffffffu, slinc201, 1);
+            slinc201 = ((lane >= 1) ? (slinc201 + slup202) : slinc201);
+            unsigned int slup203 = __shfl_up_sync(0xffffffffu, slinc201, 2);
+            slinc201 = ((lane >= 2) ? (slinc201 + slup203) : slinc201);
+            unsigned int slup204 = __shfl_up_sync(0xffffffffu, slinc201, 4);
+            slinc201 = ((lane >= 4) ? (slinc201 + slup204) : slinc201);
+            unsigned int slup205 = __shfl_up_sync(0xffffffffu, slinc201, 8);
+            slinc201 = ((lane >= 8) ? (slinc201 + slup205) : slinc201);
+            unsigned int slup206 = __shfl_up_sync(0xffffffffu, slinc201, 16);
+            slinc201 = ((lane >= 16) ? (slinc201 + slup206) : slinc201);
+            unsigned int slbase207 = ((slinc201 - sltot197) + slpre198);
+            #pragma unroll
+            for (patc_int i208 = 0; i208 < 4; i208 += 1) {
+                unsigned int slq209 = (__shfl_sync(0xffffffffu, (slbase207 + slrun9[i208]), sldg7[i208]) + slrk8[i208]);
+                if ((((slvm6[i208] >> lane) & 1u) != 0u)) {
+                    long long ix210 = ((long long)slq209);
+                    stkey3[ix210] = slkey5[i208];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                        {
+                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i212) < n)) {
+                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
+                        }
+                    }
+                }
+            }
+        }
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                    {
+                        out[(lane + 128 * warp + 4096 * b2 + 32 * i214)] = slkey5[i214];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                    if (((lane + 128 * warp + 4096 * b2 + 32 * i214) < n)) {
+                        out[(lane + 128 * warp + 4096 * b2 + 32 * i214)] = slkey5[i214];
                     }
                 }
             }

@@ -1635,630 +1635,633 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
  *                    out1: n.u32 (n x unsigned int)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
- *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stval4 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *sthist8 = (unsigned int *)(patc_smem + 32768);
-    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 82048);
-    unsigned int *stkey5 = (unsigned int *)(patc_smem + 82176);
-    unsigned int *stval6 = (unsigned int *)(patc_smem + 98560);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 20608);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b2 = blockIdx.x;
+        unsigned int slkey6[4];
+        unsigned int slval7[4];
+        unsigned int slvm8[4];
+        unsigned int sldg9[4];
+        unsigned int slrk10[4];
+        unsigned int slrun11[4];
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
-                    {
-                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
-                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                #pragma unroll
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    bool slok14 = true;
+                    slvm8[i13] = __ballot_sync(0xffffffffu, slok14);
+                    slkey6[i13] = 0u;
+                    slval7[i13] = 0u;
+                    if (slok14) {
+                        slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                        slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
-                    if (((4096 * b2 + t10 + 1024 * i11) < n)) {
-                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
-                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                #pragma unroll
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    bool slok14 = ((lane + 128 * warp + 4096 * b2 + 32 * i13) < n);
+                    slvm8[i13] = __ballot_sync(0xffffffffu, slok14);
+                    slkey6[i13] = 0u;
+                    slval7[i13] = 0u;
+                    if (slok14) {
+                        slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                        slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
                 }
             }
         }
         {
-            const patc_int t12 = threadIdx.x;
-            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
-                if (((t12 + 1024 * i13) < 8224)) {
-                    sthist8[(t12 + 1024 * i13)] = 0u;
-                }
+            unsigned int slrun16 = 0u;
+            #pragma unroll
+            for (patc_int i17 = 0; i17 < 4; i17 += 1) {
+                unsigned int v18 = slkey6[i17];
+                unsigned int sld19 = ((v18 >> 0u) & 31u);
+                sldg9[i17] = sld19;
+                unsigned int slm20 = slvm8[i17];
+                unsigned int slb21 = __ballot_sync(0xffffffffu, ((v18 & 1u) != 0u));
+                slm20 = (slm20 & (((lane & 1u) != 0u) ? slb21 : (~slb21)));
+                unsigned int slb22 = __ballot_sync(0xffffffffu, ((v18 & 2u) != 0u));
+                slm20 = (slm20 & (((lane & 2u) != 0u) ? slb22 : (~slb22)));
+                unsigned int slb23 = __ballot_sync(0xffffffffu, ((v18 & 4u) != 0u));
+                slm20 = (slm20 & (((lane & 4u) != 0u) ? slb23 : (~slb23)));
+                unsigned int slb24 = __ballot_sync(0xffffffffu, ((v18 & 8u) != 0u));
+                slm20 = (slm20 & (((lane & 8u) != 0u) ? slb24 : (~slb24)));
+                unsigned int slb25 = __ballot_sync(0xffffffffu, ((v18 & 16u) != 0u));
+                slm20 = (slm20 & (((lane & 16u) != 0u) ? slb25 : (~slb25)));
+                slrun11[i17] = slrun16;
+                slrun16 = (slrun16 + __popc(slm20));
+                slrk10[i17] = __popc((__shfl_sync(0xffffffffu, slm20, sld19) & ((1u << lane) - 1u)));
             }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    {
-                        bool stok16 = true;
-                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                        unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
-                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb18, 8u));
-                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
-                        unsigned int stct21 = __popc(stpm19);
-                        long long ix22 = ((long long)stb18);
-                        unsigned int sth23 = 0u;
-                        if (stok16) {
-                            sth23 = sthist8[(257 * warp + ix22)];
-                        }
-                        __syncwarp();
-                        if ((stok16 && ((strk20 + 1u) == stct21))) {
-                            sthist8[(257 * warp + ix22)] = (sth23 + stct21);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
-                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
-                        unsigned int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                        unsigned int stb18 = (stok16 ? (v17 & 255u) : 0u);
-                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb18, 8u));
-                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
-                        unsigned int stct21 = __popc(stpm19);
-                        long long ix22 = ((long long)stb18);
-                        unsigned int sth23 = 0u;
-                        if (stok16) {
-                            sth23 = sthist8[(257 * warp + ix22)];
-                        }
-                        __syncwarp();
-                        if ((stok16 && ((strk20 + 1u) == stct21))) {
-                            sthist8[(257 * warp + ix22)] = (sth23 + stct21);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
-                    }
-                }
-            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun16 : 0u);
         }
         __syncthreads();
         {
-            const patc_int t24 = threadIdx.x;
-            unsigned int stsum25 = 0u;
-            for (patc_int i26 = 0; i26 < 8; i26 += 1) {
-                stsum25 = (stsum25 + sthist8[(2056 * t24 + 257 * i26 - 8223 * ((8 * t24 + i26) / 32))]);
+            unsigned int sltot27 = 0u;
+            unsigned int slpre28 = 0u;
+            for (patc_int i29 = 0; i29 < 32; i29 += 1) {
+                unsigned int slc30 = sthist5[(33 * lane + i29)];
+                sltot27 = (sltot27 + slc30);
+                slpre28 = (slpre28 + ((i29 < warp) ? slc30 : 0u));
             }
-            unsigned int stinc27 = stsum25;
-            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc27, 1);
-            stinc27 = ((lane >= 1) ? (stinc27 + stup28) : stinc27);
-            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc27, 2);
-            stinc27 = ((lane >= 2) ? (stinc27 + stup29) : stinc27);
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc27, 4);
-            stinc27 = ((lane >= 4) ? (stinc27 + stup30) : stinc27);
-            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc27, 8);
-            stinc27 = ((lane >= 8) ? (stinc27 + stup31) : stinc27);
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc27, 16);
-            stinc27 = ((lane >= 16) ? (stinc27 + stup32) : stinc27);
-            unsigned int stat33 = (stinc27 - stsum25);
-            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
-                unsigned int stcb35 = sthist8[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))];
-                sthist8[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))] = stat33;
-                stat33 = (stat33 + stcb35);
-            }
-            if ((lane == 31)) {
-                stwsum9[warp] = stinc27;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw37 = 0u;
-                if ((lane < 32)) {
-                    stw37 = stwsum9[lane];
-                }
-                unsigned int stwinc38 = stw37;
-                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc38, 1);
-                stwinc38 = ((lane >= 1) ? (stwinc38 + stup39) : stwinc38);
-                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc38, 2);
-                stwinc38 = ((lane >= 2) ? (stwinc38 + stup40) : stwinc38);
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc38, 4);
-                stwinc38 = ((lane >= 4) ? (stwinc38 + stup41) : stwinc38);
-                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc38, 8);
-                stwinc38 = ((lane >= 8) ? (stwinc38 + stup42) : stwinc38);
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc38, 16);
-                stwinc38 = ((lane >= 16) ? (stwinc38 + stup43) : stwinc38);
-                if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc38 - stw37);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
-                    {
-                        unsigned int sti46 = stinfo7[(lane + 128 * warp + 32 * i45)];
-                        unsigned int stbk47 = (sti46 >> 16u);
-                        if ((stbk47 < 256u)) {
-                            long long ix48 = ((long long)stbk47);
-                            long long ix49 = ((long long)(stwsum9[((warp + 32 * ix48) / 256)] + (sthist8[(257 * warp + ix48)] + (sti46 & 65535u))));
-                            stkey5[ix49] = stkey3[(lane + 128 * warp + 32 * i45)];
-                            stval6[ix49] = stval4[(lane + 128 * warp + 32 * i45)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i45) < n)) {
-                        unsigned int sti46 = stinfo7[(lane + 128 * warp + 32 * i45)];
-                        unsigned int stbk47 = (sti46 >> 16u);
-                        if ((stbk47 < 256u)) {
-                            long long ix48 = ((long long)stbk47);
-                            long long ix49 = ((long long)(stwsum9[((warp + 32 * ix48) / 256)] + (sthist8[(257 * warp + ix48)] + (sti46 & 65535u))));
-                            stkey5[ix49] = stkey3[(lane + 128 * warp + 32 * i45)];
-                            stval6[ix49] = stval4[(lane + 128 * warp + 32 * i45)];
-                        }
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t50 = threadIdx.x;
-            for (patc_int i51 = 0; i51 < 9; i51 += 1) {
-                if (((t50 + 1024 * i51) < 8224)) {
-                    sthist8[(t50 + 1024 * i51)] = 0u;
+            unsigned int slinc31 = sltot27;
+            unsigned int slup32 = __shfl_up_sync(0xffffffffu, slinc31, 1);
+            slinc31 = ((lane >= 1) ? (slinc31 + slup32) : slinc31);
+            unsigned int slup33 = __shfl_up_sync(0xffffffffu, slinc31, 2);
+            slinc31 = ((lane >= 2) ? (slinc31 + slup33) : slinc31);
+            unsigned int slup34 = __shfl_up_sync(0xffffffffu, slinc31, 4);
+            slinc31 = ((lane >= 4) ? (slinc31 + slup34) : slinc31);
+            unsigned int slup35 = __shfl_up_sync(0xffffffffu, slinc31, 8);
+            slinc31 = ((lane >= 8) ? (slinc31 + slup35) : slinc31);
+            unsigned int slup36 = __shfl_up_sync(0xffffffffu, slinc31, 16);
+            slinc31 = ((lane >= 16) ? (slinc31 + slup36) : slinc31);
+            unsigned int slbase37 = ((slinc31 - sltot27) + slpre28);
+            #pragma unroll
+            for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                unsigned int slq39 = (__shfl_sync(0xffffffffu, (slbase37 + slrun11[i38]), sldg9[i38]) + slrk10[i38]);
+                if ((((slvm8[i38] >> lane) & 1u) != 0u)) {
+                    long long ix40 = ((long long)slq39);
+                    stkey3[ix40] = slkey6[i38];
+                    stval4[ix40] = slval7[i38];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
-                    {
-                        bool stok54 = true;
-                        unsigned int v55 = stkey5[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stb56 = (stok54 ? ((v55 >> 8u) & 255u) : 0u);
-                        unsigned int stpm57 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb56, 8u));
-                        unsigned int strk58 = __popc((stpm57 & ((1u << lane) - 1u)));
-                        unsigned int stct59 = __popc(stpm57);
-                        long long ix60 = ((long long)stb56);
-                        unsigned int sth61 = 0u;
-                        if (stok54) {
-                            sth61 = sthist8[(257 * warp + ix60)];
-                        }
-                        __syncwarp();
-                        if ((stok54 && ((strk58 + 1u) == stct59))) {
-                            sthist8[(257 * warp + ix60)] = (sth61 + stct59);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth61 + strk58)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
-                        bool stok54 = ((lane + 128 * warp + 4096 * b2 + 32 * i53) < n);
-                        unsigned int v55 = stkey5[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stb56 = (stok54 ? ((v55 >> 8u) & 255u) : 0u);
-                        unsigned int stpm57 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb56, 8u));
-                        unsigned int strk58 = __popc((stpm57 & ((1u << lane) - 1u)));
-                        unsigned int stct59 = __popc(stpm57);
-                        long long ix60 = ((long long)stb56);
-                        unsigned int sth61 = 0u;
-                        if (stok54) {
-                            sth61 = sthist8[(257 * warp + ix60)];
-                        }
-                        __syncwarp();
-                        if ((stok54 && ((strk58 + 1u) == stct59))) {
-                            sthist8[(257 * warp + ix60)] = (sth61 + stct59);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth61 + strk58)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t62 = threadIdx.x;
-            unsigned int stsum63 = 0u;
-            for (patc_int i64 = 0; i64 < 8; i64 += 1) {
-                stsum63 = (stsum63 + sthist8[(2056 * t62 + 257 * i64 - 8223 * ((8 * t62 + i64) / 32))]);
-            }
-            unsigned int stinc65 = stsum63;
-            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc65, 1);
-            stinc65 = ((lane >= 1) ? (stinc65 + stup66) : stinc65);
-            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc65, 2);
-            stinc65 = ((lane >= 2) ? (stinc65 + stup67) : stinc65);
-            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc65, 4);
-            stinc65 = ((lane >= 4) ? (stinc65 + stup68) : stinc65);
-            unsigned int stup69 = __shfl_up_sync(0xffffffffu, stinc65, 8);
-            stinc65 = ((lane >= 8) ? (stinc65 + stup69) : stinc65);
-            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc65, 16);
-            stinc65 = ((lane >= 16) ? (stinc65 + stup70) : stinc65);
-            unsigned int stat71 = (stinc65 - stsum63);
-            for (patc_int i72 = 0; i72 < 8; i72 += 1) {
-                unsigned int stcb73 = sthist8[(2056 * t62 + 257 * i72 - 8223 * ((8 * t62 + i72) / 32))];
-                sthist8[(2056 * t62 + 257 * i72 - 8223 * ((8 * t62 + i72) / 32))] = stat71;
-                stat71 = (stat71 + stcb73);
-            }
-            if ((lane == 31)) {
-                stwsum9[warp] = stinc65;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw75 = 0u;
-                if ((lane < 32)) {
-                    stw75 = stwsum9[lane];
-                }
-                unsigned int stwinc76 = stw75;
-                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc76, 1);
-                stwinc76 = ((lane >= 1) ? (stwinc76 + stup77) : stwinc76);
-                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc76, 2);
-                stwinc76 = ((lane >= 2) ? (stwinc76 + stup78) : stwinc76);
-                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc76, 4);
-                stwinc76 = ((lane >= 4) ? (stwinc76 + stup79) : stwinc76);
-                unsigned int stup80 = __shfl_up_sync(0xffffffffu, stwinc76, 8);
-                stwinc76 = ((lane >= 8) ? (stwinc76 + stup80) : stwinc76);
-                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc76, 16);
-                stwinc76 = ((lane >= 16) ? (stwinc76 + stup81) : stwinc76);
-                if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc76 - stw75);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i83 = 0; i83 < 4; i83 += 1) {
-                    {
-                        unsigned int sti84 = stinfo7[(lane + 128 * warp + 32 * i83)];
-                        unsigned int stbk85 = (sti84 >> 16u);
-                        if ((stbk85 < 256u)) {
-                            long long ix86 = ((long long)stbk85);
-                            long long ix87 = ((long long)(stwsum9[((warp + 32 * ix86) / 256)] + (sthist8[(257 * warp + ix86)] + (sti84 & 65535u))));
-                            stkey3[ix87] = stkey5[(lane + 128 * warp + 32 * i83)];
-                            stval4[ix87] = stval6[(lane + 128 * warp + 32 * i83)];
+                {
+                    #pragma unroll
+                    for (patc_int i42 = 0; i42 < 4; i42 += 1) {
+                        {
+                            slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
+                            slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i83 = 0; i83 < 4; i83 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i83) < n)) {
-                        unsigned int sti84 = stinfo7[(lane + 128 * warp + 32 * i83)];
-                        unsigned int stbk85 = (sti84 >> 16u);
-                        if ((stbk85 < 256u)) {
-                            long long ix86 = ((long long)stbk85);
-                            long long ix87 = ((long long)(stwsum9[((warp + 32 * ix86) / 256)] + (sthist8[(257 * warp + ix86)] + (sti84 & 65535u))));
-                            stkey3[ix87] = stkey5[(lane + 128 * warp + 32 * i83)];
-                            stval4[ix87] = stval6[(lane + 128 * warp + 32 * i83)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i42 = 0; i42 < 4; i42 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i42) < n)) {
+                            slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
+                            slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun44 = 0u;
+            #pragma unroll
+            for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                unsigned int v46 = slkey6[i45];
+                unsigned int sld47 = ((v46 >> 5u) & 31u);
+                sldg9[i45] = sld47;
+                unsigned int slm48 = slvm8[i45];
+                unsigned int slb49 = __ballot_sync(0xffffffffu, ((v46 & 32u) != 0u));
+                slm48 = (slm48 & (((lane & 1u) != 0u) ? slb49 : (~slb49)));
+                unsigned int slb50 = __ballot_sync(0xffffffffu, ((v46 & 64u) != 0u));
+                slm48 = (slm48 & (((lane & 2u) != 0u) ? slb50 : (~slb50)));
+                unsigned int slb51 = __ballot_sync(0xffffffffu, ((v46 & 128u) != 0u));
+                slm48 = (slm48 & (((lane & 4u) != 0u) ? slb51 : (~slb51)));
+                unsigned int slb52 = __ballot_sync(0xffffffffu, ((v46 & 256u) != 0u));
+                slm48 = (slm48 & (((lane & 8u) != 0u) ? slb52 : (~slb52)));
+                unsigned int slb53 = __ballot_sync(0xffffffffu, ((v46 & 512u) != 0u));
+                slm48 = (slm48 & (((lane & 16u) != 0u) ? slb53 : (~slb53)));
+                slrun11[i45] = slrun44;
+                slrun44 = (slrun44 + __popc(slm48));
+                slrk10[i45] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun44 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t88 = threadIdx.x;
-            for (patc_int i89 = 0; i89 < 9; i89 += 1) {
-                if (((t88 + 1024 * i89) < 8224)) {
-                    sthist8[(t88 + 1024 * i89)] = 0u;
+            unsigned int sltot55 = 0u;
+            unsigned int slpre56 = 0u;
+            for (patc_int i57 = 0; i57 < 32; i57 += 1) {
+                unsigned int slc58 = sthist5[(33 * lane + i57)];
+                sltot55 = (sltot55 + slc58);
+                slpre56 = (slpre56 + ((i57 < warp) ? slc58 : 0u));
+            }
+            unsigned int slinc59 = sltot55;
+            unsigned int slup60 = __shfl_up_sync(0xffffffffu, slinc59, 1);
+            slinc59 = ((lane >= 1) ? (slinc59 + slup60) : slinc59);
+            unsigned int slup61 = __shfl_up_sync(0xffffffffu, slinc59, 2);
+            slinc59 = ((lane >= 2) ? (slinc59 + slup61) : slinc59);
+            unsigned int slup62 = __shfl_up_sync(0xffffffffu, slinc59, 4);
+            slinc59 = ((lane >= 4) ? (slinc59 + slup62) : slinc59);
+            unsigned int slup63 = __shfl_up_sync(0xffffffffu, slinc59, 8);
+            slinc59 = ((lane >= 8) ? (slinc59 + slup63) : slinc59);
+            unsigned int slup64 = __shfl_up_sync(0xffffffffu, slinc59, 16);
+            slinc59 = ((lane >= 16) ? (slinc59 + slup64) : slinc59);
+            unsigned int slbase65 = ((slinc59 - sltot55) + slpre56);
+            #pragma unroll
+            for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                unsigned int slq67 = (__shfl_sync(0xffffffffu, (slbase65 + slrun11[i66]), sldg9[i66]) + slrk10[i66]);
+                if ((((slvm8[i66] >> lane) & 1u) != 0u)) {
+                    long long ix68 = ((long long)slq67);
+                    stkey3[ix68] = slkey6[i66];
+                    stval4[ix68] = slval7[i66];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i91 = 0; i91 < 4; i91 += 1) {
-                    {
-                        bool stok92 = true;
-                        unsigned int v93 = stkey3[(lane + 128 * warp + 32 * i91)];
-                        unsigned int stb94 = (stok92 ? ((v93 >> 16u) & 255u) : 0u);
-                        unsigned int stpm95 = (__ballot_sync(0xffffffffu, stok92) & patc_match_bits(stb94, 8u));
-                        unsigned int strk96 = __popc((stpm95 & ((1u << lane) - 1u)));
-                        unsigned int stct97 = __popc(stpm95);
-                        long long ix98 = ((long long)stb94);
-                        unsigned int sth99 = 0u;
-                        if (stok92) {
-                            sth99 = sthist8[(257 * warp + ix98)];
-                        }
-                        __syncwarp();
-                        if ((stok92 && ((strk96 + 1u) == stct97))) {
-                            sthist8[(257 * warp + ix98)] = (sth99 + stct97);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i91)] = (stok92 ? ((stb94 << 16u) | (sth99 + strk96)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i91 = 0; i91 < 4; i91 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i91) < n)) {
-                        bool stok92 = ((lane + 128 * warp + 4096 * b2 + 32 * i91) < n);
-                        unsigned int v93 = stkey3[(lane + 128 * warp + 32 * i91)];
-                        unsigned int stb94 = (stok92 ? ((v93 >> 16u) & 255u) : 0u);
-                        unsigned int stpm95 = (__ballot_sync(0xffffffffu, stok92) & patc_match_bits(stb94, 8u));
-                        unsigned int strk96 = __popc((stpm95 & ((1u << lane) - 1u)));
-                        unsigned int stct97 = __popc(stpm95);
-                        long long ix98 = ((long long)stb94);
-                        unsigned int sth99 = 0u;
-                        if (stok92) {
-                            sth99 = sthist8[(257 * warp + ix98)];
-                        }
-                        __syncwarp();
-                        if ((stok92 && ((strk96 + 1u) == stct97))) {
-                            sthist8[(257 * warp + ix98)] = (sth99 + stct97);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i91)] = (stok92 ? ((stb94 << 16u) | (sth99 + strk96)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t100 = threadIdx.x;
-            unsigned int stsum101 = 0u;
-            for (patc_int i102 = 0; i102 < 8; i102 += 1) {
-                stsum101 = (stsum101 + sthist8[(2056 * t100 + 257 * i102 - 8223 * ((8 * t100 + i102) / 32))]);
-            }
-            unsigned int stinc103 = stsum101;
-            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc103, 1);
-            stinc103 = ((lane >= 1) ? (stinc103 + stup104) : stinc103);
-            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc103, 2);
-            stinc103 = ((lane >= 2) ? (stinc103 + stup105) : stinc103);
-            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc103, 4);
-            stinc103 = ((lane >= 4) ? (stinc103 + stup106) : stinc103);
-            unsigned int stup107 = __shfl_up_sync(0xffffffffu, stinc103, 8);
-            stinc103 = ((lane >= 8) ? (stinc103 + stup107) : stinc103);
-            unsigned int stup108 = __shfl_up_sync(0xffffffffu, stinc103, 16);
-            stinc103 = ((lane >= 16) ? (stinc103 + stup108) : stinc103);
-            unsigned int stat109 = (stinc103 - stsum101);
-            for (patc_int i110 = 0; i110 < 8; i110 += 1) {
-                unsigned int stcb111 = sthist8[(2056 * t100 + 257 * i110 - 8223 * ((8 * t100 + i110) / 32))];
-                sthist8[(2056 * t100 + 257 * i110 - 8223 * ((8 * t100 + i110) / 32))] = stat109;
-                stat109 = (stat109 + stcb111);
-            }
-            if ((lane == 31)) {
-                stwsum9[warp] = stinc103;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw113 = 0u;
-                if ((lane < 32)) {
-                    stw113 = stwsum9[lane];
-                }
-                unsigned int stwinc114 = stw113;
-                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc114, 1);
-                stwinc114 = ((lane >= 1) ? (stwinc114 + stup115) : stwinc114);
-                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc114, 2);
-                stwinc114 = ((lane >= 2) ? (stwinc114 + stup116) : stwinc114);
-                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc114, 4);
-                stwinc114 = ((lane >= 4) ? (stwinc114 + stup117) : stwinc114);
-                unsigned int stup118 = __shfl_up_sync(0xffffffffu, stwinc114, 8);
-                stwinc114 = ((lane >= 8) ? (stwinc114 + stup118) : stwinc114);
-                unsigned int stup119 = __shfl_up_sync(0xffffffffu, stwinc114, 16);
-                stwinc114 = ((lane >= 16) ? (stwinc114 + stup119) : stwinc114);
-                if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc114 - stw113);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i121 = 0; i121 < 4; i121 += 1) {
-                    {
-                        unsigned int sti122 = stinfo7[(lane + 128 * warp + 32 * i121)];
-                        unsigned int stbk123 = (sti122 >> 16u);
-                        if ((stbk123 < 256u)) {
-                            long long ix124 = ((long long)stbk123);
-                            long long ix125 = ((long long)(stwsum9[((warp + 32 * ix124) / 256)] + (sthist8[(257 * warp + ix124)] + (sti122 & 65535u))));
-                            stkey5[ix125] = stkey3[(lane + 128 * warp + 32 * i121)];
-                            stval6[ix125] = stval4[(lane + 128 * warp + 32 * i121)];
+                {
+                    #pragma unroll
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        {
+                            slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
+                            slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i121 = 0; i121 < 4; i121 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i121) < n)) {
-                        unsigned int sti122 = stinfo7[(lane + 128 * warp + 32 * i121)];
-                        unsigned int stbk123 = (sti122 >> 16u);
-                        if ((stbk123 < 256u)) {
-                            long long ix124 = ((long long)stbk123);
-                            long long ix125 = ((long long)(stwsum9[((warp + 32 * ix124) / 256)] + (sthist8[(257 * warp + ix124)] + (sti122 & 65535u))));
-                            stkey5[ix125] = stkey3[(lane + 128 * warp + 32 * i121)];
-                            stval6[ix125] = stval4[(lane + 128 * warp + 32 * i121)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
+                            slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
+                            slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun72 = 0u;
+            #pragma unroll
+            for (patc_int i73 = 0; i73 < 4; i73 += 1) {
+                unsigned int v74 = slkey6[i73];
+                unsigned int sld75 = ((v74 >> 10u) & 31u);
+                sldg9[i73] = sld75;
+                unsigned int slm76 = slvm8[i73];
+                unsigned int slb77 = __ballot_sync(0xffffffffu, ((v74 & 1024u) != 0u));
+                slm76 = (slm76 & (((lane & 1u) != 0u) ? slb77 : (~slb77)));
+                unsigned int slb78 = __ballot_sync(0xffffffffu, ((v74 & 2048u) != 0u));
+                slm76 = (slm76 & (((lane & 2u) != 0u) ? slb78 : (~slb78)));
+                unsigned int slb79 = __ballot_sync(0xffffffffu, ((v74 & 4096u) != 0u));
+                slm76 = (slm76 & (((lane & 4u) != 0u) ? slb79 : (~slb79)));
+                unsigned int slb80 = __ballot_sync(0xffffffffu, ((v74 & 8192u) != 0u));
+                slm76 = (slm76 & (((lane & 8u) != 0u) ? slb80 : (~slb80)));
+                unsigned int slb81 = __ballot_sync(0xffffffffu, ((v74 & 16384u) != 0u));
+                slm76 = (slm76 & (((lane & 16u) != 0u) ? slb81 : (~slb81)));
+                slrun11[i73] = slrun72;
+                slrun72 = (slrun72 + __popc(slm76));
+                slrk10[i73] = __popc((__shfl_sync(0xffffffffu, slm76, sld75) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t126 = threadIdx.x;
-            for (patc_int i127 = 0; i127 < 9; i127 += 1) {
-                if (((t126 + 1024 * i127) < 8224)) {
-                    sthist8[(t126 + 1024 * i127)] = 0u;
+            unsigned int sltot83 = 0u;
+            unsigned int slpre84 = 0u;
+            for (patc_int i85 = 0; i85 < 32; i85 += 1) {
+                unsigned int slc86 = sthist5[(33 * lane + i85)];
+                sltot83 = (sltot83 + slc86);
+                slpre84 = (slpre84 + ((i85 < warp) ? slc86 : 0u));
+            }
+            unsigned int slinc87 = sltot83;
+            unsigned int slup88 = __shfl_up_sync(0xffffffffu, slinc87, 1);
+            slinc87 = ((lane >= 1) ? (slinc87 + slup88) : slinc87);
+            unsigned int slup89 = __shfl_up_sync(0xffffffffu, slinc87, 2);
+            slinc87 = ((lane >= 2) ? (slinc87 + slup89) : slinc87);
+            unsigned int slup90 = __shfl_up_sync(0xffffffffu, slinc87, 4);
+            slinc87 = ((lane >= 4) ? (slinc87 + slup90) : slinc87);
+            unsigned int slup91 = __shfl_up_sync(0xffffffffu, slinc87, 8);
+            slinc87 = ((lane >= 8) ? (slinc87 + slup91) : slinc87);
+            unsigned int slup92 = __shfl_up_sync(0xffffffffu, slinc87, 16);
+            slinc87 = ((lane >= 16) ? (slinc87 + slup92) : slinc87);
+            unsigned int slbase93 = ((slinc87 - sltot83) + slpre84);
+            #pragma unroll
+            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                unsigned int slq95 = (__shfl_sync(0xffffffffu, (slbase93 + slrun11[i94]), sldg9[i94]) + slrk10[i94]);
+                if ((((slvm8[i94] >> lane) & 1u) != 0u)) {
+                    long long ix96 = ((long long)slq95);
+                    stkey3[ix96] = slkey6[i94];
+                    stval4[ix96] = slval7[i94];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
-                    {
-                        bool stok130 = true;
-                        unsigned int v131 = stkey5[(lane + 128 * warp + 32 * i129)];
-                        unsigned int stb132 = (stok130 ? ((v131 >> 24u) & 255u) : 0u);
-                        unsigned int stpm133 = (__ballot_sync(0xffffffffu, stok130) & patc_match_bits(stb132, 8u));
-                        unsigned int strk134 = __popc((stpm133 & ((1u << lane) - 1u)));
-                        unsigned int stct135 = __popc(stpm133);
-                        long long ix136 = ((long long)stb132);
-                        unsigned int sth137 = 0u;
-                        if (stok130) {
-                            sth137 = sthist8[(257 * warp + ix136)];
-                        }
-                        __syncwarp();
-                        if ((stok130 && ((strk134 + 1u) == stct135))) {
-                            sthist8[(257 * warp + ix136)] = (sth137 + stct135);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i129)] = (stok130 ? ((stb132 << 16u) | (sth137 + strk134)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i129) < n)) {
-                        bool stok130 = ((lane + 128 * warp + 4096 * b2 + 32 * i129) < n);
-                        unsigned int v131 = stkey5[(lane + 128 * warp + 32 * i129)];
-                        unsigned int stb132 = (stok130 ? ((v131 >> 24u) & 255u) : 0u);
-                        unsigned int stpm133 = (__ballot_sync(0xffffffffu, stok130) & patc_match_bits(stb132, 8u));
-                        unsigned int strk134 = __popc((stpm133 & ((1u << lane) - 1u)));
-                        unsigned int stct135 = __popc(stpm133);
-                        long long ix136 = ((long long)stb132);
-                        unsigned int sth137 = 0u;
-                        if (stok130) {
-                            sth137 = sthist8[(257 * warp + ix136)];
-                        }
-                        __syncwarp();
-                        if ((stok130 && ((strk134 + 1u) == stct135))) {
-                            sthist8[(257 * warp + ix136)] = (sth137 + stct135);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i129)] = (stok130 ? ((stb132 << 16u) | (sth137 + strk134)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t138 = threadIdx.x;
-            unsigned int stsum139 = 0u;
-            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
-                stsum139 = (stsum139 + sthist8[(2056 * t138 + 257 * i140 - 8223 * ((8 * t138 + i140) / 32))]);
-            }
-            unsigned int stinc141 = stsum139;
-            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc141, 1);
-            stinc141 = ((lane >= 1) ? (stinc141 + stup142) : stinc141);
-            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc141, 2);
-            stinc141 = ((lane >= 2) ? (stinc141 + stup143) : stinc141);
-            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc141, 4);
-            stinc141 = ((lane >= 4) ? (stinc141 + stup144) : stinc141);
-            unsigned int stup145 = __shfl_up_sync(0xffffffffu, stinc141, 8);
-            stinc141 = ((lane >= 8) ? (stinc141 + stup145) : stinc141);
-            unsigned int stup146 = __shfl_up_sync(0xffffffffu, stinc141, 16);
-            stinc141 = ((lane >= 16) ? (stinc141 + stup146) : stinc141);
-            unsigned int stat147 = (stinc141 - stsum139);
-            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
-                unsigned int stcb149 = sthist8[(2056 * t138 + 257 * i148 - 8223 * ((8 * t138 + i148) / 32))];
-                sthist8[(2056 * t138 + 257 * i148 - 8223 * ((8 * t138 + i148) / 32))] = stat147;
-                stat147 = (stat147 + stcb149);
-            }
-            if ((lane == 31)) {
-                stwsum9[warp] = stinc141;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw151 = 0u;
-                if ((lane < 32)) {
-                    stw151 = stwsum9[lane];
-                }
-                unsigned int stwinc152 = stw151;
-                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc152, 1);
-                stwinc152 = ((lane >= 1) ? (stwinc152 + stup153) : stwinc152);
-                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc152, 2);
-                stwinc152 = ((lane >= 2) ? (stwinc152 + stup154) : stwinc152);
-                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc152, 4);
-                stwinc152 = ((lane >= 4) ? (stwinc152 + stup155) : stwinc152);
-                unsigned int stup156 = __shfl_up_sync(0xffffffffu, stwinc152, 8);
-                stwinc152 = ((lane >= 8) ? (stwinc152 + stup156) : stwinc152);
-                unsigned int stup157 = __shfl_up_sync(0xffffffffu, stwinc152, 16);
-                stwinc152 = ((lane >= 16) ? (stwinc152 + stup157) : stwinc152);
-                if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc152 - stw151);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    {
-                        unsigned int sti160 = stinfo7[(lane + 128 * warp + 32 * i159)];
-                        unsigned int stbk161 = (sti160 >> 16u);
-                        if ((stbk161 < 256u)) {
-                            long long ix162 = ((long long)stbk161);
-                            long long ix163 = ((long long)(stwsum9[((warp + 32 * ix162) / 256)] + (sthist8[(257 * warp + ix162)] + (sti160 & 65535u))));
-                            stkey3[ix163] = stkey5[(lane + 128 * warp + 32 * i159)];
-                            stval4[ix163] = stval6[(lane + 128 * warp + 32 * i159)];
+                {
+                    #pragma unroll
+                    for (patc_int i98 = 0; i98 < 4; i98 += 1) {
+                        {
+                            slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
+                            slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i159) < n)) {
-                        unsigned int sti160 = stinfo7[(lane + 128 * warp + 32 * i159)];
-                        unsigned int stbk161 = (sti160 >> 16u);
-                        if ((stbk161 < 256u)) {
-                            long long ix162 = ((long long)stbk161);
-                            long long ix163 = ((long long)(stwsum9[((warp + 32 * ix162) / 256)] + (sthist8[(257 * warp + ix162)] + (sti160 & 65535u))));
-                            stkey3[ix163] = stkey5[(lane + 128 * warp + 32 * i159)];
-                            stval4[ix163] = stval6[(lane + 128 * warp + 32 * i159)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i98 = 0; i98 < 4; i98 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i98) < n)) {
+                            slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
+                            slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
                         }
                     }
+                }
+            }
+        }
+        {
+            unsigned int slrun100 = 0u;
+            #pragma unroll
+            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                unsigned int v102 = slkey6[i101];
+                unsigned int sld103 = ((v102 >> 15u) & 31u);
+                sldg9[i101] = sld103;
+                unsigned int slm104 = slvm8[i101];
+                unsigned int slb105 = __ballot_sync(0xffffffffu, ((v102 & 32768u) != 0u));
+                slm104 = (slm104 & (((lane & 1u) != 0u) ? slb105 : (~slb105)));
+                unsigned int slb106 = __ballot_sync(0xffffffffu, ((v102 & 65536u) != 0u));
+                slm104 = (slm104 & (((lane & 2u) != 0u) ? slb106 : (~slb106)));
+                unsigned int slb107 = __ballot_sync(0xffffffffu, ((v102 & 131072u) != 0u));
+                slm104 = (slm104 & (((lane & 4u) != 0u) ? slb107 : (~slb107)));
+                unsigned int slb108 = __ballot_sync(0xffffffffu, ((v102 & 262144u) != 0u));
+                slm104 = (slm104 & (((lane & 8u) != 0u) ? slb108 : (~slb108)));
+                unsigned int slb109 = __ballot_sync(0xffffffffu, ((v102 & 524288u) != 0u));
+                slm104 = (slm104 & (((lane & 16u) != 0u) ? slb109 : (~slb109)));
+                slrun11[i101] = slrun100;
+                slrun100 = (slrun100 + __popc(slm104));
+                slrk10[i101] = __popc((__shfl_sync(0xffffffffu, slm104, sld103) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun100 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot111 = 0u;
+            unsigned int slpre112 = 0u;
+            for (patc_int i113 = 0; i113 < 32; i113 += 1) {
+                unsigned int slc114 = sthist5[(33 * lane + i113)];
+                sltot111 = (sltot111 + slc114);
+                slpre112 = (slpre112 + ((i113 < warp) ? slc114 : 0u));
+            }
+            unsigned int slinc115 = sltot111;
+            unsigned int slup116 = __shfl_up_sync(0xffffffffu, slinc115, 1);
+            slinc115 = ((lane >= 1) ? (slinc115 + slup116) : slinc115);
+            unsigned int slup117 = __shfl_up_sync(0xffffffffu, slinc115, 2);
+            slinc115 = ((lane >= 2) ? (slinc115 + slup117) : slinc115);
+            unsigned int slup118 = __shfl_up_sync(0xffffffffu, slinc115, 4);
+            slinc115 = ((lane >= 4) ? (slinc115 + slup118) : slinc115);
+            unsigned int slup119 = __shfl_up_sync(0xffffffffu, slinc115, 8);
+            slinc115 = ((lane >= 8) ? (slinc115 + slup119) : slinc115);
+            unsigned int slup120 = __shfl_up_sync(0xffffffffu, slinc115, 16);
+            slinc115 = ((lane >= 16) ? (slinc115 + slup120) : slinc115);
+            unsigned int slbase121 = ((slinc115 - sltot111) + slpre112);
+            #pragma unroll
+            for (patc_int i122 = 0; i122 < 4; i122 += 1) {
+                unsigned int slq123 = (__shfl_sync(0xffffffffu, (slbase121 + slrun11[i122]), sldg9[i122]) + slrk10[i122]);
+                if ((((slvm8[i122] >> lane) & 1u) != 0u)) {
+                    long long ix124 = ((long long)slq123);
+                    stkey3[ix124] = slkey6[i122];
+                    stval4[ix124] = slval7[i122];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t164 = threadIdx.x;
-                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    {
-                        out0[(4096 * b2 + t164 + 1024 * i165)] = stkey3[(t164 + 1024 * i165)];
-                        out1[(4096 * b2 + t164 + 1024 * i165)] = stval4[(t164 + 1024 * i165)];
+                {
+                    #pragma unroll
+                    for (patc_int i126 = 0; i126 < 4; i126 += 1) {
+                        {
+                            slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
+                            slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
+                        }
                     }
                 }
             }
         } else {
             {
-                const patc_int t164 = threadIdx.x;
-                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    if (((4096 * b2 + t164 + 1024 * i165) < n)) {
-                        out0[(4096 * b2 + t164 + 1024 * i165)] = stkey3[(t164 + 1024 * i165)];
-                        out1[(4096 * b2 + t164 + 1024 * i165)] = stval4[(t164 + 1024 * i165)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i126 = 0; i126 < 4; i126 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i126) < n)) {
+                            slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
+                            slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun128 = 0u;
+            #pragma unroll
+            for (patc_int i129 = 0; i129 < 4; i129 += 1) {
+                unsigned int v130 = slkey6[i129];
+                unsigned int sld131 = ((v130 >> 20u) & 31u);
+                sldg9[i129] = sld131;
+                unsigned int slm132 = slvm8[i129];
+                unsigned int slb133 = __ballot_sync(0xffffffffu, ((v130 & 1048576u) != 0u));
+                slm132 = (slm132 & (((lane & 1u) != 0u) ? slb133 : (~slb133)));
+                unsigned int slb134 = __ballot_sync(0xffffffffu, ((v130 & 2097152u) != 0u));
+                slm132 = (slm132 & (((lane & 2u) != 0u) ? slb134 : (~slb134)));
+                unsigned int slb135 = __ballot_sync(0xffffffffu, ((v130 & 4194304u) != 0u));
+                slm132 = (slm132 & (((lane & 4u) != 0u) ? slb135 : (~slb135)));
+                unsigned int slb136 = __ballot_sync(0xffffffffu, ((v130 & 8388608u) != 0u));
+                slm132 = (slm132 & (((lane & 8u) != 0u) ? slb136 : (~slb136)));
+                unsigned int slb137 = __ballot_sync(0xffffffffu, ((v130 & 16777216u) != 0u));
+                slm132 = (slm132 & (((lane & 16u) != 0u) ? slb137 : (~slb137)));
+                slrun11[i129] = slrun128;
+                slrun128 = (slrun128 + __popc(slm132));
+                slrk10[i129] = __popc((__shfl_sync(0xffffffffu, slm132, sld131) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun128 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot139 = 0u;
+            unsigned int slpre140 = 0u;
+            for (patc_int i141 = 0; i141 < 32; i141 += 1) {
+                unsigned int slc142 = sthist5[(33 * lane + i141)];
+                sltot139 = (sltot139 + slc142);
+                slpre140 = (slpre140 + ((i141 < warp) ? slc142 : 0u));
+            }
+            unsigned int slinc143 = sltot139;
+            unsigned int slup144 = __shfl_up_sync(0xffffffffu, slinc143, 1);
+            slinc143 = ((lane >= 1) ? (slinc143 + slup144) : slinc143);
+            unsigned int slup145 = __shfl_up_sync(0xffffffffu, slinc143, 2);
+            slinc143 = ((lane >= 2) ? (slinc143 + slup145) : slinc143);
+            unsigned int slup146 = __shfl_up_sync(0xffffffffu, slinc143, 4);
+            slinc143 = ((lane >= 4) ? (slinc143 + slup146) : slinc143);
+            unsigned int slup147 = __shfl_up_sync(0xffffffffu, slinc143, 8);
+            slinc143 = ((lane >= 8) ? (slinc143 + slup147) : slinc143);
+            unsigned int slup148 = __shfl_up_sync(0xffffffffu, slinc143, 16);
+            slinc143 = ((lane >= 16) ? (slinc143 + slup148) : slinc143);
+            unsigned int slbase149 = ((slinc143 - sltot139) + slpre140);
+            #pragma unroll
+            for (patc_int i150 = 0; i150 < 4; i150 += 1) {
+                unsigned int slq151 = (__shfl_sync(0xffffffffu, (slbase149 + slrun11[i150]), sldg9[i150]) + slrk10[i150]);
+                if ((((slvm8[i150] >> lane) & 1u) != 0u)) {
+                    long long ix152 = ((long long)slq151);
+                    stkey3[ix152] = slkey6[i150];
+                    stval4[ix152] = slval7[i150];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i154 = 0; i154 < 4; i154 += 1) {
+                        {
+                            slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
+                            slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i154 = 0; i154 < 4; i154 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i154) < n)) {
+                            slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
+                            slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun156 = 0u;
+            #pragma unroll
+            for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                unsigned int v158 = slkey6[i157];
+                unsigned int sld159 = ((v158 >> 25u) & 31u);
+                sldg9[i157] = sld159;
+                unsigned int slm160 = slvm8[i157];
+                unsigned int slb161 = __ballot_sync(0xffffffffu, ((v158 & 33554432u) != 0u));
+                slm160 = (slm160 & (((lane & 1u) != 0u) ? slb161 : (~slb161)));
+                unsigned int slb162 = __ballot_sync(0xffffffffu, ((v158 & 67108864u) != 0u));
+                slm160 = (slm160 & (((lane & 2u) != 0u) ? slb162 : (~slb162)));
+                unsigned int slb163 = __ballot_sync(0xffffffffu, ((v158 & 134217728u) != 0u));
+                slm160 = (slm160 & (((lane & 4u) != 0u) ? slb163 : (~slb163)));
+                unsigned int slb164 = __ballot_sync(0xffffffffu, ((v158 & 268435456u) != 0u));
+                slm160 = (slm160 & (((lane & 8u) != 0u) ? slb164 : (~slb164)));
+                unsigned int slb165 = __ballot_sync(0xffffffffu, ((v158 & 536870912u) != 0u));
+                slm160 = (slm160 & (((lane & 16u) != 0u) ? slb165 : (~slb165)));
+                slrun11[i157] = slrun156;
+                slrun156 = (slrun156 + __popc(slm160));
+                slrk10[i157] = __popc((__shfl_sync(0xffffffffu, slm160, sld159) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun156 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot167 = 0u;
+            unsigned int slpre168 = 0u;
+            for (patc_int i169 = 0; i169 < 32; i169 += 1) {
+                unsigned int slc170 = sthist5[(33 * lane + i169)];
+                sltot167 = (sltot167 + slc170);
+                slpre168 = (slpre168 + ((i169 < warp) ? slc170 : 0u));
+            }
+            unsigned int slinc171 = sltot167;
+            unsigned int slup172 = __shfl_up_sync(0xffffffffu, slinc171, 1);
+            slinc171 = ((lane >= 1) ? (slinc171 + slup172) : slinc171);
+            unsigned int slup173 = __shfl_up_sync(0xffffffffu, slinc171, 2);
+            slinc171 = ((lane >= 2) ? (slinc171 + slup173) : slinc171);
+            unsigned int slup174 = __shfl_up_sync(0xffffffffu, slinc171, 4);
+            slinc171 = ((lane >= 4) ? (slinc171 + slup174) : slinc171);
+            unsigned int slup175 = __shfl_up_sync(0xffffffffu, slinc171, 8);
+            slinc171 = ((lane >= 8) ? (slinc171 + slup175) : slinc171);
+            unsigned int slup176 = __shfl_up_sync(0xffffffffu, slinc171, 16);
+            slinc171 = ((lane >= 16) ? (slinc171 + slup176) : slinc171);
+            unsigned int slbase177 = ((slinc171 - sltot167) + slpre168);
+            #pragma unroll
+            for (patc_int i178 = 0; i178 < 4; i178 += 1) {
+                unsigned int slq179 = (__shfl_sync(0xffffffffu, (slbase177 + slrun11[i178]), sldg9[i178]) + slrk10[i178]);
+                if ((((slvm8[i178] >> lane) & 1u) != 0u)) {
+                    long long ix180 = ((long long)slq179);
+                    stkey3[ix180] = slkey6[i178];
+                    stval4[ix180] = slval7[i178];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                        {
+                            slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
+                            slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i182) < n)) {
+                            slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
+                            slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun184 = 0u;
+            #pragma unroll
+            for (patc_int i185 = 0; i185 < 4; i185 += 1) {
+                unsigned int v186 = slkey6[i185];
+                unsigned int sld187 = ((v186 >> 30u) & 3u);
+                sldg9[i185] = sld187;
+                unsigned int slm188 = slvm8[i185];
+                unsigned int slb189 = __ballot_sync(0xffffffffu, ((v186 & 1073741824u) != 0u));
+                slm188 = (slm188 & (((lane & 1u) != 0u) ? slb189 : (~slb189)));
+                unsigned int slb190 = __ballot_sync(0xffffffffu, ((v186 & 2147483648u) != 0u));
+                slm188 = (slm188 & (((lane & 2u) != 0u) ? slb190 : (~slb190)));
+                slrun11[i185] = slrun184;
+                slrun184 = (slrun184 + __popc(slm188));
+                slrk10[i185] = __popc((__shfl_sync(0xffffffffu, slm188, sld187) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 4u) ? slrun184 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot192 = 0u;
+            unsigned int slpre193 = 0u;
+            for (patc_int i194 = 0; i194 < 32; i194 += 1) {
+                unsigned int slc195 = sthist5[(33 * lane + i194)];
+                sltot192 = (sltot192 + slc195);
+                slpre193 = (slpre193 + ((i194 < warp) ? slc195 : 0u));
+            }
+            unsigned int slinc196 = sltot192;
+            unsigned int slup197 = __shfl_up_sync(0xffffffffu, slinc196, 1);
+            slinc196 = ((lane >= 1) ? (slinc196 + slup197) : slinc196);
+            unsigned int slup198 = __shfl_up_sync(0xffffffffu, slinc196, 2);
+            slinc196 = ((lane >= 2) ? (slinc196 + slup198) : slinc196);
+            unsigned int slup199 = __shfl_up_sync(0xffffffffu, slinc196, 4);
+            slinc196 = ((lane >= 4) ? (slinc196 + slup199) : slinc196);
+            unsigned int slup200 = __shfl_up_sync(0xffffffffu, slinc196, 8);
+            slinc196 = ((lane >= 8) ? (slinc196 + slup200) : slinc196);
+            unsigned int slup201 = __shfl_up_sync(0xffffffffu, slinc196, 16);
+            slinc196 = ((lane >= 16) ? (slinc196 + slup201) : slinc196);
+            unsigned int slbase202 = ((slinc196 - sltot192) + slpre193);
+            #pragma unroll
+            for (patc_int i203 = 0; i203 < 4; i203 += 1) {
+                unsigned int slq204 = (__shfl_sync(0xffffffffu, (slbase202 + slrun11[i203]), sldg9[i203]) + slrk10[i203]);
+                if ((((slvm8[i203] >> lane) & 1u) != 0u)) {
+                    long long ix205 = ((long long)slq204);
+                    stkey3[ix205] = slkey6[i203];
+                    stval4[ix205] = slval7[i203];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
+                        {
+                            slkey6[i207] = stkey3[(lane + 128 * warp + 32 * i207)];
+                            slval7[i207] = stval4[(lane + 128 * warp + 32 * i207)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i207) < n)) {
+                            slkey6[i207] = stkey3[(lane + 128 * warp + 32 * i207)];
+                            slval7[i207] = stval4[(lane + 128 * warp + 32 * i207)];
+                        }
+                    }
+                }
+            }
+        }
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                    {
+                        out0[(lane + 128 * warp + 4096 * b2 + 32 * i209)] = slkey6[i209];
+                        out1[(lane + 128 * warp + 4096 * b2 + 32 * i209)] = slval7[i209];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                    if (((lane + 128 * warp + 4096 * b2 + 32 * i209) < n)) {
+                        out0[(lane + 128 * warp + 4096 * b2 + 32 * i209)] = slkey6[i209];
+                        out1[(lane + 128 * warp + 4096 * b2 + 32 * i209)] = slval7[i209];
                     }
                 }
             }
@@ -2273,630 +2276,640 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
  *                    out1: n.u32 (n x unsigned int)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
- *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restrict__ out0, unsigned int *__restrict__ out1, const int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *stkey3 = (int *)(patc_smem + 0);
-    unsigned int *stval4 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *sthist8 = (unsigned int *)(patc_smem + 32768);
-    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 82048);
-    int *stkey5 = (int *)(patc_smem + 82176);
-    unsigned int *stval6 = (unsigned int *)(patc_smem + 98560);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
+    int *stkey3 = (int *)(patc_smem + 4224);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 20608);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b2 = blockIdx.x;
+        int slkey6[4];
+        unsigned int slval7[4];
+        unsigned int slvm8[4];
+        unsigned int sldg9[4];
+        unsigned int slrk10[4];
+        unsigned int slrun11[4];
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
-                    {
-                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
-                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                #pragma unroll
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    bool slok14 = true;
+                    slvm8[i13] = __ballot_sync(0xffffffffu, slok14);
+                    slkey6[i13] = 0;
+                    slval7[i13] = 0u;
+                    if (slok14) {
+                        slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                        slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t10 = threadIdx.x;
-                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
-                    if (((4096 * b2 + t10 + 1024 * i11) < n)) {
-                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
-                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                #pragma unroll
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    bool slok14 = ((lane + 128 * warp + 4096 * b2 + 32 * i13) < n);
+                    slvm8[i13] = __ballot_sync(0xffffffffu, slok14);
+                    slkey6[i13] = 0;
+                    slval7[i13] = 0u;
+                    if (slok14) {
+                        slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                        slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
                 }
             }
         }
         {
-            const patc_int t12 = threadIdx.x;
-            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
-                if (((t12 + 1024 * i13) < 8224)) {
-                    sthist8[(t12 + 1024 * i13)] = 0u;
-                }
+            unsigned int slrun16 = 0u;
+            #pragma unroll
+            for (patc_int i17 = 0; i17 < 4; i17 += 1) {
+                int v18 = slkey6[i17];
+                unsigned int slo19 = (((unsigned int)v18) ^ 2147483648u);
+                unsigned int sld20 = ((slo19 >> 0u) & 31u);
+                sldg9[i17] = sld20;
+                unsigned int slm21 = slvm8[i17];
+                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo19 & 1u) != 0u));
+                slm21 = (slm21 & (((lane & 1u) != 0u) ? slb22 : (~slb22)));
+                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo19 & 2u) != 0u));
+                slm21 = (slm21 & (((lane & 2u) != 0u) ? slb23 : (~slb23)));
+                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo19 & 4u) != 0u));
+                slm21 = (slm21 & (((lane & 4u) != 0u) ? slb24 : (~slb24)));
+                unsigned int slb25 = __ballot_sync(0xffffffffu, ((slo19 & 8u) != 0u));
+                slm21 = (slm21 & (((lane & 8u) != 0u) ? slb25 : (~slb25)));
+                unsigned int slb26 = __ballot_sync(0xffffffffu, ((slo19 & 16u) != 0u));
+                slm21 = (slm21 & (((lane & 16u) != 0u) ? slb26 : (~slb26)));
+                slrun11[i17] = slrun16;
+                slrun16 = (slrun16 + __popc(slm21));
+                slrk10[i17] = __popc((__shfl_sync(0xffffffffu, slm21, sld20) & ((1u << lane) - 1u)));
             }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    {
-                        bool stok16 = true;
-                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
-                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb18, 8u));
-                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
-                        unsigned int stct21 = __popc(stpm19);
-                        long long ix22 = ((long long)stb18);
-                        unsigned int sth23 = 0u;
-                        if (stok16) {
-                            sth23 = sthist8[(257 * warp + ix22)];
-                        }
-                        __syncwarp();
-                        if ((stok16 && ((strk20 + 1u) == stct21))) {
-                            sthist8[(257 * warp + ix22)] = (sth23 + stct21);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i15) < n)) {
-                        bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
-                        int v17 = stkey3[(lane + 128 * warp + 32 * i15)];
-                        unsigned int stb18 = (stok16 ? ((((unsigned int)v17) ^ 2147483648u) & 255u) : 0u);
-                        unsigned int stpm19 = (__ballot_sync(0xffffffffu, stok16) & patc_match_bits(stb18, 8u));
-                        unsigned int strk20 = __popc((stpm19 & ((1u << lane) - 1u)));
-                        unsigned int stct21 = __popc(stpm19);
-                        long long ix22 = ((long long)stb18);
-                        unsigned int sth23 = 0u;
-                        if (stok16) {
-                            sth23 = sthist8[(257 * warp + ix22)];
-                        }
-                        __syncwarp();
-                        if ((stok16 && ((strk20 + 1u) == stct21))) {
-                            sthist8[(257 * warp + ix22)] = (sth23 + stct21);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb18 << 16u) | (sth23 + strk20)) : 4294901760u);
-                    }
-                }
-            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun16 : 0u);
         }
         __syncthreads();
         {
-            const patc_int t24 = threadIdx.x;
-            unsigned int stsum25 = 0u;
-            for (patc_int i26 = 0; i26 < 8; i26 += 1) {
-                stsum25 = (stsum25 + sthist8[(2056 * t24 + 257 * i26 - 8223 * ((8 * t24 + i26) / 32))]);
+            unsigned int sltot28 = 0u;
+            unsigned int slpre29 = 0u;
+            for (patc_int i30 = 0; i30 < 32; i30 += 1) {
+                unsigned int slc31 = sthist5[(33 * lane + i30)];
+                sltot28 = (sltot28 + slc31);
+                slpre29 = (slpre29 + ((i30 < warp) ? slc31 : 0u));
             }
-            unsigned int stinc27 = stsum25;
-            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc27, 1);
-            stinc27 = ((lane >= 1) ? (stinc27 + stup28) : stinc27);
-            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc27, 2);
-            stinc27 = ((lane >= 2) ? (stinc27 + stup29) : stinc27);
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc27, 4);
-            stinc27 = ((lane >= 4) ? (stinc27 + stup30) : stinc27);
-            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc27, 8);
-            stinc27 = ((lane >= 8) ? (stinc27 + stup31) : stinc27);
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc27, 16);
-            stinc27 = ((lane >= 16) ? (stinc27 + stup32) : stinc27);
-            unsigned int stat33 = (stinc27 - stsum25);
-            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
-                unsigned int stcb35 = sthist8[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))];
-                sthist8[(2056 * t24 + 257 * i34 - 8223 * ((8 * t24 + i34) / 32))] = stat33;
-                stat33 = (stat33 + stcb35);
-            }
-            if ((lane == 31)) {
-                stwsum9[warp] = stinc27;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw37 = 0u;
-                if ((lane < 32)) {
-                    stw37 = stwsum9[lane];
-                }
-                unsigned int stwinc38 = stw37;
-                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc38, 1);
-                stwinc38 = ((lane >= 1) ? (stwinc38 + stup39) : stwinc38);
-                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc38, 2);
-                stwinc38 = ((lane >= 2) ? (stwinc38 + stup40) : stwinc38);
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc38, 4);
-                stwinc38 = ((lane >= 4) ? (stwinc38 + stup41) : stwinc38);
-                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc38, 8);
-                stwinc38 = ((lane >= 8) ? (stwinc38 + stup42) : stwinc38);
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc38, 16);
-                stwinc38 = ((lane >= 16) ? (stwinc38 + stup43) : stwinc38);
-                if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc38 - stw37);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
-                    {
-                        unsigned int sti46 = stinfo7[(lane + 128 * warp + 32 * i45)];
-                        unsigned int stbk47 = (sti46 >> 16u);
-                        if ((stbk47 < 256u)) {
-                            long long ix48 = ((long long)stbk47);
-                            long long ix49 = ((long long)(stwsum9[((warp + 32 * ix48) / 256)] + (sthist8[(257 * warp + ix48)] + (sti46 & 65535u))));
-                            stkey5[ix49] = stkey3[(lane + 128 * warp + 32 * i45)];
-                            stval6[ix49] = stval4[(lane + 128 * warp + 32 * i45)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i45 = 0; i45 < 4; i45 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i45) < n)) {
-                        unsigned int sti46 = stinfo7[(lane + 128 * warp + 32 * i45)];
-                        unsigned int stbk47 = (sti46 >> 16u);
-                        if ((stbk47 < 256u)) {
-                            long long ix48 = ((long long)stbk47);
-                            long long ix49 = ((long long)(stwsum9[((warp + 32 * ix48) / 256)] + (sthist8[(257 * warp + ix48)] + (sti46 & 65535u))));
-                            stkey5[ix49] = stkey3[(lane + 128 * warp + 32 * i45)];
-                            stval6[ix49] = stval4[(lane + 128 * warp + 32 * i45)];
-                        }
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t50 = threadIdx.x;
-            for (patc_int i51 = 0; i51 < 9; i51 += 1) {
-                if (((t50 + 1024 * i51) < 8224)) {
-                    sthist8[(t50 + 1024 * i51)] = 0u;
+            unsigned int slinc32 = sltot28;
+            unsigned int slup33 = __shfl_up_sync(0xffffffffu, slinc32, 1);
+            slinc32 = ((lane >= 1) ? (slinc32 + slup33) : slinc32);
+            unsigned int slup34 = __shfl_up_sync(0xffffffffu, slinc32, 2);
+            slinc32 = ((lane >= 2) ? (slinc32 + slup34) : slinc32);
+            unsigned int slup35 = __shfl_up_sync(0xffffffffu, slinc32, 4);
+            slinc32 = ((lane >= 4) ? (slinc32 + slup35) : slinc32);
+            unsigned int slup36 = __shfl_up_sync(0xffffffffu, slinc32, 8);
+            slinc32 = ((lane >= 8) ? (slinc32 + slup36) : slinc32);
+            unsigned int slup37 = __shfl_up_sync(0xffffffffu, slinc32, 16);
+            slinc32 = ((lane >= 16) ? (slinc32 + slup37) : slinc32);
+            unsigned int slbase38 = ((slinc32 - sltot28) + slpre29);
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                unsigned int slq40 = (__shfl_sync(0xffffffffu, (slbase38 + slrun11[i39]), sldg9[i39]) + slrk10[i39]);
+                if ((((slvm8[i39] >> lane) & 1u) != 0u)) {
+                    long long ix41 = ((long long)slq40);
+                    stkey3[ix41] = slkey6[i39];
+                    stval4[ix41] = slval7[i39];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
-                    {
-                        bool stok54 = true;
-                        int v55 = stkey5[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stb56 = (stok54 ? (((((unsigned int)v55) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                        unsigned int stpm57 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb56, 8u));
-                        unsigned int strk58 = __popc((stpm57 & ((1u << lane) - 1u)));
-                        unsigned int stct59 = __popc(stpm57);
-                        long long ix60 = ((long long)stb56);
-                        unsigned int sth61 = 0u;
-                        if (stok54) {
-                            sth61 = sthist8[(257 * warp + ix60)];
-                        }
-                        __syncwarp();
-                        if ((stok54 && ((strk58 + 1u) == stct59))) {
-                            sthist8[(257 * warp + ix60)] = (sth61 + stct59);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth61 + strk58)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i53 = 0; i53 < 4; i53 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i53) < n)) {
-                        bool stok54 = ((lane + 128 * warp + 4096 * b2 + 32 * i53) < n);
-                        int v55 = stkey5[(lane + 128 * warp + 32 * i53)];
-                        unsigned int stb56 = (stok54 ? (((((unsigned int)v55) ^ 2147483648u) >> 8u) & 255u) : 0u);
-                        unsigned int stpm57 = (__ballot_sync(0xffffffffu, stok54) & patc_match_bits(stb56, 8u));
-                        unsigned int strk58 = __popc((stpm57 & ((1u << lane) - 1u)));
-                        unsigned int stct59 = __popc(stpm57);
-                        long long ix60 = ((long long)stb56);
-                        unsigned int sth61 = 0u;
-                        if (stok54) {
-                            sth61 = sthist8[(257 * warp + ix60)];
-                        }
-                        __syncwarp();
-                        if ((stok54 && ((strk58 + 1u) == stct59))) {
-                            sthist8[(257 * warp + ix60)] = (sth61 + stct59);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i53)] = (stok54 ? ((stb56 << 16u) | (sth61 + strk58)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t62 = threadIdx.x;
-            unsigned int stsum63 = 0u;
-            for (patc_int i64 = 0; i64 < 8; i64 += 1) {
-                stsum63 = (stsum63 + sthist8[(2056 * t62 + 257 * i64 - 8223 * ((8 * t62 + i64) / 32))]);
-            }
-            unsigned int stinc65 = stsum63;
-            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc65, 1);
-            stinc65 = ((lane >= 1) ? (stinc65 + stup66) : stinc65);
-            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc65, 2);
-            stinc65 = ((lane >= 2) ? (stinc65 + stup67) : stinc65);
-            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc65, 4);
-            stinc65 = ((lane >= 4) ? (stinc65 + stup68) : stinc65);
-            unsigned int stup69 = __shfl_up_sync(0xffffffffu, stinc65, 8);
-            stinc65 = ((lane >= 8) ? (stinc65 + stup69) : stinc65);
-            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc65, 16);
-            stinc65 = ((lane >= 16) ? (stinc65 + stup70) : stinc65);
-            unsigned int stat71 = (stinc65 - stsum63);
-            for (patc_int i72 = 0; i72 < 8; i72 += 1) {
-                unsigned int stcb73 = sthist8[(2056 * t62 + 257 * i72 - 8223 * ((8 * t62 + i72) / 32))];
-                sthist8[(2056 * t62 + 257 * i72 - 8223 * ((8 * t62 + i72) / 32))] = stat71;
-                stat71 = (stat71 + stcb73);
-            }
-            if ((lane == 31)) {
-                stwsum9[warp] = stinc65;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw75 = 0u;
-                if ((lane < 32)) {
-                    stw75 = stwsum9[lane];
-                }
-                unsigned int stwinc76 = stw75;
-                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc76, 1);
-                stwinc76 = ((lane >= 1) ? (stwinc76 + stup77) : stwinc76);
-                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc76, 2);
-                stwinc76 = ((lane >= 2) ? (stwinc76 + stup78) : stwinc76);
-                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc76, 4);
-                stwinc76 = ((lane >= 4) ? (stwinc76 + stup79) : stwinc76);
-                unsigned int stup80 = __shfl_up_sync(0xffffffffu, stwinc76, 8);
-                stwinc76 = ((lane >= 8) ? (stwinc76 + stup80) : stwinc76);
-                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc76, 16);
-                stwinc76 = ((lane >= 16) ? (stwinc76 + stup81) : stwinc76);
-                if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc76 - stw75);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i83 = 0; i83 < 4; i83 += 1) {
-                    {
-                        unsigned int sti84 = stinfo7[(lane + 128 * warp + 32 * i83)];
-                        unsigned int stbk85 = (sti84 >> 16u);
-                        if ((stbk85 < 256u)) {
-                            long long ix86 = ((long long)stbk85);
-                            long long ix87 = ((long long)(stwsum9[((warp + 32 * ix86) / 256)] + (sthist8[(257 * warp + ix86)] + (sti84 & 65535u))));
-                            stkey3[ix87] = stkey5[(lane + 128 * warp + 32 * i83)];
-                            stval4[ix87] = stval6[(lane + 128 * warp + 32 * i83)];
+                {
+                    #pragma unroll
+                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                        {
+                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
+                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i83 = 0; i83 < 4; i83 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i83) < n)) {
-                        unsigned int sti84 = stinfo7[(lane + 128 * warp + 32 * i83)];
-                        unsigned int stbk85 = (sti84 >> 16u);
-                        if ((stbk85 < 256u)) {
-                            long long ix86 = ((long long)stbk85);
-                            long long ix87 = ((long long)(stwsum9[((warp + 32 * ix86) / 256)] + (sthist8[(257 * warp + ix86)] + (sti84 & 65535u))));
-                            stkey3[ix87] = stkey5[(lane + 128 * warp + 32 * i83)];
-                            stval4[ix87] = stval6[(lane + 128 * warp + 32 * i83)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i43) < n)) {
+                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
+                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun45 = 0u;
+            #pragma unroll
+            for (patc_int i46 = 0; i46 < 4; i46 += 1) {
+                int v47 = slkey6[i46];
+                unsigned int slo48 = (((unsigned int)v47) ^ 2147483648u);
+                unsigned int sld49 = ((slo48 >> 5u) & 31u);
+                sldg9[i46] = sld49;
+                unsigned int slm50 = slvm8[i46];
+                unsigned int slb51 = __ballot_sync(0xffffffffu, ((slo48 & 32u) != 0u));
+                slm50 = (slm50 & (((lane & 1u) != 0u) ? slb51 : (~slb51)));
+                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo48 & 64u) != 0u));
+                slm50 = (slm50 & (((lane & 2u) != 0u) ? slb52 : (~slb52)));
+                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo48 & 128u) != 0u));
+                slm50 = (slm50 & (((lane & 4u) != 0u) ? slb53 : (~slb53)));
+                unsigned int slb54 = __ballot_sync(0xffffffffu, ((slo48 & 256u) != 0u));
+                slm50 = (slm50 & (((lane & 8u) != 0u) ? slb54 : (~slb54)));
+                unsigned int slb55 = __ballot_sync(0xffffffffu, ((slo48 & 512u) != 0u));
+                slm50 = (slm50 & (((lane & 16u) != 0u) ? slb55 : (~slb55)));
+                slrun11[i46] = slrun45;
+                slrun45 = (slrun45 + __popc(slm50));
+                slrk10[i46] = __popc((__shfl_sync(0xffffffffu, slm50, sld49) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun45 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t88 = threadIdx.x;
-            for (patc_int i89 = 0; i89 < 9; i89 += 1) {
-                if (((t88 + 1024 * i89) < 8224)) {
-                    sthist8[(t88 + 1024 * i89)] = 0u;
+            unsigned int sltot57 = 0u;
+            unsigned int slpre58 = 0u;
+            for (patc_int i59 = 0; i59 < 32; i59 += 1) {
+                unsigned int slc60 = sthist5[(33 * lane + i59)];
+                sltot57 = (sltot57 + slc60);
+                slpre58 = (slpre58 + ((i59 < warp) ? slc60 : 0u));
+            }
+            unsigned int slinc61 = sltot57;
+            unsigned int slup62 = __shfl_up_sync(0xffffffffu, slinc61, 1);
+            slinc61 = ((lane >= 1) ? (slinc61 + slup62) : slinc61);
+            unsigned int slup63 = __shfl_up_sync(0xffffffffu, slinc61, 2);
+            slinc61 = ((lane >= 2) ? (slinc61 + slup63) : slinc61);
+            unsigned int slup64 = __shfl_up_sync(0xffffffffu, slinc61, 4);
+            slinc61 = ((lane >= 4) ? (slinc61 + slup64) : slinc61);
+            unsigned int slup65 = __shfl_up_sync(0xffffffffu, slinc61, 8);
+            slinc61 = ((lane >= 8) ? (slinc61 + slup65) : slinc61);
+            unsigned int slup66 = __shfl_up_sync(0xffffffffu, slinc61, 16);
+            slinc61 = ((lane >= 16) ? (slinc61 + slup66) : slinc61);
+            unsigned int slbase67 = ((slinc61 - sltot57) + slpre58);
+            #pragma unroll
+            for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                unsigned int slq69 = (__shfl_sync(0xffffffffu, (slbase67 + slrun11[i68]), sldg9[i68]) + slrk10[i68]);
+                if ((((slvm8[i68] >> lane) & 1u) != 0u)) {
+                    long long ix70 = ((long long)slq69);
+                    stkey3[ix70] = slkey6[i68];
+                    stval4[ix70] = slval7[i68];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i91 = 0; i91 < 4; i91 += 1) {
-                    {
-                        bool stok92 = true;
-                        int v93 = stkey3[(lane + 128 * warp + 32 * i91)];
-                        unsigned int stb94 = (stok92 ? (((((unsigned int)v93) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                        unsigned int stpm95 = (__ballot_sync(0xffffffffu, stok92) & patc_match_bits(stb94, 8u));
-                        unsigned int strk96 = __popc((stpm95 & ((1u << lane) - 1u)));
-                        unsigned int stct97 = __popc(stpm95);
-                        long long ix98 = ((long long)stb94);
-                        unsigned int sth99 = 0u;
-                        if (stok92) {
-                            sth99 = sthist8[(257 * warp + ix98)];
-                        }
-                        __syncwarp();
-                        if ((stok92 && ((strk96 + 1u) == stct97))) {
-                            sthist8[(257 * warp + ix98)] = (sth99 + stct97);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i91)] = (stok92 ? ((stb94 << 16u) | (sth99 + strk96)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i91 = 0; i91 < 4; i91 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i91) < n)) {
-                        bool stok92 = ((lane + 128 * warp + 4096 * b2 + 32 * i91) < n);
-                        int v93 = stkey3[(lane + 128 * warp + 32 * i91)];
-                        unsigned int stb94 = (stok92 ? (((((unsigned int)v93) ^ 2147483648u) >> 16u) & 255u) : 0u);
-                        unsigned int stpm95 = (__ballot_sync(0xffffffffu, stok92) & patc_match_bits(stb94, 8u));
-                        unsigned int strk96 = __popc((stpm95 & ((1u << lane) - 1u)));
-                        unsigned int stct97 = __popc(stpm95);
-                        long long ix98 = ((long long)stb94);
-                        unsigned int sth99 = 0u;
-                        if (stok92) {
-                            sth99 = sthist8[(257 * warp + ix98)];
-                        }
-                        __syncwarp();
-                        if ((stok92 && ((strk96 + 1u) == stct97))) {
-                            sthist8[(257 * warp + ix98)] = (sth99 + stct97);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i91)] = (stok92 ? ((stb94 << 16u) | (sth99 + strk96)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t100 = threadIdx.x;
-            unsigned int stsum101 = 0u;
-            for (patc_int i102 = 0; i102 < 8; i102 += 1) {
-                stsum101 = (stsum101 + sthist8[(2056 * t100 + 257 * i102 - 8223 * ((8 * t100 + i102) / 32))]);
-            }
-            unsigned int stinc103 = stsum101;
-            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc103, 1);
-            stinc103 = ((lane >= 1) ? (stinc103 + stup104) : stinc103);
-            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc103, 2);
-            stinc103 = ((lane >= 2) ? (stinc103 + stup105) : stinc103);
-            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc103, 4);
-            stinc103 = ((lane >= 4) ? (stinc103 + stup106) : stinc103);
-            unsigned int stup107 = __shfl_up_sync(0xffffffffu, stinc103, 8);
-            stinc103 = ((lane >= 8) ? (stinc103 + stup107) : stinc103);
-            unsigned int stup108 = __shfl_up_sync(0xffffffffu, stinc103, 16);
-            stinc103 = ((lane >= 16) ? (stinc103 + stup108) : stinc103);
-            unsigned int stat109 = (stinc103 - stsum101);
-            for (patc_int i110 = 0; i110 < 8; i110 += 1) {
-                unsigned int stcb111 = sthist8[(2056 * t100 + 257 * i110 - 8223 * ((8 * t100 + i110) / 32))];
-                sthist8[(2056 * t100 + 257 * i110 - 8223 * ((8 * t100 + i110) / 32))] = stat109;
-                stat109 = (stat109 + stcb111);
-            }
-            if ((lane == 31)) {
-                stwsum9[warp] = stinc103;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw113 = 0u;
-                if ((lane < 32)) {
-                    stw113 = stwsum9[lane];
-                }
-                unsigned int stwinc114 = stw113;
-                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc114, 1);
-                stwinc114 = ((lane >= 1) ? (stwinc114 + stup115) : stwinc114);
-                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc114, 2);
-                stwinc114 = ((lane >= 2) ? (stwinc114 + stup116) : stwinc114);
-                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc114, 4);
-                stwinc114 = ((lane >= 4) ? (stwinc114 + stup117) : stwinc114);
-                unsigned int stup118 = __shfl_up_sync(0xffffffffu, stwinc114, 8);
-                stwinc114 = ((lane >= 8) ? (stwinc114 + stup118) : stwinc114);
-                unsigned int stup119 = __shfl_up_sync(0xffffffffu, stwinc114, 16);
-                stwinc114 = ((lane >= 16) ? (stwinc114 + stup119) : stwinc114);
-                if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc114 - stw113);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i121 = 0; i121 < 4; i121 += 1) {
-                    {
-                        unsigned int sti122 = stinfo7[(lane + 128 * warp + 32 * i121)];
-                        unsigned int stbk123 = (sti122 >> 16u);
-                        if ((stbk123 < 256u)) {
-                            long long ix124 = ((long long)stbk123);
-                            long long ix125 = ((long long)(stwsum9[((warp + 32 * ix124) / 256)] + (sthist8[(257 * warp + ix124)] + (sti122 & 65535u))));
-                            stkey5[ix125] = stkey3[(lane + 128 * warp + 32 * i121)];
-                            stval6[ix125] = stval4[(lane + 128 * warp + 32 * i121)];
+                {
+                    #pragma unroll
+                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
+                        {
+                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
+                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i121 = 0; i121 < 4; i121 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i121) < n)) {
-                        unsigned int sti122 = stinfo7[(lane + 128 * warp + 32 * i121)];
-                        unsigned int stbk123 = (sti122 >> 16u);
-                        if ((stbk123 < 256u)) {
-                            long long ix124 = ((long long)stbk123);
-                            long long ix125 = ((long long)(stwsum9[((warp + 32 * ix124) / 256)] + (sthist8[(257 * warp + ix124)] + (sti122 & 65535u))));
-                            stkey5[ix125] = stkey3[(lane + 128 * warp + 32 * i121)];
-                            stval6[ix125] = stval4[(lane + 128 * warp + 32 * i121)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i72) < n)) {
+                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
+                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun74 = 0u;
+            #pragma unroll
+            for (patc_int i75 = 0; i75 < 4; i75 += 1) {
+                int v76 = slkey6[i75];
+                unsigned int slo77 = (((unsigned int)v76) ^ 2147483648u);
+                unsigned int sld78 = ((slo77 >> 10u) & 31u);
+                sldg9[i75] = sld78;
+                unsigned int slm79 = slvm8[i75];
+                unsigned int slb80 = __ballot_sync(0xffffffffu, ((slo77 & 1024u) != 0u));
+                slm79 = (slm79 & (((lane & 1u) != 0u) ? slb80 : (~slb80)));
+                unsigned int slb81 = __ballot_sync(0xffffffffu, ((slo77 & 2048u) != 0u));
+                slm79 = (slm79 & (((lane & 2u) != 0u) ? slb81 : (~slb81)));
+                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo77 & 4096u) != 0u));
+                slm79 = (slm79 & (((lane & 4u) != 0u) ? slb82 : (~slb82)));
+                unsigned int slb83 = __ballot_sync(0xffffffffu, ((slo77 & 8192u) != 0u));
+                slm79 = (slm79 & (((lane & 8u) != 0u) ? slb83 : (~slb83)));
+                unsigned int slb84 = __ballot_sync(0xffffffffu, ((slo77 & 16384u) != 0u));
+                slm79 = (slm79 & (((lane & 16u) != 0u) ? slb84 : (~slb84)));
+                slrun11[i75] = slrun74;
+                slrun74 = (slrun74 + __popc(slm79));
+                slrk10[i75] = __popc((__shfl_sync(0xffffffffu, slm79, sld78) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun74 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t126 = threadIdx.x;
-            for (patc_int i127 = 0; i127 < 9; i127 += 1) {
-                if (((t126 + 1024 * i127) < 8224)) {
-                    sthist8[(t126 + 1024 * i127)] = 0u;
+            unsigned int sltot86 = 0u;
+            unsigned int slpre87 = 0u;
+            for (patc_int i88 = 0; i88 < 32; i88 += 1) {
+                unsigned int slc89 = sthist5[(33 * lane + i88)];
+                sltot86 = (sltot86 + slc89);
+                slpre87 = (slpre87 + ((i88 < warp) ? slc89 : 0u));
+            }
+            unsigned int slinc90 = sltot86;
+            unsigned int slup91 = __shfl_up_sync(0xffffffffu, slinc90, 1);
+            slinc90 = ((lane >= 1) ? (slinc90 + slup91) : slinc90);
+            unsigned int slup92 = __shfl_up_sync(0xffffffffu, slinc90, 2);
+            slinc90 = ((lane >= 2) ? (slinc90 + slup92) : slinc90);
+            unsigned int slup93 = __shfl_up_sync(0xffffffffu, slinc90, 4);
+            slinc90 = ((lane >= 4) ? (slinc90 + slup93) : slinc90);
+            unsigned int slup94 = __shfl_up_sync(0xffffffffu, slinc90, 8);
+            slinc90 = ((lane >= 8) ? (slinc90 + slup94) : slinc90);
+            unsigned int slup95 = __shfl_up_sync(0xffffffffu, slinc90, 16);
+            slinc90 = ((lane >= 16) ? (slinc90 + slup95) : slinc90);
+            unsigned int slbase96 = ((slinc90 - sltot86) + slpre87);
+            #pragma unroll
+            for (patc_int i97 = 0; i97 < 4; i97 += 1) {
+                unsigned int slq98 = (__shfl_sync(0xffffffffu, (slbase96 + slrun11[i97]), sldg9[i97]) + slrk10[i97]);
+                if ((((slvm8[i97] >> lane) & 1u) != 0u)) {
+                    long long ix99 = ((long long)slq98);
+                    stkey3[ix99] = slkey6[i97];
+                    stval4[ix99] = slval7[i97];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
-                    {
-                        bool stok130 = true;
-                        int v131 = stkey5[(lane + 128 * warp + 32 * i129)];
-                        unsigned int stb132 = (stok130 ? (((((unsigned int)v131) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                        unsigned int stpm133 = (__ballot_sync(0xffffffffu, stok130) & patc_match_bits(stb132, 8u));
-                        unsigned int strk134 = __popc((stpm133 & ((1u << lane) - 1u)));
-                        unsigned int stct135 = __popc(stpm133);
-                        long long ix136 = ((long long)stb132);
-                        unsigned int sth137 = 0u;
-                        if (stok130) {
-                            sth137 = sthist8[(257 * warp + ix136)];
-                        }
-                        __syncwarp();
-                        if ((stok130 && ((strk134 + 1u) == stct135))) {
-                            sthist8[(257 * warp + ix136)] = (sth137 + stct135);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i129)] = (stok130 ? ((stb132 << 16u) | (sth137 + strk134)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i129 = 0; i129 < 4; i129 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i129) < n)) {
-                        bool stok130 = ((lane + 128 * warp + 4096 * b2 + 32 * i129) < n);
-                        int v131 = stkey5[(lane + 128 * warp + 32 * i129)];
-                        unsigned int stb132 = (stok130 ? (((((unsigned int)v131) ^ 2147483648u) >> 24u) & 255u) : 0u);
-                        unsigned int stpm133 = (__ballot_sync(0xffffffffu, stok130) & patc_match_bits(stb132, 8u));
-                        unsigned int strk134 = __popc((stpm133 & ((1u << lane) - 1u)));
-                        unsigned int stct135 = __popc(stpm133);
-                        long long ix136 = ((long long)stb132);
-                        unsigned int sth137 = 0u;
-                        if (stok130) {
-                            sth137 = sthist8[(257 * warp + ix136)];
-                        }
-                        __syncwarp();
-                        if ((stok130 && ((strk134 + 1u) == stct135))) {
-                            sthist8[(257 * warp + ix136)] = (sth137 + stct135);
-                        }
-                        __syncwarp();
-                        stinfo7[(lane + 128 * warp + 32 * i129)] = (stok130 ? ((stb132 << 16u) | (sth137 + strk134)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t138 = threadIdx.x;
-            unsigned int stsum139 = 0u;
-            for (patc_int i140 = 0; i140 < 8; i140 += 1) {
-                stsum139 = (stsum139 + sthist8[(2056 * t138 + 257 * i140 - 8223 * ((8 * t138 + i140) / 32))]);
-            }
-            unsigned int stinc141 = stsum139;
-            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc141, 1);
-            stinc141 = ((lane >= 1) ? (stinc141 + stup142) : stinc141);
-            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc141, 2);
-            stinc141 = ((lane >= 2) ? (stinc141 + stup143) : stinc141);
-            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc141, 4);
-            stinc141 = ((lane >= 4) ? (stinc141 + stup144) : stinc141);
-            unsigned int stup145 = __shfl_up_sync(0xffffffffu, stinc141, 8);
-            stinc141 = ((lane >= 8) ? (stinc141 + stup145) : stinc141);
-            unsigned int stup146 = __shfl_up_sync(0xffffffffu, stinc141, 16);
-            stinc141 = ((lane >= 16) ? (stinc141 + stup146) : stinc141);
-            unsigned int stat147 = (stinc141 - stsum139);
-            for (patc_int i148 = 0; i148 < 8; i148 += 1) {
-                unsigned int stcb149 = sthist8[(2056 * t138 + 257 * i148 - 8223 * ((8 * t138 + i148) / 32))];
-                sthist8[(2056 * t138 + 257 * i148 - 8223 * ((8 * t138 + i148) / 32))] = stat147;
-                stat147 = (stat147 + stcb149);
-            }
-            if ((lane == 31)) {
-                stwsum9[warp] = stinc141;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw151 = 0u;
-                if ((lane < 32)) {
-                    stw151 = stwsum9[lane];
-                }
-                unsigned int stwinc152 = stw151;
-                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc152, 1);
-                stwinc152 = ((lane >= 1) ? (stwinc152 + stup153) : stwinc152);
-                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc152, 2);
-                stwinc152 = ((lane >= 2) ? (stwinc152 + stup154) : stwinc152);
-                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc152, 4);
-                stwinc152 = ((lane >= 4) ? (stwinc152 + stup155) : stwinc152);
-                unsigned int stup156 = __shfl_up_sync(0xffffffffu, stwinc152, 8);
-                stwinc152 = ((lane >= 8) ? (stwinc152 + stup156) : stwinc152);
-                unsigned int stup157 = __shfl_up_sync(0xffffffffu, stwinc152, 16);
-                stwinc152 = ((lane >= 16) ? (stwinc152 + stup157) : stwinc152);
-                if ((lane < 32)) {
-                    stwsum9[lane] = (stwinc152 - stw151);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    {
-                        unsigned int sti160 = stinfo7[(lane + 128 * warp + 32 * i159)];
-                        unsigned int stbk161 = (sti160 >> 16u);
-                        if ((stbk161 < 256u)) {
-                            long long ix162 = ((long long)stbk161);
-                            long long ix163 = ((long long)(stwsum9[((warp + 32 * ix162) / 256)] + (sthist8[(257 * warp + ix162)] + (sti160 & 65535u))));
-                            stkey3[ix163] = stkey5[(lane + 128 * warp + 32 * i159)];
-                            stval4[ix163] = stval6[(lane + 128 * warp + 32 * i159)];
+                {
+                    #pragma unroll
+                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                        {
+                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
+                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i159) < n)) {
-                        unsigned int sti160 = stinfo7[(lane + 128 * warp + 32 * i159)];
-                        unsigned int stbk161 = (sti160 >> 16u);
-                        if ((stbk161 < 256u)) {
-                            long long ix162 = ((long long)stbk161);
-                            long long ix163 = ((long long)(stwsum9[((warp + 32 * ix162) / 256)] + (sthist8[(257 * warp + ix162)] + (sti160 & 65535u))));
-                            stkey3[ix163] = stkey5[(lane + 128 * warp + 32 * i159)];
-                            stval4[ix163] = stval6[(lane + 128 * warp + 32 * i159)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i101) < n)) {
+                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
+                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
                         }
                     }
+                }
+            }
+        }
+        {
+            unsigned int slrun103 = 0u;
+            #pragma unroll
+            for (patc_int i104 = 0; i104 < 4; i104 += 1) {
+                int v105 = slkey6[i104];
+                unsigned int slo106 = (((unsigned int)v105) ^ 2147483648u);
+                unsigned int sld107 = ((slo106 >> 15u) & 31u);
+                sldg9[i104] = sld107;
+                unsigned int slm108 = slvm8[i104];
+                unsigned int slb109 = __ballot_sync(0xffffffffu, ((slo106 & 32768u) != 0u));
+                slm108 = (slm108 & (((lane & 1u) != 0u) ? slb109 : (~slb109)));
+                unsigned int slb110 = __ballot_sync(0xffffffffu, ((slo106 & 65536u) != 0u));
+                slm108 = (slm108 & (((lane & 2u) != 0u) ? slb110 : (~slb110)));
+                unsigned int slb111 = __ballot_sync(0xffffffffu, ((slo106 & 131072u) != 0u));
+                slm108 = (slm108 & (((lane & 4u) != 0u) ? slb111 : (~slb111)));
+                unsigned int slb112 = __ballot_sync(0xffffffffu, ((slo106 & 262144u) != 0u));
+                slm108 = (slm108 & (((lane & 8u) != 0u) ? slb112 : (~slb112)));
+                unsigned int slb113 = __ballot_sync(0xffffffffu, ((slo106 & 524288u) != 0u));
+                slm108 = (slm108 & (((lane & 16u) != 0u) ? slb113 : (~slb113)));
+                slrun11[i104] = slrun103;
+                slrun103 = (slrun103 + __popc(slm108));
+                slrk10[i104] = __popc((__shfl_sync(0xffffffffu, slm108, sld107) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun103 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot115 = 0u;
+            unsigned int slpre116 = 0u;
+            for (patc_int i117 = 0; i117 < 32; i117 += 1) {
+                unsigned int slc118 = sthist5[(33 * lane + i117)];
+                sltot115 = (sltot115 + slc118);
+                slpre116 = (slpre116 + ((i117 < warp) ? slc118 : 0u));
+            }
+            unsigned int slinc119 = sltot115;
+            unsigned int slup120 = __shfl_up_sync(0xffffffffu, slinc119, 1);
+            slinc119 = ((lane >= 1) ? (slinc119 + slup120) : slinc119);
+            unsigned int slup121 = __shfl_up_sync(0xffffffffu, slinc119, 2);
+            slinc119 = ((lane >= 2) ? (slinc119 + slup121) : slinc119);
+            unsigned int slup122 = __shfl_up_sync(0xffffffffu, slinc119, 4);
+            slinc119 = ((lane >= 4) ? (slinc119 + slup122) : slinc119);
+            unsigned int slup123 = __shfl_up_sync(0xffffffffu, slinc119, 8);
+            slinc119 = ((lane >= 8) ? (slinc119 + slup123) : slinc119);
+            unsigned int slup124 = __shfl_up_sync(0xffffffffu, slinc119, 16);
+            slinc119 = ((lane >= 16) ? (slinc119 + slup124) : slinc119);
+            unsigned int slbase125 = ((slinc119 - sltot115) + slpre116);
+            #pragma unroll
+            for (patc_int i126 = 0; i126 < 4; i126 += 1) {
+                unsigned int slq127 = (__shfl_sync(0xffffffffu, (slbase125 + slrun11[i126]), sldg9[i126]) + slrk10[i126]);
+                if ((((slvm8[i126] >> lane) & 1u) != 0u)) {
+                    long long ix128 = ((long long)slq127);
+                    stkey3[ix128] = slkey6[i126];
+                    stval4[ix128] = slval7[i126];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t164 = threadIdx.x;
-                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    {
-                        out0[(4096 * b2 + t164 + 1024 * i165)] = stkey3[(t164 + 1024 * i165)];
-                        out1[(4096 * b2 + t164 + 1024 * i165)] = stval4[(t164 + 1024 * i165)];
+                {
+                    #pragma unroll
+                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
+                        {
+                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
+                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
+                        }
                     }
                 }
             }
         } else {
             {
-                const patc_int t164 = threadIdx.x;
-                for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                    if (((4096 * b2 + t164 + 1024 * i165) < n)) {
-                        out0[(4096 * b2 + t164 + 1024 * i165)] = stkey3[(t164 + 1024 * i165)];
-                        out1[(4096 * b2 + t164 + 1024 * i165)] = stval4[(t164 + 1024 * i165)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i130) < n)) {
+                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
+                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun132 = 0u;
+            #pragma unroll
+            for (patc_int i133 = 0; i133 < 4; i133 += 1) {
+                int v134 = slkey6[i133];
+                unsigned int slo135 = (((unsigned int)v134) ^ 2147483648u);
+                unsigned int sld136 = ((slo135 >> 20u) & 31u);
+                sldg9[i133] = sld136;
+                unsigned int slm137 = slvm8[i133];
+                unsigned int slb138 = __ballot_sync(0xffffffffu, ((slo135 & 1048576u) != 0u));
+                slm137 = (slm137 & (((lane & 1u) != 0u) ? slb138 : (~slb138)));
+                unsigned int slb139 = __ballot_sync(0xffffffffu, ((slo135 & 2097152u) != 0u));
+                slm137 = (slm137 & (((lane & 2u) != 0u) ? slb139 : (~slb139)));
+                unsigned int slb140 = __ballot_sync(0xffffffffu, ((slo135 & 4194304u) != 0u));
+                slm137 = (slm137 & (((lane & 4u) != 0u) ? slb140 : (~slb140)));
+                unsigned int slb141 = __ballot_sync(0xffffffffu, ((slo135 & 8388608u) != 0u));
+                slm137 = (slm137 & (((lane & 8u) != 0u) ? slb141 : (~slb141)));
+                unsigned int slb142 = __ballot_sync(0xffffffffu, ((slo135 & 16777216u) != 0u));
+                slm137 = (slm137 & (((lane & 16u) != 0u) ? slb142 : (~slb142)));
+                slrun11[i133] = slrun132;
+                slrun132 = (slrun132 + __popc(slm137));
+                slrk10[i133] = __popc((__shfl_sync(0xffffffffu, slm137, sld136) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun132 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot144 = 0u;
+            unsigned int slpre145 = 0u;
+            for (patc_int i146 = 0; i146 < 32; i146 += 1) {
+                unsigned int slc147 = sthist5[(33 * lane + i146)];
+                sltot144 = (sltot144 + slc147);
+                slpre145 = (slpre145 + ((i146 < warp) ? slc147 : 0u));
+            }
+            unsigned int slinc148 = sltot144;
+            unsigned int slup149 = __shfl_up_sync(0xffffffffu, slinc148, 1);
+            slinc148 = ((lane >= 1) ? (slinc148 + slup149) : slinc148);
+            unsigned int slup150 = __shfl_up_sync(0xffffffffu, slinc148, 2);
+            slinc148 = ((lane >= 2) ? (slinc148 + slup150) : slinc148);
+            unsigned int slup151 = __shfl_up_sync(0xffffffffu, slinc148, 4);
+            slinc148 = ((lane >= 4) ? (slinc148 + slup151) : slinc148);
+            unsigned int slup152 = __shfl_up_sync(0xffffffffu, slinc148, 8);
+            slinc148 = ((lane >= 8) ? (slinc148 + slup152) : slinc148);
+            unsigned int slup153 = __shfl_up_sync(0xffffffffu, slinc148, 16);
+            slinc148 = ((lane >= 16) ? (slinc148 + slup153) : slinc148);
+            unsigned int slbase154 = ((slinc148 - sltot144) + slpre145);
+            #pragma unroll
+            for (patc_int i155 = 0; i155 < 4; i155 += 1) {
+                unsigned int slq156 = (__shfl_sync(0xffffffffu, (slbase154 + slrun11[i155]), sldg9[i155]) + slrk10[i155]);
+                if ((((slvm8[i155] >> lane) & 1u) != 0u)) {
+                    long long ix157 = ((long long)slq156);
+                    stkey3[ix157] = slkey6[i155];
+                    stval4[ix157] = slval7[i155];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                        {
+                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
+                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i159) < n)) {
+                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
+                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun161 = 0u;
+            #pragma unroll
+            for (patc_int i162 = 0; i162 < 4; i162 += 1) {
+                int v163 = slkey6[i162];
+                unsigned int slo164 = (((unsigned int)v163) ^ 2147483648u);
+                unsigned int sld165 = ((slo164 >> 25u) & 31u);
+                sldg9[i162] = sld165;
+                unsigned int slm166 = slvm8[i162];
+                unsigned int slb167 = __ballot_sync(0xffffffffu, ((slo164 & 33554432u) != 0u));
+                slm166 = (slm166 & (((lane & 1u) != 0u) ? slb167 : (~slb167)));
+                unsigned int slb168 = __ballot_sync(0xffffffffu, ((slo164 & 67108864u) != 0u));
+                slm166 = (slm166 & (((lane & 2u) != 0u) ? slb168 : (~slb168)));
+                unsigned int slb169 = __ballot_sync(0xffffffffu, ((slo164 & 134217728u) != 0u));
+                slm166 = (slm166 & (((lane & 4u) != 0u) ? slb169 : (~slb169)));
+                unsigned int slb170 = __ballot_sync(0xffffffffu, ((slo164 & 268435456u) != 0u));
+                slm166 = (slm166 & (((lane & 8u) != 0u) ? slb170 : (~slb170)));
+                unsigned int slb171 = __ballot_sync(0xffffffffu, ((slo164 & 536870912u) != 0u));
+                slm166 = (slm166 & (((lane & 16u) != 0u) ? slb171 : (~slb171)));
+                slrun11[i162] = slrun161;
+                slrun161 = (slrun161 + __popc(slm166));
+                slrk10[i162] = __popc((__shfl_sync(0xffffffffu, slm166, sld165) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun161 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot173 = 0u;
+            unsigned int slpre174 = 0u;
+            for (patc_int i175 = 0; i175 < 32; i175 += 1) {
+                unsigned int slc176 = sthist5[(33 * lane + i175)];
+                sltot173 = (sltot173 + slc176);
+                slpre174 = (slpre174 + ((i175 < warp) ? slc176 : 0u));
+            }
+            unsigned int slinc177 = sltot173;
+            unsigned int slup178 = __shfl_up_sync(0xffffffffu, slinc177, 1);
+            slinc177 = ((lane >= 1) ? (slinc177 + slup178) : slinc177);
+            unsigned int slup179 = __shfl_up_sync(0xffffffffu, slinc177, 2);
+            slinc177 = ((lane >= 2) ? (slinc177 + slup179) : slinc177);
+            unsigned int slup180 = __shfl_up_sync(0xffffffffu, slinc177, 4);
+            slinc177 = ((lane >= 4) ? (slinc177 + slup180) : slinc177);
+            unsigned int slup181 = __shfl_up_sync(0xffffffffu, slinc177, 8);
+            slinc177 = ((lane >= 8) ? (slinc177 + slup181) : slinc177);
+            unsigned int slup182 = __shfl_up_sync(0xffffffffu, slinc177, 16);
+            slinc177 = ((lane >= 16) ? (slinc177 + slup182) : slinc177);
+            unsigned int slbase183 = ((slinc177 - sltot173) + slpre174);
+            #pragma unroll
+            for (patc_int i184 = 0; i184 < 4; i184 += 1) {
+                unsigned int slq185 = (__shfl_sync(0xffffffffu, (slbase183 + slrun11[i184]), sldg9[i184]) + slrk10[i184]);
+                if ((((slvm8[i184] >> lane) & 1u) != 0u)) {
+                    long long ix186 = ((long long)slq185);
+                    stkey3[ix186] = slkey6[i184];
+                    stval4[ix186] = slval7[i184];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
+                        {
+                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
+                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i188) < n)) {
+                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
+                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun190 = 0u;
+            #pragma unroll
+            for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                int v192 = slkey6[i191];
+                unsigned int slo193 = (((unsigned int)v192) ^ 2147483648u);
+                unsigned int sld194 = ((slo193 >> 30u) & 3u);
+                sldg9[i191] = sld194;
+                unsigned int slm195 = slvm8[i191];
+                unsigned int slb196 = __ballot_sync(0xffffffffu, ((slo193 & 1073741824u) != 0u));
+                slm195 = (slm195 & (((lane & 1u) != 0u) ? slb196 : (~slb196)));
+                unsigned int slb197 = __ballot_sync(0xffffffffu, ((slo193 & 2147483648u) != 0u));
+                slm195 = (slm195 & (((lane & 2u) != 0u) ? slb197 : (~slb197)));
+                slrun11[i191] = slrun190;
+                slrun190 = (slrun190 + __popc(slm195));
+                slrk10[i191] = __popc((__shfl_sync(0xffffffffu, slm195, sld194) & ((1u << lane) - 1u)));
+            }
+            sthist5[(33 * lane + warp)] = ((lane < 4u) ? slrun190 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot199 = 0u;
+            unsigned int slpre200 = 0u;
+            for (patc_int i201 = 0; i201 < 32; i201 += 1) {
+                unsigned int slc202 = sthist5[(33 * lane + i201)];
+                sltot199 = (sltot199 + slc202);
+                slpre200 = (slpre200 + ((i201 < warp) ? slc202 : 0u));
+            }
+            unsigned int slinc203 = sltot199;
+            unsigned int slup204 = __shfl_up_sync(0xffffffffu, slinc203, 1);
+            slinc203 = ((lane >= 1) ? (slinc203 + slup204) : slinc203);
+            unsigned int slup205 = __shfl_up_sync(0xffffffffu, slinc203, 2);
+            slinc203 = ((lane >= 2) ? (slinc203 + slup205) : slinc203);
+            unsigned int slup206 = __shfl_up_sync(0xffffffffu, slinc203, 4);
+            slinc203 = ((lane >= 4) ? (slinc203 + slup206) : slinc203);
+            unsigned int slup207 = __shfl_up_sync(0xffffffffu, slinc203, 8);
+            slinc203 = ((lane >= 8) ? (slinc203 + slup207) : slinc203);
+            unsigned int slup208 = __shfl_up_sync(0xffffffffu, slinc203, 16);
+            slinc203 = ((lane >= 16) ? (slinc203 + slup208) : slinc203);
+            unsigned int slbase209 = ((slinc203 - sltot199) + slpre200);
+            #pragma unroll
+            for (patc_int i210 = 0; i210 < 4; i210 += 1) {
+                unsigned int slq211 = (__shfl_sync(0xffffffffu, (slbase209 + slrun11[i210]), sldg9[i210]) + slrk10[i210]);
+                if ((((slvm8[i210] >> lane) & 1u) != 0u)) {
+                    long long ix212 = ((long long)slq211);
+                    stkey3[ix212] = slkey6[i210];
+                    stval4[ix212] = slval7[i210];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                        {
+                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
+                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i214) < n)) {
+                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
+                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
+                        }
+                    }
+                }
+            }
+        }
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i216 = 0; i216 < 4; i216 += 1) {
+                    {
+                        out0[(lane + 128 * warp + 4096 * b2 + 32 * i216)] = slkey6[i216];
+                        out1[(lane + 128 * warp + 4096 * b2 + 32 * i216)] = slval7[i216];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i216 = 0; i216 < 4; i216 += 1) {
+                    if (((lane + 128 * warp + 4096 * b2 + 32 * i216) < n)) {
+                        out0[(lane + 128 * warp + 4096 * b2 + 32 * i216)] = slkey6[i216];
+                        out1[(lane + 128 * warp + 4096 * b2 + 32 * i216)] = slval7[i216];
                     }
                 }
             }
@@ -2911,638 +2924,647 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
  *                    out1: n.u32 (n x unsigned int)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
- *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey4 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stval5 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *sthist9 = (unsigned int *)(patc_smem + 32768);
-    unsigned int *stinfo8 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stwsum10 = (unsigned int *)(patc_smem + 82048);
-    unsigned int *stkey6 = (unsigned int *)(patc_smem + 82176);
-    unsigned int *stval7 = (unsigned int *)(patc_smem + 98560);
+    unsigned int *sthist6 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *stval5 = (unsigned int *)(patc_smem + 20608);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b3 = blockIdx.x;
+        unsigned int slkey7[4];
+        unsigned int slval8[4];
+        unsigned int slvm9[4];
+        unsigned int sldg10[4];
+        unsigned int slrk11[4];
+        unsigned int slrun12[4];
         if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t11 = threadIdx.x;
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    {
-                        stkey4[(t11 + 1024 * i12)] = ks[(4096 * b3 + t11 + 1024 * i12)];
-                        stval5[(t11 + 1024 * i12)] = vs[(4096 * b3 + t11 + 1024 * i12)];
+                #pragma unroll
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    bool slok15 = true;
+                    slvm9[i14] = __ballot_sync(0xffffffffu, slok15);
+                    slkey7[i14] = 0u;
+                    slval8[i14] = 0u;
+                    if (slok15) {
+                        slkey7[i14] = ks[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
+                        slval8[i14] = vs[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t11 = threadIdx.x;
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    if (((4096 * b3 + t11 + 1024 * i12) < n)) {
-                        stkey4[(t11 + 1024 * i12)] = ks[(4096 * b3 + t11 + 1024 * i12)];
-                        stval5[(t11 + 1024 * i12)] = vs[(4096 * b3 + t11 + 1024 * i12)];
+                #pragma unroll
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    bool slok15 = ((lane + 128 * warp + 4096 * b3 + 32 * i14) < n);
+                    slvm9[i14] = __ballot_sync(0xffffffffu, slok15);
+                    slkey7[i14] = 0u;
+                    slval8[i14] = 0u;
+                    if (slok15) {
+                        slkey7[i14] = ks[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
+                        slval8[i14] = vs[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                     }
                 }
             }
         }
         {
-            const patc_int t13 = threadIdx.x;
-            for (patc_int i14 = 0; i14 < 9; i14 += 1) {
-                if (((t13 + 1024 * i14) < 8224)) {
-                    sthist9[(t13 + 1024 * i14)] = 0u;
-                }
+            unsigned int slrun17 = 0u;
+            #pragma unroll
+            for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                unsigned int v19 = slkey7[i18];
+                unsigned int s20 = (~0u);
+                unsigned int slo21 = ((v19 | 2147483648u) ^ ((v19 > 2147483648u) ? s20 : 0u));
+                unsigned int sld22 = ((slo21 >> 0u) & 31u);
+                sldg10[i18] = sld22;
+                unsigned int slm23 = slvm9[i18];
+                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo21 & 1u) != 0u));
+                slm23 = (slm23 & (((lane & 1u) != 0u) ? slb24 : (~slb24)));
+                unsigned int slb25 = __ballot_sync(0xffffffffu, ((slo21 & 2u) != 0u));
+                slm23 = (slm23 & (((lane & 2u) != 0u) ? slb25 : (~slb25)));
+                unsigned int slb26 = __ballot_sync(0xffffffffu, ((slo21 & 4u) != 0u));
+                slm23 = (slm23 & (((lane & 4u) != 0u) ? slb26 : (~slb26)));
+                unsigned int slb27 = __ballot_sync(0xffffffffu, ((slo21 & 8u) != 0u));
+                slm23 = (slm23 & (((lane & 8u) != 0u) ? slb27 : (~slb27)));
+                unsigned int slb28 = __ballot_sync(0xffffffffu, ((slo21 & 16u) != 0u));
+                slm23 = (slm23 & (((lane & 16u) != 0u) ? slb28 : (~slb28)));
+                slrun12[i18] = slrun17;
+                slrun17 = (slrun17 + __popc(slm23));
+                slrk11[i18] = __popc((__shfl_sync(0xffffffffu, slm23, sld22) & ((1u << lane) - 1u)));
             }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
-                    {
-                        bool stok17 = true;
-                        unsigned int v18 = stkey4[(lane + 128 * warp + 32 * i16)];
-                        unsigned int s19 = (~0u);
-                        unsigned int stb20 = (stok17 ? (((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u)) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok17) {
-                            sth25 = sthist9[(257 * warp + ix24)];
-                        }
-                        __syncwarp();
-                        if ((stok17 && ((strk22 + 1u) == stct23))) {
-                            sthist9[(257 * warp + ix24)] = (sth25 + stct23);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i16) < n)) {
-                        bool stok17 = ((lane + 128 * warp + 4096 * b3 + 32 * i16) < n);
-                        unsigned int v18 = stkey4[(lane + 128 * warp + 32 * i16)];
-                        unsigned int s19 = (~0u);
-                        unsigned int stb20 = (stok17 ? (((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u)) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok17) {
-                            sth25 = sthist9[(257 * warp + ix24)];
-                        }
-                        __syncwarp();
-                        if ((stok17 && ((strk22 + 1u) == stct23))) {
-                            sthist9[(257 * warp + ix24)] = (sth25 + stct23);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
-                    }
-                }
-            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun17 : 0u);
         }
         __syncthreads();
         {
-            const patc_int t26 = threadIdx.x;
-            unsigned int stsum27 = 0u;
-            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
-                stsum27 = (stsum27 + sthist9[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
+            unsigned int sltot30 = 0u;
+            unsigned int slpre31 = 0u;
+            for (patc_int i32 = 0; i32 < 32; i32 += 1) {
+                unsigned int slc33 = sthist6[(33 * lane + i32)];
+                sltot30 = (sltot30 + slc33);
+                slpre31 = (slpre31 + ((i32 < warp) ? slc33 : 0u));
             }
-            unsigned int stinc29 = stsum27;
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
-            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
-            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
-            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
-            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
-            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
-            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
-            unsigned int stat35 = (stinc29 - stsum27);
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                unsigned int stcb37 = sthist9[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
-                sthist9[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
-                stat35 = (stat35 + stcb37);
-            }
-            if ((lane == 31)) {
-                stwsum10[warp] = stinc29;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw39 = 0u;
-                if ((lane < 32)) {
-                    stw39 = stwsum10[lane];
-                }
-                unsigned int stwinc40 = stw39;
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
-                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
-                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
-                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
-                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
-                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
-                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
-                if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc40 - stw39);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4064) < n)) {
-            {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                    {
-                        unsigned int sti48 = stinfo8[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum10[((warp + 32 * ix50) / 256)] + (sthist9[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey4[(lane + 128 * warp + 32 * i47)];
-                            stval7[ix51] = stval5[(lane + 128 * warp + 32 * i47)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i47) < n)) {
-                        unsigned int sti48 = stinfo8[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum10[((warp + 32 * ix50) / 256)] + (sthist9[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey4[(lane + 128 * warp + 32 * i47)];
-                            stval7[ix51] = stval5[(lane + 128 * warp + 32 * i47)];
-                        }
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t52 = threadIdx.x;
-            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
-                if (((t52 + 1024 * i53) < 8224)) {
-                    sthist9[(t52 + 1024 * i53)] = 0u;
+            unsigned int slinc34 = sltot30;
+            unsigned int slup35 = __shfl_up_sync(0xffffffffu, slinc34, 1);
+            slinc34 = ((lane >= 1) ? (slinc34 + slup35) : slinc34);
+            unsigned int slup36 = __shfl_up_sync(0xffffffffu, slinc34, 2);
+            slinc34 = ((lane >= 2) ? (slinc34 + slup36) : slinc34);
+            unsigned int slup37 = __shfl_up_sync(0xffffffffu, slinc34, 4);
+            slinc34 = ((lane >= 4) ? (slinc34 + slup37) : slinc34);
+            unsigned int slup38 = __shfl_up_sync(0xffffffffu, slinc34, 8);
+            slinc34 = ((lane >= 8) ? (slinc34 + slup38) : slinc34);
+            unsigned int slup39 = __shfl_up_sync(0xffffffffu, slinc34, 16);
+            slinc34 = ((lane >= 16) ? (slinc34 + slup39) : slinc34);
+            unsigned int slbase40 = ((slinc34 - sltot30) + slpre31);
+            #pragma unroll
+            for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                unsigned int slq42 = (__shfl_sync(0xffffffffu, (slbase40 + slrun12[i41]), sldg10[i41]) + slrk11[i41]);
+                if ((((slvm9[i41] >> lane) & 1u) != 0u)) {
+                    long long ix43 = ((long long)slq42);
+                    stkey4[ix43] = slkey7[i41];
+                    stval5[ix43] = slval8[i41];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                    {
-                        bool stok56 = true;
-                        unsigned int v57 = stkey6[(lane + 128 * warp + 32 * i55)];
-                        unsigned int s58 = (~0u);
-                        unsigned int stb59 = (stok56 ? ((((v57 | 2147483648u) ^ ((v57 > 2147483648u) ? s58 : 0u)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm60 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb59, 8u));
-                        unsigned int strk61 = __popc((stpm60 & ((1u << lane) - 1u)));
-                        unsigned int stct62 = __popc(stpm60);
-                        long long ix63 = ((long long)stb59);
-                        unsigned int sth64 = 0u;
-                        if (stok56) {
-                            sth64 = sthist9[(257 * warp + ix63)];
-                        }
-                        __syncwarp();
-                        if ((stok56 && ((strk61 + 1u) == stct62))) {
-                            sthist9[(257 * warp + ix63)] = (sth64 + stct62);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb59 << 16u) | (sth64 + strk61)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i55) < n)) {
-                        bool stok56 = ((lane + 128 * warp + 4096 * b3 + 32 * i55) < n);
-                        unsigned int v57 = stkey6[(lane + 128 * warp + 32 * i55)];
-                        unsigned int s58 = (~0u);
-                        unsigned int stb59 = (stok56 ? ((((v57 | 2147483648u) ^ ((v57 > 2147483648u) ? s58 : 0u)) >> 8u) & 255u) : 0u);
-                        unsigned int stpm60 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb59, 8u));
-                        unsigned int strk61 = __popc((stpm60 & ((1u << lane) - 1u)));
-                        unsigned int stct62 = __popc(stpm60);
-                        long long ix63 = ((long long)stb59);
-                        unsigned int sth64 = 0u;
-                        if (stok56) {
-                            sth64 = sthist9[(257 * warp + ix63)];
-                        }
-                        __syncwarp();
-                        if ((stok56 && ((strk61 + 1u) == stct62))) {
-                            sthist9[(257 * warp + ix63)] = (sth64 + stct62);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb59 << 16u) | (sth64 + strk61)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t65 = threadIdx.x;
-            unsigned int stsum66 = 0u;
-            for (patc_int i67 = 0; i67 < 8; i67 += 1) {
-                stsum66 = (stsum66 + sthist9[(2056 * t65 + 257 * i67 - 8223 * ((8 * t65 + i67) / 32))]);
-            }
-            unsigned int stinc68 = stsum66;
-            unsigned int stup69 = __shfl_up_sync(0xffffffffu, stinc68, 1);
-            stinc68 = ((lane >= 1) ? (stinc68 + stup69) : stinc68);
-            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc68, 2);
-            stinc68 = ((lane >= 2) ? (stinc68 + stup70) : stinc68);
-            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc68, 4);
-            stinc68 = ((lane >= 4) ? (stinc68 + stup71) : stinc68);
-            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc68, 8);
-            stinc68 = ((lane >= 8) ? (stinc68 + stup72) : stinc68);
-            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc68, 16);
-            stinc68 = ((lane >= 16) ? (stinc68 + stup73) : stinc68);
-            unsigned int stat74 = (stinc68 - stsum66);
-            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
-                unsigned int stcb76 = sthist9[(2056 * t65 + 257 * i75 - 8223 * ((8 * t65 + i75) / 32))];
-                sthist9[(2056 * t65 + 257 * i75 - 8223 * ((8 * t65 + i75) / 32))] = stat74;
-                stat74 = (stat74 + stcb76);
-            }
-            if ((lane == 31)) {
-                stwsum10[warp] = stinc68;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw78 = 0u;
-                if ((lane < 32)) {
-                    stw78 = stwsum10[lane];
-                }
-                unsigned int stwinc79 = stw78;
-                unsigned int stup80 = __shfl_up_sync(0xffffffffu, stwinc79, 1);
-                stwinc79 = ((lane >= 1) ? (stwinc79 + stup80) : stwinc79);
-                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc79, 2);
-                stwinc79 = ((lane >= 2) ? (stwinc79 + stup81) : stwinc79);
-                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc79, 4);
-                stwinc79 = ((lane >= 4) ? (stwinc79 + stup82) : stwinc79);
-                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc79, 8);
-                stwinc79 = ((lane >= 8) ? (stwinc79 + stup83) : stwinc79);
-                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc79, 16);
-                stwinc79 = ((lane >= 16) ? (stwinc79 + stup84) : stwinc79);
-                if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc79 - stw78);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4064) < n)) {
-            {
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    {
-                        unsigned int sti87 = stinfo8[(lane + 128 * warp + 32 * i86)];
-                        unsigned int stbk88 = (sti87 >> 16u);
-                        if ((stbk88 < 256u)) {
-                            long long ix89 = ((long long)stbk88);
-                            long long ix90 = ((long long)(stwsum10[((warp + 32 * ix89) / 256)] + (sthist9[(257 * warp + ix89)] + (sti87 & 65535u))));
-                            stkey4[ix90] = stkey6[(lane + 128 * warp + 32 * i86)];
-                            stval5[ix90] = stval7[(lane + 128 * warp + 32 * i86)];
+                {
+                    #pragma unroll
+                    for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                        {
+                            slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
+                            slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i86) < n)) {
-                        unsigned int sti87 = stinfo8[(lane + 128 * warp + 32 * i86)];
-                        unsigned int stbk88 = (sti87 >> 16u);
-                        if ((stbk88 < 256u)) {
-                            long long ix89 = ((long long)stbk88);
-                            long long ix90 = ((long long)(stwsum10[((warp + 32 * ix89) / 256)] + (sthist9[(257 * warp + ix89)] + (sti87 & 65535u))));
-                            stkey4[ix90] = stkey6[(lane + 128 * warp + 32 * i86)];
-                            stval5[ix90] = stval7[(lane + 128 * warp + 32 * i86)];
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i45) < n)) {
+                            slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
+                            slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun47 = 0u;
+            #pragma unroll
+            for (patc_int i48 = 0; i48 < 4; i48 += 1) {
+                unsigned int v49 = slkey7[i48];
+                unsigned int s50 = (~0u);
+                unsigned int slo51 = ((v49 | 2147483648u) ^ ((v49 > 2147483648u) ? s50 : 0u));
+                unsigned int sld52 = ((slo51 >> 5u) & 31u);
+                sldg10[i48] = sld52;
+                unsigned int slm53 = slvm9[i48];
+                unsigned int slb54 = __ballot_sync(0xffffffffu, ((slo51 & 32u) != 0u));
+                slm53 = (slm53 & (((lane & 1u) != 0u) ? slb54 : (~slb54)));
+                unsigned int slb55 = __ballot_sync(0xffffffffu, ((slo51 & 64u) != 0u));
+                slm53 = (slm53 & (((lane & 2u) != 0u) ? slb55 : (~slb55)));
+                unsigned int slb56 = __ballot_sync(0xffffffffu, ((slo51 & 128u) != 0u));
+                slm53 = (slm53 & (((lane & 4u) != 0u) ? slb56 : (~slb56)));
+                unsigned int slb57 = __ballot_sync(0xffffffffu, ((slo51 & 256u) != 0u));
+                slm53 = (slm53 & (((lane & 8u) != 0u) ? slb57 : (~slb57)));
+                unsigned int slb58 = __ballot_sync(0xffffffffu, ((slo51 & 512u) != 0u));
+                slm53 = (slm53 & (((lane & 16u) != 0u) ? slb58 : (~slb58)));
+                slrun12[i48] = slrun47;
+                slrun47 = (slrun47 + __popc(slm53));
+                slrk11[i48] = __popc((__shfl_sync(0xffffffffu, slm53, sld52) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun47 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t91 = threadIdx.x;
-            for (patc_int i92 = 0; i92 < 9; i92 += 1) {
-                if (((t91 + 1024 * i92) < 8224)) {
-                    sthist9[(t91 + 1024 * i92)] = 0u;
+            unsigned int sltot60 = 0u;
+            unsigned int slpre61 = 0u;
+            for (patc_int i62 = 0; i62 < 32; i62 += 1) {
+                unsigned int slc63 = sthist6[(33 * lane + i62)];
+                sltot60 = (sltot60 + slc63);
+                slpre61 = (slpre61 + ((i62 < warp) ? slc63 : 0u));
+            }
+            unsigned int slinc64 = sltot60;
+            unsigned int slup65 = __shfl_up_sync(0xffffffffu, slinc64, 1);
+            slinc64 = ((lane >= 1) ? (slinc64 + slup65) : slinc64);
+            unsigned int slup66 = __shfl_up_sync(0xffffffffu, slinc64, 2);
+            slinc64 = ((lane >= 2) ? (slinc64 + slup66) : slinc64);
+            unsigned int slup67 = __shfl_up_sync(0xffffffffu, slinc64, 4);
+            slinc64 = ((lane >= 4) ? (slinc64 + slup67) : slinc64);
+            unsigned int slup68 = __shfl_up_sync(0xffffffffu, slinc64, 8);
+            slinc64 = ((lane >= 8) ? (slinc64 + slup68) : slinc64);
+            unsigned int slup69 = __shfl_up_sync(0xffffffffu, slinc64, 16);
+            slinc64 = ((lane >= 16) ? (slinc64 + slup69) : slinc64);
+            unsigned int slbase70 = ((slinc64 - sltot60) + slpre61);
+            #pragma unroll
+            for (patc_int i71 = 0; i71 < 4; i71 += 1) {
+                unsigned int slq72 = (__shfl_sync(0xffffffffu, (slbase70 + slrun12[i71]), sldg10[i71]) + slrk11[i71]);
+                if ((((slvm9[i71] >> lane) & 1u) != 0u)) {
+                    long long ix73 = ((long long)slq72);
+                    stkey4[ix73] = slkey7[i71];
+                    stval5[ix73] = slval8[i71];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                    {
-                        bool stok95 = true;
-                        unsigned int v96 = stkey4[(lane + 128 * warp + 32 * i94)];
-                        unsigned int s97 = (~0u);
-                        unsigned int stb98 = (stok95 ? ((((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm99 = (__ballot_sync(0xffffffffu, stok95) & patc_match_bits(stb98, 8u));
-                        unsigned int strk100 = __popc((stpm99 & ((1u << lane) - 1u)));
-                        unsigned int stct101 = __popc(stpm99);
-                        long long ix102 = ((long long)stb98);
-                        unsigned int sth103 = 0u;
-                        if (stok95) {
-                            sth103 = sthist9[(257 * warp + ix102)];
-                        }
-                        __syncwarp();
-                        if ((stok95 && ((strk100 + 1u) == stct101))) {
-                            sthist9[(257 * warp + ix102)] = (sth103 + stct101);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i94)] = (stok95 ? ((stb98 << 16u) | (sth103 + strk100)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i94) < n)) {
-                        bool stok95 = ((lane + 128 * warp + 4096 * b3 + 32 * i94) < n);
-                        unsigned int v96 = stkey4[(lane + 128 * warp + 32 * i94)];
-                        unsigned int s97 = (~0u);
-                        unsigned int stb98 = (stok95 ? ((((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u)) >> 16u) & 255u) : 0u);
-                        unsigned int stpm99 = (__ballot_sync(0xffffffffu, stok95) & patc_match_bits(stb98, 8u));
-                        unsigned int strk100 = __popc((stpm99 & ((1u << lane) - 1u)));
-                        unsigned int stct101 = __popc(stpm99);
-                        long long ix102 = ((long long)stb98);
-                        unsigned int sth103 = 0u;
-                        if (stok95) {
-                            sth103 = sthist9[(257 * warp + ix102)];
-                        }
-                        __syncwarp();
-                        if ((stok95 && ((strk100 + 1u) == stct101))) {
-                            sthist9[(257 * warp + ix102)] = (sth103 + stct101);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i94)] = (stok95 ? ((stb98 << 16u) | (sth103 + strk100)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t104 = threadIdx.x;
-            unsigned int stsum105 = 0u;
-            for (patc_int i106 = 0; i106 < 8; i106 += 1) {
-                stsum105 = (stsum105 + sthist9[(2056 * t104 + 257 * i106 - 8223 * ((8 * t104 + i106) / 32))]);
-            }
-            unsigned int stinc107 = stsum105;
-            unsigned int stup108 = __shfl_up_sync(0xffffffffu, stinc107, 1);
-            stinc107 = ((lane >= 1) ? (stinc107 + stup108) : stinc107);
-            unsigned int stup109 = __shfl_up_sync(0xffffffffu, stinc107, 2);
-            stinc107 = ((lane >= 2) ? (stinc107 + stup109) : stinc107);
-            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc107, 4);
-            stinc107 = ((lane >= 4) ? (stinc107 + stup110) : stinc107);
-            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc107, 8);
-            stinc107 = ((lane >= 8) ? (stinc107 + stup111) : stinc107);
-            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc107, 16);
-            stinc107 = ((lane >= 16) ? (stinc107 + stup112) : stinc107);
-            unsigned int stat113 = (stinc107 - stsum105);
-            for (patc_int i114 = 0; i114 < 8; i114 += 1) {
-                unsigned int stcb115 = sthist9[(2056 * t104 + 257 * i114 - 8223 * ((8 * t104 + i114) / 32))];
-                sthist9[(2056 * t104 + 257 * i114 - 8223 * ((8 * t104 + i114) / 32))] = stat113;
-                stat113 = (stat113 + stcb115);
-            }
-            if ((lane == 31)) {
-                stwsum10[warp] = stinc107;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw117 = 0u;
-                if ((lane < 32)) {
-                    stw117 = stwsum10[lane];
-                }
-                unsigned int stwinc118 = stw117;
-                unsigned int stup119 = __shfl_up_sync(0xffffffffu, stwinc118, 1);
-                stwinc118 = ((lane >= 1) ? (stwinc118 + stup119) : stwinc118);
-                unsigned int stup120 = __shfl_up_sync(0xffffffffu, stwinc118, 2);
-                stwinc118 = ((lane >= 2) ? (stwinc118 + stup120) : stwinc118);
-                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc118, 4);
-                stwinc118 = ((lane >= 4) ? (stwinc118 + stup121) : stwinc118);
-                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc118, 8);
-                stwinc118 = ((lane >= 8) ? (stwinc118 + stup122) : stwinc118);
-                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc118, 16);
-                stwinc118 = ((lane >= 16) ? (stwinc118 + stup123) : stwinc118);
-                if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc118 - stw117);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4064) < n)) {
-            {
-                for (patc_int i125 = 0; i125 < 4; i125 += 1) {
-                    {
-                        unsigned int sti126 = stinfo8[(lane + 128 * warp + 32 * i125)];
-                        unsigned int stbk127 = (sti126 >> 16u);
-                        if ((stbk127 < 256u)) {
-                            long long ix128 = ((long long)stbk127);
-                            long long ix129 = ((long long)(stwsum10[((warp + 32 * ix128) / 256)] + (sthist9[(257 * warp + ix128)] + (sti126 & 65535u))));
-                            stkey6[ix129] = stkey4[(lane + 128 * warp + 32 * i125)];
-                            stval7[ix129] = stval5[(lane + 128 * warp + 32 * i125)];
+                {
+                    #pragma unroll
+                    for (patc_int i75 = 0; i75 < 4; i75 += 1) {
+                        {
+                            slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
+                            slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i125 = 0; i125 < 4; i125 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i125) < n)) {
-                        unsigned int sti126 = stinfo8[(lane + 128 * warp + 32 * i125)];
-                        unsigned int stbk127 = (sti126 >> 16u);
-                        if ((stbk127 < 256u)) {
-                            long long ix128 = ((long long)stbk127);
-                            long long ix129 = ((long long)(stwsum10[((warp + 32 * ix128) / 256)] + (sthist9[(257 * warp + ix128)] + (sti126 & 65535u))));
-                            stkey6[ix129] = stkey4[(lane + 128 * warp + 32 * i125)];
-                            stval7[ix129] = stval5[(lane + 128 * warp + 32 * i125)];
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i75 = 0; i75 < 4; i75 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i75) < n)) {
+                            slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
+                            slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun77 = 0u;
+            #pragma unroll
+            for (patc_int i78 = 0; i78 < 4; i78 += 1) {
+                unsigned int v79 = slkey7[i78];
+                unsigned int s80 = (~0u);
+                unsigned int slo81 = ((v79 | 2147483648u) ^ ((v79 > 2147483648u) ? s80 : 0u));
+                unsigned int sld82 = ((slo81 >> 10u) & 31u);
+                sldg10[i78] = sld82;
+                unsigned int slm83 = slvm9[i78];
+                unsigned int slb84 = __ballot_sync(0xffffffffu, ((slo81 & 1024u) != 0u));
+                slm83 = (slm83 & (((lane & 1u) != 0u) ? slb84 : (~slb84)));
+                unsigned int slb85 = __ballot_sync(0xffffffffu, ((slo81 & 2048u) != 0u));
+                slm83 = (slm83 & (((lane & 2u) != 0u) ? slb85 : (~slb85)));
+                unsigned int slb86 = __ballot_sync(0xffffffffu, ((slo81 & 4096u) != 0u));
+                slm83 = (slm83 & (((lane & 4u) != 0u) ? slb86 : (~slb86)));
+                unsigned int slb87 = __ballot_sync(0xffffffffu, ((slo81 & 8192u) != 0u));
+                slm83 = (slm83 & (((lane & 8u) != 0u) ? slb87 : (~slb87)));
+                unsigned int slb88 = __ballot_sync(0xffffffffu, ((slo81 & 16384u) != 0u));
+                slm83 = (slm83 & (((lane & 16u) != 0u) ? slb88 : (~slb88)));
+                slrun12[i78] = slrun77;
+                slrun77 = (slrun77 + __popc(slm83));
+                slrk11[i78] = __popc((__shfl_sync(0xffffffffu, slm83, sld82) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun77 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t130 = threadIdx.x;
-            for (patc_int i131 = 0; i131 < 9; i131 += 1) {
-                if (((t130 + 1024 * i131) < 8224)) {
-                    sthist9[(t130 + 1024 * i131)] = 0u;
+            unsigned int sltot90 = 0u;
+            unsigned int slpre91 = 0u;
+            for (patc_int i92 = 0; i92 < 32; i92 += 1) {
+                unsigned int slc93 = sthist6[(33 * lane + i92)];
+                sltot90 = (sltot90 + slc93);
+                slpre91 = (slpre91 + ((i92 < warp) ? slc93 : 0u));
+            }
+            unsigned int slinc94 = sltot90;
+            unsigned int slup95 = __shfl_up_sync(0xffffffffu, slinc94, 1);
+            slinc94 = ((lane >= 1) ? (slinc94 + slup95) : slinc94);
+            unsigned int slup96 = __shfl_up_sync(0xffffffffu, slinc94, 2);
+            slinc94 = ((lane >= 2) ? (slinc94 + slup96) : slinc94);
+            unsigned int slup97 = __shfl_up_sync(0xffffffffu, slinc94, 4);
+            slinc94 = ((lane >= 4) ? (slinc94 + slup97) : slinc94);
+            unsigned int slup98 = __shfl_up_sync(0xffffffffu, slinc94, 8);
+            slinc94 = ((lane >= 8) ? (slinc94 + slup98) : slinc94);
+            unsigned int slup99 = __shfl_up_sync(0xffffffffu, slinc94, 16);
+            slinc94 = ((lane >= 16) ? (slinc94 + slup99) : slinc94);
+            unsigned int slbase100 = ((slinc94 - sltot90) + slpre91);
+            #pragma unroll
+            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                unsigned int slq102 = (__shfl_sync(0xffffffffu, (slbase100 + slrun12[i101]), sldg10[i101]) + slrk11[i101]);
+                if ((((slvm9[i101] >> lane) & 1u) != 0u)) {
+                    long long ix103 = ((long long)slq102);
+                    stkey4[ix103] = slkey7[i101];
+                    stval5[ix103] = slval8[i101];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
-                    {
-                        bool stok134 = true;
-                        unsigned int v135 = stkey6[(lane + 128 * warp + 32 * i133)];
-                        unsigned int s136 = (~0u);
-                        unsigned int stb137 = (stok134 ? ((((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm138 = (__ballot_sync(0xffffffffu, stok134) & patc_match_bits(stb137, 8u));
-                        unsigned int strk139 = __popc((stpm138 & ((1u << lane) - 1u)));
-                        unsigned int stct140 = __popc(stpm138);
-                        long long ix141 = ((long long)stb137);
-                        unsigned int sth142 = 0u;
-                        if (stok134) {
-                            sth142 = sthist9[(257 * warp + ix141)];
-                        }
-                        __syncwarp();
-                        if ((stok134 && ((strk139 + 1u) == stct140))) {
-                            sthist9[(257 * warp + ix141)] = (sth142 + stct140);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i133)] = (stok134 ? ((stb137 << 16u) | (sth142 + strk139)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i133) < n)) {
-                        bool stok134 = ((lane + 128 * warp + 4096 * b3 + 32 * i133) < n);
-                        unsigned int v135 = stkey6[(lane + 128 * warp + 32 * i133)];
-                        unsigned int s136 = (~0u);
-                        unsigned int stb137 = (stok134 ? ((((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u)) >> 24u) & 255u) : 0u);
-                        unsigned int stpm138 = (__ballot_sync(0xffffffffu, stok134) & patc_match_bits(stb137, 8u));
-                        unsigned int strk139 = __popc((stpm138 & ((1u << lane) - 1u)));
-                        unsigned int stct140 = __popc(stpm138);
-                        long long ix141 = ((long long)stb137);
-                        unsigned int sth142 = 0u;
-                        if (stok134) {
-                            sth142 = sthist9[(257 * warp + ix141)];
-                        }
-                        __syncwarp();
-                        if ((stok134 && ((strk139 + 1u) == stct140))) {
-                            sthist9[(257 * warp + ix141)] = (sth142 + stct140);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i133)] = (stok134 ? ((stb137 << 16u) | (sth142 + strk139)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t143 = threadIdx.x;
-            unsigned int stsum144 = 0u;
-            for (patc_int i145 = 0; i145 < 8; i145 += 1) {
-                stsum144 = (stsum144 + sthist9[(2056 * t143 + 257 * i145 - 8223 * ((8 * t143 + i145) / 32))]);
-            }
-            unsigned int stinc146 = stsum144;
-            unsigned int stup147 = __shfl_up_sync(0xffffffffu, stinc146, 1);
-            stinc146 = ((lane >= 1) ? (stinc146 + stup147) : stinc146);
-            unsigned int stup148 = __shfl_up_sync(0xffffffffu, stinc146, 2);
-            stinc146 = ((lane >= 2) ? (stinc146 + stup148) : stinc146);
-            unsigned int stup149 = __shfl_up_sync(0xffffffffu, stinc146, 4);
-            stinc146 = ((lane >= 4) ? (stinc146 + stup149) : stinc146);
-            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc146, 8);
-            stinc146 = ((lane >= 8) ? (stinc146 + stup150) : stinc146);
-            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc146, 16);
-            stinc146 = ((lane >= 16) ? (stinc146 + stup151) : stinc146);
-            unsigned int stat152 = (stinc146 - stsum144);
-            for (patc_int i153 = 0; i153 < 8; i153 += 1) {
-                unsigned int stcb154 = sthist9[(2056 * t143 + 257 * i153 - 8223 * ((8 * t143 + i153) / 32))];
-                sthist9[(2056 * t143 + 257 * i153 - 8223 * ((8 * t143 + i153) / 32))] = stat152;
-                stat152 = (stat152 + stcb154);
-            }
-            if ((lane == 31)) {
-                stwsum10[warp] = stinc146;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw156 = 0u;
-                if ((lane < 32)) {
-                    stw156 = stwsum10[lane];
-                }
-                unsigned int stwinc157 = stw156;
-                unsigned int stup158 = __shfl_up_sync(0xffffffffu, stwinc157, 1);
-                stwinc157 = ((lane >= 1) ? (stwinc157 + stup158) : stwinc157);
-                unsigned int stup159 = __shfl_up_sync(0xffffffffu, stwinc157, 2);
-                stwinc157 = ((lane >= 2) ? (stwinc157 + stup159) : stwinc157);
-                unsigned int stup160 = __shfl_up_sync(0xffffffffu, stwinc157, 4);
-                stwinc157 = ((lane >= 4) ? (stwinc157 + stup160) : stwinc157);
-                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc157, 8);
-                stwinc157 = ((lane >= 8) ? (stwinc157 + stup161) : stwinc157);
-                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc157, 16);
-                stwinc157 = ((lane >= 16) ? (stwinc157 + stup162) : stwinc157);
-                if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc157 - stw156);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4064) < n)) {
-            {
-                for (patc_int i164 = 0; i164 < 4; i164 += 1) {
-                    {
-                        unsigned int sti165 = stinfo8[(lane + 128 * warp + 32 * i164)];
-                        unsigned int stbk166 = (sti165 >> 16u);
-                        if ((stbk166 < 256u)) {
-                            long long ix167 = ((long long)stbk166);
-                            long long ix168 = ((long long)(stwsum10[((warp + 32 * ix167) / 256)] + (sthist9[(257 * warp + ix167)] + (sti165 & 65535u))));
-                            stkey4[ix168] = stkey6[(lane + 128 * warp + 32 * i164)];
-                            stval5[ix168] = stval7[(lane + 128 * warp + 32 * i164)];
+                {
+                    #pragma unroll
+                    for (patc_int i105 = 0; i105 < 4; i105 += 1) {
+                        {
+                            slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
+                            slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i164 = 0; i164 < 4; i164 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i164) < n)) {
-                        unsigned int sti165 = stinfo8[(lane + 128 * warp + 32 * i164)];
-                        unsigned int stbk166 = (sti165 >> 16u);
-                        if ((stbk166 < 256u)) {
-                            long long ix167 = ((long long)stbk166);
-                            long long ix168 = ((long long)(stwsum10[((warp + 32 * ix167) / 256)] + (sthist9[(257 * warp + ix167)] + (sti165 & 65535u))));
-                            stkey4[ix168] = stkey6[(lane + 128 * warp + 32 * i164)];
-                            stval5[ix168] = stval7[(lane + 128 * warp + 32 * i164)];
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i105 = 0; i105 < 4; i105 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i105) < n)) {
+                            slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
+                            slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
                         }
                     }
+                }
+            }
+        }
+        {
+            unsigned int slrun107 = 0u;
+            #pragma unroll
+            for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                unsigned int v109 = slkey7[i108];
+                unsigned int s110 = (~0u);
+                unsigned int slo111 = ((v109 | 2147483648u) ^ ((v109 > 2147483648u) ? s110 : 0u));
+                unsigned int sld112 = ((slo111 >> 15u) & 31u);
+                sldg10[i108] = sld112;
+                unsigned int slm113 = slvm9[i108];
+                unsigned int slb114 = __ballot_sync(0xffffffffu, ((slo111 & 32768u) != 0u));
+                slm113 = (slm113 & (((lane & 1u) != 0u) ? slb114 : (~slb114)));
+                unsigned int slb115 = __ballot_sync(0xffffffffu, ((slo111 & 65536u) != 0u));
+                slm113 = (slm113 & (((lane & 2u) != 0u) ? slb115 : (~slb115)));
+                unsigned int slb116 = __ballot_sync(0xffffffffu, ((slo111 & 131072u) != 0u));
+                slm113 = (slm113 & (((lane & 4u) != 0u) ? slb116 : (~slb116)));
+                unsigned int slb117 = __ballot_sync(0xffffffffu, ((slo111 & 262144u) != 0u));
+                slm113 = (slm113 & (((lane & 8u) != 0u) ? slb117 : (~slb117)));
+                unsigned int slb118 = __ballot_sync(0xffffffffu, ((slo111 & 524288u) != 0u));
+                slm113 = (slm113 & (((lane & 16u) != 0u) ? slb118 : (~slb118)));
+                slrun12[i108] = slrun107;
+                slrun107 = (slrun107 + __popc(slm113));
+                slrk11[i108] = __popc((__shfl_sync(0xffffffffu, slm113, sld112) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun107 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot120 = 0u;
+            unsigned int slpre121 = 0u;
+            for (patc_int i122 = 0; i122 < 32; i122 += 1) {
+                unsigned int slc123 = sthist6[(33 * lane + i122)];
+                sltot120 = (sltot120 + slc123);
+                slpre121 = (slpre121 + ((i122 < warp) ? slc123 : 0u));
+            }
+            unsigned int slinc124 = sltot120;
+            unsigned int slup125 = __shfl_up_sync(0xffffffffu, slinc124, 1);
+            slinc124 = ((lane >= 1) ? (slinc124 + slup125) : slinc124);
+            unsigned int slup126 = __shfl_up_sync(0xffffffffu, slinc124, 2);
+            slinc124 = ((lane >= 2) ? (slinc124 + slup126) : slinc124);
+            unsigned int slup127 = __shfl_up_sync(0xffffffffu, slinc124, 4);
+            slinc124 = ((lane >= 4) ? (slinc124 + slup127) : slinc124);
+            unsigned int slup128 = __shfl_up_sync(0xffffffffu, slinc124, 8);
+            slinc124 = ((lane >= 8) ? (slinc124 + slup128) : slinc124);
+            unsigned int slup129 = __shfl_up_sync(0xffffffffu, slinc124, 16);
+            slinc124 = ((lane >= 16) ? (slinc124 + slup129) : slinc124);
+            unsigned int slbase130 = ((slinc124 - sltot120) + slpre121);
+            #pragma unroll
+            for (patc_int i131 = 0; i131 < 4; i131 += 1) {
+                unsigned int slq132 = (__shfl_sync(0xffffffffu, (slbase130 + slrun12[i131]), sldg10[i131]) + slrk11[i131]);
+                if ((((slvm9[i131] >> lane) & 1u) != 0u)) {
+                    long long ix133 = ((long long)slq132);
+                    stkey4[ix133] = slkey7[i131];
+                    stval5[ix133] = slval8[i131];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t169 = threadIdx.x;
-                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
-                    {
-                        out0[(4096 * b3 + t169 + 1024 * i170)] = stkey4[(t169 + 1024 * i170)];
-                        out1[(4096 * b3 + t169 + 1024 * i170)] = stval5[(t169 + 1024 * i170)];
+                {
+                    #pragma unroll
+                    for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                        {
+                            slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
+                            slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
+                        }
                     }
                 }
             }
         } else {
             {
-                const patc_int t169 = threadIdx.x;
-                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
-                    if (((4096 * b3 + t169 + 1024 * i170) < n)) {
-                        out0[(4096 * b3 + t169 + 1024 * i170)] = stkey4[(t169 + 1024 * i170)];
-                        out1[(4096 * b3 + t169 + 1024 * i170)] = stval5[(t169 + 1024 * i170)];
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i135) < n)) {
+                            slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
+                            slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun137 = 0u;
+            #pragma unroll
+            for (patc_int i138 = 0; i138 < 4; i138 += 1) {
+                unsigned int v139 = slkey7[i138];
+                unsigned int s140 = (~0u);
+                unsigned int slo141 = ((v139 | 2147483648u) ^ ((v139 > 2147483648u) ? s140 : 0u));
+                unsigned int sld142 = ((slo141 >> 20u) & 31u);
+                sldg10[i138] = sld142;
+                unsigned int slm143 = slvm9[i138];
+                unsigned int slb144 = __ballot_sync(0xffffffffu, ((slo141 & 1048576u) != 0u));
+                slm143 = (slm143 & (((lane & 1u) != 0u) ? slb144 : (~slb144)));
+                unsigned int slb145 = __ballot_sync(0xffffffffu, ((slo141 & 2097152u) != 0u));
+                slm143 = (slm143 & (((lane & 2u) != 0u) ? slb145 : (~slb145)));
+                unsigned int slb146 = __ballot_sync(0xffffffffu, ((slo141 & 4194304u) != 0u));
+                slm143 = (slm143 & (((lane & 4u) != 0u) ? slb146 : (~slb146)));
+                unsigned int slb147 = __ballot_sync(0xffffffffu, ((slo141 & 8388608u) != 0u));
+                slm143 = (slm143 & (((lane & 8u) != 0u) ? slb147 : (~slb147)));
+                unsigned int slb148 = __ballot_sync(0xffffffffu, ((slo141 & 16777216u) != 0u));
+                slm143 = (slm143 & (((lane & 16u) != 0u) ? slb148 : (~slb148)));
+                slrun12[i138] = slrun137;
+                slrun137 = (slrun137 + __popc(slm143));
+                slrk11[i138] = __popc((__shfl_sync(0xffffffffu, slm143, sld142) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun137 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot150 = 0u;
+            unsigned int slpre151 = 0u;
+            for (patc_int i152 = 0; i152 < 32; i152 += 1) {
+                unsigned int slc153 = sthist6[(33 * lane + i152)];
+                sltot150 = (sltot150 + slc153);
+                slpre151 = (slpre151 + ((i152 < warp) ? slc153 : 0u));
+            }
+            unsigned int slinc154 = sltot150;
+            unsigned int slup155 = __shfl_up_sync(0xffffffffu, slinc154, 1);
+            slinc154 = ((lane >= 1) ? (slinc154 + slup155) : slinc154);
+            unsigned int slup156 = __shfl_up_sync(0xffffffffu, slinc154, 2);
+            slinc154 = ((lane >= 2) ? (slinc154 + slup156) : slinc154);
+            unsigned int slup157 = __shfl_up_sync(0xffffffffu, slinc154, 4);
+            slinc154 = ((lane >= 4) ? (slinc154 + slup157) : slinc154);
+            unsigned int slup158 = __shfl_up_sync(0xffffffffu, slinc154, 8);
+            slinc154 = ((lane >= 8) ? (slinc154 + slup158) : slinc154);
+            unsigned int slup159 = __shfl_up_sync(0xffffffffu, slinc154, 16);
+            slinc154 = ((lane >= 16) ? (slinc154 + slup159) : slinc154);
+            unsigned int slbase160 = ((slinc154 - sltot150) + slpre151);
+            #pragma unroll
+            for (patc_int i161 = 0; i161 < 4; i161 += 1) {
+                unsigned int slq162 = (__shfl_sync(0xffffffffu, (slbase160 + slrun12[i161]), sldg10[i161]) + slrk11[i161]);
+                if ((((slvm9[i161] >> lane) & 1u) != 0u)) {
+                    long long ix163 = ((long long)slq162);
+                    stkey4[ix163] = slkey7[i161];
+                    stval5[ix163] = slval8[i161];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b3 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                        {
+                            slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
+                            slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i165) < n)) {
+                            slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
+                            slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun167 = 0u;
+            #pragma unroll
+            for (patc_int i168 = 0; i168 < 4; i168 += 1) {
+                unsigned int v169 = slkey7[i168];
+                unsigned int s170 = (~0u);
+                unsigned int slo171 = ((v169 | 2147483648u) ^ ((v169 > 2147483648u) ? s170 : 0u));
+                unsigned int sld172 = ((slo171 >> 25u) & 31u);
+                sldg10[i168] = sld172;
+                unsigned int slm173 = slvm9[i168];
+                unsigned int slb174 = __ballot_sync(0xffffffffu, ((slo171 & 33554432u) != 0u));
+                slm173 = (slm173 & (((lane & 1u) != 0u) ? slb174 : (~slb174)));
+                unsigned int slb175 = __ballot_sync(0xffffffffu, ((slo171 & 67108864u) != 0u));
+                slm173 = (slm173 & (((lane & 2u) != 0u) ? slb175 : (~slb175)));
+                unsigned int slb176 = __ballot_sync(0xffffffffu, ((slo171 & 134217728u) != 0u));
+                slm173 = (slm173 & (((lane & 4u) != 0u) ? slb176 : (~slb176)));
+                unsigned int slb177 = __ballot_sync(0xffffffffu, ((slo171 & 268435456u) != 0u));
+                slm173 = (slm173 & (((lane & 8u) != 0u) ? slb177 : (~slb177)));
+                unsigned int slb178 = __ballot_sync(0xffffffffu, ((slo171 & 536870912u) != 0u));
+                slm173 = (slm173 & (((lane & 16u) != 0u) ? slb178 : (~slb178)));
+                slrun12[i168] = slrun167;
+                slrun167 = (slrun167 + __popc(slm173));
+                slrk11[i168] = __popc((__shfl_sync(0xffffffffu, slm173, sld172) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun167 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot180 = 0u;
+            unsigned int slpre181 = 0u;
+            for (patc_int i182 = 0; i182 < 32; i182 += 1) {
+                unsigned int slc183 = sthist6[(33 * lane + i182)];
+                sltot180 = (sltot180 + slc183);
+                slpre181 = (slpre181 + ((i182 < warp) ? slc183 : 0u));
+            }
+            unsigned int slinc184 = sltot180;
+            unsigned int slup185 = __shfl_up_sync(0xffffffffu, slinc184, 1);
+            slinc184 = ((lane >= 1) ? (slinc184 + slup185) : slinc184);
+            unsigned int slup186 = __shfl_up_sync(0xffffffffu, slinc184, 2);
+            slinc184 = ((lane >= 2) ? (slinc184 + slup186) : slinc184);
+            unsigned int slup187 = __shfl_up_sync(0xffffffffu, slinc184, 4);
+            slinc184 = ((lane >= 4) ? (slinc184 + slup187) : slinc184);
+            unsigned int slup188 = __shfl_up_sync(0xffffffffu, slinc184, 8);
+            slinc184 = ((lane >= 8) ? (slinc184 + slup188) : slinc184);
+            unsigned int slup189 = __shfl_up_sync(0xffffffffu, slinc184, 16);
+            slinc184 = ((lane >= 16) ? (slinc184 + slup189) : slinc184);
+            unsigned int slbase190 = ((slinc184 - sltot180) + slpre181);
+            #pragma unroll
+            for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                unsigned int slq192 = (__shfl_sync(0xffffffffu, (slbase190 + slrun12[i191]), sldg10[i191]) + slrk11[i191]);
+                if ((((slvm9[i191] >> lane) & 1u) != 0u)) {
+                    long long ix193 = ((long long)slq192);
+                    stkey4[ix193] = slkey7[i191];
+                    stval5[ix193] = slval8[i191];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b3 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i195 = 0; i195 < 4; i195 += 1) {
+                        {
+                            slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
+                            slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i195 = 0; i195 < 4; i195 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i195) < n)) {
+                            slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
+                            slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun197 = 0u;
+            #pragma unroll
+            for (patc_int i198 = 0; i198 < 4; i198 += 1) {
+                unsigned int v199 = slkey7[i198];
+                unsigned int s200 = (~0u);
+                unsigned int slo201 = ((v199 | 2147483648u) ^ ((v199 > 2147483648u) ? s200 : 0u));
+                unsigned int sld202 = ((slo201 >> 30u) & 3u);
+                sldg10[i198] = sld202;
+                unsigned int slm203 = slvm9[i198];
+                unsigned int slb204 = __ballot_sync(0xffffffffu, ((slo201 & 1073741824u) != 0u));
+                slm203 = (slm203 & (((lane & 1u) != 0u) ? slb204 : (~slb204)));
+                unsigned int slb205 = __ballot_sync(0xffffffffu, ((slo201 & 2147483648u) != 0u));
+                slm203 = (slm203 & (((lane & 2u) != 0u) ? slb205 : (~slb205)));
+                slrun12[i198] = slrun197;
+                slrun197 = (slrun197 + __popc(slm203));
+                slrk11[i198] = __popc((__shfl_sync(0xffffffffu, slm203, sld202) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 4u) ? slrun197 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot207 = 0u;
+            unsigned int slpre208 = 0u;
+            for (patc_int i209 = 0; i209 < 32; i209 += 1) {
+                unsigned int slc210 = sthist6[(33 * lane + i209)];
+                sltot207 = (sltot207 + slc210);
+                slpre208 = (slpre208 + ((i209 < warp) ? slc210 : 0u));
+            }
+            unsigned int slinc211 = sltot207;
+            unsigned int slup212 = __shfl_up_sync(0xffffffffu, slinc211, 1);
+            slinc211 = ((lane >= 1) ? (slinc211 + slup212) : slinc211);
+            unsigned int slup213 = __shfl_up_sync(0xffffffffu, slinc211, 2);
+            slinc211 = ((lane >= 2) ? (slinc211 + slup213) : slinc211);
+            unsigned int slup214 = __shfl_up_sync(0xffffffffu, slinc211, 4);
+            slinc211 = ((lane >= 4) ? (slinc211 + slup214) : slinc211);
+            unsigned int slup215 = __shfl_up_sync(0xffffffffu, slinc211, 8);
+            slinc211 = ((lane >= 8) ? (slinc211 + slup215) : slinc211);
+            unsigned int slup216 = __shfl_up_sync(0xffffffffu, slinc211, 16);
+            slinc211 = ((lane >= 16) ? (slinc211 + slup216) : slinc211);
+            unsigned int slbase217 = ((slinc211 - sltot207) + slpre208);
+            #pragma unroll
+            for (patc_int i218 = 0; i218 < 4; i218 += 1) {
+                unsigned int slq219 = (__shfl_sync(0xffffffffu, (slbase217 + slrun12[i218]), sldg10[i218]) + slrk11[i218]);
+                if ((((slvm9[i218] >> lane) & 1u) != 0u)) {
+                    long long ix220 = ((long long)slq219);
+                    stkey4[ix220] = slkey7[i218];
+                    stval5[ix220] = slval8[i218];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b3 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i222 = 0; i222 < 4; i222 += 1) {
+                        {
+                            slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
+                            slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i222 = 0; i222 < 4; i222 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i222) < n)) {
+                            slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
+                            slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
+                        }
+                    }
+                }
+            }
+        }
+        if (((4096 * b3 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i224 = 0; i224 < 4; i224 += 1) {
+                    {
+                        out0[(lane + 128 * warp + 4096 * b3 + 32 * i224)] = slkey7[i224];
+                        out1[(lane + 128 * warp + 4096 * b3 + 32 * i224)] = slval8[i224];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i224 = 0; i224 < 4; i224 += 1) {
+                    if (((lane + 128 * warp + 4096 * b3 + 32 * i224) < n)) {
+                        out0[(lane + 128 * warp + 4096 * b3 + 32 * i224)] = slkey7[i224];
+                        out1[(lane + 128 * warp + 4096 * b3 + 32 * i224)] = slval8[i224];
                     }
                 }
             }
@@ -3556,616 +3578,611 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
  *   output:          out: n.u32 (n x unsigned int)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
- *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
-    unsigned int *sthist6 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *stinfo5 = (unsigned int *)(patc_smem + 49280);
-    unsigned int *stwsum7 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stkey4 = (unsigned int *)(patc_smem + 65792);
+    unsigned int *sthist4 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b2 = blockIdx.x;
+        unsigned int slkey5[4];
+        unsigned int slvm6[4];
+        unsigned int sldg7[4];
+        unsigned int slrk8[4];
+        unsigned int slrun9[4];
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t8 = threadIdx.x;
-                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
-                    {
-                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
+                #pragma unroll
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    bool slok12 = true;
+                    slvm6[i11] = __ballot_sync(0xffffffffu, slok12);
+                    slkey5[i11] = 0u;
+                    if (slok12) {
+                        slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t8 = threadIdx.x;
-                for (patc_int i9 = 0; i9 < 4; i9 += 1) {
-                    if (((4096 * b2 + t8 + 1024 * i9) < n)) {
-                        stkey3[(t8 + 1024 * i9)] = xs[(4096 * b2 + t8 + 1024 * i9)];
+                #pragma unroll
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    bool slok12 = ((lane + 128 * warp + 4096 * b2 + 32 * i11) < n);
+                    slvm6[i11] = __ballot_sync(0xffffffffu, slok12);
+                    slkey5[i11] = 0u;
+                    if (slok12) {
+                        slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
                     }
                 }
             }
         }
         {
-            const patc_int t10 = threadIdx.x;
-            for (patc_int i11 = 0; i11 < 9; i11 += 1) {
-                if (((t10 + 1024 * i11) < 8224)) {
-                    sthist6[(t10 + 1024 * i11)] = 0u;
-                }
+            unsigned int slrun14 = 0u;
+            #pragma unroll
+            for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                unsigned int s16 = (~0u);
+                unsigned int slo17 = (~((slkey5[i15] | 2147483648u) ^ ((slkey5[i15] > 2147483648u) ? s16 : 0u)));
+                unsigned int sld18 = ((slo17 >> 0u) & 31u);
+                sldg7[i15] = sld18;
+                unsigned int slm19 = slvm6[i15];
+                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo17 & 1u) != 0u));
+                slm19 = (slm19 & (((lane & 1u) != 0u) ? slb20 : (~slb20)));
+                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo17 & 2u) != 0u));
+                slm19 = (slm19 & (((lane & 2u) != 0u) ? slb21 : (~slb21)));
+                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo17 & 4u) != 0u));
+                slm19 = (slm19 & (((lane & 4u) != 0u) ? slb22 : (~slb22)));
+                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo17 & 8u) != 0u));
+                slm19 = (slm19 & (((lane & 8u) != 0u) ? slb23 : (~slb23)));
+                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo17 & 16u) != 0u));
+                slm19 = (slm19 & (((lane & 16u) != 0u) ? slb24 : (~slb24)));
+                slrun9[i15] = slrun14;
+                slrun14 = (slrun14 + __popc(slm19));
+                slrk8[i15] = __popc((__shfl_sync(0xffffffffu, slm19, sld18) & ((1u << lane) - 1u)));
             }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
-                    {
-                        bool stok14 = true;
-                        unsigned int s15 = (~0u);
-                        unsigned int stb16 = (stok14 ? ((~((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u))) & 255u) : 0u);
-                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
-                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
-                        unsigned int stct19 = __popc(stpm17);
-                        long long ix20 = ((long long)stb16);
-                        unsigned int sth21 = 0u;
-                        if (stok14) {
-                            sth21 = sthist6[(257 * warp + ix20)];
-                        }
-                        __syncwarp();
-                        if ((stok14 && ((strk18 + 1u) == stct19))) {
-                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i13) < n)) {
-                        bool stok14 = ((lane + 128 * warp + 4096 * b2 + 32 * i13) < n);
-                        unsigned int s15 = (~0u);
-                        unsigned int stb16 = (stok14 ? ((~((stkey3[(lane + 128 * warp + 32 * i13)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i13)] > 2147483648u) ? s15 : 0u))) & 255u) : 0u);
-                        unsigned int stpm17 = (__ballot_sync(0xffffffffu, stok14) & patc_match_bits(stb16, 8u));
-                        unsigned int strk18 = __popc((stpm17 & ((1u << lane) - 1u)));
-                        unsigned int stct19 = __popc(stpm17);
-                        long long ix20 = ((long long)stb16);
-                        unsigned int sth21 = 0u;
-                        if (stok14) {
-                            sth21 = sthist6[(257 * warp + ix20)];
-                        }
-                        __syncwarp();
-                        if ((stok14 && ((strk18 + 1u) == stct19))) {
-                            sthist6[(257 * warp + ix20)] = (sth21 + stct19);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i13)] = (stok14 ? ((stb16 << 16u) | (sth21 + strk18)) : 4294901760u);
-                    }
-                }
-            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun14 : 0u);
         }
         __syncthreads();
         {
-            const patc_int t22 = threadIdx.x;
-            unsigned int stsum23 = 0u;
-            for (patc_int i24 = 0; i24 < 8; i24 += 1) {
-                stsum23 = (stsum23 + sthist6[(2056 * t22 + 257 * i24 - 8223 * ((8 * t22 + i24) / 32))]);
+            unsigned int sltot26 = 0u;
+            unsigned int slpre27 = 0u;
+            for (patc_int i28 = 0; i28 < 32; i28 += 1) {
+                unsigned int slc29 = sthist4[(33 * lane + i28)];
+                sltot26 = (sltot26 + slc29);
+                slpre27 = (slpre27 + ((i28 < warp) ? slc29 : 0u));
             }
-            unsigned int stinc25 = stsum23;
-            unsigned int stup26 = __shfl_up_sync(0xffffffffu, stinc25, 1);
-            stinc25 = ((lane >= 1) ? (stinc25 + stup26) : stinc25);
-            unsigned int stup27 = __shfl_up_sync(0xffffffffu, stinc25, 2);
-            stinc25 = ((lane >= 2) ? (stinc25 + stup27) : stinc25);
-            unsigned int stup28 = __shfl_up_sync(0xffffffffu, stinc25, 4);
-            stinc25 = ((lane >= 4) ? (stinc25 + stup28) : stinc25);
-            unsigned int stup29 = __shfl_up_sync(0xffffffffu, stinc25, 8);
-            stinc25 = ((lane >= 8) ? (stinc25 + stup29) : stinc25);
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc25, 16);
-            stinc25 = ((lane >= 16) ? (stinc25 + stup30) : stinc25);
-            unsigned int stat31 = (stinc25 - stsum23);
-            for (patc_int i32 = 0; i32 < 8; i32 += 1) {
-                unsigned int stcb33 = sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))];
-                sthist6[(2056 * t22 + 257 * i32 - 8223 * ((8 * t22 + i32) / 32))] = stat31;
-                stat31 = (stat31 + stcb33);
-            }
-            if ((lane == 31)) {
-                stwsum7[warp] = stinc25;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw35 = 0u;
-                if ((lane < 32)) {
-                    stw35 = stwsum7[lane];
-                }
-                unsigned int stwinc36 = stw35;
-                unsigned int stup37 = __shfl_up_sync(0xffffffffu, stwinc36, 1);
-                stwinc36 = ((lane >= 1) ? (stwinc36 + stup37) : stwinc36);
-                unsigned int stup38 = __shfl_up_sync(0xffffffffu, stwinc36, 2);
-                stwinc36 = ((lane >= 2) ? (stwinc36 + stup38) : stwinc36);
-                unsigned int stup39 = __shfl_up_sync(0xffffffffu, stwinc36, 4);
-                stwinc36 = ((lane >= 4) ? (stwinc36 + stup39) : stwinc36);
-                unsigned int stup40 = __shfl_up_sync(0xffffffffu, stwinc36, 8);
-                stwinc36 = ((lane >= 8) ? (stwinc36 + stup40) : stwinc36);
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc36, 16);
-                stwinc36 = ((lane >= 16) ? (stwinc36 + stup41) : stwinc36);
-                if ((lane < 32)) {
-                    stwsum7[lane] = (stwinc36 - stw35);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                    {
-                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
-                        unsigned int stbk45 = (sti44 >> 16u);
-                        if ((stbk45 < 256u)) {
-                            long long ix46 = ((long long)stbk45);
-                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
-                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i43) < n)) {
-                        unsigned int sti44 = stinfo5[(lane + 128 * warp + 32 * i43)];
-                        unsigned int stbk45 = (sti44 >> 16u);
-                        if ((stbk45 < 256u)) {
-                            long long ix46 = ((long long)stbk45);
-                            long long ix47 = ((long long)(stwsum7[((warp + 32 * ix46) / 256)] + (sthist6[(257 * warp + ix46)] + (sti44 & 65535u))));
-                            stkey4[ix47] = stkey3[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t48 = threadIdx.x;
-            for (patc_int i49 = 0; i49 < 9; i49 += 1) {
-                if (((t48 + 1024 * i49) < 8224)) {
-                    sthist6[(t48 + 1024 * i49)] = 0u;
+            unsigned int slinc30 = sltot26;
+            unsigned int slup31 = __shfl_up_sync(0xffffffffu, slinc30, 1);
+            slinc30 = ((lane >= 1) ? (slinc30 + slup31) : slinc30);
+            unsigned int slup32 = __shfl_up_sync(0xffffffffu, slinc30, 2);
+            slinc30 = ((lane >= 2) ? (slinc30 + slup32) : slinc30);
+            unsigned int slup33 = __shfl_up_sync(0xffffffffu, slinc30, 4);
+            slinc30 = ((lane >= 4) ? (slinc30 + slup33) : slinc30);
+            unsigned int slup34 = __shfl_up_sync(0xffffffffu, slinc30, 8);
+            slinc30 = ((lane >= 8) ? (slinc30 + slup34) : slinc30);
+            unsigned int slup35 = __shfl_up_sync(0xffffffffu, slinc30, 16);
+            slinc30 = ((lane >= 16) ? (slinc30 + slup35) : slinc30);
+            unsigned int slbase36 = ((slinc30 - sltot26) + slpre27);
+            #pragma unroll
+            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
+                unsigned int slq38 = (__shfl_sync(0xffffffffu, (slbase36 + slrun9[i37]), sldg7[i37]) + slrk8[i37]);
+                if ((((slvm6[i37] >> lane) & 1u) != 0u)) {
+                    long long ix39 = ((long long)slq38);
+                    stkey3[ix39] = slkey5[i37];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
-                    {
-                        bool stok52 = true;
-                        unsigned int s53 = (~0u);
-                        unsigned int stb54 = (stok52 ? (((~((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u))) >> 8u) & 255u) : 0u);
-                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
-                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
-                        unsigned int stct57 = __popc(stpm55);
-                        long long ix58 = ((long long)stb54);
-                        unsigned int sth59 = 0u;
-                        if (stok52) {
-                            sth59 = sthist6[(257 * warp + ix58)];
-                        }
-                        __syncwarp();
-                        if ((stok52 && ((strk56 + 1u) == stct57))) {
-                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i51 = 0; i51 < 4; i51 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i51) < n)) {
-                        bool stok52 = ((lane + 128 * warp + 4096 * b2 + 32 * i51) < n);
-                        unsigned int s53 = (~0u);
-                        unsigned int stb54 = (stok52 ? (((~((stkey4[(lane + 128 * warp + 32 * i51)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i51)] > 2147483648u) ? s53 : 0u))) >> 8u) & 255u) : 0u);
-                        unsigned int stpm55 = (__ballot_sync(0xffffffffu, stok52) & patc_match_bits(stb54, 8u));
-                        unsigned int strk56 = __popc((stpm55 & ((1u << lane) - 1u)));
-                        unsigned int stct57 = __popc(stpm55);
-                        long long ix58 = ((long long)stb54);
-                        unsigned int sth59 = 0u;
-                        if (stok52) {
-                            sth59 = sthist6[(257 * warp + ix58)];
-                        }
-                        __syncwarp();
-                        if ((stok52 && ((strk56 + 1u) == stct57))) {
-                            sthist6[(257 * warp + ix58)] = (sth59 + stct57);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i51)] = (stok52 ? ((stb54 << 16u) | (sth59 + strk56)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t60 = threadIdx.x;
-            unsigned int stsum61 = 0u;
-            for (patc_int i62 = 0; i62 < 8; i62 += 1) {
-                stsum61 = (stsum61 + sthist6[(2056 * t60 + 257 * i62 - 8223 * ((8 * t60 + i62) / 32))]);
-            }
-            unsigned int stinc63 = stsum61;
-            unsigned int stup64 = __shfl_up_sync(0xffffffffu, stinc63, 1);
-            stinc63 = ((lane >= 1) ? (stinc63 + stup64) : stinc63);
-            unsigned int stup65 = __shfl_up_sync(0xffffffffu, stinc63, 2);
-            stinc63 = ((lane >= 2) ? (stinc63 + stup65) : stinc63);
-            unsigned int stup66 = __shfl_up_sync(0xffffffffu, stinc63, 4);
-            stinc63 = ((lane >= 4) ? (stinc63 + stup66) : stinc63);
-            unsigned int stup67 = __shfl_up_sync(0xffffffffu, stinc63, 8);
-            stinc63 = ((lane >= 8) ? (stinc63 + stup67) : stinc63);
-            unsigned int stup68 = __shfl_up_sync(0xffffffffu, stinc63, 16);
-            stinc63 = ((lane >= 16) ? (stinc63 + stup68) : stinc63);
-            unsigned int stat69 = (stinc63 - stsum61);
-            for (patc_int i70 = 0; i70 < 8; i70 += 1) {
-                unsigned int stcb71 = sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))];
-                sthist6[(2056 * t60 + 257 * i70 - 8223 * ((8 * t60 + i70) / 32))] = stat69;
-                stat69 = (stat69 + stcb71);
-            }
-            if ((lane == 31)) {
-                stwsum7[warp] = stinc63;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw73 = 0u;
-                if ((lane < 32)) {
-                    stw73 = stwsum7[lane];
-                }
-                unsigned int stwinc74 = stw73;
-                unsigned int stup75 = __shfl_up_sync(0xffffffffu, stwinc74, 1);
-                stwinc74 = ((lane >= 1) ? (stwinc74 + stup75) : stwinc74);
-                unsigned int stup76 = __shfl_up_sync(0xffffffffu, stwinc74, 2);
-                stwinc74 = ((lane >= 2) ? (stwinc74 + stup76) : stwinc74);
-                unsigned int stup77 = __shfl_up_sync(0xffffffffu, stwinc74, 4);
-                stwinc74 = ((lane >= 4) ? (stwinc74 + stup77) : stwinc74);
-                unsigned int stup78 = __shfl_up_sync(0xffffffffu, stwinc74, 8);
-                stwinc74 = ((lane >= 8) ? (stwinc74 + stup78) : stwinc74);
-                unsigned int stup79 = __shfl_up_sync(0xffffffffu, stwinc74, 16);
-                stwinc74 = ((lane >= 16) ? (stwinc74 + stup79) : stwinc74);
-                if ((lane < 32)) {
-                    stwsum7[lane] = (stwinc74 - stw73);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
-                    {
-                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
-                        unsigned int stbk83 = (sti82 >> 16u);
-                        if ((stbk83 < 256u)) {
-                            long long ix84 = ((long long)stbk83);
-                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
-                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
+                {
+                    #pragma unroll
+                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                        {
+                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i81 = 0; i81 < 4; i81 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i81) < n)) {
-                        unsigned int sti82 = stinfo5[(lane + 128 * warp + 32 * i81)];
-                        unsigned int stbk83 = (sti82 >> 16u);
-                        if ((stbk83 < 256u)) {
-                            long long ix84 = ((long long)stbk83);
-                            long long ix85 = ((long long)(stwsum7[((warp + 32 * ix84) / 256)] + (sthist6[(257 * warp + ix84)] + (sti82 & 65535u))));
-                            stkey3[ix85] = stkey4[(lane + 128 * warp + 32 * i81)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i41) < n)) {
+                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun43 = 0u;
+            #pragma unroll
+            for (patc_int i44 = 0; i44 < 4; i44 += 1) {
+                unsigned int s45 = (~0u);
+                unsigned int slo46 = (~((slkey5[i44] | 2147483648u) ^ ((slkey5[i44] > 2147483648u) ? s45 : 0u)));
+                unsigned int sld47 = ((slo46 >> 5u) & 31u);
+                sldg7[i44] = sld47;
+                unsigned int slm48 = slvm6[i44];
+                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo46 & 32u) != 0u));
+                slm48 = (slm48 & (((lane & 1u) != 0u) ? slb49 : (~slb49)));
+                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo46 & 64u) != 0u));
+                slm48 = (slm48 & (((lane & 2u) != 0u) ? slb50 : (~slb50)));
+                unsigned int slb51 = __ballot_sync(0xffffffffu, ((slo46 & 128u) != 0u));
+                slm48 = (slm48 & (((lane & 4u) != 0u) ? slb51 : (~slb51)));
+                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo46 & 256u) != 0u));
+                slm48 = (slm48 & (((lane & 8u) != 0u) ? slb52 : (~slb52)));
+                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo46 & 512u) != 0u));
+                slm48 = (slm48 & (((lane & 16u) != 0u) ? slb53 : (~slb53)));
+                slrun9[i44] = slrun43;
+                slrun43 = (slrun43 + __popc(slm48));
+                slrk8[i44] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun43 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t86 = threadIdx.x;
-            for (patc_int i87 = 0; i87 < 9; i87 += 1) {
-                if (((t86 + 1024 * i87) < 8224)) {
-                    sthist6[(t86 + 1024 * i87)] = 0u;
+            unsigned int sltot55 = 0u;
+            unsigned int slpre56 = 0u;
+            for (patc_int i57 = 0; i57 < 32; i57 += 1) {
+                unsigned int slc58 = sthist4[(33 * lane + i57)];
+                sltot55 = (sltot55 + slc58);
+                slpre56 = (slpre56 + ((i57 < warp) ? slc58 : 0u));
+            }
+            unsigned int slinc59 = sltot55;
+            unsigned int slup60 = __shfl_up_sync(0xffffffffu, slinc59, 1);
+            slinc59 = ((lane >= 1) ? (slinc59 + slup60) : slinc59);
+            unsigned int slup61 = __shfl_up_sync(0xffffffffu, slinc59, 2);
+            slinc59 = ((lane >= 2) ? (slinc59 + slup61) : slinc59);
+            unsigned int slup62 = __shfl_up_sync(0xffffffffu, slinc59, 4);
+            slinc59 = ((lane >= 4) ? (slinc59 + slup62) : slinc59);
+            unsigned int slup63 = __shfl_up_sync(0xffffffffu, slinc59, 8);
+            slinc59 = ((lane >= 8) ? (slinc59 + slup63) : slinc59);
+            unsigned int slup64 = __shfl_up_sync(0xffffffffu, slinc59, 16);
+            slinc59 = ((lane >= 16) ? (slinc59 + slup64) : slinc59);
+            unsigned int slbase65 = ((slinc59 - sltot55) + slpre56);
+            #pragma unroll
+            for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                unsigned int slq67 = (__shfl_sync(0xffffffffu, (slbase65 + slrun9[i66]), sldg7[i66]) + slrk8[i66]);
+                if ((((slvm6[i66] >> lane) & 1u) != 0u)) {
+                    long long ix68 = ((long long)slq67);
+                    stkey3[ix68] = slkey5[i66];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
-                    {
-                        bool stok90 = true;
-                        unsigned int s91 = (~0u);
-                        unsigned int stb92 = (stok90 ? (((~((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u))) >> 16u) & 255u) : 0u);
-                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
-                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
-                        unsigned int stct95 = __popc(stpm93);
-                        long long ix96 = ((long long)stb92);
-                        unsigned int sth97 = 0u;
-                        if (stok90) {
-                            sth97 = sthist6[(257 * warp + ix96)];
-                        }
-                        __syncwarp();
-                        if ((stok90 && ((strk94 + 1u) == stct95))) {
-                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i89 = 0; i89 < 4; i89 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i89) < n)) {
-                        bool stok90 = ((lane + 128 * warp + 4096 * b2 + 32 * i89) < n);
-                        unsigned int s91 = (~0u);
-                        unsigned int stb92 = (stok90 ? (((~((stkey3[(lane + 128 * warp + 32 * i89)] | 2147483648u) ^ ((stkey3[(lane + 128 * warp + 32 * i89)] > 2147483648u) ? s91 : 0u))) >> 16u) & 255u) : 0u);
-                        unsigned int stpm93 = (__ballot_sync(0xffffffffu, stok90) & patc_match_bits(stb92, 8u));
-                        unsigned int strk94 = __popc((stpm93 & ((1u << lane) - 1u)));
-                        unsigned int stct95 = __popc(stpm93);
-                        long long ix96 = ((long long)stb92);
-                        unsigned int sth97 = 0u;
-                        if (stok90) {
-                            sth97 = sthist6[(257 * warp + ix96)];
-                        }
-                        __syncwarp();
-                        if ((stok90 && ((strk94 + 1u) == stct95))) {
-                            sthist6[(257 * warp + ix96)] = (sth97 + stct95);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i89)] = (stok90 ? ((stb92 << 16u) | (sth97 + strk94)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t98 = threadIdx.x;
-            unsigned int stsum99 = 0u;
-            for (patc_int i100 = 0; i100 < 8; i100 += 1) {
-                stsum99 = (stsum99 + sthist6[(2056 * t98 + 257 * i100 - 8223 * ((8 * t98 + i100) / 32))]);
-            }
-            unsigned int stinc101 = stsum99;
-            unsigned int stup102 = __shfl_up_sync(0xffffffffu, stinc101, 1);
-            stinc101 = ((lane >= 1) ? (stinc101 + stup102) : stinc101);
-            unsigned int stup103 = __shfl_up_sync(0xffffffffu, stinc101, 2);
-            stinc101 = ((lane >= 2) ? (stinc101 + stup103) : stinc101);
-            unsigned int stup104 = __shfl_up_sync(0xffffffffu, stinc101, 4);
-            stinc101 = ((lane >= 4) ? (stinc101 + stup104) : stinc101);
-            unsigned int stup105 = __shfl_up_sync(0xffffffffu, stinc101, 8);
-            stinc101 = ((lane >= 8) ? (stinc101 + stup105) : stinc101);
-            unsigned int stup106 = __shfl_up_sync(0xffffffffu, stinc101, 16);
-            stinc101 = ((lane >= 16) ? (stinc101 + stup106) : stinc101);
-            unsigned int stat107 = (stinc101 - stsum99);
-            for (patc_int i108 = 0; i108 < 8; i108 += 1) {
-                unsigned int stcb109 = sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))];
-                sthist6[(2056 * t98 + 257 * i108 - 8223 * ((8 * t98 + i108) / 32))] = stat107;
-                stat107 = (stat107 + stcb109);
-            }
-            if ((lane == 31)) {
-                stwsum7[warp] = stinc101;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw111 = 0u;
-                if ((lane < 32)) {
-                    stw111 = stwsum7[lane];
-                }
-                unsigned int stwinc112 = stw111;
-                unsigned int stup113 = __shfl_up_sync(0xffffffffu, stwinc112, 1);
-                stwinc112 = ((lane >= 1) ? (stwinc112 + stup113) : stwinc112);
-                unsigned int stup114 = __shfl_up_sync(0xffffffffu, stwinc112, 2);
-                stwinc112 = ((lane >= 2) ? (stwinc112 + stup114) : stwinc112);
-                unsigned int stup115 = __shfl_up_sync(0xffffffffu, stwinc112, 4);
-                stwinc112 = ((lane >= 4) ? (stwinc112 + stup115) : stwinc112);
-                unsigned int stup116 = __shfl_up_sync(0xffffffffu, stwinc112, 8);
-                stwinc112 = ((lane >= 8) ? (stwinc112 + stup116) : stwinc112);
-                unsigned int stup117 = __shfl_up_sync(0xffffffffu, stwinc112, 16);
-                stwinc112 = ((lane >= 16) ? (stwinc112 + stup117) : stwinc112);
-                if ((lane < 32)) {
-                    stwsum7[lane] = (stwinc112 - stw111);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
-                    {
-                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
-                        unsigned int stbk121 = (sti120 >> 16u);
-                        if ((stbk121 < 256u)) {
-                            long long ix122 = ((long long)stbk121);
-                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
-                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
+                {
+                    #pragma unroll
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        {
+                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i119 = 0; i119 < 4; i119 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i119) < n)) {
-                        unsigned int sti120 = stinfo5[(lane + 128 * warp + 32 * i119)];
-                        unsigned int stbk121 = (sti120 >> 16u);
-                        if ((stbk121 < 256u)) {
-                            long long ix122 = ((long long)stbk121);
-                            long long ix123 = ((long long)(stwsum7[((warp + 32 * ix122) / 256)] + (sthist6[(257 * warp + ix122)] + (sti120 & 65535u))));
-                            stkey4[ix123] = stkey3[(lane + 128 * warp + 32 * i119)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
+                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun72 = 0u;
+            #pragma unroll
+            for (patc_int i73 = 0; i73 < 4; i73 += 1) {
+                unsigned int s74 = (~0u);
+                unsigned int slo75 = (~((slkey5[i73] | 2147483648u) ^ ((slkey5[i73] > 2147483648u) ? s74 : 0u)));
+                unsigned int sld76 = ((slo75 >> 10u) & 31u);
+                sldg7[i73] = sld76;
+                unsigned int slm77 = slvm6[i73];
+                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo75 & 1024u) != 0u));
+                slm77 = (slm77 & (((lane & 1u) != 0u) ? slb78 : (~slb78)));
+                unsigned int slb79 = __ballot_sync(0xffffffffu, ((slo75 & 2048u) != 0u));
+                slm77 = (slm77 & (((lane & 2u) != 0u) ? slb79 : (~slb79)));
+                unsigned int slb80 = __ballot_sync(0xffffffffu, ((slo75 & 4096u) != 0u));
+                slm77 = (slm77 & (((lane & 4u) != 0u) ? slb80 : (~slb80)));
+                unsigned int slb81 = __ballot_sync(0xffffffffu, ((slo75 & 8192u) != 0u));
+                slm77 = (slm77 & (((lane & 8u) != 0u) ? slb81 : (~slb81)));
+                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo75 & 16384u) != 0u));
+                slm77 = (slm77 & (((lane & 16u) != 0u) ? slb82 : (~slb82)));
+                slrun9[i73] = slrun72;
+                slrun72 = (slrun72 + __popc(slm77));
+                slrk8[i73] = __popc((__shfl_sync(0xffffffffu, slm77, sld76) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t124 = threadIdx.x;
-            for (patc_int i125 = 0; i125 < 9; i125 += 1) {
-                if (((t124 + 1024 * i125) < 8224)) {
-                    sthist6[(t124 + 1024 * i125)] = 0u;
+            unsigned int sltot84 = 0u;
+            unsigned int slpre85 = 0u;
+            for (patc_int i86 = 0; i86 < 32; i86 += 1) {
+                unsigned int slc87 = sthist4[(33 * lane + i86)];
+                sltot84 = (sltot84 + slc87);
+                slpre85 = (slpre85 + ((i86 < warp) ? slc87 : 0u));
+            }
+            unsigned int slinc88 = sltot84;
+            unsigned int slup89 = __shfl_up_sync(0xffffffffu, slinc88, 1);
+            slinc88 = ((lane >= 1) ? (slinc88 + slup89) : slinc88);
+            unsigned int slup90 = __shfl_up_sync(0xffffffffu, slinc88, 2);
+            slinc88 = ((lane >= 2) ? (slinc88 + slup90) : slinc88);
+            unsigned int slup91 = __shfl_up_sync(0xffffffffu, slinc88, 4);
+            slinc88 = ((lane >= 4) ? (slinc88 + slup91) : slinc88);
+            unsigned int slup92 = __shfl_up_sync(0xffffffffu, slinc88, 8);
+            slinc88 = ((lane >= 8) ? (slinc88 + slup92) : slinc88);
+            unsigned int slup93 = __shfl_up_sync(0xffffffffu, slinc88, 16);
+            slinc88 = ((lane >= 16) ? (slinc88 + slup93) : slinc88);
+            unsigned int slbase94 = ((slinc88 - sltot84) + slpre85);
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                unsigned int slq96 = (__shfl_sync(0xffffffffu, (slbase94 + slrun9[i95]), sldg7[i95]) + slrk8[i95]);
+                if ((((slvm6[i95] >> lane) & 1u) != 0u)) {
+                    long long ix97 = ((long long)slq96);
+                    stkey3[ix97] = slkey5[i95];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
-                    {
-                        bool stok128 = true;
-                        unsigned int s129 = (~0u);
-                        unsigned int stb130 = (stok128 ? (((~((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u))) >> 24u) & 255u) : 0u);
-                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
-                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
-                        unsigned int stct133 = __popc(stpm131);
-                        long long ix134 = ((long long)stb130);
-                        unsigned int sth135 = 0u;
-                        if (stok128) {
-                            sth135 = sthist6[(257 * warp + ix134)];
-                        }
-                        __syncwarp();
-                        if ((stok128 && ((strk132 + 1u) == stct133))) {
-                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i127 = 0; i127 < 4; i127 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i127) < n)) {
-                        bool stok128 = ((lane + 128 * warp + 4096 * b2 + 32 * i127) < n);
-                        unsigned int s129 = (~0u);
-                        unsigned int stb130 = (stok128 ? (((~((stkey4[(lane + 128 * warp + 32 * i127)] | 2147483648u) ^ ((stkey4[(lane + 128 * warp + 32 * i127)] > 2147483648u) ? s129 : 0u))) >> 24u) & 255u) : 0u);
-                        unsigned int stpm131 = (__ballot_sync(0xffffffffu, stok128) & patc_match_bits(stb130, 8u));
-                        unsigned int strk132 = __popc((stpm131 & ((1u << lane) - 1u)));
-                        unsigned int stct133 = __popc(stpm131);
-                        long long ix134 = ((long long)stb130);
-                        unsigned int sth135 = 0u;
-                        if (stok128) {
-                            sth135 = sthist6[(257 * warp + ix134)];
-                        }
-                        __syncwarp();
-                        if ((stok128 && ((strk132 + 1u) == stct133))) {
-                            sthist6[(257 * warp + ix134)] = (sth135 + stct133);
-                        }
-                        __syncwarp();
-                        stinfo5[(lane + 128 * warp + 32 * i127)] = (stok128 ? ((stb130 << 16u) | (sth135 + strk132)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t136 = threadIdx.x;
-            unsigned int stsum137 = 0u;
-            for (patc_int i138 = 0; i138 < 8; i138 += 1) {
-                stsum137 = (stsum137 + sthist6[(2056 * t136 + 257 * i138 - 8223 * ((8 * t136 + i138) / 32))]);
-            }
-            unsigned int stinc139 = stsum137;
-            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc139, 1);
-            stinc139 = ((lane >= 1) ? (stinc139 + stup140) : stinc139);
-            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc139, 2);
-            stinc139 = ((lane >= 2) ? (stinc139 + stup141) : stinc139);
-            unsigned int stup142 = __shfl_up_sync(0xffffffffu, stinc139, 4);
-            stinc139 = ((lane >= 4) ? (stinc139 + stup142) : stinc139);
-            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc139, 8);
-            stinc139 = ((lane >= 8) ? (stinc139 + stup143) : stinc139);
-            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc139, 16);
-            stinc139 = ((lane >= 16) ? (stinc139 + stup144) : stinc139);
-            unsigned int stat145 = (stinc139 - stsum137);
-            for (patc_int i146 = 0; i146 < 8; i146 += 1) {
-                unsigned int stcb147 = sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))];
-                sthist6[(2056 * t136 + 257 * i146 - 8223 * ((8 * t136 + i146) / 32))] = stat145;
-                stat145 = (stat145 + stcb147);
-            }
-            if ((lane == 31)) {
-                stwsum7[warp] = stinc139;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw149 = 0u;
-                if ((lane < 32)) {
-                    stw149 = stwsum7[lane];
-                }
-                unsigned int stwinc150 = stw149;
-                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc150, 1);
-                stwinc150 = ((lane >= 1) ? (stwinc150 + stup151) : stwinc150);
-                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc150, 2);
-                stwinc150 = ((lane >= 2) ? (stwinc150 + stup152) : stwinc150);
-                unsigned int stup153 = __shfl_up_sync(0xffffffffu, stwinc150, 4);
-                stwinc150 = ((lane >= 4) ? (stwinc150 + stup153) : stwinc150);
-                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc150, 8);
-                stwinc150 = ((lane >= 8) ? (stwinc150 + stup154) : stwinc150);
-                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc150, 16);
-                stwinc150 = ((lane >= 16) ? (stwinc150 + stup155) : stwinc150);
-                if ((lane < 32)) {
-                    stwsum7[lane] = (stwinc150 - stw149);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b2 + 4064) < n)) {
-            {
-                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                    {
-                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
-                        unsigned int stbk159 = (sti158 >> 16u);
-                        if ((stbk159 < 256u)) {
-                            long long ix160 = ((long long)stbk159);
-                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
-                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
+                {
+                    #pragma unroll
+                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                        {
+                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                    if (((128 * warp + 4096 * b2 + 32 * i157) < n)) {
-                        unsigned int sti158 = stinfo5[(lane + 128 * warp + 32 * i157)];
-                        unsigned int stbk159 = (sti158 >> 16u);
-                        if ((stbk159 < 256u)) {
-                            long long ix160 = ((long long)stbk159);
-                            long long ix161 = ((long long)(stwsum7[((warp + 32 * ix160) / 256)] + (sthist6[(257 * warp + ix160)] + (sti158 & 65535u))));
-                            stkey3[ix161] = stkey4[(lane + 128 * warp + 32 * i157)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i99) < n)) {
+                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
                         }
                     }
+                }
+            }
+        }
+        {
+            unsigned int slrun101 = 0u;
+            #pragma unroll
+            for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                unsigned int s103 = (~0u);
+                unsigned int slo104 = (~((slkey5[i102] | 2147483648u) ^ ((slkey5[i102] > 2147483648u) ? s103 : 0u)));
+                unsigned int sld105 = ((slo104 >> 15u) & 31u);
+                sldg7[i102] = sld105;
+                unsigned int slm106 = slvm6[i102];
+                unsigned int slb107 = __ballot_sync(0xffffffffu, ((slo104 & 32768u) != 0u));
+                slm106 = (slm106 & (((lane & 1u) != 0u) ? slb107 : (~slb107)));
+                unsigned int slb108 = __ballot_sync(0xffffffffu, ((slo104 & 65536u) != 0u));
+                slm106 = (slm106 & (((lane & 2u) != 0u) ? slb108 : (~slb108)));
+                unsigned int slb109 = __ballot_sync(0xffffffffu, ((slo104 & 131072u) != 0u));
+                slm106 = (slm106 & (((lane & 4u) != 0u) ? slb109 : (~slb109)));
+                unsigned int slb110 = __ballot_sync(0xffffffffu, ((slo104 & 262144u) != 0u));
+                slm106 = (slm106 & (((lane & 8u) != 0u) ? slb110 : (~slb110)));
+                unsigned int slb111 = __ballot_sync(0xffffffffu, ((slo104 & 524288u) != 0u));
+                slm106 = (slm106 & (((lane & 16u) != 0u) ? slb111 : (~slb111)));
+                slrun9[i102] = slrun101;
+                slrun101 = (slrun101 + __popc(slm106));
+                slrk8[i102] = __popc((__shfl_sync(0xffffffffu, slm106, sld105) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun101 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot113 = 0u;
+            unsigned int slpre114 = 0u;
+            for (patc_int i115 = 0; i115 < 32; i115 += 1) {
+                unsigned int slc116 = sthist4[(33 * lane + i115)];
+                sltot113 = (sltot113 + slc116);
+                slpre114 = (slpre114 + ((i115 < warp) ? slc116 : 0u));
+            }
+            unsigned int slinc117 = sltot113;
+            unsigned int slup118 = __shfl_up_sync(0xffffffffu, slinc117, 1);
+            slinc117 = ((lane >= 1) ? (slinc117 + slup118) : slinc117);
+            unsigned int slup119 = __shfl_up_sync(0xffffffffu, slinc117, 2);
+            slinc117 = ((lane >= 2) ? (slinc117 + slup119) : slinc117);
+            unsigned int slup120 = __shfl_up_sync(0xffffffffu, slinc117, 4);
+            slinc117 = ((lane >= 4) ? (slinc117 + slup120) : slinc117);
+            unsigned int slup121 = __shfl_up_sync(0xffffffffu, slinc117, 8);
+            slinc117 = ((lane >= 8) ? (slinc117 + slup121) : slinc117);
+            unsigned int slup122 = __shfl_up_sync(0xffffffffu, slinc117, 16);
+            slinc117 = ((lane >= 16) ? (slinc117 + slup122) : slinc117);
+            unsigned int slbase123 = ((slinc117 - sltot113) + slpre114);
+            #pragma unroll
+            for (patc_int i124 = 0; i124 < 4; i124 += 1) {
+                unsigned int slq125 = (__shfl_sync(0xffffffffu, (slbase123 + slrun9[i124]), sldg7[i124]) + slrk8[i124]);
+                if ((((slvm6[i124] >> lane) & 1u) != 0u)) {
+                    long long ix126 = ((long long)slq125);
+                    stkey3[ix126] = slkey5[i124];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b2 + 4095) < n)) {
             {
-                const patc_int t162 = threadIdx.x;
-                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
-                    {
-                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
+                {
+                    #pragma unroll
+                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                        {
+                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
+                        }
                     }
                 }
             }
         } else {
             {
-                const patc_int t162 = threadIdx.x;
-                for (patc_int i163 = 0; i163 < 4; i163 += 1) {
-                    if (((4096 * b2 + t162 + 1024 * i163) < n)) {
-                        out[(4096 * b2 + t162 + 1024 * i163)] = stkey3[(t162 + 1024 * i163)];
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i128) < n)) {
+                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun130 = 0u;
+            #pragma unroll
+            for (patc_int i131 = 0; i131 < 4; i131 += 1) {
+                unsigned int s132 = (~0u);
+                unsigned int slo133 = (~((slkey5[i131] | 2147483648u) ^ ((slkey5[i131] > 2147483648u) ? s132 : 0u)));
+                unsigned int sld134 = ((slo133 >> 20u) & 31u);
+                sldg7[i131] = sld134;
+                unsigned int slm135 = slvm6[i131];
+                unsigned int slb136 = __ballot_sync(0xffffffffu, ((slo133 & 1048576u) != 0u));
+                slm135 = (slm135 & (((lane & 1u) != 0u) ? slb136 : (~slb136)));
+                unsigned int slb137 = __ballot_sync(0xffffffffu, ((slo133 & 2097152u) != 0u));
+                slm135 = (slm135 & (((lane & 2u) != 0u) ? slb137 : (~slb137)));
+                unsigned int slb138 = __ballot_sync(0xffffffffu, ((slo133 & 4194304u) != 0u));
+                slm135 = (slm135 & (((lane & 4u) != 0u) ? slb138 : (~slb138)));
+                unsigned int slb139 = __ballot_sync(0xffffffffu, ((slo133 & 8388608u) != 0u));
+                slm135 = (slm135 & (((lane & 8u) != 0u) ? slb139 : (~slb139)));
+                unsigned int slb140 = __ballot_sync(0xffffffffu, ((slo133 & 16777216u) != 0u));
+                slm135 = (slm135 & (((lane & 16u) != 0u) ? slb140 : (~slb140)));
+                slrun9[i131] = slrun130;
+                slrun130 = (slrun130 + __popc(slm135));
+                slrk8[i131] = __popc((__shfl_sync(0xffffffffu, slm135, sld134) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun130 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot142 = 0u;
+            unsigned int slpre143 = 0u;
+            for (patc_int i144 = 0; i144 < 32; i144 += 1) {
+                unsigned int slc145 = sthist4[(33 * lane + i144)];
+                sltot142 = (sltot142 + slc145);
+                slpre143 = (slpre143 + ((i144 < warp) ? slc145 : 0u));
+            }
+            unsigned int slinc146 = sltot142;
+            unsigned int slup147 = __shfl_up_sync(0xffffffffu, slinc146, 1);
+            slinc146 = ((lane >= 1) ? (slinc146 + slup147) : slinc146);
+            unsigned int slup148 = __shfl_up_sync(0xffffffffu, slinc146, 2);
+            slinc146 = ((lane >= 2) ? (slinc146 + slup148) : slinc146);
+            unsigned int slup149 = __shfl_up_sync(0xffffffffu, slinc146, 4);
+            slinc146 = ((lane >= 4) ? (slinc146 + slup149) : slinc146);
+            unsigned int slup150 = __shfl_up_sync(0xffffffffu, slinc146, 8);
+            slinc146 = ((lane >= 8) ? (slinc146 + slup150) : slinc146);
+            unsigned int slup151 = __shfl_up_sync(0xffffffffu, slinc146, 16);
+            slinc146 = ((lane >= 16) ? (slinc146 + slup151) : slinc146);
+            unsigned int slbase152 = ((slinc146 - sltot142) + slpre143);
+            #pragma unroll
+            for (patc_int i153 = 0; i153 < 4; i153 += 1) {
+                unsigned int slq154 = (__shfl_sync(0xffffffffu, (slbase152 + slrun9[i153]), sldg7[i153]) + slrk8[i153]);
+                if ((((slvm6[i153] >> lane) & 1u) != 0u)) {
+                    long long ix155 = ((long long)slq154);
+                    stkey3[ix155] = slkey5[i153];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                        {
+                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i157) < n)) {
+                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun159 = 0u;
+            #pragma unroll
+            for (patc_int i160 = 0; i160 < 4; i160 += 1) {
+                unsigned int s161 = (~0u);
+                unsigned int slo162 = (~((slkey5[i160] | 2147483648u) ^ ((slkey5[i160] > 2147483648u) ? s161 : 0u)));
+                unsigned int sld163 = ((slo162 >> 25u) & 31u);
+                sldg7[i160] = sld163;
+                unsigned int slm164 = slvm6[i160];
+                unsigned int slb165 = __ballot_sync(0xffffffffu, ((slo162 & 33554432u) != 0u));
+                slm164 = (slm164 & (((lane & 1u) != 0u) ? slb165 : (~slb165)));
+                unsigned int slb166 = __ballot_sync(0xffffffffu, ((slo162 & 67108864u) != 0u));
+                slm164 = (slm164 & (((lane & 2u) != 0u) ? slb166 : (~slb166)));
+                unsigned int slb167 = __ballot_sync(0xffffffffu, ((slo162 & 134217728u) != 0u));
+                slm164 = (slm164 & (((lane & 4u) != 0u) ? slb167 : (~slb167)));
+                unsigned int slb168 = __ballot_sync(0xffffffffu, ((slo162 & 268435456u) != 0u));
+                slm164 = (slm164 & (((lane & 8u) != 0u) ? slb168 : (~slb168)));
+                unsigned int slb169 = __ballot_sync(0xffffffffu, ((slo162 & 536870912u) != 0u));
+                slm164 = (slm164 & (((lane & 16u) != 0u) ? slb169 : (~slb169)));
+                slrun9[i160] = slrun159;
+                slrun159 = (slrun159 + __popc(slm164));
+                slrk8[i160] = __popc((__shfl_sync(0xffffffffu, slm164, sld163) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun159 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot171 = 0u;
+            unsigned int slpre172 = 0u;
+            for (patc_int i173 = 0; i173 < 32; i173 += 1) {
+                unsigned int slc174 = sthist4[(33 * lane + i173)];
+                sltot171 = (sltot171 + slc174);
+                slpre172 = (slpre172 + ((i173 < warp) ? slc174 : 0u));
+            }
+            unsigned int slinc175 = sltot171;
+            unsigned int slup176 = __shfl_up_sync(0xffffffffu, slinc175, 1);
+            slinc175 = ((lane >= 1) ? (slinc175 + slup176) : slinc175);
+            unsigned int slup177 = __shfl_up_sync(0xffffffffu, slinc175, 2);
+            slinc175 = ((lane >= 2) ? (slinc175 + slup177) : slinc175);
+            unsigned int slup178 = __shfl_up_sync(0xffffffffu, slinc175, 4);
+            slinc175 = ((lane >= 4) ? (slinc175 + slup178) : slinc175);
+            unsigned int slup179 = __shfl_up_sync(0xffffffffu, slinc175, 8);
+            slinc175 = ((lane >= 8) ? (slinc175 + slup179) : slinc175);
+            unsigned int slup180 = __shfl_up_sync(0xffffffffu, slinc175, 16);
+            slinc175 = ((lane >= 16) ? (slinc175 + slup180) : slinc175);
+            unsigned int slbase181 = ((slinc175 - sltot171) + slpre172);
+            #pragma unroll
+            for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                unsigned int slq183 = (__shfl_sync(0xffffffffu, (slbase181 + slrun9[i182]), sldg7[i182]) + slrk8[i182]);
+                if ((((slvm6[i182] >> lane) & 1u) != 0u)) {
+                    long long ix184 = ((long long)slq183);
+                    stkey3[ix184] = slkey5[i182];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
+                        {
+                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i186) < n)) {
+                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun188 = 0u;
+            #pragma unroll
+            for (patc_int i189 = 0; i189 < 4; i189 += 1) {
+                unsigned int s190 = (~0u);
+                unsigned int slo191 = (~((slkey5[i189] | 2147483648u) ^ ((slkey5[i189] > 2147483648u) ? s190 : 0u)));
+                unsigned int sld192 = ((slo191 >> 30u) & 3u);
+                sldg7[i189] = sld192;
+                unsigned int slm193 = slvm6[i189];
+                unsigned int slb194 = __ballot_sync(0xffffffffu, ((slo191 & 1073741824u) != 0u));
+                slm193 = (slm193 & (((lane & 1u) != 0u) ? slb194 : (~slb194)));
+                unsigned int slb195 = __ballot_sync(0xffffffffu, ((slo191 & 2147483648u) != 0u));
+                slm193 = (slm193 & (((lane & 2u) != 0u) ? slb195 : (~slb195)));
+                slrun9[i189] = slrun188;
+                slrun188 = (slrun188 + __popc(slm193));
+                slrk8[i189] = __popc((__shfl_sync(0xffffffffu, slm193, sld192) & ((1u << lane) - 1u)));
+            }
+            sthist4[(33 * lane + warp)] = ((lane < 4u) ? slrun188 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot197 = 0u;
+            unsigned int slpre198 = 0u;
+            for (patc_int i199 = 0; i199 < 32; i199 += 1) {
+                unsigned int slc200 = sthist4[(33 * lane + i199)];
+                sltot197 = (sltot197 + slc200);
+                slpre198 = (slpre198 + ((i199 < warp) ? slc200 : 0u));
+            }
+            unsigned int slinc201 = sltot197;
+            unsigned int slup202 = __shfl_up_sync(0xffffffffu, slinc201, 1);
+            slinc201 = ((lane >= 1) ? (slinc201 + slup202) : slinc201);
+            unsigned int slup203 = __shfl_up_sync(0xffffffffu, slinc201, 2);
+            slinc201 = ((lane >= 2) ? (slinc201 + slup203) : slinc201);
+            unsigned int slup204 = __shfl_up_sync(0xffffffffu, slinc201, 4);
+            slinc201 = ((lane >= 4) ? (slinc201 + slup204) : slinc201);
+            unsigned int slup205 = __shfl_up_sync(0xffffffffu, slinc201, 8);
+            slinc201 = ((lane >= 8) ? (slinc201 + slup205) : slinc201);
+            unsigned int slup206 = __shfl_up_sync(0xffffffffu, slinc201, 16);
+            slinc201 = ((lane >= 16) ? (slinc201 + slup206) : slinc201);
+            unsigned int slbase207 = ((slinc201 - sltot197) + slpre198);
+            #pragma unroll
+            for (patc_int i208 = 0; i208 < 4; i208 += 1) {
+                unsigned int slq209 = (__shfl_sync(0xffffffffu, (slbase207 + slrun9[i208]), sldg7[i208]) + slrk8[i208]);
+                if ((((slvm6[i208] >> lane) & 1u) != 0u)) {
+                    long long ix210 = ((long long)slq209);
+                    stkey3[ix210] = slkey5[i208];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                        {
+                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b2) < n)) {
+                    #pragma unroll
+                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                        if (((lane + 128 * warp + 4096 * b2 + 32 * i212) < n)) {
+                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
+                        }
+                    }
+                }
+            }
+        }
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                    {
+                        out[(lane + 128 * warp + 4096 * b2 + 32 * i214)] = slkey5[i214];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                    if (((lane + 128 * warp + 4096 * b2 + 32 * i214) < n)) {
+                        out[(lane + 128 * warp + 4096 * b2 + 32 * i214)] = slkey5[i214];
                     }
                 }
             }
@@ -4180,638 +4197,647 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
  *                    out1: n.u32 (n x unsigned int)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
- *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *stkey4 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stval5 = (unsigned int *)(patc_smem + 16384);
-    unsigned int *sthist9 = (unsigned int *)(patc_smem + 32768);
-    unsigned int *stinfo8 = (unsigned int *)(patc_smem + 65664);
-    unsigned int *stwsum10 = (unsigned int *)(patc_smem + 82048);
-    unsigned int *stkey6 = (unsigned int *)(patc_smem + 82176);
-    unsigned int *stval7 = (unsigned int *)(patc_smem + 98560);
+    unsigned int *sthist6 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *stval5 = (unsigned int *)(patc_smem + 20608);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b3 = blockIdx.x;
+        unsigned int slkey7[4];
+        unsigned int slval8[4];
+        unsigned int slvm9[4];
+        unsigned int sldg10[4];
+        unsigned int slrk11[4];
+        unsigned int slrun12[4];
         if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t11 = threadIdx.x;
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    {
-                        stkey4[(t11 + 1024 * i12)] = ks[(4096 * b3 + t11 + 1024 * i12)];
-                        stval5[(t11 + 1024 * i12)] = vs[(4096 * b3 + t11 + 1024 * i12)];
+                #pragma unroll
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    bool slok15 = true;
+                    slvm9[i14] = __ballot_sync(0xffffffffu, slok15);
+                    slkey7[i14] = 0u;
+                    slval8[i14] = 0u;
+                    if (slok15) {
+                        slkey7[i14] = ks[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
+                        slval8[i14] = vs[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t11 = threadIdx.x;
-                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
-                    if (((4096 * b3 + t11 + 1024 * i12) < n)) {
-                        stkey4[(t11 + 1024 * i12)] = ks[(4096 * b3 + t11 + 1024 * i12)];
-                        stval5[(t11 + 1024 * i12)] = vs[(4096 * b3 + t11 + 1024 * i12)];
+                #pragma unroll
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    bool slok15 = ((lane + 128 * warp + 4096 * b3 + 32 * i14) < n);
+                    slvm9[i14] = __ballot_sync(0xffffffffu, slok15);
+                    slkey7[i14] = 0u;
+                    slval8[i14] = 0u;
+                    if (slok15) {
+                        slkey7[i14] = ks[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
+                        slval8[i14] = vs[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                     }
                 }
             }
         }
         {
-            const patc_int t13 = threadIdx.x;
-            for (patc_int i14 = 0; i14 < 9; i14 += 1) {
-                if (((t13 + 1024 * i14) < 8224)) {
-                    sthist9[(t13 + 1024 * i14)] = 0u;
-                }
+            unsigned int slrun17 = 0u;
+            #pragma unroll
+            for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                unsigned int v19 = slkey7[i18];
+                unsigned int s20 = (~0u);
+                unsigned int slo21 = (~((v19 | 2147483648u) ^ ((v19 > 2147483648u) ? s20 : 0u)));
+                unsigned int sld22 = ((slo21 >> 0u) & 31u);
+                sldg10[i18] = sld22;
+                unsigned int slm23 = slvm9[i18];
+                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo21 & 1u) != 0u));
+                slm23 = (slm23 & (((lane & 1u) != 0u) ? slb24 : (~slb24)));
+                unsigned int slb25 = __ballot_sync(0xffffffffu, ((slo21 & 2u) != 0u));
+                slm23 = (slm23 & (((lane & 2u) != 0u) ? slb25 : (~slb25)));
+                unsigned int slb26 = __ballot_sync(0xffffffffu, ((slo21 & 4u) != 0u));
+                slm23 = (slm23 & (((lane & 4u) != 0u) ? slb26 : (~slb26)));
+                unsigned int slb27 = __ballot_sync(0xffffffffu, ((slo21 & 8u) != 0u));
+                slm23 = (slm23 & (((lane & 8u) != 0u) ? slb27 : (~slb27)));
+                unsigned int slb28 = __ballot_sync(0xffffffffu, ((slo21 & 16u) != 0u));
+                slm23 = (slm23 & (((lane & 16u) != 0u) ? slb28 : (~slb28)));
+                slrun12[i18] = slrun17;
+                slrun17 = (slrun17 + __popc(slm23));
+                slrk11[i18] = __popc((__shfl_sync(0xffffffffu, slm23, sld22) & ((1u << lane) - 1u)));
             }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
-                    {
-                        bool stok17 = true;
-                        unsigned int v18 = stkey4[(lane + 128 * warp + 32 * i16)];
-                        unsigned int s19 = (~0u);
-                        unsigned int stb20 = (stok17 ? ((~((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u))) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok17) {
-                            sth25 = sthist9[(257 * warp + ix24)];
-                        }
-                        __syncwarp();
-                        if ((stok17 && ((strk22 + 1u) == stct23))) {
-                            sthist9[(257 * warp + ix24)] = (sth25 + stct23);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i16 = 0; i16 < 4; i16 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i16) < n)) {
-                        bool stok17 = ((lane + 128 * warp + 4096 * b3 + 32 * i16) < n);
-                        unsigned int v18 = stkey4[(lane + 128 * warp + 32 * i16)];
-                        unsigned int s19 = (~0u);
-                        unsigned int stb20 = (stok17 ? ((~((v18 | 2147483648u) ^ ((v18 > 2147483648u) ? s19 : 0u))) & 255u) : 0u);
-                        unsigned int stpm21 = (__ballot_sync(0xffffffffu, stok17) & patc_match_bits(stb20, 8u));
-                        unsigned int strk22 = __popc((stpm21 & ((1u << lane) - 1u)));
-                        unsigned int stct23 = __popc(stpm21);
-                        long long ix24 = ((long long)stb20);
-                        unsigned int sth25 = 0u;
-                        if (stok17) {
-                            sth25 = sthist9[(257 * warp + ix24)];
-                        }
-                        __syncwarp();
-                        if ((stok17 && ((strk22 + 1u) == stct23))) {
-                            sthist9[(257 * warp + ix24)] = (sth25 + stct23);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i16)] = (stok17 ? ((stb20 << 16u) | (sth25 + strk22)) : 4294901760u);
-                    }
-                }
-            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun17 : 0u);
         }
         __syncthreads();
         {
-            const patc_int t26 = threadIdx.x;
-            unsigned int stsum27 = 0u;
-            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
-                stsum27 = (stsum27 + sthist9[(2056 * t26 + 257 * i28 - 8223 * ((8 * t26 + i28) / 32))]);
+            unsigned int sltot30 = 0u;
+            unsigned int slpre31 = 0u;
+            for (patc_int i32 = 0; i32 < 32; i32 += 1) {
+                unsigned int slc33 = sthist6[(33 * lane + i32)];
+                sltot30 = (sltot30 + slc33);
+                slpre31 = (slpre31 + ((i32 < warp) ? slc33 : 0u));
             }
-            unsigned int stinc29 = stsum27;
-            unsigned int stup30 = __shfl_up_sync(0xffffffffu, stinc29, 1);
-            stinc29 = ((lane >= 1) ? (stinc29 + stup30) : stinc29);
-            unsigned int stup31 = __shfl_up_sync(0xffffffffu, stinc29, 2);
-            stinc29 = ((lane >= 2) ? (stinc29 + stup31) : stinc29);
-            unsigned int stup32 = __shfl_up_sync(0xffffffffu, stinc29, 4);
-            stinc29 = ((lane >= 4) ? (stinc29 + stup32) : stinc29);
-            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc29, 8);
-            stinc29 = ((lane >= 8) ? (stinc29 + stup33) : stinc29);
-            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc29, 16);
-            stinc29 = ((lane >= 16) ? (stinc29 + stup34) : stinc29);
-            unsigned int stat35 = (stinc29 - stsum27);
-            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                unsigned int stcb37 = sthist9[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))];
-                sthist9[(2056 * t26 + 257 * i36 - 8223 * ((8 * t26 + i36) / 32))] = stat35;
-                stat35 = (stat35 + stcb37);
-            }
-            if ((lane == 31)) {
-                stwsum10[warp] = stinc29;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw39 = 0u;
-                if ((lane < 32)) {
-                    stw39 = stwsum10[lane];
-                }
-                unsigned int stwinc40 = stw39;
-                unsigned int stup41 = __shfl_up_sync(0xffffffffu, stwinc40, 1);
-                stwinc40 = ((lane >= 1) ? (stwinc40 + stup41) : stwinc40);
-                unsigned int stup42 = __shfl_up_sync(0xffffffffu, stwinc40, 2);
-                stwinc40 = ((lane >= 2) ? (stwinc40 + stup42) : stwinc40);
-                unsigned int stup43 = __shfl_up_sync(0xffffffffu, stwinc40, 4);
-                stwinc40 = ((lane >= 4) ? (stwinc40 + stup43) : stwinc40);
-                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc40, 8);
-                stwinc40 = ((lane >= 8) ? (stwinc40 + stup44) : stwinc40);
-                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc40, 16);
-                stwinc40 = ((lane >= 16) ? (stwinc40 + stup45) : stwinc40);
-                if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc40 - stw39);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4064) < n)) {
-            {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                    {
-                        unsigned int sti48 = stinfo8[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum10[((warp + 32 * ix50) / 256)] + (sthist9[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey4[(lane + 128 * warp + 32 * i47)];
-                            stval7[ix51] = stval5[(lane + 128 * warp + 32 * i47)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i47) < n)) {
-                        unsigned int sti48 = stinfo8[(lane + 128 * warp + 32 * i47)];
-                        unsigned int stbk49 = (sti48 >> 16u);
-                        if ((stbk49 < 256u)) {
-                            long long ix50 = ((long long)stbk49);
-                            long long ix51 = ((long long)(stwsum10[((warp + 32 * ix50) / 256)] + (sthist9[(257 * warp + ix50)] + (sti48 & 65535u))));
-                            stkey6[ix51] = stkey4[(lane + 128 * warp + 32 * i47)];
-                            stval7[ix51] = stval5[(lane + 128 * warp + 32 * i47)];
-                        }
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t52 = threadIdx.x;
-            for (patc_int i53 = 0; i53 < 9; i53 += 1) {
-                if (((t52 + 1024 * i53) < 8224)) {
-                    sthist9[(t52 + 1024 * i53)] = 0u;
+            unsigned int slinc34 = sltot30;
+            unsigned int slup35 = __shfl_up_sync(0xffffffffu, slinc34, 1);
+            slinc34 = ((lane >= 1) ? (slinc34 + slup35) : slinc34);
+            unsigned int slup36 = __shfl_up_sync(0xffffffffu, slinc34, 2);
+            slinc34 = ((lane >= 2) ? (slinc34 + slup36) : slinc34);
+            unsigned int slup37 = __shfl_up_sync(0xffffffffu, slinc34, 4);
+            slinc34 = ((lane >= 4) ? (slinc34 + slup37) : slinc34);
+            unsigned int slup38 = __shfl_up_sync(0xffffffffu, slinc34, 8);
+            slinc34 = ((lane >= 8) ? (slinc34 + slup38) : slinc34);
+            unsigned int slup39 = __shfl_up_sync(0xffffffffu, slinc34, 16);
+            slinc34 = ((lane >= 16) ? (slinc34 + slup39) : slinc34);
+            unsigned int slbase40 = ((slinc34 - sltot30) + slpre31);
+            #pragma unroll
+            for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                unsigned int slq42 = (__shfl_sync(0xffffffffu, (slbase40 + slrun12[i41]), sldg10[i41]) + slrk11[i41]);
+                if ((((slvm9[i41] >> lane) & 1u) != 0u)) {
+                    long long ix43 = ((long long)slq42);
+                    stkey4[ix43] = slkey7[i41];
+                    stval5[ix43] = slval8[i41];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                    {
-                        bool stok56 = true;
-                        unsigned int v57 = stkey6[(lane + 128 * warp + 32 * i55)];
-                        unsigned int s58 = (~0u);
-                        unsigned int stb59 = (stok56 ? (((~((v57 | 2147483648u) ^ ((v57 > 2147483648u) ? s58 : 0u))) >> 8u) & 255u) : 0u);
-                        unsigned int stpm60 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb59, 8u));
-                        unsigned int strk61 = __popc((stpm60 & ((1u << lane) - 1u)));
-                        unsigned int stct62 = __popc(stpm60);
-                        long long ix63 = ((long long)stb59);
-                        unsigned int sth64 = 0u;
-                        if (stok56) {
-                            sth64 = sthist9[(257 * warp + ix63)];
-                        }
-                        __syncwarp();
-                        if ((stok56 && ((strk61 + 1u) == stct62))) {
-                            sthist9[(257 * warp + ix63)] = (sth64 + stct62);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb59 << 16u) | (sth64 + strk61)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i55) < n)) {
-                        bool stok56 = ((lane + 128 * warp + 4096 * b3 + 32 * i55) < n);
-                        unsigned int v57 = stkey6[(lane + 128 * warp + 32 * i55)];
-                        unsigned int s58 = (~0u);
-                        unsigned int stb59 = (stok56 ? (((~((v57 | 2147483648u) ^ ((v57 > 2147483648u) ? s58 : 0u))) >> 8u) & 255u) : 0u);
-                        unsigned int stpm60 = (__ballot_sync(0xffffffffu, stok56) & patc_match_bits(stb59, 8u));
-                        unsigned int strk61 = __popc((stpm60 & ((1u << lane) - 1u)));
-                        unsigned int stct62 = __popc(stpm60);
-                        long long ix63 = ((long long)stb59);
-                        unsigned int sth64 = 0u;
-                        if (stok56) {
-                            sth64 = sthist9[(257 * warp + ix63)];
-                        }
-                        __syncwarp();
-                        if ((stok56 && ((strk61 + 1u) == stct62))) {
-                            sthist9[(257 * warp + ix63)] = (sth64 + stct62);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i55)] = (stok56 ? ((stb59 << 16u) | (sth64 + strk61)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t65 = threadIdx.x;
-            unsigned int stsum66 = 0u;
-            for (patc_int i67 = 0; i67 < 8; i67 += 1) {
-                stsum66 = (stsum66 + sthist9[(2056 * t65 + 257 * i67 - 8223 * ((8 * t65 + i67) / 32))]);
-            }
-            unsigned int stinc68 = stsum66;
-            unsigned int stup69 = __shfl_up_sync(0xffffffffu, stinc68, 1);
-            stinc68 = ((lane >= 1) ? (stinc68 + stup69) : stinc68);
-            unsigned int stup70 = __shfl_up_sync(0xffffffffu, stinc68, 2);
-            stinc68 = ((lane >= 2) ? (stinc68 + stup70) : stinc68);
-            unsigned int stup71 = __shfl_up_sync(0xffffffffu, stinc68, 4);
-            stinc68 = ((lane >= 4) ? (stinc68 + stup71) : stinc68);
-            unsigned int stup72 = __shfl_up_sync(0xffffffffu, stinc68, 8);
-            stinc68 = ((lane >= 8) ? (stinc68 + stup72) : stinc68);
-            unsigned int stup73 = __shfl_up_sync(0xffffffffu, stinc68, 16);
-            stinc68 = ((lane >= 16) ? (stinc68 + stup73) : stinc68);
-            unsigned int stat74 = (stinc68 - stsum66);
-            for (patc_int i75 = 0; i75 < 8; i75 += 1) {
-                unsigned int stcb76 = sthist9[(2056 * t65 + 257 * i75 - 8223 * ((8 * t65 + i75) / 32))];
-                sthist9[(2056 * t65 + 257 * i75 - 8223 * ((8 * t65 + i75) / 32))] = stat74;
-                stat74 = (stat74 + stcb76);
-            }
-            if ((lane == 31)) {
-                stwsum10[warp] = stinc68;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw78 = 0u;
-                if ((lane < 32)) {
-                    stw78 = stwsum10[lane];
-                }
-                unsigned int stwinc79 = stw78;
-                unsigned int stup80 = __shfl_up_sync(0xffffffffu, stwinc79, 1);
-                stwinc79 = ((lane >= 1) ? (stwinc79 + stup80) : stwinc79);
-                unsigned int stup81 = __shfl_up_sync(0xffffffffu, stwinc79, 2);
-                stwinc79 = ((lane >= 2) ? (stwinc79 + stup81) : stwinc79);
-                unsigned int stup82 = __shfl_up_sync(0xffffffffu, stwinc79, 4);
-                stwinc79 = ((lane >= 4) ? (stwinc79 + stup82) : stwinc79);
-                unsigned int stup83 = __shfl_up_sync(0xffffffffu, stwinc79, 8);
-                stwinc79 = ((lane >= 8) ? (stwinc79 + stup83) : stwinc79);
-                unsigned int stup84 = __shfl_up_sync(0xffffffffu, stwinc79, 16);
-                stwinc79 = ((lane >= 16) ? (stwinc79 + stup84) : stwinc79);
-                if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc79 - stw78);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4064) < n)) {
-            {
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    {
-                        unsigned int sti87 = stinfo8[(lane + 128 * warp + 32 * i86)];
-                        unsigned int stbk88 = (sti87 >> 16u);
-                        if ((stbk88 < 256u)) {
-                            long long ix89 = ((long long)stbk88);
-                            long long ix90 = ((long long)(stwsum10[((warp + 32 * ix89) / 256)] + (sthist9[(257 * warp + ix89)] + (sti87 & 65535u))));
-                            stkey4[ix90] = stkey6[(lane + 128 * warp + 32 * i86)];
-                            stval5[ix90] = stval7[(lane + 128 * warp + 32 * i86)];
+                {
+                    #pragma unroll
+                    for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                        {
+                            slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
+                            slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i86) < n)) {
-                        unsigned int sti87 = stinfo8[(lane + 128 * warp + 32 * i86)];
-                        unsigned int stbk88 = (sti87 >> 16u);
-                        if ((stbk88 < 256u)) {
-                            long long ix89 = ((long long)stbk88);
-                            long long ix90 = ((long long)(stwsum10[((warp + 32 * ix89) / 256)] + (sthist9[(257 * warp + ix89)] + (sti87 & 65535u))));
-                            stkey4[ix90] = stkey6[(lane + 128 * warp + 32 * i86)];
-                            stval5[ix90] = stval7[(lane + 128 * warp + 32 * i86)];
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i45) < n)) {
+                            slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
+                            slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun47 = 0u;
+            #pragma unroll
+            for (patc_int i48 = 0; i48 < 4; i48 += 1) {
+                unsigned int v49 = slkey7[i48];
+                unsigned int s50 = (~0u);
+                unsigned int slo51 = (~((v49 | 2147483648u) ^ ((v49 > 2147483648u) ? s50 : 0u)));
+                unsigned int sld52 = ((slo51 >> 5u) & 31u);
+                sldg10[i48] = sld52;
+                unsigned int slm53 = slvm9[i48];
+                unsigned int slb54 = __ballot_sync(0xffffffffu, ((slo51 & 32u) != 0u));
+                slm53 = (slm53 & (((lane & 1u) != 0u) ? slb54 : (~slb54)));
+                unsigned int slb55 = __ballot_sync(0xffffffffu, ((slo51 & 64u) != 0u));
+                slm53 = (slm53 & (((lane & 2u) != 0u) ? slb55 : (~slb55)));
+                unsigned int slb56 = __ballot_sync(0xffffffffu, ((slo51 & 128u) != 0u));
+                slm53 = (slm53 & (((lane & 4u) != 0u) ? slb56 : (~slb56)));
+                unsigned int slb57 = __ballot_sync(0xffffffffu, ((slo51 & 256u) != 0u));
+                slm53 = (slm53 & (((lane & 8u) != 0u) ? slb57 : (~slb57)));
+                unsigned int slb58 = __ballot_sync(0xffffffffu, ((slo51 & 512u) != 0u));
+                slm53 = (slm53 & (((lane & 16u) != 0u) ? slb58 : (~slb58)));
+                slrun12[i48] = slrun47;
+                slrun47 = (slrun47 + __popc(slm53));
+                slrk11[i48] = __popc((__shfl_sync(0xffffffffu, slm53, sld52) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun47 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t91 = threadIdx.x;
-            for (patc_int i92 = 0; i92 < 9; i92 += 1) {
-                if (((t91 + 1024 * i92) < 8224)) {
-                    sthist9[(t91 + 1024 * i92)] = 0u;
+            unsigned int sltot60 = 0u;
+            unsigned int slpre61 = 0u;
+            for (patc_int i62 = 0; i62 < 32; i62 += 1) {
+                unsigned int slc63 = sthist6[(33 * lane + i62)];
+                sltot60 = (sltot60 + slc63);
+                slpre61 = (slpre61 + ((i62 < warp) ? slc63 : 0u));
+            }
+            unsigned int slinc64 = sltot60;
+            unsigned int slup65 = __shfl_up_sync(0xffffffffu, slinc64, 1);
+            slinc64 = ((lane >= 1) ? (slinc64 + slup65) : slinc64);
+            unsigned int slup66 = __shfl_up_sync(0xffffffffu, slinc64, 2);
+            slinc64 = ((lane >= 2) ? (slinc64 + slup66) : slinc64);
+            unsigned int slup67 = __shfl_up_sync(0xffffffffu, slinc64, 4);
+            slinc64 = ((lane >= 4) ? (slinc64 + slup67) : slinc64);
+            unsigned int slup68 = __shfl_up_sync(0xffffffffu, slinc64, 8);
+            slinc64 = ((lane >= 8) ? (slinc64 + slup68) : slinc64);
+            unsigned int slup69 = __shfl_up_sync(0xffffffffu, slinc64, 16);
+            slinc64 = ((lane >= 16) ? (slinc64 + slup69) : slinc64);
+            unsigned int slbase70 = ((slinc64 - sltot60) + slpre61);
+            #pragma unroll
+            for (patc_int i71 = 0; i71 < 4; i71 += 1) {
+                unsigned int slq72 = (__shfl_sync(0xffffffffu, (slbase70 + slrun12[i71]), sldg10[i71]) + slrk11[i71]);
+                if ((((slvm9[i71] >> lane) & 1u) != 0u)) {
+                    long long ix73 = ((long long)slq72);
+                    stkey4[ix73] = slkey7[i71];
+                    stval5[ix73] = slval8[i71];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                    {
-                        bool stok95 = true;
-                        unsigned int v96 = stkey4[(lane + 128 * warp + 32 * i94)];
-                        unsigned int s97 = (~0u);
-                        unsigned int stb98 = (stok95 ? (((~((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u))) >> 16u) & 255u) : 0u);
-                        unsigned int stpm99 = (__ballot_sync(0xffffffffu, stok95) & patc_match_bits(stb98, 8u));
-                        unsigned int strk100 = __popc((stpm99 & ((1u << lane) - 1u)));
-                        unsigned int stct101 = __popc(stpm99);
-                        long long ix102 = ((long long)stb98);
-                        unsigned int sth103 = 0u;
-                        if (stok95) {
-                            sth103 = sthist9[(257 * warp + ix102)];
-                        }
-                        __syncwarp();
-                        if ((stok95 && ((strk100 + 1u) == stct101))) {
-                            sthist9[(257 * warp + ix102)] = (sth103 + stct101);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i94)] = (stok95 ? ((stb98 << 16u) | (sth103 + strk100)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i94 = 0; i94 < 4; i94 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i94) < n)) {
-                        bool stok95 = ((lane + 128 * warp + 4096 * b3 + 32 * i94) < n);
-                        unsigned int v96 = stkey4[(lane + 128 * warp + 32 * i94)];
-                        unsigned int s97 = (~0u);
-                        unsigned int stb98 = (stok95 ? (((~((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u))) >> 16u) & 255u) : 0u);
-                        unsigned int stpm99 = (__ballot_sync(0xffffffffu, stok95) & patc_match_bits(stb98, 8u));
-                        unsigned int strk100 = __popc((stpm99 & ((1u << lane) - 1u)));
-                        unsigned int stct101 = __popc(stpm99);
-                        long long ix102 = ((long long)stb98);
-                        unsigned int sth103 = 0u;
-                        if (stok95) {
-                            sth103 = sthist9[(257 * warp + ix102)];
-                        }
-                        __syncwarp();
-                        if ((stok95 && ((strk100 + 1u) == stct101))) {
-                            sthist9[(257 * warp + ix102)] = (sth103 + stct101);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i94)] = (stok95 ? ((stb98 << 16u) | (sth103 + strk100)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t104 = threadIdx.x;
-            unsigned int stsum105 = 0u;
-            for (patc_int i106 = 0; i106 < 8; i106 += 1) {
-                stsum105 = (stsum105 + sthist9[(2056 * t104 + 257 * i106 - 8223 * ((8 * t104 + i106) / 32))]);
-            }
-            unsigned int stinc107 = stsum105;
-            unsigned int stup108 = __shfl_up_sync(0xffffffffu, stinc107, 1);
-            stinc107 = ((lane >= 1) ? (stinc107 + stup108) : stinc107);
-            unsigned int stup109 = __shfl_up_sync(0xffffffffu, stinc107, 2);
-            stinc107 = ((lane >= 2) ? (stinc107 + stup109) : stinc107);
-            unsigned int stup110 = __shfl_up_sync(0xffffffffu, stinc107, 4);
-            stinc107 = ((lane >= 4) ? (stinc107 + stup110) : stinc107);
-            unsigned int stup111 = __shfl_up_sync(0xffffffffu, stinc107, 8);
-            stinc107 = ((lane >= 8) ? (stinc107 + stup111) : stinc107);
-            unsigned int stup112 = __shfl_up_sync(0xffffffffu, stinc107, 16);
-            stinc107 = ((lane >= 16) ? (stinc107 + stup112) : stinc107);
-            unsigned int stat113 = (stinc107 - stsum105);
-            for (patc_int i114 = 0; i114 < 8; i114 += 1) {
-                unsigned int stcb115 = sthist9[(2056 * t104 + 257 * i114 - 8223 * ((8 * t104 + i114) / 32))];
-                sthist9[(2056 * t104 + 257 * i114 - 8223 * ((8 * t104 + i114) / 32))] = stat113;
-                stat113 = (stat113 + stcb115);
-            }
-            if ((lane == 31)) {
-                stwsum10[warp] = stinc107;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw117 = 0u;
-                if ((lane < 32)) {
-                    stw117 = stwsum10[lane];
-                }
-                unsigned int stwinc118 = stw117;
-                unsigned int stup119 = __shfl_up_sync(0xffffffffu, stwinc118, 1);
-                stwinc118 = ((lane >= 1) ? (stwinc118 + stup119) : stwinc118);
-                unsigned int stup120 = __shfl_up_sync(0xffffffffu, stwinc118, 2);
-                stwinc118 = ((lane >= 2) ? (stwinc118 + stup120) : stwinc118);
-                unsigned int stup121 = __shfl_up_sync(0xffffffffu, stwinc118, 4);
-                stwinc118 = ((lane >= 4) ? (stwinc118 + stup121) : stwinc118);
-                unsigned int stup122 = __shfl_up_sync(0xffffffffu, stwinc118, 8);
-                stwinc118 = ((lane >= 8) ? (stwinc118 + stup122) : stwinc118);
-                unsigned int stup123 = __shfl_up_sync(0xffffffffu, stwinc118, 16);
-                stwinc118 = ((lane >= 16) ? (stwinc118 + stup123) : stwinc118);
-                if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc118 - stw117);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4064) < n)) {
-            {
-                for (patc_int i125 = 0; i125 < 4; i125 += 1) {
-                    {
-                        unsigned int sti126 = stinfo8[(lane + 128 * warp + 32 * i125)];
-                        unsigned int stbk127 = (sti126 >> 16u);
-                        if ((stbk127 < 256u)) {
-                            long long ix128 = ((long long)stbk127);
-                            long long ix129 = ((long long)(stwsum10[((warp + 32 * ix128) / 256)] + (sthist9[(257 * warp + ix128)] + (sti126 & 65535u))));
-                            stkey6[ix129] = stkey4[(lane + 128 * warp + 32 * i125)];
-                            stval7[ix129] = stval5[(lane + 128 * warp + 32 * i125)];
+                {
+                    #pragma unroll
+                    for (patc_int i75 = 0; i75 < 4; i75 += 1) {
+                        {
+                            slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
+                            slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i125 = 0; i125 < 4; i125 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i125) < n)) {
-                        unsigned int sti126 = stinfo8[(lane + 128 * warp + 32 * i125)];
-                        unsigned int stbk127 = (sti126 >> 16u);
-                        if ((stbk127 < 256u)) {
-                            long long ix128 = ((long long)stbk127);
-                            long long ix129 = ((long long)(stwsum10[((warp + 32 * ix128) / 256)] + (sthist9[(257 * warp + ix128)] + (sti126 & 65535u))));
-                            stkey6[ix129] = stkey4[(lane + 128 * warp + 32 * i125)];
-                            stval7[ix129] = stval5[(lane + 128 * warp + 32 * i125)];
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i75 = 0; i75 < 4; i75 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i75) < n)) {
+                            slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
+                            slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
                         }
                     }
                 }
             }
         }
+        {
+            unsigned int slrun77 = 0u;
+            #pragma unroll
+            for (patc_int i78 = 0; i78 < 4; i78 += 1) {
+                unsigned int v79 = slkey7[i78];
+                unsigned int s80 = (~0u);
+                unsigned int slo81 = (~((v79 | 2147483648u) ^ ((v79 > 2147483648u) ? s80 : 0u)));
+                unsigned int sld82 = ((slo81 >> 10u) & 31u);
+                sldg10[i78] = sld82;
+                unsigned int slm83 = slvm9[i78];
+                unsigned int slb84 = __ballot_sync(0xffffffffu, ((slo81 & 1024u) != 0u));
+                slm83 = (slm83 & (((lane & 1u) != 0u) ? slb84 : (~slb84)));
+                unsigned int slb85 = __ballot_sync(0xffffffffu, ((slo81 & 2048u) != 0u));
+                slm83 = (slm83 & (((lane & 2u) != 0u) ? slb85 : (~slb85)));
+                unsigned int slb86 = __ballot_sync(0xffffffffu, ((slo81 & 4096u) != 0u));
+                slm83 = (slm83 & (((lane & 4u) != 0u) ? slb86 : (~slb86)));
+                unsigned int slb87 = __ballot_sync(0xffffffffu, ((slo81 & 8192u) != 0u));
+                slm83 = (slm83 & (((lane & 8u) != 0u) ? slb87 : (~slb87)));
+                unsigned int slb88 = __ballot_sync(0xffffffffu, ((slo81 & 16384u) != 0u));
+                slm83 = (slm83 & (((lane & 16u) != 0u) ? slb88 : (~slb88)));
+                slrun12[i78] = slrun77;
+                slrun77 = (slrun77 + __popc(slm83));
+                slrk11[i78] = __popc((__shfl_sync(0xffffffffu, slm83, sld82) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun77 : 0u);
+        }
         __syncthreads();
         {
-            const patc_int t130 = threadIdx.x;
-            for (patc_int i131 = 0; i131 < 9; i131 += 1) {
-                if (((t130 + 1024 * i131) < 8224)) {
-                    sthist9[(t130 + 1024 * i131)] = 0u;
+            unsigned int sltot90 = 0u;
+            unsigned int slpre91 = 0u;
+            for (patc_int i92 = 0; i92 < 32; i92 += 1) {
+                unsigned int slc93 = sthist6[(33 * lane + i92)];
+                sltot90 = (sltot90 + slc93);
+                slpre91 = (slpre91 + ((i92 < warp) ? slc93 : 0u));
+            }
+            unsigned int slinc94 = sltot90;
+            unsigned int slup95 = __shfl_up_sync(0xffffffffu, slinc94, 1);
+            slinc94 = ((lane >= 1) ? (slinc94 + slup95) : slinc94);
+            unsigned int slup96 = __shfl_up_sync(0xffffffffu, slinc94, 2);
+            slinc94 = ((lane >= 2) ? (slinc94 + slup96) : slinc94);
+            unsigned int slup97 = __shfl_up_sync(0xffffffffu, slinc94, 4);
+            slinc94 = ((lane >= 4) ? (slinc94 + slup97) : slinc94);
+            unsigned int slup98 = __shfl_up_sync(0xffffffffu, slinc94, 8);
+            slinc94 = ((lane >= 8) ? (slinc94 + slup98) : slinc94);
+            unsigned int slup99 = __shfl_up_sync(0xffffffffu, slinc94, 16);
+            slinc94 = ((lane >= 16) ? (slinc94 + slup99) : slinc94);
+            unsigned int slbase100 = ((slinc94 - sltot90) + slpre91);
+            #pragma unroll
+            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                unsigned int slq102 = (__shfl_sync(0xffffffffu, (slbase100 + slrun12[i101]), sldg10[i101]) + slrk11[i101]);
+                if ((((slvm9[i101] >> lane) & 1u) != 0u)) {
+                    long long ix103 = ((long long)slq102);
+                    stkey4[ix103] = slkey7[i101];
+                    stval5[ix103] = slval8[i101];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b3 + 4095) < n)) {
             {
-                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
-                    {
-                        bool stok134 = true;
-                        unsigned int v135 = stkey6[(lane + 128 * warp + 32 * i133)];
-                        unsigned int s136 = (~0u);
-                        unsigned int stb137 = (stok134 ? (((~((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u))) >> 24u) & 255u) : 0u);
-                        unsigned int stpm138 = (__ballot_sync(0xffffffffu, stok134) & patc_match_bits(stb137, 8u));
-                        unsigned int strk139 = __popc((stpm138 & ((1u << lane) - 1u)));
-                        unsigned int stct140 = __popc(stpm138);
-                        long long ix141 = ((long long)stb137);
-                        unsigned int sth142 = 0u;
-                        if (stok134) {
-                            sth142 = sthist9[(257 * warp + ix141)];
-                        }
-                        __syncwarp();
-                        if ((stok134 && ((strk139 + 1u) == stct140))) {
-                            sthist9[(257 * warp + ix141)] = (sth142 + stct140);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i133)] = (stok134 ? ((stb137 << 16u) | (sth142 + strk139)) : 4294901760u);
-                    }
-                }
-            }
-        } else {
-            {
-                for (patc_int i133 = 0; i133 < 4; i133 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i133) < n)) {
-                        bool stok134 = ((lane + 128 * warp + 4096 * b3 + 32 * i133) < n);
-                        unsigned int v135 = stkey6[(lane + 128 * warp + 32 * i133)];
-                        unsigned int s136 = (~0u);
-                        unsigned int stb137 = (stok134 ? (((~((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u))) >> 24u) & 255u) : 0u);
-                        unsigned int stpm138 = (__ballot_sync(0xffffffffu, stok134) & patc_match_bits(stb137, 8u));
-                        unsigned int strk139 = __popc((stpm138 & ((1u << lane) - 1u)));
-                        unsigned int stct140 = __popc(stpm138);
-                        long long ix141 = ((long long)stb137);
-                        unsigned int sth142 = 0u;
-                        if (stok134) {
-                            sth142 = sthist9[(257 * warp + ix141)];
-                        }
-                        __syncwarp();
-                        if ((stok134 && ((strk139 + 1u) == stct140))) {
-                            sthist9[(257 * warp + ix141)] = (sth142 + stct140);
-                        }
-                        __syncwarp();
-                        stinfo8[(lane + 128 * warp + 32 * i133)] = (stok134 ? ((stb137 << 16u) | (sth142 + strk139)) : 4294901760u);
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int t143 = threadIdx.x;
-            unsigned int stsum144 = 0u;
-            for (patc_int i145 = 0; i145 < 8; i145 += 1) {
-                stsum144 = (stsum144 + sthist9[(2056 * t143 + 257 * i145 - 8223 * ((8 * t143 + i145) / 32))]);
-            }
-            unsigned int stinc146 = stsum144;
-            unsigned int stup147 = __shfl_up_sync(0xffffffffu, stinc146, 1);
-            stinc146 = ((lane >= 1) ? (stinc146 + stup147) : stinc146);
-            unsigned int stup148 = __shfl_up_sync(0xffffffffu, stinc146, 2);
-            stinc146 = ((lane >= 2) ? (stinc146 + stup148) : stinc146);
-            unsigned int stup149 = __shfl_up_sync(0xffffffffu, stinc146, 4);
-            stinc146 = ((lane >= 4) ? (stinc146 + stup149) : stinc146);
-            unsigned int stup150 = __shfl_up_sync(0xffffffffu, stinc146, 8);
-            stinc146 = ((lane >= 8) ? (stinc146 + stup150) : stinc146);
-            unsigned int stup151 = __shfl_up_sync(0xffffffffu, stinc146, 16);
-            stinc146 = ((lane >= 16) ? (stinc146 + stup151) : stinc146);
-            unsigned int stat152 = (stinc146 - stsum144);
-            for (patc_int i153 = 0; i153 < 8; i153 += 1) {
-                unsigned int stcb154 = sthist9[(2056 * t143 + 257 * i153 - 8223 * ((8 * t143 + i153) / 32))];
-                sthist9[(2056 * t143 + 257 * i153 - 8223 * ((8 * t143 + i153) / 32))] = stat152;
-                stat152 = (stat152 + stcb154);
-            }
-            if ((lane == 31)) {
-                stwsum10[warp] = stinc146;
-            }
-        }
-        __syncthreads();
-        {
-            if ((warp == 0)) {
-                unsigned int stw156 = 0u;
-                if ((lane < 32)) {
-                    stw156 = stwsum10[lane];
-                }
-                unsigned int stwinc157 = stw156;
-                unsigned int stup158 = __shfl_up_sync(0xffffffffu, stwinc157, 1);
-                stwinc157 = ((lane >= 1) ? (stwinc157 + stup158) : stwinc157);
-                unsigned int stup159 = __shfl_up_sync(0xffffffffu, stwinc157, 2);
-                stwinc157 = ((lane >= 2) ? (stwinc157 + stup159) : stwinc157);
-                unsigned int stup160 = __shfl_up_sync(0xffffffffu, stwinc157, 4);
-                stwinc157 = ((lane >= 4) ? (stwinc157 + stup160) : stwinc157);
-                unsigned int stup161 = __shfl_up_sync(0xffffffffu, stwinc157, 8);
-                stwinc157 = ((lane >= 8) ? (stwinc157 + stup161) : stwinc157);
-                unsigned int stup162 = __shfl_up_sync(0xffffffffu, stwinc157, 16);
-                stwinc157 = ((lane >= 16) ? (stwinc157 + stup162) : stwinc157);
-                if ((lane < 32)) {
-                    stwsum10[lane] = (stwinc157 - stw156);
-                }
-            }
-        }
-        __syncthreads();
-        if (((4096 * b3 + 4064) < n)) {
-            {
-                for (patc_int i164 = 0; i164 < 4; i164 += 1) {
-                    {
-                        unsigned int sti165 = stinfo8[(lane + 128 * warp + 32 * i164)];
-                        unsigned int stbk166 = (sti165 >> 16u);
-                        if ((stbk166 < 256u)) {
-                            long long ix167 = ((long long)stbk166);
-                            long long ix168 = ((long long)(stwsum10[((warp + 32 * ix167) / 256)] + (sthist9[(257 * warp + ix167)] + (sti165 & 65535u))));
-                            stkey4[ix168] = stkey6[(lane + 128 * warp + 32 * i164)];
-                            stval5[ix168] = stval7[(lane + 128 * warp + 32 * i164)];
+                {
+                    #pragma unroll
+                    for (patc_int i105 = 0; i105 < 4; i105 += 1) {
+                        {
+                            slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
+                            slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
                         }
                     }
                 }
             }
         } else {
             {
-                for (patc_int i164 = 0; i164 < 4; i164 += 1) {
-                    if (((128 * warp + 4096 * b3 + 32 * i164) < n)) {
-                        unsigned int sti165 = stinfo8[(lane + 128 * warp + 32 * i164)];
-                        unsigned int stbk166 = (sti165 >> 16u);
-                        if ((stbk166 < 256u)) {
-                            long long ix167 = ((long long)stbk166);
-                            long long ix168 = ((long long)(stwsum10[((warp + 32 * ix167) / 256)] + (sthist9[(257 * warp + ix167)] + (sti165 & 65535u))));
-                            stkey4[ix168] = stkey6[(lane + 128 * warp + 32 * i164)];
-                            stval5[ix168] = stval7[(lane + 128 * warp + 32 * i164)];
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i105 = 0; i105 < 4; i105 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i105) < n)) {
+                            slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
+                            slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
                         }
                     }
+                }
+            }
+        }
+        {
+            unsigned int slrun107 = 0u;
+            #pragma unroll
+            for (patc_int i108 = 0; i108 < 4; i108 += 1) {
+                unsigned int v109 = slkey7[i108];
+                unsigned int s110 = (~0u);
+                unsigned int slo111 = (~((v109 | 2147483648u) ^ ((v109 > 2147483648u) ? s110 : 0u)));
+                unsigned int sld112 = ((slo111 >> 15u) & 31u);
+                sldg10[i108] = sld112;
+                unsigned int slm113 = slvm9[i108];
+                unsigned int slb114 = __ballot_sync(0xffffffffu, ((slo111 & 32768u) != 0u));
+                slm113 = (slm113 & (((lane & 1u) != 0u) ? slb114 : (~slb114)));
+                unsigned int slb115 = __ballot_sync(0xffffffffu, ((slo111 & 65536u) != 0u));
+                slm113 = (slm113 & (((lane & 2u) != 0u) ? slb115 : (~slb115)));
+                unsigned int slb116 = __ballot_sync(0xffffffffu, ((slo111 & 131072u) != 0u));
+                slm113 = (slm113 & (((lane & 4u) != 0u) ? slb116 : (~slb116)));
+                unsigned int slb117 = __ballot_sync(0xffffffffu, ((slo111 & 262144u) != 0u));
+                slm113 = (slm113 & (((lane & 8u) != 0u) ? slb117 : (~slb117)));
+                unsigned int slb118 = __ballot_sync(0xffffffffu, ((slo111 & 524288u) != 0u));
+                slm113 = (slm113 & (((lane & 16u) != 0u) ? slb118 : (~slb118)));
+                slrun12[i108] = slrun107;
+                slrun107 = (slrun107 + __popc(slm113));
+                slrk11[i108] = __popc((__shfl_sync(0xffffffffu, slm113, sld112) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun107 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot120 = 0u;
+            unsigned int slpre121 = 0u;
+            for (patc_int i122 = 0; i122 < 32; i122 += 1) {
+                unsigned int slc123 = sthist6[(33 * lane + i122)];
+                sltot120 = (sltot120 + slc123);
+                slpre121 = (slpre121 + ((i122 < warp) ? slc123 : 0u));
+            }
+            unsigned int slinc124 = sltot120;
+            unsigned int slup125 = __shfl_up_sync(0xffffffffu, slinc124, 1);
+            slinc124 = ((lane >= 1) ? (slinc124 + slup125) : slinc124);
+            unsigned int slup126 = __shfl_up_sync(0xffffffffu, slinc124, 2);
+            slinc124 = ((lane >= 2) ? (slinc124 + slup126) : slinc124);
+            unsigned int slup127 = __shfl_up_sync(0xffffffffu, slinc124, 4);
+            slinc124 = ((lane >= 4) ? (slinc124 + slup127) : slinc124);
+            unsigned int slup128 = __shfl_up_sync(0xffffffffu, slinc124, 8);
+            slinc124 = ((lane >= 8) ? (slinc124 + slup128) : slinc124);
+            unsigned int slup129 = __shfl_up_sync(0xffffffffu, slinc124, 16);
+            slinc124 = ((lane >= 16) ? (slinc124 + slup129) : slinc124);
+            unsigned int slbase130 = ((slinc124 - sltot120) + slpre121);
+            #pragma unroll
+            for (patc_int i131 = 0; i131 < 4; i131 += 1) {
+                unsigned int slq132 = (__shfl_sync(0xffffffffu, (slbase130 + slrun12[i131]), sldg10[i131]) + slrk11[i131]);
+                if ((((slvm9[i131] >> lane) & 1u) != 0u)) {
+                    long long ix133 = ((long long)slq132);
+                    stkey4[ix133] = slkey7[i131];
+                    stval5[ix133] = slval8[i131];
                 }
             }
         }
         __syncthreads();
         if (((4096 * b3 + 4095) < n)) {
             {
-                const patc_int t169 = threadIdx.x;
-                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
-                    {
-                        out0[(4096 * b3 + t169 + 1024 * i170)] = stkey4[(t169 + 1024 * i170)];
-                        out1[(4096 * b3 + t169 + 1024 * i170)] = stval5[(t169 + 1024 * i170)];
+                {
+                    #pragma unroll
+                    for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                        {
+                            slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
+                            slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
+                        }
                     }
                 }
             }
         } else {
             {
-                const patc_int t169 = threadIdx.x;
-                for (patc_int i170 = 0; i170 < 4; i170 += 1) {
-                    if (((4096 * b3 + t169 + 1024 * i170) < n)) {
-                        out0[(4096 * b3 + t169 + 1024 * i170)] = stkey4[(t169 + 1024 * i170)];
-                        out1[(4096 * b3 + t169 + 1024 * i170)] = stval5[(t169 + 1024 * i170)];
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i135) < n)) {
+                            slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
+                            slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun137 = 0u;
+            #pragma unroll
+            for (patc_int i138 = 0; i138 < 4; i138 += 1) {
+                unsigned int v139 = slkey7[i138];
+                unsigned int s140 = (~0u);
+                unsigned int slo141 = (~((v139 | 2147483648u) ^ ((v139 > 2147483648u) ? s140 : 0u)));
+                unsigned int sld142 = ((slo141 >> 20u) & 31u);
+                sldg10[i138] = sld142;
+                unsigned int slm143 = slvm9[i138];
+                unsigned int slb144 = __ballot_sync(0xffffffffu, ((slo141 & 1048576u) != 0u));
+                slm143 = (slm143 & (((lane & 1u) != 0u) ? slb144 : (~slb144)));
+                unsigned int slb145 = __ballot_sync(0xffffffffu, ((slo141 & 2097152u) != 0u));
+                slm143 = (slm143 & (((lane & 2u) != 0u) ? slb145 : (~slb145)));
+                unsigned int slb146 = __ballot_sync(0xffffffffu, ((slo141 & 4194304u) != 0u));
+                slm143 = (slm143 & (((lane & 4u) != 0u) ? slb146 : (~slb146)));
+                unsigned int slb147 = __ballot_sync(0xffffffffu, ((slo141 & 8388608u) != 0u));
+                slm143 = (slm143 & (((lane & 8u) != 0u) ? slb147 : (~slb147)));
+                unsigned int slb148 = __ballot_sync(0xffffffffu, ((slo141 & 16777216u) != 0u));
+                slm143 = (slm143 & (((lane & 16u) != 0u) ? slb148 : (~slb148)));
+                slrun12[i138] = slrun137;
+                slrun137 = (slrun137 + __popc(slm143));
+                slrk11[i138] = __popc((__shfl_sync(0xffffffffu, slm143, sld142) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun137 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot150 = 0u;
+            unsigned int slpre151 = 0u;
+            for (patc_int i152 = 0; i152 < 32; i152 += 1) {
+                unsigned int slc153 = sthist6[(33 * lane + i152)];
+                sltot150 = (sltot150 + slc153);
+                slpre151 = (slpre151 + ((i152 < warp) ? slc153 : 0u));
+            }
+            unsigned int slinc154 = sltot150;
+            unsigned int slup155 = __shfl_up_sync(0xffffffffu, slinc154, 1);
+            slinc154 = ((lane >= 1) ? (slinc154 + slup155) : slinc154);
+            unsigned int slup156 = __shfl_up_sync(0xffffffffu, slinc154, 2);
+            slinc154 = ((lane >= 2) ? (slinc154 + slup156) : slinc154);
+            unsigned int slup157 = __shfl_up_sync(0xffffffffu, slinc154, 4);
+            slinc154 = ((lane >= 4) ? (slinc154 + slup157) : slinc154);
+            unsigned int slup158 = __shfl_up_sync(0xffffffffu, slinc154, 8);
+            slinc154 = ((lane >= 8) ? (slinc154 + slup158) : slinc154);
+            unsigned int slup159 = __shfl_up_sync(0xffffffffu, slinc154, 16);
+            slinc154 = ((lane >= 16) ? (slinc154 + slup159) : slinc154);
+            unsigned int slbase160 = ((slinc154 - sltot150) + slpre151);
+            #pragma unroll
+            for (patc_int i161 = 0; i161 < 4; i161 += 1) {
+                unsigned int slq162 = (__shfl_sync(0xffffffffu, (slbase160 + slrun12[i161]), sldg10[i161]) + slrk11[i161]);
+                if ((((slvm9[i161] >> lane) & 1u) != 0u)) {
+                    long long ix163 = ((long long)slq162);
+                    stkey4[ix163] = slkey7[i161];
+                    stval5[ix163] = slval8[i161];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b3 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                        {
+                            slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
+                            slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i165) < n)) {
+                            slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
+                            slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun167 = 0u;
+            #pragma unroll
+            for (patc_int i168 = 0; i168 < 4; i168 += 1) {
+                unsigned int v169 = slkey7[i168];
+                unsigned int s170 = (~0u);
+                unsigned int slo171 = (~((v169 | 2147483648u) ^ ((v169 > 2147483648u) ? s170 : 0u)));
+                unsigned int sld172 = ((slo171 >> 25u) & 31u);
+                sldg10[i168] = sld172;
+                unsigned int slm173 = slvm9[i168];
+                unsigned int slb174 = __ballot_sync(0xffffffffu, ((slo171 & 33554432u) != 0u));
+                slm173 = (slm173 & (((lane & 1u) != 0u) ? slb174 : (~slb174)));
+                unsigned int slb175 = __ballot_sync(0xffffffffu, ((slo171 & 67108864u) != 0u));
+                slm173 = (slm173 & (((lane & 2u) != 0u) ? slb175 : (~slb175)));
+                unsigned int slb176 = __ballot_sync(0xffffffffu, ((slo171 & 134217728u) != 0u));
+                slm173 = (slm173 & (((lane & 4u) != 0u) ? slb176 : (~slb176)));
+                unsigned int slb177 = __ballot_sync(0xffffffffu, ((slo171 & 268435456u) != 0u));
+                slm173 = (slm173 & (((lane & 8u) != 0u) ? slb177 : (~slb177)));
+                unsigned int slb178 = __ballot_sync(0xffffffffu, ((slo171 & 536870912u) != 0u));
+                slm173 = (slm173 & (((lane & 16u) != 0u) ? slb178 : (~slb178)));
+                slrun12[i168] = slrun167;
+                slrun167 = (slrun167 + __popc(slm173));
+                slrk11[i168] = __popc((__shfl_sync(0xffffffffu, slm173, sld172) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun167 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot180 = 0u;
+            unsigned int slpre181 = 0u;
+            for (patc_int i182 = 0; i182 < 32; i182 += 1) {
+                unsigned int slc183 = sthist6[(33 * lane + i182)];
+                sltot180 = (sltot180 + slc183);
+                slpre181 = (slpre181 + ((i182 < warp) ? slc183 : 0u));
+            }
+            unsigned int slinc184 = sltot180;
+            unsigned int slup185 = __shfl_up_sync(0xffffffffu, slinc184, 1);
+            slinc184 = ((lane >= 1) ? (slinc184 + slup185) : slinc184);
+            unsigned int slup186 = __shfl_up_sync(0xffffffffu, slinc184, 2);
+            slinc184 = ((lane >= 2) ? (slinc184 + slup186) : slinc184);
+            unsigned int slup187 = __shfl_up_sync(0xffffffffu, slinc184, 4);
+            slinc184 = ((lane >= 4) ? (slinc184 + slup187) : slinc184);
+            unsigned int slup188 = __shfl_up_sync(0xffffffffu, slinc184, 8);
+            slinc184 = ((lane >= 8) ? (slinc184 + slup188) : slinc184);
+            unsigned int slup189 = __shfl_up_sync(0xffffffffu, slinc184, 16);
+            slinc184 = ((lane >= 16) ? (slinc184 + slup189) : slinc184);
+            unsigned int slbase190 = ((slinc184 - sltot180) + slpre181);
+            #pragma unroll
+            for (patc_int i191 = 0; i191 < 4; i191 += 1) {
+                unsigned int slq192 = (__shfl_sync(0xffffffffu, (slbase190 + slrun12[i191]), sldg10[i191]) + slrk11[i191]);
+                if ((((slvm9[i191] >> lane) & 1u) != 0u)) {
+                    long long ix193 = ((long long)slq192);
+                    stkey4[ix193] = slkey7[i191];
+                    stval5[ix193] = slval8[i191];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b3 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i195 = 0; i195 < 4; i195 += 1) {
+                        {
+                            slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
+                            slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i195 = 0; i195 < 4; i195 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i195) < n)) {
+                            slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
+                            slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
+                        }
+                    }
+                }
+            }
+        }
+        {
+            unsigned int slrun197 = 0u;
+            #pragma unroll
+            for (patc_int i198 = 0; i198 < 4; i198 += 1) {
+                unsigned int v199 = slkey7[i198];
+                unsigned int s200 = (~0u);
+                unsigned int slo201 = (~((v199 | 2147483648u) ^ ((v199 > 2147483648u) ? s200 : 0u)));
+                unsigned int sld202 = ((slo201 >> 30u) & 3u);
+                sldg10[i198] = sld202;
+                unsigned int slm203 = slvm9[i198];
+                unsigned int slb204 = __ballot_sync(0xffffffffu, ((slo201 & 1073741824u) != 0u));
+                slm203 = (slm203 & (((lane & 1u) != 0u) ? slb204 : (~slb204)));
+                unsigned int slb205 = __ballot_sync(0xffffffffu, ((slo201 & 2147483648u) != 0u));
+                slm203 = (slm203 & (((lane & 2u) != 0u) ? slb205 : (~slb205)));
+                slrun12[i198] = slrun197;
+                slrun197 = (slrun197 + __popc(slm203));
+                slrk11[i198] = __popc((__shfl_sync(0xffffffffu, slm203, sld202) & ((1u << lane) - 1u)));
+            }
+            sthist6[(33 * lane + warp)] = ((lane < 4u) ? slrun197 : 0u);
+        }
+        __syncthreads();
+        {
+            unsigned int sltot207 = 0u;
+            unsigned int slpre208 = 0u;
+            for (patc_int i209 = 0; i209 < 32; i209 += 1) {
+                unsigned int slc210 = sthist6[(33 * lane + i209)];
+                sltot207 = (sltot207 + slc210);
+                slpre208 = (slpre208 + ((i209 < warp) ? slc210 : 0u));
+            }
+            unsigned int slinc211 = sltot207;
+            unsigned int slup212 = __shfl_up_sync(0xffffffffu, slinc211, 1);
+            slinc211 = ((lane >= 1) ? (slinc211 + slup212) : slinc211);
+            unsigned int slup213 = __shfl_up_sync(0xffffffffu, slinc211, 2);
+            slinc211 = ((lane >= 2) ? (slinc211 + slup213) : slinc211);
+            unsigned int slup214 = __shfl_up_sync(0xffffffffu, slinc211, 4);
+            slinc211 = ((lane >= 4) ? (slinc211 + slup214) : slinc211);
+            unsigned int slup215 = __shfl_up_sync(0xffffffffu, slinc211, 8);
+            slinc211 = ((lane >= 8) ? (slinc211 + slup215) : slinc211);
+            unsigned int slup216 = __shfl_up_sync(0xffffffffu, slinc211, 16);
+            slinc211 = ((lane >= 16) ? (slinc211 + slup216) : slinc211);
+            unsigned int slbase217 = ((slinc211 - sltot207) + slpre208);
+            #pragma unroll
+            for (patc_int i218 = 0; i218 < 4; i218 += 1) {
+                unsigned int slq219 = (__shfl_sync(0xffffffffu, (slbase217 + slrun12[i218]), sldg10[i218]) + slrk11[i218]);
+                if ((((slvm9[i218] >> lane) & 1u) != 0u)) {
+                    long long ix220 = ((long long)slq219);
+                    stkey4[ix220] = slkey7[i218];
+                    stval5[ix220] = slval8[i218];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b3 + 4095) < n)) {
+            {
+                {
+                    #pragma unroll
+                    for (patc_int i222 = 0; i222 < 4; i222 += 1) {
+                        {
+                            slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
+                            slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                if (((128 * warp + 4096 * b3) < n)) {
+                    #pragma unroll
+                    for (patc_int i222 = 0; i222 < 4; i222 += 1) {
+                        if (((lane + 128 * warp + 4096 * b3 + 32 * i222) < n)) {
+                            slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
+                            slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
+                        }
+                    }
+                }
+            }
+        }
+        if (((4096 * b3 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i224 = 0; i224 < 4; i224 += 1) {
+                    {
+                        out0[(lane + 128 * warp + 4096 * b3 + 32 * i224)] = slkey7[i224];
+                        out1[(lane + 128 * warp + 4096 * b3 + 32 * i224)] = slval8[i224];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i224 = 0; i224 < 4; i224 += 1) {
+                    if (((lane + 128 * warp + 4096 * b3 + 32 * i224) < n)) {
+                        out0[(lane + 128 * warp + 4096 * b3 + 32 * i224)] = slkey7[i224];
+                        out1[(lane + 128 * warp + 4096 * b3 + 32 * i224)] = slval8[i224];
                     }
                 }
             }

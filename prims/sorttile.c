@@ -1,10 +1,11 @@
 /* sorttile.c: sortTiles (PF_SORT), the one-launch block sort of issue 35 item 2 ("a
  * one-launch block sort for small n"): the input cut into tiles of nt*ipt elements,
- * each tile sorted stably by the order bits of its elements by one block, entirely in
- * shared memory (LSD passes of 8 bits: four over a u32 order, eight over a u64 one), in
- * one launch. For n <= nt*ipt it is the whole sort in one launch of one block, where
- * the device-wide radix sort (patterns/radixsort.rise: a histogram with its scan, and four
- * multisplit launches) pays five launches. */
+ * each tile sorted stably by the order bits of its elements by one block, in one
+ * launch: a small tile in the lanes' registers (LSD passes of 5 bits, st_in_lanes),
+ * a larger one in shared memory (LSD passes of 8 bits: four over a u32 order, eight
+ * over a u64 one). For n <= nt*ipt it is the whole sort in one launch of one block,
+ * where the device-wide radix sort (patterns/radixsort.rise: a histogram with its scan,
+ * and four multisplit launches) pays five launches. */
 #include "prims.h"
 
 #include <stdlib.h>
@@ -149,6 +150,12 @@ typedef struct St {
     ScalarKind sk2; /* the values' */
     ScalarKind osk; /* the order function's result: u32 (4 passes) or u64 (8) */
     int passes;
+    /* st_in_lanes: the thread's elements in registers (IPT each: the keys, the values,
+     * each round's mask of lanes holding an element, and a pass's digit, rank in the
+     * round's digit and the warp's count of the digit before the round); hist then has
+     * a row of W+1 words per digit (st_lanes_rank), key[0] and val[0] the tile after a
+     * pass */
+    Buffer *rkey, *rval, *rvm, *rdg, *rrk, *rrun;
 } St;
 
 static Nat *sc(St *s, int64_t v) { return nat_cst(s->a, v); }
@@ -399,6 +406,228 @@ static void st_store(St *s, Buffer *out, Buffer *out2)
     lw_close_loop(w, tl, ts);
 }
 
+/* ---------------------------------------------------------------- ranking in the lanes */
+
+/* A tile of at most SL_MAX_TILE elements, at most SL_MAX_IPT a thread, keeps its
+ * elements in registers and sorts them by 5-bit digits (seven passes over a u32 order,
+ * the last of 2 bits; thirteen over a u64 one), each digit's running count in the lane
+ * of its number: a
+ * round's five ballots of the digit's bits give each lane the mask of the lanes holding
+ * its digit, so that counting and ranking need no shared memory, and a pass has two
+ * barriers (the counts' exchange, the tile's). On an H100, GPU time of u32 keys
+ * (bench/results/2026-11-28-nvidia-h100-sort-small: these kernels, and hand-written ones
+ * in the same scheme): 1000 keys 6.9 us at 256 x 4 against 11.5 for the 8-bit passes in
+ * shared memory at 1024 x 4 (CUB's single-tile sort 11.3-11.4), 2048 keys 9.1-9.5 at
+ * 256 x 8 by hand against 12.6-12.7 (11.7-11.8), 4096 keys 14.1-14.3 at 384 x 11 against
+ * 14.8-15.1 (12.4-12.5); at 8192 the 8-bit passes were faster (1024 x 8 22.6-23.2 us,
+ * 512 x 16 by hand 24.3-24.8), and 32 items a thread spilled registers. */
+enum { SL_BITS = 5, SL_MAX_TILE = 5120, SL_MAX_IPT = 16 };
+static bool st_in_lanes(const St *s) { return s->TILE <= SL_MAX_TILE && s->IPT <= SL_MAX_IPT; }
+
+/* a private array of IPT elements (one a round), declared at the block's level so that
+ * every part of the kernel reads it */
+static Buffer *sregs(St *s, const char *prefix, ScalarKind sk)
+{
+    Buffer *b = lw_new_buffer(s->w, prefix, AS_PRIVATE, sk, sc(s, s->IPT));
+    b->scalar = s->IPT == 1;
+    Stmt *d = lw_snew(s->w, S_DECL);
+    d->decl.buf = b;
+    lw_emit(s->w, d);
+    return b;
+}
+/* round r's element in such an array (index 0 of a scalar where IPT is 1) */
+static Nat *sreg_at(St *s, Nat *r) { return s->IPT == 1 ? sc(s, 0) : r; }
+/* Where lane `lane` of warp `warp` keeps round r's element: place warp*32*IPT + r*32 +
+ * lane of the tile (places in order are warps, rounds, lanes: the order the ranks
+ * follow, so that equal digits keep their order) */
+static Nat *slplace(St *s, Nat *warp, Nat *lane, Nat *r)
+{
+    Arena *a = s->a;
+    return nat_add(a, nat_add(a, nat_mul(a, warp, sc(s, 32 * s->IPT)), nat_mul(a, r, sc(s, 32))), lane);
+}
+/* the warp holds at least one element (a warp-uniform if: its rounds' ballots and
+ * shuffles stay with all 32 lanes); the list to go back to */
+static Stmt *slwarp_open(St *s, Nat *warp)
+{
+    Stmt *saved;
+    lw_open_if(s->w, svalid(s, nat_mul(s->a, warp, sc(s, 32 * s->IPT))), &saved);
+    return saved;
+}
+/* the order value of an element (the user's function inlined), in a register */
+static X *sord(St *s, X *x, X *y)
+{
+    LwVal *v = lw_scalar(s->w, x);
+    lw_bind(s->w, s->f->lam.param, y ? lw_pairv(s->w, v, lw_scalar(s->w, y)) : v);
+    return lw_materialise(s->w, lw_lower_exp(s->w, s->f->lam.body)->x, "slo");
+}
+static X *sshfl_idx(St *s, X *v, X *src)
+{
+    X *x = lw_xnew(s->w, X_SHFL, SK_U32);
+    x->shfl.k = SHFL_IDX;
+    x->shfl.val = v;
+    x->shfl.arg = src;
+    return x;
+}
+/* the digit of pass d: its first bit and width */
+static int sl_bit(int d) { return SL_BITS * d; }
+static int sl_obits(const St *s) { return s->osk == SK_U64 ? 64 : 32; }
+static int sl_width(const St *s, int d)
+{
+    return sl_obits(s) - sl_bit(d) < SL_BITS ? sl_obits(s) - sl_bit(d) : SL_BITS;
+}
+
+/* The tile into registers, coalesced (a round's 32 places are consecutive), with each
+ * round's mask of the lanes whose place is below n; 0 where there is none. */
+static void st_lanes_load(St *s, Buffer *in, Buffer *in2)
+{
+    Lw *w = s->w;
+    Arena *a = s->a;
+    Stmt *tl, *ts, *sl, *ss, *is;
+    sthreads(s, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    Nat *r = sseq(s, s->IPT, &sl, &ss), *ri = sreg_at(s, r);
+    Nat *p = slplace(s, warp, lane, r), *gi = nat_add(a, nat_mul(a, s->tile, sc(s, s->TILE)), p);
+    X *valid = lw_materialise(w, svalid(s, p), "slok");
+    lw_store(w, s->rvm, ri, sballot(s, valid));
+    lw_store(w, s->rkey, ri, lw_xlit(w, s->sk, 0));
+    if (s->pairs) lw_store(w, s->rval, ri, lw_xlit(w, s->sk2, 0));
+    lw_open_if(w, valid, &is);
+    lw_store(w, s->rkey, ri, lw_xload(w, in, gi));
+    if (s->pairs) lw_store(w, s->rval, ri, lw_xload(w, in2, gi));
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* Pass d, counting and ranking in the lanes: for each round in order, the ballots of the
+ * digit's bits (where the round's lanes hold an element) give lane l the mask of the
+ * lanes whose digit is l (each ballot as it is where l has the bit, its complement where
+ * not); lane l's running count `run` is the warp's count of digit l in the rounds before,
+ * kept in rrun for the round, and an element's rank in its round is the count of the
+ * lanes below it in its digit's mask (a shuffle from the lane of its digit). The warp's
+ * counts go to hist, digit l's in row l at column warp (W+1 columns: the lanes of a warp
+ * write distinct banks). */
+static void st_lanes_rank(St *s, int d)
+{
+    Lw *w = s->w;
+    Arena *a = s->a;
+    int bit = sl_bit(d), bits = sl_width(s, d);
+    ScalarKind osk = s->osk;
+    Stmt *tl, *ts, *sl, *ss;
+    sthreads(s, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    X *lx = lw_xnat(w, lane);
+    Buffer *rb, *mb;
+    X *run = sdecl(s, "slrun", SK_U32, slit(s, 0), &rb);
+    Nat *r = sseq(s, s->IPT, &sl, &ss), *ri = sreg_at(s, r);
+    X *o = sord(s, lw_xload(w, s->rkey, ri), s->pairs ? lw_xload(w, s->rval, ri) : NULL);
+    X *dg = sbin(s, OP_BAND, osk, sbin(s, OP_SHR, osk, o, lw_xlit(w, osk, (uint64_t)bit)),
+                 lw_xlit(w, osk, (1u << bits) - 1));
+    if (osk != SK_U32) { /* the digit of a u64 order: its low word */
+        X *lo = lw_xnew(w, X_CAST, SK_U32);
+        lo->un.e = dg;
+        dg = lo;
+    }
+    dg = lw_materialise(w, dg, "sld");
+    lw_store(w, s->rdg, ri, dg);
+    X *m = sdecl(s, "slm", SK_U32, lw_xload(w, s->rvm, ri), &mb);
+    for (int i = 0; i < bits; i++) {
+        X *set = sbin(s, OP_NE, SK_BOOL, sbin(s, OP_BAND, osk, o, lw_xlit(w, osk, 1ull << (bit + i))),
+                      lw_xlit(w, osk, 0));
+        X *bl = lw_materialise(w, sballot(s, set), "slb");
+        X *mine = sbin(s, OP_NE, SK_BOOL, sbin(s, OP_BAND, SK_U32, lx, slit(s, 1ull << i)), slit(s, 0));
+        X *nb = lw_xnew(w, X_UN, SK_U32);
+        nb->un.op = UOP_BNOT;
+        nb->un.e = bl;
+        lw_store(w, mb, sc(s, 0), sbin(s, OP_BAND, SK_U32, m, ssel(s, mine, bl, nb)));
+    }
+    lw_store(w, s->rrun, ri, run);
+    lw_store(w, rb, sc(s, 0), sbin(s, OP_ADD, SK_U32, run, spopc(s, m)));
+    X *below = sbin(s, OP_SUB, SK_U32, sbin(s, OP_SHL, SK_U32, slit(s, 1), lx), slit(s, 1));
+    lw_store(w, s->rrk, ri, spopc(s, sbin(s, OP_BAND, SK_U32, sshfl_idx(s, m, dg), below)));
+    lw_close_loop(w, sl, ss);
+    /* lanes past the digit's range (a narrower last digit) hold another lane's count */
+    X *mydigit = sbin(s, OP_LT, SK_BOOL, lx, slit(s, 1ull << bits));
+    lw_store(w, s->hist, nat_add(a, nat_mul(a, lane, sc(s, s->W + 1)), warp), ssel(s, mydigit, run, slit(s, 0)));
+    lw_close_loop(w, tl, ts);
+}
+
+/* A pass's placing: lane l of each warp reads digit l's counts of all the warps (its row
+ * of hist), their sum and the sum over the warps before its own; a warp scan of the sums
+ * gives the digits before l; so lane l's base is where its warp's elements of digit l
+ * start. An element goes to key[0] at its digit lane's base plus the count before its
+ * round (a shuffle from that lane) plus its rank in the round. */
+static void st_lanes_place(St *s)
+{
+    Lw *w = s->w;
+    Arena *a = s->a;
+    Stmt *tl, *ts, *sl, *ss, *is;
+    sthreads(s, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    Buffer *tb, *pb;
+    X *tot = sdecl(s, "sltot", SK_U32, slit(s, 0), &tb), *pre = sdecl(s, "slpre", SK_U32, slit(s, 0), &pb);
+    Nat *v = sseq(s, s->W, &sl, &ss);
+    X *c = lw_materialise(w, lw_xload(w, s->hist, nat_add(a, nat_mul(a, lane, sc(s, s->W + 1)), v)), "slc");
+    lw_store(w, tb, sc(s, 0), sbin(s, OP_ADD, SK_U32, tot, c));
+    X *before = lw_xbin(w, OP_LT, SK_BOOL, lw_xnat(w, v), lw_xnat(w, warp));
+    lw_store(w, pb, sc(s, 0), sbin(s, OP_ADD, SK_U32, pre, ssel(s, before, c, slit(s, 0))));
+    lw_close_loop(w, sl, ss);
+    X *inc = lw_warp_scan_add(w, tot, 32, "slinc", "slup");
+    X *base = lw_materialise(w, sbin(s, OP_ADD, SK_U32, sbin(s, OP_SUB, SK_U32, inc, tot), pre), "slbase");
+    Nat *r = sseq(s, s->IPT, &sl, &ss), *ri = sreg_at(s, r);
+    X *q = lw_materialise(w, sbin(s, OP_ADD, SK_U32, sshfl_idx(s, sbin(s, OP_ADD, SK_U32, base, lw_xload(w, s->rrun, ri)),
+                                                             lw_xload(w, s->rdg, ri)),
+                                  lw_xload(w, s->rrk, ri)), "slq");
+    X *here = sbin(s, OP_NE, SK_BOOL,
+                   sbin(s, OP_BAND, SK_U32, sbin(s, OP_SHR, SK_U32, lw_xload(w, s->rvm, ri), lw_xnat(w, lane)), slit(s, 1)),
+                   slit(s, 0));
+    lw_open_if(w, here, &is);
+    Nat *qi = lw_data_index(w, q, sc(s, s->TILE));
+    lw_store(w, s->key[0], qi, lw_xload(w, s->rkey, ri));
+    if (s->pairs) lw_store(w, s->val[0], qi, lw_xload(w, s->rval, ri));
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* The tile after a pass back into the registers, each lane its places again (those
+ * below n). */
+static void st_lanes_reload(St *s)
+{
+    Lw *w = s->w;
+    Arena *a = s->a;
+    Stmt *tl, *ts, *sl, *ss, *ws, *is;
+    sthreads(s, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    ws = slwarp_open(s, warp);
+    Nat *r = sseq(s, s->IPT, &sl, &ss), *ri = sreg_at(s, r), *p = slplace(s, warp, lane, r);
+    lw_open_if(w, svalid(s, p), &is);
+    lw_store(w, s->rkey, ri, lw_xload(w, s->key[0], p));
+    if (s->pairs) lw_store(w, s->rval, ri, lw_xload(w, s->val[0], p));
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    w->cur = ws;
+    lw_close_loop(w, tl, ts);
+}
+
+/* The sorted tile out of the registers, coalesced. */
+static void st_lanes_store(St *s, Buffer *out, Buffer *out2)
+{
+    Lw *w = s->w;
+    Arena *a = s->a;
+    Stmt *tl, *ts, *sl, *ss, *is;
+    sthreads(s, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    Nat *r = sseq(s, s->IPT, &sl, &ss), *ri = sreg_at(s, r), *p = slplace(s, warp, lane, r);
+    Nat *gi = nat_add(a, nat_mul(a, s->tile, sc(s, s->TILE)), p);
+    lw_open_if(w, svalid(s, p), &is);
+    lw_store(w, out, gi, lw_xload(w, s->rkey, ri));
+    if (s->pairs) lw_store(w, out2, gi, lw_xload(w, s->rval, ri));
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
 /* The shared bytes of a tile: key and val twice (at their scalars' sizes), info, the W
  * rows of counts and the W warps' totals, each buffer rounded up to 16 bytes as smem.c
  * places them. */
@@ -410,6 +639,8 @@ static int64_t st_smem_bytes(const St *s)
 {
     int64_t key = (s->TILE * scalar_info[s->sk].size + 15) / 16 * 16;
     int64_t val = s->pairs ? (s->TILE * scalar_info[s->sk2].size + 15) / 16 * 16 : 0;
+    if (st_in_lanes(s)) /* the tile once, the digits' rows of counts */
+        return key + val + (32 * (s->W + 1) * 4 + 15) / 16 * 16;
     int64_t info = (s->TILE * 4 + 15) / 16 * 16;
     return 2 * key + 2 * val + info + (s->W * ST_HS * 4 + 15) / 16 * 16 + (s->W * 4 + 15) / 16 * 16;
 }
@@ -488,6 +719,26 @@ static void write_sorttiles(Lw *w, Expr *e, Acc *c)
     NatVar *bv;
     Stmt *bsaved, *blk = lw_open_loop(w, LVL_BLOCK, 0, tiles, &bv, &bsaved);
     s.tile = nat_var(a, bv);
+    if (st_in_lanes(&s)) {
+        s.key[0] = lw_shared_buffer(w, "stkey", s.sk, nat_cst(a, s.TILE), e->sp);
+        if (pairs) s.val[0] = lw_shared_buffer(w, "stval", s.sk2, nat_cst(a, s.TILE), e->sp);
+        s.hist = lw_shared_buffer(w, "sthist", SK_U32, nat_cst(a, 32 * (s.W + 1)), e->sp);
+        s.rkey = sregs(&s, "slkey", s.sk);
+        if (pairs) s.rval = sregs(&s, "slval", s.sk2);
+        s.rvm = sregs(&s, "slvm", SK_U32);
+        s.rdg = sregs(&s, "sldg", SK_U32);
+        s.rrk = sregs(&s, "slrk", SK_U32);
+        s.rrun = sregs(&s, "slrun", SK_U32);
+        st_lanes_load(&s, g->buf, pairs ? g2->buf : NULL);
+        for (int d = 0; sl_bit(d) < sl_obits(&s); d++) {
+            st_lanes_rank(&s, d);
+            st_lanes_place(&s);
+            st_lanes_reload(&s);
+        }
+        st_lanes_store(&s, c1->buf, pairs ? c2->buf : NULL);
+        lw_close_loop(w, blk, bsaved);
+        return;
+    }
     for (int i = 0; i < 2; i++) {
         s.key[i] = lw_shared_buffer(w, "stkey", s.sk, nat_cst(a, s.TILE), e->sp);
         if (pairs) s.val[i] = lw_shared_buffer(w, "stval", s.sk2, nat_cst(a, s.TILE), e->sp);

@@ -589,9 +589,9 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
  * -0.0 and +0.0 as equals in their input order, ..., +inf, then the other NaNs); values
  * of any of those types, moved as their 4 or 8 bytes. A histogram of all the 8-bit
  * digits and their scan in one launch, a multisplit pass per digit (five launches for
- * 4-byte keys, nine for 8-byte ones); up to 8192 4-byte keys (and values) one launch (one block, of 512
- * threads up to 2048 keys and 1024 above, sorts them all in shared memory: the
- * sortTiles primitive). A sorter is made once per key
+ * 4-byte keys, nine for 8-byte ones); up to 8192 keys (5120 where a key or value has 8
+ * bytes and the other 4 or 8) one launch (one block sorts them all: the sortTiles
+ * primitive, in registers up to 5120 keys). A sorter is made once per key
  * type and called many times; its program is compiled on the first call that needs
  * it. Calls of one sorter must not run concurrently on different streams (they share
  * its temporary memory and the kernels' look-back state): one sorter per stream.

@@ -28,10 +28,11 @@
  * the first's come from sortHist on each portion and sortScan over them, once a sort:
  * offsets_dev).
  *
- * Up to small_max keys the sort is one launch instead (sortSmall0..2: rsSmall, the
- * sortTiles primitive, one block sorting the whole input in shared memory: 512 threads
- * of 4 keys up to 2048, 1024 of 4 up to 4096, 1024 of 8 up to 8192; for a pair with an
- * 8-byte key or value 1024 of 5 up to 5120), which needs no temporary memory.
+ * Up to small_max keys the sort is one launch instead (sortSmall0..4: rsSmall, the
+ * sortTiles primitive, one block sorting the whole input: 256 threads of 4 keys up to
+ * 1024, 256 of 8 up to 2048, 384 of 11 up to 4224 and 512 of 10 up to 5120, ranked in
+ * registers, then 1024 of 8 up to 8192 in shared memory; for a pair with an 8-byte key
+ * or value up to 5120: small_tiles), which needs no temporary memory.
  */
 #include "patc.h"
 #include "rt_internal.h"
@@ -50,27 +51,40 @@ enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
 /* The small sort's tiles: up to small_max keys one launch of one block (sortSmallK, the
  * first tile that holds n). Six launches cost 41-47 us on an H100 at n = 1000..4097
  * against CUB's 14-16 (bench/results/2026-11-26-nvidia-h100-sort and -sort-small2: CUB
- * sorts such n in one block). 512 threads of 4 keys sorted 1000 keys in 12.3-12.9 us and
- * 2048 in 14.3-14.8, 1024 threads of 4 in 14.0 and 15.7; at 4096 1024 x 4 was the
- * fastest shape tried (20.7 us; 512 x 8 21.1-21.7, 256 x 16 25.1-25.8) (bench/msvar/7,
- * bench/results/2026-11-26-nvidia-h100-msvar/msvar7.txt). sortTiles keeps the tile twice
- * in shared memory, under the 227 KB a block can have: 1024 x 8 (8192 keys) takes 131 KB
- * for 4-byte keys, 197 KB for 4-byte pairs or 8-byte keys; an element of 12 or 16 bytes
- * (a pair with an 8-byte key or value) takes the second table, whose last tile, 1024 x 5,
- * is 217 KB for u64 pairs (1024 x 8 would be 328 KB). */
+ * sorts up to 4864 4-byte keys in one block). Tiles of up to 5120 elements and 16 a
+ * thread rank in the lanes' registers (sortTiles' 5-bit passes, docs/language.md). On an
+ * H100, CUB's time over patc's over uniform, few and sorted keys, against the earlier
+ * tiles of 8-bit passes in shared memory (512 x 4 to 2048 keys, 1024 x 4 to 4096, 1024 x 8
+ * above): u32 keys 1.53-1.58 against 1.14-1.16 at 1000, 1.29-1.33 against 1.12-1.14 at
+ * 2048, 0.92-0.94 against 0.86-0.89 at 4096, 0.92-0.95 against 0.71-0.76 at 4097,
+ * 2.60-2.73 against 2.19-2.37 at 5120; f32 keys 0.85-0.88 at 4096 (as before) and at
+ * 4097 (against 0.69-0.73); f32 keys with u32 values 0.89-0.94 against 0.92-0.93 at 4096 (slower),
+ * 0.88-0.93 against 0.76-0.79 at 4097; u64 keys 1.29-1.31 against 0.92-0.93 at 1000,
+ * 0.98-1.00 against 0.89-0.91 at 2048, 2.42-2.54 against 2.53-2.56 at 4096 (slower)
+ * (bench/results/2026-11-28-nvidia-h100-sort-small, runs 3 to 5). 1024 x 8 stays in
+ * shared memory: hand-written kernels ranking in registers at 512 x 16 took 24.3-24.8 us
+ * of GPU time at 8192 keys against its 22.6-23.2. It keeps the tile twice in shared
+ * memory, under the 227 KB a block can have: 131 KB for 4-byte keys, 197 KB for 4-byte
+ * pairs or 8-byte keys; an element of 12 or 16 bytes (a pair with an 8-byte key or value)
+ * stops at 5120 keys. */
 typedef struct {
     int nt, ipt;
     int minb; /* the pass kernel's __launch_bounds__ minimum of blocks an SM
                  (patc_compile_options.min_blocks); 0: multisplit's own choice */
 } Tile;
-enum { NSMALL = 3, NSTEPS = 4 }; /* NSTEPS: the most tile_steps rows of one sorter */
+enum { NSMALL = 5, NSTEPS = 4 }; /* NSMALL: the most small tiles; NSTEPS: the most tile_steps rows of one sorter */
 /* the kernels with a cubin: sortHistScan, sortHist, sortScan, sortPass, sortPassN,
  * sortCopy, the steps' and the small sorts' */
 enum { KPROG_MAX = 6 + NSTEPS + NSMALL };
 /* sortPass's tile, below the first step and for the sorters without steps */
 static const Tile pass_tile = {PASS_NT, PASS_IPT, 0};
-static const Tile small_tiles[2][NSMALL] = {{{512, 4, 0}, {1024, 4, 0}, {1024, 8, 0}},
-                                             {{512, 4, 0}, {1024, 4, 0}, {1024, 5, 0}}};
+typedef struct {
+    int n; /* the tiles in use: t[0..n) */
+    Tile t[NSMALL];
+} SmallTiles;
+/* by the element's bytes (up to 8, or 12-16) */
+static const SmallTiles small_tiles[2] = {{5, {{256, 4, 0}, {256, 8, 0}, {384, 11, 0}, {512, 10, 0}, {1024, 8, 0}}},
+                                          {4, {{256, 4, 0}, {256, 8, 0}, {384, 11, 0}, {512, 10, 0}}}};
 
 /* The digit width: 8 bits by default (CUB's); 5 to 11 (rsScanP gives a lane r/32 >= 1
  * counts; 11 bits is 2048 buckets, a third pass fewer for u32 keys). At most 13 passes
@@ -111,7 +125,7 @@ struct patc_sorter {
     Tile step[NSTEPS];     /* the kernels sortPassB<i>, pass_big[i] */
     Tile ptile;            /* sortPassN's (portion_tile) */
     long long step_from[NSTEPS];
-    const Tile *tiles;     /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
+    const SmallTiles *tiles; /* the small sort's (small_tiles[0] or [1], by the element's bytes) */
     long long small_max;   /* the last tile's keys: up to this many, one launch */
     char *source;
     /* the kernels: [0] of the program without a cubin (interpreter, queries), made whole
@@ -348,8 +362,8 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
     s->nd = (hi - lo + w - 1) / w;
     s->portion = spec->portion ? spec->portion : PORTION_DEFAULT;
     pass_steps(s, w);
-    s->tiles = small_tiles[ks + vs > 8];
-    s->small_max = (long long)s->tiles[NSMALL - 1].nt * s->tiles[NSMALL - 1].ipt;
+    s->tiles = &small_tiles[ks + vs > 8];
+    s->small_max = (long long)s->tiles->t[s->tiles->n - 1].nt * s->tiles->t[s->tiles->n - 1].ipt;
     const char *words = vs == 8 ? "u64" : "u32";
     StrBuf b = {0};
     sb_puts(&b, "-- generated by libpatrt for patc_sorter_create\nimport \"radixsort.rise\"\n");
@@ -371,14 +385,14 @@ patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, p
         if (s->nd % 2)
             sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> mapGlobal(id) |> "
                           "unzip)))\n", kt, words);
-        for (int i = 0; i < NSMALL; i++)
+        for (int i = 0; i < s->tiles->n; i++)
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(ks => fun(n.%s)(vs => zip(ks)(vs) |> "
-                          "rsSmallPairs(%d, %d, sortOrd))))\n", i, kt, words, s->tiles[i].nt, s->tiles[i].ipt);
+                          "rsSmallPairs(%d, %d, sortOrd))))\n", i, kt, words, s->tiles->t[i].nt, s->tiles->t[i].ipt);
     } else {
         if (s->nd % 2) sb_printf(&b, "kernel sortCopy = nFun(n => fun(n.%s)(xs => xs |> mapGlobal(id)))\n", kt);
-        for (int i = 0; i < NSMALL; i++)
+        for (int i = 0; i < s->tiles->n; i++)
             sb_printf(&b, "kernel sortSmall%d = nFun(n => fun(n.%s)(xs => xs |> rsSmall(%d, %d, sortOrd)))\n", i, kt,
-                      s->tiles[i].nt, s->tiles[i].ipt);
+                      s->tiles->t[i].nt, s->tiles->t[i].ipt);
     }
     s->source = sb_take(&b);
     if (!s->source) {
@@ -437,7 +451,7 @@ static patc_status program0(patc_sorter *s)
         st = patc_get_kernel(s->prog0, step_name(name, i), &s->pass_big[i][0]);
     }
     if (st == PATC_OK && s->nd % 2) st = patc_get_kernel(s->prog0, "sortCopy", &s->copy[0]);
-    for (int i = 0; st == PATC_OK && i < NSMALL; i++) {
+    for (int i = 0; st == PATC_OK && i < s->tiles->n; i++) {
         char name[24];
         st = patc_get_kernel(s->prog0, small_name(name, i), &s->small[i][0]);
     }
@@ -500,7 +514,7 @@ static bool small_sort(const patc_sorter *s, long long n) { return n <= s->small
 static patc_status small_for(patc_sorter *s, long long n, int cubin, patc_kernel **k)
 {
     int i = 0;
-    while (i < NSMALL - 1 && n > (long long)s->tiles[i].nt * s->tiles[i].ipt) i++;
+    while (i < s->tiles->n - 1 && n > (long long)s->tiles->t[i].nt * s->tiles->t[i].ipt) i++;
     char name[24];
     patc_status st = cubin ? kernel_cubin(s, &s->small[i][cubin], small_name(name, i), 0) : PATC_OK;
     *k = s->small[i][cubin];

@@ -735,7 +735,8 @@ fi
 # (examples/sorttiles.rise) against the interpreter: the 1024 x 4 tile of f32 keys at a
 # partial tile (1000) and two tiles (4097), pairs at 33, and the one-warp shape at 97
 # (two tiles); then libpatrt's sorts on the sorter's emulated kernels at its thresholds
-# (2048 keys take the 512 x 4 launch, 4097 the 1024 x 8 one, 8193 the six) through
+# (2048 keys take the 256 x 8 launch, 4097 the 384 x 11 one, 5000 the 512 x 10 one, all
+# ranked in registers; 5121 the 1024 x 8 one in shared memory, 8193 the six) through
 # sort_check. Kept small (about
 # 30 s here): every type and size runs in tests/gpu/all.sh's section r.
 if { [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; } && part_ok; then
@@ -748,13 +749,17 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; }
     # i64 values) with ties; the sizes of the cases above, so no kernels built anew
     check sorttiles.rise stI64Desc "--input random:-9223372036854775808:9223372036854775807" -D n=33
     check sorttiles.rise stPairsF64I64 "$r2" -D n=1000
+    # the 8-bit passes in shared memory (more than 16 items a thread): a partial tile and
+    # two tiles
+    check sorttiles.rise stSmemF32 "$r1" -D n=2000
+    check sorttiles.rise stSmemPairsI64 "--input random:-9223372036854775808:9223372036854775807 --input random" -D n=1100
     rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
     if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
         for f in "f32" "--desc --pairs=i32 u32"; do
             tag=$(echo "$f" | tr -c 'a-z0-9\n' _)
             # shellcheck disable=SC2086
             build_sorter "$TMP/sorts_$tag.so" $f || continue
-            for r in "2048 uniform" "4097 special" "8193 few"; do
+            for r in "2048 uniform" "4097 special" "5000 uniform" "5121 few" "8193 few"; do
                 # shellcheck disable=SC2086
                 sort_check_emu "$TMP/sorts_$tag.so" $f $r
             done
