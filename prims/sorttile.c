@@ -411,16 +411,16 @@ static void st_store(St *s, Buffer *out, Buffer *out2)
 /* A tile of at most SL_MAX_TILE elements, at most SL_MAX_IPT a thread, keeps its
  * elements in registers and sorts them by 5-bit digits (seven passes over a u32 order,
  * the last of 2 bits; thirteen over a u64 one), each digit's running count in the lane
- * of its number: a
- * round's five ballots of the digit's bits give each lane the mask of the lanes holding
- * its digit, so that counting and ranking need no shared memory, and a pass has two
- * barriers (the counts' exchange, the tile's). On an H100, GPU time of u32 keys
- * (bench/results/2026-11-28-nvidia-h100-sort-small: these kernels, and hand-written ones
- * in the same scheme): 1000 keys 6.9 us at 256 x 4 against 11.5 for the 8-bit passes in
- * shared memory at 1024 x 4 (CUB's single-tile sort 11.3-11.4), 2048 keys 9.1-9.5 at
- * 256 x 8 by hand against 12.6-12.7 (11.7-11.8), 4096 keys 14.1-14.3 at 384 x 11 against
- * 14.8-15.1 (12.4-12.5); at 8192 the 8-bit passes were faster (1024 x 8 22.6-23.2 us,
- * 512 x 16 by hand 24.3-24.8), and 32 items a thread spilled registers. */
+ * of its number: a round's five ballots of the digit's bits give each lane the mask of
+ * the lanes holding its digit, so that counting and ranking need no shared memory, and
+ * a pass has two barriers (the counts' exchange, the tile's). On an H100, GPU time of
+ * u32 keys (bench/results/2026-11-28-nvidia-h100-sort-small: these kernels, and
+ * hand-written ones in the same scheme): 1000 keys 6.9 us at 256 x 4 against 11.5 for
+ * the 8-bit passes in shared memory at 1024 x 4 (CUB's single-tile sort 11.3-11.4),
+ * 2048 keys 9.3-9.6 at 256 x 8 by hand against 12.6-12.7 (11.8), 4096 keys 14.1-14.3 at
+ * 384 x 11 against 14.8-15.1 (12.4-12.5); at 8192 the 8-bit passes were faster
+ * (1024 x 8 22.6-23.2 us, 512 x 16 by hand 24.3-24.8), and 32 items a thread spilled
+ * registers. */
 enum { SL_BITS = 5, SL_MAX_TILE = 5120, SL_MAX_IPT = 16 };
 static bool st_in_lanes(const St *s) { return s->TILE <= SL_MAX_TILE && s->IPT <= SL_MAX_IPT; }
 
@@ -445,8 +445,9 @@ static Nat *slplace(St *s, Nat *warp, Nat *lane, Nat *r)
     Arena *a = s->a;
     return nat_add(a, nat_add(a, nat_mul(a, warp, sc(s, 32 * s->IPT)), nat_mul(a, r, sc(s, 32))), lane);
 }
-/* the warp holds at least one element (a warp-uniform if: its rounds' ballots and
- * shuffles stay with all 32 lanes); the list to go back to */
+/* the warp holds at least one element (a warp-uniform if, for the reload only: around
+ * the ranking's ballots and shuffles nvcc adds a divergent path to each and the kernel
+ * was 1.5 us slower at 4096 keys); the list to go back to */
 static Stmt *slwarp_open(St *s, Nat *warp)
 {
     Stmt *saved;
@@ -505,8 +506,8 @@ static void st_lanes_load(St *s, Buffer *in, Buffer *in2)
  * not); lane l's running count `run` is the warp's count of digit l in the rounds before,
  * kept in rrun for the round, and an element's rank in its round is the count of the
  * lanes below it in its digit's mask (a shuffle from the lane of its digit). The warp's
- * counts go to hist, digit l's in row l at column warp (W+1 columns: the lanes of a warp
- * write distinct banks). */
+ * counts go to hist, digit l's in row l at column warp (rows of W+1 words: where W is
+ * even the lanes of a warp write distinct banks). */
 static void st_lanes_rank(St *s, int d)
 {
     Lw *w = s->w;
@@ -647,9 +648,10 @@ static int64_t st_smem_bytes(const St *s)
 
 /* sortTiles written to acc c: the kernel's output from element 0, its only launch's
  * whole result; xs (or the keys and values of zip(keys)(values)) arrays in global memory
- * as they are. A block per tile, NT threads: the tile loaded, four passes (clear, rank,
- * the scan of the counts in two steps, move: the barrier pass puts the __syncthreads
- * between them), the tile stored. */
+ * as they are. A block per tile, NT threads: the tile loaded, the passes, the tile
+ * stored; in the lanes (st_in_lanes) a pass ranks, places and reloads, in shared memory
+ * it clears, ranks, scans the counts in two steps and moves (the barrier pass puts the
+ * __syncthreads between them). */
 static void write_sorttiles(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
