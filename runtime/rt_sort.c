@@ -55,13 +55,13 @@ enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
  * thread rank in the lanes' registers (sortTiles' 5-bit passes, docs/language.md). On an
  * H100, CUB's time over patc's over uniform, few and sorted keys, against the earlier
  * tiles of 8-bit passes in shared memory (512 x 4 to 2048 keys, 1024 x 4 to 4096, 1024 x 8
- * above): u32 keys 1.53-1.58 against 1.14-1.16 at 1000, 1.29-1.33 against 1.12-1.14 at
+ * above): u32 keys 1.44-1.58 against 1.11-1.16 at 1000, 1.26-1.33 against 1.10-1.14 at
  * 2048, 0.92-0.94 against 0.86-0.89 at 4096, 0.92-0.95 against 0.71-0.76 at 4097,
- * 2.60-2.73 against 2.19-2.37 at 5120; f32 keys 0.85-0.88 at 4096 (as before) and at
- * 4097 (against 0.69-0.73); f32 keys with u32 values 0.89-0.94 against 0.92-0.93 at 4096 (slower),
- * 0.88-0.93 against 0.76-0.79 at 4097; u64 keys 1.29-1.31 against 0.92-0.93 at 1000,
- * 0.98-1.00 against 0.89-0.91 at 2048, 2.42-2.54 against 2.53-2.56 at 4096 (slower)
- * (bench/results/2026-11-28-nvidia-h100-sort-small, runs 3 to 5). 1024 x 8 stays in
+ * 2.57-2.73 against 2.18-2.37 at 5120; f32 keys 0.85-0.88 at 4096 (as before) and at
+ * 4097 (against 0.69-0.84); f32 keys with u32 values 0.89-0.94 against 0.92-0.93 at 4096
+ * (slower), 0.88-0.93 against 0.76-0.79 at 4097; u64 keys 1.29-1.31 against 0.92-0.95 at
+ * 1000, 0.98-1.00 against 0.89-0.91 at 2048, 2.42-2.54 against 2.53-2.60 at 4096 (slower)
+ * (bench/results/2026-11-28-nvidia-h100-sort-small, runs 3 to 6). 1024 x 8 stays in
  * shared memory: hand-written kernels ranking in registers at 512 x 16 took 24.3-24.8 us
  * of GPU time at 8192 keys against its 22.6-23.2. It keeps the tile twice in shared
  * memory, under the 227 KB a block can have: 131 KB for 4-byte keys, 197 KB for 4-byte
