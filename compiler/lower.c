@@ -346,6 +346,18 @@ Stmt *lw_scalar_decl(Lw *w, const char *prefix, ScalarKind sk, X *init, Buffer *
     return s;
 }
 
+/* A private array of n elements (a scalar where n is 1, printed without an index),
+ * declared here: a thread's registers for the rounds of multisplit and sortTiles. */
+Buffer *lw_private_array(Lw *w, const char *prefix, ScalarKind sk, int64_t n)
+{
+    Buffer *b = lw_new_buffer(w, prefix, AS_PRIVATE, sk, nat_cst(w->a, n));
+    b->scalar = n == 1;
+    Stmt *d = lw_snew(w, S_DECL);
+    d->decl.buf = b;
+    lw_emit(w, d);
+    return b;
+}
+
 /* A private scalar initialised with x: the value is computed once, here. */
 X *lw_materialise(Lw *w, X *x, const char *prefix)
 {

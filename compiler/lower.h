@@ -185,6 +185,8 @@ View *lw_mem_view(Lw *w, Type *ty, Buffer *b);
 Acc *lw_mem_acc(Lw *w, Type *ty, Buffer *b);
 /* A private scalar variable (*b) and its declaration with init, not emitted */
 Stmt *lw_scalar_decl(Lw *w, const char *prefix, ScalarKind sk, X *init, Buffer **b);
+/* A private array of n elements (a scalar where n is 1), its declaration emitted here */
+Buffer *lw_private_array(Lw *w, const char *prefix, ScalarKind sk, int64_t n);
 /* A global scratch buffer of the kernel (every launch of it takes the same ones) */
 Buffer *lw_scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count);
 X *lw_materialise(Lw *w, X *x, const char *prefix);

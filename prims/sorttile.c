@@ -428,12 +428,7 @@ static bool st_in_lanes(const St *s) { return s->TILE <= SL_MAX_TILE && s->IPT <
  * every part of the kernel reads it */
 static Buffer *sregs(St *s, const char *prefix, ScalarKind sk)
 {
-    Buffer *b = lw_new_buffer(s->w, prefix, AS_PRIVATE, sk, sc(s, s->IPT));
-    b->scalar = s->IPT == 1;
-    Stmt *d = lw_snew(s->w, S_DECL);
-    d->decl.buf = b;
-    lw_emit(s->w, d);
-    return b;
+    return lw_private_array(s->w, prefix, sk, s->IPT);
 }
 /* round r's element in such an array (index 0 of a scalar where IPT is 1) */
 static Nat *sreg_at(St *s, Nat *r) { return s->IPT == 1 ? sc(s, 0) : r; }

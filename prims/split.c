@@ -242,12 +242,7 @@ static Nat *mc(Ms *m, int64_t v) { return nat_cst(m->a, v); }
  * each (the block is nt threads), and the loops over the IPT elements unroll (loops.c) */
 static Buffer *mprivate(Ms *m, const char *prefix, ScalarKind sk)
 {
-    Buffer *b = lw_new_buffer(m->w, prefix, AS_PRIVATE, sk, nat_cst(m->a, m->IPT));
-    b->scalar = m->IPT == 1;
-    Stmt *d = lw_snew(m->w, S_DECL);
-    d->decl.buf = b;
-    lw_emit(m->w, d);
-    return b;
+    return lw_private_array(m->w, prefix, sk, m->IPT);
 }
 /* Where round r's element is in such an array: index r, or 0 where IPT is 1 and the
  * array is a scalar (printed without an index, so r must not be mentioned: nvcc would
