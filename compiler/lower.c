@@ -132,24 +132,41 @@ X *lw_xsel(Lw *w, X *c, X *p, X *q)
     return x;
 }
 
-X *lw_xballot(Lw *w, X *pred)
+X *lw_xun(Lw *w, XKind k, ScalarKind sk, X *e)
 {
-    X *x = lw_xnew(w, X_SHFL, SK_U32);
-    x->shfl.k = SHFL_BALLOT;
-    x->shfl.val = pred;
+    X *x = lw_xnew(w, k, sk);
+    x->un.e = e;
     return x;
 }
 
-/* the lanes whose u32 v agrees with this lane's in its low `bits` bits (a radix
- * sort's ranking: the lanes of one digit) */
-X *lw_xmatch(Lw *w, X *v, int bits)
+X *lw_xnot(Lw *w, X *e)
 {
-    X *x = lw_xnew(w, X_SHFL, SK_U32);
-    x->shfl.k = SHFL_MATCH;
-    x->shfl.val = v;
-    x->shfl.arg = lw_xlit(w, SK_U32, (uint64_t)bits);
+    X *x = lw_xun(w, X_UN, SK_BOOL, e);
+    x->un.op = UOP_NOT;
     return x;
 }
+
+X *lw_xbnot(Lw *w, X *e)
+{
+    X *x = lw_xun(w, X_UN, e->sk, e);
+    x->un.op = UOP_BNOT;
+    return x;
+}
+
+X *lw_xshfl(Lw *w, ShflKind k, ScalarKind sk, X *val, X *arg)
+{
+    X *x = lw_xnew(w, X_SHFL, sk);
+    x->shfl.k = k;
+    x->shfl.val = val;
+    x->shfl.arg = arg;
+    return x;
+}
+
+X *lw_xballot(Lw *w, X *pred) { return lw_xshfl(w, SHFL_BALLOT, SK_U32, pred, NULL); }
+
+/* the lanes whose u32 v agrees with this lane's in its low `bits` bits (a radix
+ * sort's ranking: the lanes of one digit) */
+X *lw_xmatch(Lw *w, X *v, int bits) { return lw_xshfl(w, SHFL_MATCH, SK_U32, v, lw_xlit(w, SK_U32, (uint64_t)bits)); }
 
 X *lw_xpopc(Lw *w, X *v)
 {
@@ -378,11 +395,7 @@ X *lw_warp_scan_add(Lw *w, X *x, int width, const char *inc, const char *up)
     lw_emit(w, lw_scalar_decl(w, inc, SK_U32, x, &b));
     X *ix = lw_xload(w, b, nat_cst(w->a, 0));
     for (int d = 1; d < width; d <<= 1) {
-        X *sh = lw_xnew(w, X_SHFL, SK_U32);
-        sh->shfl.k = SHFL_UP;
-        sh->shfl.val = ix;
-        sh->shfl.arg = lw_xnat(w, nat_cst(w->a, d));
-        X *o = lw_materialise(w, sh, up);
+        X *o = lw_materialise(w, lw_xshfl(w, SHFL_UP, SK_U32, ix, lw_xnat(w, nat_cst(w->a, d))), up);
         X *ge = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, nat_cst(w->a, d)));
         lw_store(w, b, nat_cst(w->a, 0), lw_xsel(w, ge, lw_xbin(w, OP_ADD, SK_U32, ix, o), ix));
     }
@@ -809,11 +822,8 @@ static Val *shfl_leaves(Lw *w, View *v, Val *mine, Nat *i)
         Val *l = shfl_leaves(w, v, mine->a, i); /* left leaf first */
         return lw_pairv(w, l, shfl_leaves(w, v, mine->b, i));
     }
-    X *x = lw_xnew(w, X_SHFL, mine->x->sk);
-    x->shfl.k = v->shfl;
-    x->shfl.val = mine->x;
-    x->shfl.arg = v->shfl == SHFL_IDX ? lw_view_at(w, v->src, i)->x : lw_xnat(w, v->n1);
-    return lw_scalar(w, shuffle_now(w, x));
+    X *arg = v->shfl == SHFL_IDX ? lw_view_at(w, v->src, i)->x : lw_xnat(w, v->n1);
+    return lw_scalar(w, shuffle_now(w, lw_xshfl(w, v->shfl, mine->x->sk, mine->x, arg)));
 }
 
 /* Is i the index of a lane-level loop over 32 elements that is open here? Such a loop's
@@ -924,11 +934,7 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
             diag_error2(w->d, w->at, v->sp, "the warp array is made here",
                         "a warp array is read at another lane's index inside code that only some "
                         "lanes run; read it at the lane's own index (mapLane) or before the partial map");
-        X *x = lw_xnew(w, X_SHFL, v->mine->sk);
-        x->shfl.k = SHFL_IDX;
-        x->shfl.val = v->mine;
-        x->shfl.arg = source_lane(w, i);
-        return lw_scalar(w, shuffle_now(w, x));
+        return lw_scalar(w, shuffle_now(w, lw_xshfl(w, SHFL_IDX, v->mine->sk, v->mine, source_lane(w, i))));
     }
     case V_VEC: return vector_at(w, v, i);
     case V_GATHER: return lw_view_at(w, v->in, lw_data_index(w, lw_view_at(w, v->in2, i)->x, v->in->ty->arr.n));

@@ -159,11 +159,18 @@ Acc *lw_acceptor(Lw *w, AccKind k, Type *ty, Acc *in);
 X *lw_xnew(Lw *w, XKind k, ScalarKind sk);
 X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r);
 /* The IR's small pieces, as the prims families that build kernels statement by statement
- * (multisplit, sortTiles) write them: a literal of kind sk; c ? p : q (of p's kind); the
+ * (multisplit, sortTiles, lookback's windows, the pipes) write them: a literal of kind
+ * sk; c ? p : q (of p's kind); a unary node of kind k (X_UN, X_CAST, X_IDX, X_BITCAST;
+ * X_UN's op is UOP_NEG unless set) of type sk over e; !e of a bool; ~e; a shuffle or vote
+ * of kind k of val (arg: its delta, mask or source lane; NULL for a vote) of type sk; the
  * warp's ballot of a predicate (u32); the population count of a u32; a barrier at level
  * l (LVL_WARP: __syncwarp, LVL_BLOCK: __syncthreads) emitted here */
 X *lw_xlit(Lw *w, ScalarKind sk, uint64_t v);
 X *lw_xsel(Lw *w, X *c, X *p, X *q);
+X *lw_xun(Lw *w, XKind k, ScalarKind sk, X *e);
+X *lw_xnot(Lw *w, X *e);
+X *lw_xbnot(Lw *w, X *e);
+X *lw_xshfl(Lw *w, ShflKind k, ScalarKind sk, X *val, X *arg);
 X *lw_xballot(Lw *w, X *pred);
 X *lw_xmatch(Lw *w, X *v, int bits);
 X *lw_xpopc(Lw *w, X *v);

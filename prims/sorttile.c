@@ -200,19 +200,21 @@ static Stmt *st_round_open(St *s, Nat *p0)
     lw_open_if(s->w, svalid(s, p0), &saved);
     return saved;
 }
-/* digit d of ord(x) (or of ord((x, y)) for pairs): the user's function inlined; a u64
- * order shifted in 64 bits, then its low word taken, so that the digit's mask and all
- * that follows are the u32 order's */
-static X *sdigit(St *s, X *x, X *y, int d)
+/* ord(x) (or ord((x, y)) for pairs): the user's function inlined */
+static X *sorder(St *s, X *x, X *y)
 {
     LwVal *v = lw_scalar(s->w, x);
     lw_bind(s->w, s->f->lam.param, y ? lw_pairv(s->w, v, lw_scalar(s->w, y)) : v);
-    X *o = lw_lower_exp(s->w, s->f->lam.body)->x;
+    return lw_lower_exp(s->w, s->f->lam.body)->x;
+}
+/* digit d of the order (8 bits): a u64 order shifted in 64 bits, then its low word
+ * taken, so that the digit's mask and all that follows are the u32 order's */
+static X *sdigit(St *s, X *x, X *y, int d)
+{
+    X *o = sorder(s, x, y);
     if (s->osk == SK_U64) {
         if (d) o = sbin(s, OP_SHR, SK_U64, o, lw_xlit(s->w, SK_U64, (uint64_t)(8 * d)));
-        X *lo = lw_xnew(s->w, X_CAST, SK_U32);
-        lo->un.e = o;
-        o = lo;
+        o = lw_xun(s->w, X_CAST, SK_U32, o);
     } else if (d)
         o = sbin(s, OP_SHR, SK_U32, o, slit(s, (uint64_t)(8 * d)));
     return sbin(s, OP_BAND, SK_U32, o, slit(s, ST_RADIX - 1));
@@ -450,20 +452,8 @@ static Stmt *slwarp_open(St *s, Nat *warp)
     return saved;
 }
 /* the order value of an element (the user's function inlined), in a register */
-static X *sord(St *s, X *x, X *y)
-{
-    LwVal *v = lw_scalar(s->w, x);
-    lw_bind(s->w, s->f->lam.param, y ? lw_pairv(s->w, v, lw_scalar(s->w, y)) : v);
-    return lw_materialise(s->w, lw_lower_exp(s->w, s->f->lam.body)->x, "slo");
-}
-static X *sshfl_idx(St *s, X *v, X *src)
-{
-    X *x = lw_xnew(s->w, X_SHFL, SK_U32);
-    x->shfl.k = SHFL_IDX;
-    x->shfl.val = v;
-    x->shfl.arg = src;
-    return x;
-}
+static X *sord(St *s, X *x, X *y) { return lw_materialise(s->w, sorder(s, x, y), "slo"); }
+static X *sshfl_idx(St *s, X *v, X *src) { return lw_xshfl(s->w, SHFL_IDX, SK_U32, v, src); }
 /* the digit of pass d: its first bit and width */
 static int sl_bit(int d) { return SL_BITS * d; }
 static int sl_obits(const St *s) { return s->osk == SK_U64 ? 64 : 32; }
@@ -519,11 +509,7 @@ static void st_lanes_rank(St *s, int d)
     X *o = sord(s, lw_xload(w, s->rkey, ri), s->pairs ? lw_xload(w, s->rval, ri) : NULL);
     X *dg = sbin(s, OP_BAND, osk, sbin(s, OP_SHR, osk, o, lw_xlit(w, osk, (uint64_t)bit)),
                  lw_xlit(w, osk, (1u << bits) - 1));
-    if (osk != SK_U32) { /* the digit of a u64 order: its low word */
-        X *lo = lw_xnew(w, X_CAST, SK_U32);
-        lo->un.e = dg;
-        dg = lo;
-    }
+    if (osk != SK_U32) dg = lw_xun(w, X_CAST, SK_U32, dg); /* the digit of a u64 order: its low word */
     dg = lw_materialise(w, dg, "sld");
     lw_store(w, s->rdg, ri, dg);
     X *m = sdecl(s, "slm", SK_U32, lw_xload(w, s->rvm, ri), &mb);
@@ -532,10 +518,7 @@ static void st_lanes_rank(St *s, int d)
                       lw_xlit(w, osk, 0));
         X *bl = lw_materialise(w, sballot(s, set), "slb");
         X *mine = sbin(s, OP_NE, SK_BOOL, sbin(s, OP_BAND, SK_U32, lx, slit(s, 1ull << i)), slit(s, 0));
-        X *nb = lw_xnew(w, X_UN, SK_U32);
-        nb->un.op = UOP_BNOT;
-        nb->un.e = bl;
-        lw_store(w, mb, sc(s, 0), sbin(s, OP_BAND, SK_U32, m, ssel(s, mine, bl, nb)));
+        lw_store(w, mb, sc(s, 0), sbin(s, OP_BAND, SK_U32, m, ssel(s, mine, bl, lw_xbnot(w, bl))));
     }
     lw_store(w, s->rrun, ri, run);
     lw_store(w, rb, sc(s, 0), sbin(s, OP_ADD, SK_U32, run, spopc(s, m)));

@@ -249,12 +249,8 @@ static Buffer *mprivate(Ms *m, const char *prefix, ScalarKind sk)
  * warn of the loop's unused variable) */
 static Nat *mreg_at(Ms *m, Nat *r) { return m->IPT == 1 ? mc(m, 0) : r; }
 static X *mlit(Ms *m, ScalarKind sk, uint64_t v) { return lw_xlit(m->w, sk, v); }
-static X *mun(Ms *m, XKind k, ScalarKind sk, X *e)
-{
-    X *x = lw_xnew(m->w, k, sk);
-    x->un.e = e;
-    return x;
-}
+/* a u32 count in the offsets' type (u32 or u64) */
+static X *mwide(Ms *m, X *x) { return m->osk == SK_U32 ? x : lw_xun(m->w, X_CAST, m->osk, x); }
 static X *mbin(Ms *m, BinOp op, ScalarKind sk, X *l, X *r) { return lw_xbin(m->w, op, sk, l, r); }
 static X *msel(Ms *m, X *c, X *p, X *q) { return lw_xsel(m->w, c, p, q); }
 static X *mreg(Ms *m, Buffer *b) { return lw_xload(m->w, b, mc(m, 0)); }
@@ -327,14 +323,6 @@ static Nat *mbuckets(Ms *m, Mloops *l)
     Nat *b = nat_add(m->a, nat_mul(m->a, j, mc(m, m->NT)), tid);
     lw_open_if(m->w, mnat_lt(m, b, mc(m, m->K)), &l->in);
     return b;
-}
-/* !e */
-static X *mnot(Ms *m, X *e)
-{
-    X *x = lw_xnew(m->w, X_UN, SK_BOOL);
-    x->un.op = UOP_NOT;
-    x->un.e = e;
-    return x;
 }
 
 /* bucket(x): the user's function inlined, capped at K - 1 (an out-of-range bucket is
@@ -532,11 +520,11 @@ static void ms_counts(Ms *m, Buffer *state)
     lw_open_if(w, first, &t0);
     ms_publish(m, state, mine, 2, rx);
     w->cur = t0;
-    lw_open_if(w, mnot(m, first), &t0);
+    lw_open_if(w, lw_xnot(m->w, first), &t0);
     ms_publish(m, state, mine, 1, rx);
     w->cur = t0;
     lw_store(w, m->tstart, b, rx);
-    lw_store(w, m->base, b, m->osk == SK_U32 ? rx : mun(m, X_CAST, m->osk, rx));
+    lw_store(w, m->base, b, mwide(m, rx));
     mclose(m, &l);
 }
 
@@ -560,10 +548,10 @@ static void ms_walk(Ms *m, Buffer *offs, Buffer *state)
     Nat *b = mbuckets(m, &l);
     Buffer *pre, *wd, *hi;
     X *rx = lw_xload(w, m->base, b);
-    rx = lw_materialise(w, m->osk == SK_U32 ? rx : mun(m, X_CAST, SK_U32, rx), "msc");
+    rx = lw_materialise(w, m->osk == SK_U32 ? rx : lw_xun(m->w, X_CAST, SK_U32, rx), "msc");
     X *px = mdecl(m, "mspre", SK_U32, mlit(m, SK_U32, 0), &pre);
     Nat *mine = nat_add(a, nat_mul(a, m->tile, mc(m, m->K)), b);
-    lw_open_if(w, mnot(m, mnat_lt(m, m->tile, mc(m, 1))), &t0);
+    lw_open_if(w, lw_xnot(m->w, mnat_lt(m, m->tile, mc(m, 1))), &t0);
     NatVar *dv = nat_newvar(a, arena_printf(a, "msd%d", w->names++), 0, m->tiles);
     lw_open_while(w, dv, &wl);
     /* the tile d + 1 before this one */
@@ -591,13 +579,13 @@ static void ms_walk(Ms *m, Buffer *offs, Buffer *state)
     w->cur = wl;
     ms_publish(m, state, mine, 2, mbin(m, OP_ADD, SK_U32, px, rx));
     w->cur = t0;
-    X *ob = mbin(m, OP_ADD, m->osk, lw_xload(w, offs, b), m->osk == SK_U32 ? px : mun(m, X_CAST, m->osk, px));
+    X *ob = mbin(m, OP_ADD, m->osk, lw_xload(w, offs, b), mwide(m, px));
     if (m->next) ob = lw_materialise(w, ob, "msob"); /* read twice */
     X *st = lw_xload(w, m->tstart, b);
-    lw_store(w, m->base, b, mbin(m, OP_SUB, m->osk, ob, m->osk == SK_U32 ? st : mun(m, X_CAST, m->osk, st)));
+    lw_store(w, m->base, b, mbin(m, OP_SUB, m->osk, ob, mwide(m, st)));
     if (m->next) {
         lw_open_if(w, mnat_lt(m, nat_sub(a, m->tiles, mc(m, 1)), nat_add(a, m->tile, mc(m, 1))), &t0);
-        lw_store(w, m->next, b, mbin(m, OP_ADD, m->osk, ob, m->osk == SK_U32 ? rx : mun(m, X_CAST, m->osk, rx)));
+        lw_store(w, m->next, b, mbin(m, OP_ADD, m->osk, ob, mwide(m, rx)));
         w->cur = t0;
     }
     mclose(m, &l);
@@ -732,8 +720,8 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
     X *dst[2];
     for (int i = 0; i < 2; i++) /* the guard's and the index's (nvcc computes it once) */
-        dst[i] = mun(m, X_IDX, SK_U64, mbin(m, OP_ADD, m->osk, lw_xload(w, m->base, bi), mun(m, X_CAST, m->osk, lw_xnat(w, q))));
-    lw_open_if(w, mbin(m, OP_LT, SK_BOOL, dst[0], mun(m, X_IDX, SK_U64, lw_xnat(w, m->places))), &js);
+        dst[i] = lw_xun(m->w, X_IDX, SK_U64, mbin(m, OP_ADD, m->osk, lw_xload(w, m->base, bi), lw_xun(m->w, X_CAST, m->osk, lw_xnat(w, q))));
+    lw_open_if(w, mbin(m, OP_LT, SK_BOOL, dst[0], lw_xun(m->w, X_IDX, SK_U64, lw_xnat(w, m->places))), &js);
     Nat *di = lw_let(w, "msdst", dst[1], 0, m->places);
     lw_store(w, out, di, v);
     if (m->pairs) lw_store(w, out2, di, v2);
@@ -759,10 +747,10 @@ static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
     Nat *par = lw_let(m->w, "mspar", mreg(m, m->par), 0, mc(m, 2));
     /* n < MS_NMAX (ms_limit), so no launch has more tiles than hmax */
     Nat *hmax = mc(m, (MS_NMAX + m->TILE - 1) / m->TILE + 1);
-    Nat *h = lw_let(m->w, "msh", mun(m, X_CAST, SK_U32, lw_xload(w, ctr, nat_sub(a, mc(m, 2), par))), 0, hmax);
+    Nat *h = lw_let(m->w, "msh", lw_xun(m->w, X_CAST, SK_U32, lw_xload(w, ctr, nat_sub(a, mc(m, 2), par))), 0, hmax);
     Nat *tid = mthreads(m, &tl, &ts);
     lw_open_if(w, lw_xbin(w, OP_AND, SK_BOOL, mnat_lt(m, m->tile, mc(m, 1)), mnat_lt(m, tid, mc(m, 1))), &is);
-    lw_store(w, ctr, nat_add(a, mc(m, 1), par), mun(m, X_CAST, SK_U64, lw_xnat(w, m->tiles)));
+    lw_store(w, ctr, nat_add(a, mc(m, 1), par), lw_xun(m->w, X_CAST, SK_U64, lw_xnat(w, m->tiles)));
     w->cur = is;
     /* the register's largest value: under h*k plus a stride */
     int64_t hm;
@@ -770,14 +758,14 @@ static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
     ScalarKind isk = hm * (m->K + m->NT) < ((int64_t)1 << 32) ? SK_U32 : SK_U64;
     Buffer *ib;
     Nat *start = nat_add(a, nat_mul(a, m->tiles, mc(m, m->K)), nat_add(a, nat_mul(a, m->tile, mc(m, m->NT)), tid));
-    X *ix = mdecl(m, "mszi", isk, mun(m, X_CAST, isk, lw_xnat(w, start)), &ib);
+    X *ix = mdecl(m, "mszi", isk, lw_xun(m->w, X_CAST, isk, lw_xnat(w, start)), &ib);
     lw_open_while(w, NULL, &zl);
-    lw_open_if(w, lw_xbin(w, OP_GE, SK_BOOL, ix, mun(m, X_CAST, isk, lw_xnat(w, nat_mul(a, h, mc(m, m->K))))), &is);
+    lw_open_if(w, lw_xbin(w, OP_GE, SK_BOOL, ix, lw_xun(m->w, X_CAST, isk, lw_xnat(w, nat_mul(a, h, mc(m, m->K))))), &is);
     mjump(m, JK_BREAK);
     w->cur = is;
     Nat *i = lw_let(m->w, "msz", ix, 0, nat_mul(a, hmax, mc(m, m->K)));
     lw_store(w, state, i, mlit(m, SK_U32, 0));
-    lw_store(w, ib, mc(m, 0), mbin(m, OP_ADD, isk, ix, mun(m, X_CAST, isk, lw_xnat(w, nat_mul(a, m->tiles, mc(m, m->NT))))));
+    lw_store(w, ib, mc(m, 0), mbin(m, OP_ADD, isk, ix, lw_xun(m->w, X_CAST, isk, lw_xnat(w, nat_mul(a, m->tiles, mc(m, m->NT))))));
     w->cur = zl;
     lw_close_loop(w, tl, ts);
 }

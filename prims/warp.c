@@ -158,10 +158,7 @@ static LwVal *lower_ballot(Lw *w, Expr *e)
         diag_error(w->d, e->sp, "ballotWarp inside code that only some lanes of the warp run: every lane must vote");
     LwVal *in = lw_lower_exp(w, e->prim.args[0]);
     X *mine = lw_view_at(w, in->v, nat_var(w->a, w->k->hw.lane))->x;
-    X *x = lw_xnew(w, X_SHFL, SK_U32);
-    x->shfl.k = SHFL_BALLOT;
-    x->shfl.val = mine;
-    return lw_scalar(w, lw_materialise(w, x, "vote"));
+    return lw_scalar(w, lw_materialise(w, lw_xballot(w, mine), "vote"));
 }
 
 /* ballotWarp(a) = sum of 2^i over the i with a[i] true */
@@ -587,32 +584,12 @@ static Stmt *list_of(Stmt *seq, const Stmt *t)
     unreachable();
 }
 
-static X *xun(Lw *w, XKind k, ScalarKind sk, X *e)
-{
-    X *x = lw_xnew(w, k, sk);
-    x->un.e = e;
-    return x;
-}
-static X *xnot(Lw *w, X *e)
-{
-    X *x = xun(w, X_UN, SK_BOOL, e);
-    x->un.op = UOP_NOT;
-    return x;
-}
 static X *xsel(Lw *w, X *c, X *p, X *q)
 {
     X *x = lw_xnew(w, X_SELECT, p->sk);
     x->sel.c = c;
     x->sel.a = p;
     x->sel.b = q;
-    return x;
-}
-static X *xshfl(Lw *w, ShflKind k, ScalarKind sk, X *val, X *arg)
-{
-    X *x = lw_xnew(w, X_SHFL, sk);
-    x->shfl.k = k;
-    x->shfl.val = val;
-    x->shfl.arg = arg;
     return x;
 }
 static X *xordered(Lw *w, Buffer *b, Nat *i, MemOrder mo)
@@ -676,8 +653,8 @@ static void look_publish(Lw *w, const Look *L, int st, X *const *v)
     Stmt *s = lw_snew(w, S_STORE);
     s->store.index = L->tile;
     if (L->packed) {
-        X *hi = xun(w, X_CAST, SK_U64, look_status(w, L, st));
-        X *lo = xun(w, X_CAST, SK_U64, xun(w, X_BITCAST, SK_U32, v[0]));
+        X *hi = lw_xun(w, X_CAST, SK_U64, look_status(w, L, st));
+        X *lo = lw_xun(w, X_CAST, SK_U64, lw_xun(w, X_BITCAST, SK_U32, v[0]));
         s->store.buf = L->state;
         s->store.val = lw_xbin(w, OP_BOR, SK_U64, lw_xbin(w, OP_SHL, SK_U64, hi, lit_of(w, SK_U32, 32)), lo);
         s->store.order = MO_RELAXED;
@@ -714,7 +691,7 @@ static void draw_tile(Lw *w, Stmt *blk, Buffer *ctr, Span sp, Buffer **epoch)
     at->atomic.index = zero;
     at->atomic.val = lit_of(w, SK_U64, 1);
     lw_emit(w, lw_scalar_decl(w, "lbd", SK_U64, at, &d));
-    X *last = lw_xbin(w, OP_EQ, SK_BOOL, xun(w, X_CAST, SK_U32, xreg(w, d)),
+    X *last = lw_xbin(w, OP_EQ, SK_BOOL, lw_xun(w, X_CAST, SK_U32, xreg(w, d)),
                       lw_xnat(w, nat_sub(a, grid_blocks(w), nat_cst(a, 1))));
     open_thread_if(w, last, &s1);
     X *ep = lw_xbin(w, OP_SHL, SK_U64, lw_xbin(w, OP_SHR, SK_U64, xreg(w, d), lit_of(w, SK_U32, 32)), lit_of(w, SK_U32, 32));
@@ -723,8 +700,8 @@ static void draw_tile(Lw *w, Stmt *blk, Buffer *ctr, Span sp, Buffer **epoch)
     lw_store(w, sh, zero, xreg(w, d));
     w->cur = s0;
     emit_barrier(w, LVL_BLOCK);
-    lw_emit(w, lw_scalar_decl(w, "lbtile", SK_U32, xun(w, X_CAST, SK_U32, lw_xload(w, sh, zero)), &tile));
-    X *e = xun(w, X_CAST, SK_U32, lw_xbin(w, OP_SHR, SK_U64, lw_xload(w, sh, zero), lit_of(w, SK_U32, 32)));
+    lw_emit(w, lw_scalar_decl(w, "lbtile", SK_U32, lw_xun(w, X_CAST, SK_U32, lw_xload(w, sh, zero)), &tile));
+    X *e = lw_xun(w, X_CAST, SK_U32, lw_xbin(w, OP_SHR, SK_U64, lw_xload(w, sh, zero), lit_of(w, SK_U32, 32)));
     lw_emit(w, lw_scalar_decl(w, "lbepoch", SK_U32, lw_xbin(w, OP_BAND, SK_U32, e, lit_of(w, SK_U32, 0x3fffffffu)), epoch));
     w->cur = saved;
     /* pre goes in front of the loop */
@@ -771,7 +748,7 @@ static void look_back(Lw *w, const Look *L, Buffer *const *res)
     lw_open_if(w, xnat_eq(w, ln, 0), &s_in);
     look_publish(w, L, 2, L->agg);
     w->cur = s_t;
-    lw_open_if(w, xnot(w, xnat_eq(w, t, 0)), &s_t);
+    lw_open_if(w, lw_xnot(w, xnat_eq(w, t, 0)), &s_t);
     lw_open_if(w, xnat_eq(w, ln, 0), &s_in);
     look_publish(w, L, 1, L->agg);
     w->cur = s_in;
@@ -790,9 +767,9 @@ static void look_back(Lw *w, const Look *L, Buffer *const *res)
     if (L->packed) {
         X *word = xsel(w, valid, xordered(w, L->state, j, MO_RELAXED), lit_of(w, SK_U64, 0));
         lw_emit(w, lw_scalar_decl(w, "lbsw", SK_U64, word, &sw));
-        X *h = xun(w, X_CAST, SK_U32, lw_xbin(w, OP_SHR, SK_U64, xreg(w, sw), lit_of(w, SK_U32, 32)));
+        X *h = lw_xun(w, X_CAST, SK_U32, lw_xbin(w, OP_SHR, SK_U64, xreg(w, sw), lit_of(w, SK_U32, 32)));
         lw_emit(w, lw_scalar_decl(w, "lbhi", SK_U32, h, &hi));
-        lw_store(w, v[0], zero, xun(w, X_BITCAST, L->agg[0]->sk, xun(w, X_CAST, SK_U32, xreg(w, sw))));
+        lw_store(w, v[0], zero, lw_xun(w, X_BITCAST, L->agg[0]->sk, lw_xun(w, X_CAST, SK_U32, xreg(w, sw))));
     } else {
         X *h = xsel(w, valid, xordered(w, L->flags, j, MO_RELAXED), lit_of(w, SK_U32, 0));
         lw_emit(w, lw_scalar_decl(w, "lbhi", SK_U32, h, &hi));
@@ -801,7 +778,7 @@ static void look_back(Lw *w, const Look *L, Buffer *const *res)
     X *status = xsel(w, mine, lw_xbin(w, OP_BAND, SK_U32, xreg(w, hi), lit_of(w, SK_U32, 3)), lit_of(w, SK_U32, 0));
     lw_store(w, st, zero, xsel(w, valid, status, lit_of(w, SK_U32, 2)));
     X *seen = lw_xbin(w, OP_NE, SK_BOOL, xreg(w, st), lit_of(w, SK_U32, 0));
-    lw_open_if(w, xshfl(w, SHFL_ALL, SK_BOOL, seen, NULL), &s_in);
+    lw_open_if(w, lw_xshfl(w, SHFL_ALL, SK_BOOL, seen, NULL), &s_in);
     emit_jump(w, JK_BREAK);
     w->cur = s_in;
     Stmt *sl = lw_snew(w, S_SLEEP);
@@ -816,24 +793,24 @@ static void look_back(Lw *w, const Look *L, Buffer *const *res)
             lw_store(w, v[i], zero, xsel(w, isp, lw_xload(w, L->incs[i], j), lw_xload(w, L->aggs[i], j)));
         w->cur = s_in;
     }
-    lw_emit(w, lw_scalar_decl(w, "lbpm", SK_U32, xshfl(w, SHFL_BALLOT, SK_U32, isp, NULL), &pm));
+    lw_emit(w, lw_scalar_decl(w, "lbpm", SK_U32, lw_xshfl(w, SHFL_BALLOT, SK_U32, isp, NULL), &pm));
     /* past the nearest P (a lower lane has one), or before tile 0: init */
     X *below = lw_xbin(w, OP_SUB, SK_U32, lw_xbin(w, OP_SHL, SK_U32, lit_of(w, SK_U32, 1), lw_xnat(w, ln)), lit_of(w, SK_U32, 1));
     X *past = lw_xbin(w, OP_NE, SK_BOOL, lw_xbin(w, OP_BAND, SK_U32, xreg(w, pm), below), lit_of(w, SK_U32, 0));
-    lw_open_if(w, lw_xbin(w, OP_OR, SK_BOOL, xnot(w, valid), past), &s_in);
+    lw_open_if(w, lw_xbin(w, OP_OR, SK_BOOL, lw_xnot(w, valid), past), &s_in);
     for (int i = 0; i < n; i++) lw_store(w, v[i], zero, L->init[i]);
     w->cur = s_in;
     for (int d = 1; d < 32; d <<= 1) {
         X *o[2] = {NULL, NULL};
         for (int i = 0; i < n; i++)
-            o[i] = lw_materialise(w, xshfl(w, SHFL_DOWN, vx[i]->sk, vx[i], lw_xnat(w, nat_cst(a, d))), "lbsh");
+            o[i] = lw_materialise(w, lw_xshfl(w, SHFL_DOWN, vx[i]->sk, vx[i], lw_xnat(w, nat_cst(a, d))), "lbsh");
         lw_open_if(w, xnat_lt(w, ln, nat_cst(a, 32 - d)), &s_in);
         look_apply(w, L, o, vx, r);
         for (int i = 0; i < n; i++) lw_store(w, v[i], zero, r[i]);
         w->cur = s_in;
     }
     X *wv[2] = {NULL, NULL}; /* n of them; gcc cannot see that */
-    for (int i = 0; i < n; i++) wv[i] = lw_materialise(w, xshfl(w, SHFL_IDX, vx[i]->sk, vx[i], lw_xnat(w, zero)), "lbw");
+    for (int i = 0; i < n; i++) wv[i] = lw_materialise(w, lw_xshfl(w, SHFL_IDX, vx[i]->sk, vx[i], lw_xnat(w, zero)), "lbw");
     look_apply(w, L, wv, exx, r);
     for (int i = 0; i < n; i++) lw_store(w, ex[i], zero, r[i]);
     lw_open_if(w, lw_xbin(w, OP_NE, SK_BOOL, xreg(w, pm), lit_of(w, SK_U32, 0)), &s_in);
@@ -1126,14 +1103,7 @@ static X *pop(Pipe *p, X *a, X *b)
     return r->x;
 }
 
-static X *pshfl(Pipe *p, ShflKind k, X *val, int arg)
-{
-    X *x = lw_xnew(p->w, X_SHFL, val->sk);
-    x->shfl.k = k;
-    x->shfl.val = val;
-    x->shfl.arg = plit(p, SK_I32, arg);
-    return x;
-}
+static X *pshfl(Pipe *p, ShflKind k, X *val, int arg) { return lw_xshfl(p->w, k, val->sk, val, plit(p, SK_I32, arg)); }
 
 /* A private scalar of the handed-over type, initialised with x; its load */
 static X *preg(Pipe *p, const char *prefix, X *x, Buffer **b)
@@ -1359,21 +1329,7 @@ static X *psel(Pipe *p, X *c, X *a, X *b)
     return x;
 }
 
-static X *pnot(Pipe *p, X *e)
-{
-    X *x = lw_xnew(p->w, X_UN, SK_BOOL);
-    x->un.op = UOP_NOT;
-    x->un.e = e;
-    return x;
-}
 
-static X *pvote(Pipe *p, ShflKind k, ScalarKind sk, X *val)
-{
-    X *x = lw_xnew(p->w, X_SHFL, sk);
-    x->shfl.k = k;
-    x->shfl.val = val;
-    return x;
-}
 
 /* One window of the look-back: lane l reads the words of tiles j = top - 32u - l,
  * u = 0..3 (coalesced; older at higher l and u) that lie after prev, until none of them
@@ -1416,7 +1372,7 @@ static void pipe_window(Pipe *p, Buffer *state, Nat *top, X *prev, X *ep, Buffer
         lw_store(w, ub, pn(p, 0), x_bin(a, OP_OR, SK_BOOL, unset, x_bin(a, OP_AND, SK_BOOL, live[u],
                                                                          x_bin(a, OP_OR, SK_BOOL, other, zero))));
     }
-    lw_open_if(w, pnot(p, pvote(p, SHFL_ANY, SK_BOOL, unset)), &isaved);
+    lw_open_if(w, lw_xnot(p->w, lw_xshfl(p->w, SHFL_ANY, SK_BOOL, unset, NULL)), &isaved);
     pjump(p, JK_BREAK);
     w->cur = isaved;
     Stmt *sl = lw_snew(w, S_SLEEP);
@@ -1435,7 +1391,7 @@ static void pipe_window(Pipe *p, Buffer *state, Nat *top, X *prev, X *ep, Buffer
         lw_store(w, nb, pn(p, 0), m);
         w->cur = isaved;
     }
-    lw_store(w, nb, pn(p, 0), pvote(p, SHFL_REDMIN, SK_U32, near));
+    lw_store(w, nb, pn(p, 0), lw_xshfl(p->w, SHFL_REDMIN, SK_U32, near, NULL));
     for (int u = 0; u < 4; u++) {
         X *v = pcast(p, SK_U32, wd[u]);
         if (p->ck != SK_U32) {
@@ -1483,7 +1439,7 @@ static void pipe_lookback(Pipe *p, Buffer *state, Buffer *count, Buffer *given)
     Stmt *lb = lw_snew(w, S_WHILE);
     lb->wloop.var = nat_newvar(a, arena_printf(a, "pr%d", w->names++), 0, nat_add(a, nat_div(a, p->tiles, pn(p, 128)), pn(p, 2)));
     Nat *top = nat_sub(a, nat_sub(a, t, pn(p, 1)), nat_mul(a, nat_var(a, lb->wloop.var), pn(p, 128)));
-    lb->wloop.cond = x_bin(a, OP_AND, SK_BOOL, pnot(p, found), x_bin(a, OP_GT, SK_BOOL, pnat(p, top), prev));
+    lb->wloop.cond = x_bin(a, OP_AND, SK_BOOL, lw_xnot(p->w, found), x_bin(a, OP_GT, SK_BOOL, pnat(p, top), prev));
     lb->wloop.body = stmt_seq(a);
     lw_emit(w, lb);
     lsaved = w->cur;
@@ -1491,7 +1447,7 @@ static void pipe_lookback(Pipe *p, Buffer *state, Buffer *count, Buffer *given)
     pipe_window(p, state, top, prev, ep, ab, fb);
     w->cur = lsaved;
     /* back to the previous tile: its prefix first */
-    lw_open_if(w, x_bin(a, OP_OR, SK_BOOL, pnot(p, found), after), &isaved);
+    lw_open_if(w, x_bin(a, OP_OR, SK_BOOL, lw_xnot(p->w, found), after), &isaved);
     lw_store(w, ab, pn(p, 0), pop(p, prevp, acc));
     w->cur = isaved;
     lw_open_if(w, x_bin(a, OP_EQ, SK_BOOL, xt, plit(p, SK_I32, 0)), &isaved);
@@ -1696,8 +1652,8 @@ static void pipe_compute(Pipe *p, Buffer *in, Buffer *out, bool excl)
     ready->mbtest.buf = p->sm[PS_FULL];
     ready->mbtest.index = nat_mod(a, nx, pn(p, p->S));
     ready->mbtest.parity = pparity(p, nx);
-    X *c = x_bin(a, OP_AND, SK_BOOL, x_bin(a, OP_AND, SK_BOOL, pnot(p, done), pcmp(p, OP_LT, nat_sub(a, nx, od), pn(p, p->S))),
-                 pvote(p, SHFL_ALL, SK_BOOL, ready));
+    X *c = x_bin(a, OP_AND, SK_BOOL, x_bin(a, OP_AND, SK_BOOL, lw_xnot(p->w, done), pcmp(p, OP_LT, nat_sub(a, nx, od), pn(p, p->S))),
+                 lw_xshfl(p->w, SHFL_ALL, SK_BOOL, ready, NULL));
     lw_open_if(w, c, &isaved);
     Nat *sl = plet(p, "psl", pnat(p, nat_mod(a, nx, pn(p, p->S))), 0, pn(p, p->S));
     Nat *t = plet(p, "pt", lw_xload(w, p->sm[PS_TID], sl), -1, p->tiles);
@@ -1715,7 +1671,7 @@ static void pipe_compute(Pipe *p, Buffer *in, Buffer *out, bool excl)
     fin->mbtest.buf = p->sm[PS_PREF];
     fin->mbtest.index = nat_mod(a, od, pn(p, p->S));
     fin->mbtest.parity = pparity(p, od);
-    lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, pcmp(p, OP_LT, od, nx), pvote(p, SHFL_ALL, SK_BOOL, fin)), &isaved);
+    lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, pcmp(p, OP_LT, od, nx), lw_xshfl(p->w, SHFL_ALL, SK_BOOL, fin, NULL)), &isaved);
     Nat *fsl = plet(p, "psl", pnat(p, nat_mod(a, od, pn(p, p->S))), 0, pn(p, p->S));
     Nat *ft = NULL; /* a filter's finish does not need the tile (nvcc would warn) */
     if (!p->pred || p->part) ft = plet(p, "pt", lw_xload(w, p->sm[PS_TID], fsl), 0, p->tiles);
