@@ -753,6 +753,26 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; }
     # two tiles
     check sorttiles.rise stSmemF32 "$r1" -D n=2000
     check sorttiles.rise stSmemPairsI64 "--input random:-9223372036854775808:9223372036854775807 --input random" -D n=1100
+    # the checks above catch a wrong rank in the registers' ranking: stF32 edited so that
+    # an element's rank in its round counts the lanes of its digit above it, not below
+    sf=(examples/sorttiles.rise --kernel stF32 -D n=1000)
+    "$PATC" --emit-cuda "${sf[@]}" >"$TMP/st.cu"
+    sed -E 's/(__shfl_sync\(0xffffffffu, slm[0-9]+, sld[0-9]+\) \& )\(\(1u << lane\) - 1u\)/\1~((1u << lane) - 1u)/' \
+        "$TMP/st.cu" >"$TMP/stf.cu"
+    if cmp -s "$TMP/st.cu" "$TMP/stf.cu"; then
+        echo "FAIL: sortTiles fault (ranks counted from above): the edit changed nothing"
+        fails=$((fails + 1))
+    elif ! EMU_CUDA="$TMP/stf.cu" bash tests/emu/build.sh "$PATC" "$TMP/stf.so" "${sf[@]}" 2>"$TMP/build.err"; then
+        echo "FAIL: sortTiles fault (ranks counted from above): the edited kernel does not build"
+        fails=$((fails + 1))
+    elif FAKECUDA_EMULATE="$TMP/stf.so" LD_LIBRARY_PATH=$FAKE "${preload[@]}" "$PATC" run "${sf[@]}" --input random \
+            --check-against-cpu >"$TMP/out" 2>&1; then
+        echo "FAIL: sortTiles fault (ranks counted from above): not caught (the check passed)"
+        fails=$((fails + 1))
+    else
+        echo "sortTiles fault ranks counted from above: caught"
+        passes=$((passes + 1))
+    fi
     rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
     if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
         for f in "f32" "--desc --pairs=i32 u32"; do
