@@ -241,9 +241,11 @@ static void expr(Pr *p, const X *x)
     case X_SHFL: {
         static const char *const fn[] = {"__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync",
                                          "__ballot_sync", "__any_sync", "__all_sync", "__reduce_min_sync",
-                                         "patc_match_bits"};
-        /* patc_match_bits: the prelude's helper (codegen/module.c), the full warp implied */
-        sb_printf(o, x->shfl.k == SHFL_MATCH ? "%s(" : "%s(0xffffffffu, ", fn[x->shfl.k]);
+                                         "patc_match_bits", "patc_vote_bit"};
+        /* patc_match_bits, patc_vote_bit: the prelude's helpers (codegen/module.c), the full warp implied */
+        bool helper = x->shfl.k == SHFL_MATCH || x->shfl.k == SHFL_VOTEBIT;
+        bool wide = x->shfl.k == SHFL_VOTEBIT && scalar_info[x->shfl.val->sk].size == 8; /* patc_vote_bit64 */
+        sb_printf(o, helper ? "%s%s(" : "%s%s(0xffffffffu, ", fn[x->shfl.k], wide ? "64" : "");
         expr(p, x->shfl.val);
         if (x->shfl.arg) {
             sb_puts(o, ", ");

@@ -78,6 +78,21 @@ static const char prelude_match[] =
     "asm(\"{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }\" : \"=r\"(v) : \"r\"(x & (1u << i))); "
     "m &= v; } return m; }\n\n";
 
+/* sortTiles' ranking in registers (SHFL_VOTEBIT): the warp's ballot of bit i of x (a u32;
+ * patc_vote_bit64 a u64). The AND and the test are PTX so that ptxas sees them: from C,
+ * NVVM turns x & 2^i != 0 into a shift, an AND with 1 and a compare (three ALU
+ * instructions a vote, where ptxas makes one LOP3 to a predicate, or one R2P for several
+ * bits); a sort of 4096 u32 keys by the 384 x 11 tile took 14.1 us of GPU time with the C
+ * test and 11.5 us with this (H200, bench/results/2026-11-28-nvidia-h200-sort-vote) */
+static const char prelude_votebit[] =
+    "static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, unsigned int i) { unsigned int v; "
+    "asm volatile(\"{ .reg .pred q; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }\" "
+    ": \"=r\"(v) : \"r\"(x), \"r\"(1u << i)); return v; }\n\n";
+static const char prelude_votebit64[] =
+    "static __device__ __forceinline__ unsigned int patc_vote_bit64(unsigned long long x, unsigned int i) { unsigned int v; "
+    "asm volatile(\"{ .reg .pred q; .reg .b64 t; and.b64 t, %1, %2; setp.ne.u64 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }\" "
+    ": \"=r\"(v) : \"l\"(x), \"l\"(1ull << i)); return v; }\n\n";
+
 /* an atomic add of acq_rel order at gpu scope (X_ATOMIC of MO_ACQ_REL): lastBlock's ticket */
 static const char prelude_acq_rel[] =
     "static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; "
@@ -126,7 +141,8 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     bool peek32 = strstr(body, "patc_peek32("), poke32 = strstr(body, "patc_poke32("), set32 = strstr(body, "patc_set32(");
     bool flags32 = peek32 || poke32 || set32;
     bool acq_rel = strstr(body, "patc_atom_add_acq_rel(");
-    bool pipe = strstr(body, "patc_mb_"), match = strstr(body, "patc_match_bits(");
+    bool pipe = strstr(body, "patc_mb_"), match = strstr(body, "patc_match_bits("), votebit = strstr(body, "patc_vote_bit(");
+    bool votebit64 = strstr(body, "patc_vote_bit64(");
     bool launch = false, wide = false;
     for (int i = 0; i < n; i++) {
         launch |= ks[i]->iw == IW_LAUNCH;
@@ -155,7 +171,9 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     }
     if (acq_rel) sb_puts(&h, prelude_acq_rel);
     if (match) sb_puts(&h, prelude_match);
+    if (votebit) sb_puts(&h, prelude_votebit);
+    if (votebit64) sb_puts(&h, prelude_votebit64);
     if (pipe) sb_puts(&h, prelude_pipe);
-    if (!fdiv && !flags && !flags32 && !acq_rel && !match && !pipe) sb_putc(&h, '\n');
+    if (!fdiv && !flags && !flags32 && !acq_rel && !match && !votebit && !votebit64 && !pipe) sb_putc(&h, '\n');
     sb_insert(out, at, sb_str(&h));
 }

@@ -33,9 +33,10 @@ typedef enum { LVL_SEQ, LVL_GLOBAL, LVL_BLOCK, LVL_THREADS, LVL_WARP, LVL_LANE }
  * __any_sync and __all_sync (a bool) of the bool val, and __reduce_min_sync of the u32
  * val (an X_SHFL of a vote has no arg; all run on the full warp); SHFL_MATCH the u32
  * mask of the lanes whose u32 val agrees with this lane's in its low arg bits (arg a
- * u32 literal, 1..32: multisplit's ranking), a vote per bit. The kinds after
- * SHFL_BALLOT have no primitive: only lowerings build them. */
-typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX, SHFL_BALLOT, SHFL_ANY, SHFL_ALL, SHFL_REDMIN, SHFL_MATCH } ShflKind;
+ * u32 literal, 1..32: multisplit's ranking), a vote per bit; SHFL_VOTEBIT the ballot of
+ * bit arg (a u32 literal, below val's width) of the u32 or u64 val (sortTiles' ranking in
+ * registers). The kinds after SHFL_BALLOT have no primitive: only lowerings build them. */
+typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX, SHFL_BALLOT, SHFL_ANY, SHFL_ALL, SHFL_REDMIN, SHFL_MATCH, SHFL_VOTEBIT } ShflKind;
 
 /* Families of primitives: which part of the compiler gives one its meaning. */
 typedef enum {

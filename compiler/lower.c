@@ -168,6 +168,11 @@ X *lw_xballot(Lw *w, X *pred) { return lw_xshfl(w, SHFL_BALLOT, SK_U32, pred, NU
  * sort's ranking: the lanes of one digit) */
 X *lw_xmatch(Lw *w, X *v, int bits) { return lw_xshfl(w, SHFL_MATCH, SK_U32, v, lw_xlit(w, SK_U32, (uint64_t)bits)); }
 
+/* the warp's ballot of bit `bit` of the u32 or u64 v: a lowering's vote on a bit of a
+ * value, which the printer writes so that the test stays one instruction (see
+ * codegen/module.c's patc_vote_bit) */
+X *lw_xvotebit(Lw *w, X *v, int bit) { return lw_xshfl(w, SHFL_VOTEBIT, SK_U32, v, lw_xlit(w, SK_U32, (uint64_t)bit)); }
+
 X *lw_xpopc(Lw *w, X *v)
 {
     X *x = lw_xnew(w, X_CALL, SK_U32);

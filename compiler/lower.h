@@ -173,6 +173,7 @@ X *lw_xbnot(Lw *w, X *e);
 X *lw_xshfl(Lw *w, ShflKind k, ScalarKind sk, X *val, X *arg);
 X *lw_xballot(Lw *w, X *pred);
 X *lw_xmatch(Lw *w, X *v, int bits);
+X *lw_xvotebit(Lw *w, X *v, int bit);
 X *lw_xpopc(Lw *w, X *v);
 void lw_barrier(Lw *w, Level l);
 X *lw_xload(Lw *w, Buffer *b, Nat *i);

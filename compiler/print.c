@@ -123,7 +123,7 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     case X_SHFL: {
-        static const char *const k[] = {"shfl.down", "shfl.up", "shfl.xor", "shfl.idx", "ballot", "any", "all", "redmin", "match"};
+        static const char *const k[] = {"shfl.down", "shfl.up", "shfl.xor", "shfl.idx", "ballot", "any", "all", "redmin", "match", "votebit"};
         sb_printf(b, "%s(", k[x->shfl.k]);
         xprint(b, x->shfl.val);
         if (x->shfl.arg) {

@@ -18,6 +18,8 @@ static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned in
 
 static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
 
+static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, unsigned int i) { unsigned int v; asm volatile("{ .reg .pred q; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }" : "=r"(v) : "r"(x), "r"(1u << i)); return v; }
+
 /* kernel rsHistU32
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
@@ -1422,18 +1424,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             #pragma unroll
             for (patc_int i14 = 0; i14 < 4; i14 += 1) {
                 unsigned int slo15 = slkey4[i14];
-                unsigned int sld16 = ((slo15 >> 0u) & 31u);
+                unsigned int sld16 = (slo15 >> 0u);
                 sldg6[i14] = sld16;
                 unsigned int slm17 = slvm5[i14];
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1u) != 0u));
+                unsigned int slb18 = patc_vote_bit(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2u) != 0u));
+                unsigned int slb19 = patc_vote_bit(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8[i14] = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -1500,18 +1502,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             #pragma unroll
             for (patc_int i42 = 0; i42 < 4; i42 += 1) {
                 unsigned int slo43 = slkey4[i42];
-                unsigned int sld44 = ((slo43 >> 5u) & 31u);
+                unsigned int sld44 = (slo43 >> 5u);
                 sldg6[i42] = sld44;
                 unsigned int slm45 = slvm5[i42];
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32u) != 0u));
+                unsigned int slb46 = patc_vote_bit(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64u) != 0u));
+                unsigned int slb47 = patc_vote_bit(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128u) != 0u));
+                unsigned int slb48 = patc_vote_bit(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8[i42] = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -1578,18 +1580,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             #pragma unroll
             for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                 unsigned int slo71 = slkey4[i70];
-                unsigned int sld72 = ((slo71 >> 10u) & 31u);
+                unsigned int sld72 = (slo71 >> 10u);
                 sldg6[i70] = sld72;
                 unsigned int slm73 = slvm5[i70];
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024u) != 0u));
+                unsigned int slb74 = patc_vote_bit(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048u) != 0u));
+                unsigned int slb75 = patc_vote_bit(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096u) != 0u));
+                unsigned int slb76 = patc_vote_bit(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192u) != 0u));
+                unsigned int slb77 = patc_vote_bit(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8[i70] = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -1656,18 +1658,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             #pragma unroll
             for (patc_int i98 = 0; i98 < 4; i98 += 1) {
                 unsigned int slo99 = slkey4[i98];
-                unsigned int sld100 = ((slo99 >> 15u) & 31u);
+                unsigned int sld100 = (slo99 >> 15u);
                 sldg6[i98] = sld100;
                 unsigned int slm101 = slvm5[i98];
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768u) != 0u));
+                unsigned int slb102 = patc_vote_bit(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536u) != 0u));
+                unsigned int slb103 = patc_vote_bit(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072u) != 0u));
+                unsigned int slb104 = patc_vote_bit(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144u) != 0u));
+                unsigned int slb105 = patc_vote_bit(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288u) != 0u));
+                unsigned int slb106 = patc_vote_bit(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8[i98] = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -1734,18 +1736,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             #pragma unroll
             for (patc_int i126 = 0; i126 < 4; i126 += 1) {
                 unsigned int slo127 = slkey4[i126];
-                unsigned int sld128 = ((slo127 >> 20u) & 31u);
+                unsigned int sld128 = (slo127 >> 20u);
                 sldg6[i126] = sld128;
                 unsigned int slm129 = slvm5[i126];
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576u) != 0u));
+                unsigned int slb130 = patc_vote_bit(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152u) != 0u));
+                unsigned int slb131 = patc_vote_bit(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304u) != 0u));
+                unsigned int slb132 = patc_vote_bit(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608u) != 0u));
+                unsigned int slb133 = patc_vote_bit(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216u) != 0u));
+                unsigned int slb134 = patc_vote_bit(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8[i126] = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -1812,18 +1814,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             #pragma unroll
             for (patc_int i154 = 0; i154 < 4; i154 += 1) {
                 unsigned int slo155 = slkey4[i154];
-                unsigned int sld156 = ((slo155 >> 25u) & 31u);
+                unsigned int sld156 = (slo155 >> 25u);
                 sldg6[i154] = sld156;
                 unsigned int slm157 = slvm5[i154];
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432u) != 0u));
+                unsigned int slb158 = patc_vote_bit(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864u) != 0u));
+                unsigned int slb159 = patc_vote_bit(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728u) != 0u));
+                unsigned int slb160 = patc_vote_bit(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456u) != 0u));
+                unsigned int slb161 = patc_vote_bit(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912u) != 0u));
+                unsigned int slb162 = patc_vote_bit(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8[i154] = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -1890,12 +1892,12 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             #pragma unroll
             for (patc_int i182 = 0; i182 < 4; i182 += 1) {
                 unsigned int slo183 = slkey4[i182];
-                unsigned int sld184 = ((slo183 >> 30u) & 3u);
+                unsigned int sld184 = (slo183 >> 30u);
                 sldg6[i182] = sld184;
                 unsigned int slm185 = slvm5[i182];
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824u) != 0u));
+                unsigned int slb186 = patc_vote_bit(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648u) != 0u));
+                unsigned int slb187 = patc_vote_bit(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
                 slrun8[i182] = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));
@@ -2033,18 +2035,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             #pragma unroll
             for (patc_int i14 = 0; i14 < 4; i14 += 1) {
                 unsigned int slo15 = (((unsigned int)slkey4[i14]) ^ 2147483648u);
-                unsigned int sld16 = ((slo15 >> 0u) & 31u);
+                unsigned int sld16 = (slo15 >> 0u);
                 sldg6[i14] = sld16;
                 unsigned int slm17 = slvm5[i14];
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1u) != 0u));
+                unsigned int slb18 = patc_vote_bit(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2u) != 0u));
+                unsigned int slb19 = patc_vote_bit(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8[i14] = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -2111,18 +2113,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             #pragma unroll
             for (patc_int i42 = 0; i42 < 4; i42 += 1) {
                 unsigned int slo43 = (((unsigned int)slkey4[i42]) ^ 2147483648u);
-                unsigned int sld44 = ((slo43 >> 5u) & 31u);
+                unsigned int sld44 = (slo43 >> 5u);
                 sldg6[i42] = sld44;
                 unsigned int slm45 = slvm5[i42];
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32u) != 0u));
+                unsigned int slb46 = patc_vote_bit(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64u) != 0u));
+                unsigned int slb47 = patc_vote_bit(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128u) != 0u));
+                unsigned int slb48 = patc_vote_bit(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8[i42] = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -2189,18 +2191,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             #pragma unroll
             for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                 unsigned int slo71 = (((unsigned int)slkey4[i70]) ^ 2147483648u);
-                unsigned int sld72 = ((slo71 >> 10u) & 31u);
+                unsigned int sld72 = (slo71 >> 10u);
                 sldg6[i70] = sld72;
                 unsigned int slm73 = slvm5[i70];
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024u) != 0u));
+                unsigned int slb74 = patc_vote_bit(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048u) != 0u));
+                unsigned int slb75 = patc_vote_bit(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096u) != 0u));
+                unsigned int slb76 = patc_vote_bit(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192u) != 0u));
+                unsigned int slb77 = patc_vote_bit(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8[i70] = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -2267,18 +2269,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             #pragma unroll
             for (patc_int i98 = 0; i98 < 4; i98 += 1) {
                 unsigned int slo99 = (((unsigned int)slkey4[i98]) ^ 2147483648u);
-                unsigned int sld100 = ((slo99 >> 15u) & 31u);
+                unsigned int sld100 = (slo99 >> 15u);
                 sldg6[i98] = sld100;
                 unsigned int slm101 = slvm5[i98];
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768u) != 0u));
+                unsigned int slb102 = patc_vote_bit(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536u) != 0u));
+                unsigned int slb103 = patc_vote_bit(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072u) != 0u));
+                unsigned int slb104 = patc_vote_bit(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144u) != 0u));
+                unsigned int slb105 = patc_vote_bit(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288u) != 0u));
+                unsigned int slb106 = patc_vote_bit(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8[i98] = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -2345,18 +2347,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             #pragma unroll
             for (patc_int i126 = 0; i126 < 4; i126 += 1) {
                 unsigned int slo127 = (((unsigned int)slkey4[i126]) ^ 2147483648u);
-                unsigned int sld128 = ((slo127 >> 20u) & 31u);
+                unsigned int sld128 = (slo127 >> 20u);
                 sldg6[i126] = sld128;
                 unsigned int slm129 = slvm5[i126];
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576u) != 0u));
+                unsigned int slb130 = patc_vote_bit(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152u) != 0u));
+                unsigned int slb131 = patc_vote_bit(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304u) != 0u));
+                unsigned int slb132 = patc_vote_bit(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608u) != 0u));
+                unsigned int slb133 = patc_vote_bit(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216u) != 0u));
+                unsigned int slb134 = patc_vote_bit(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8[i126] = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -2423,18 +2425,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             #pragma unroll
             for (patc_int i154 = 0; i154 < 4; i154 += 1) {
                 unsigned int slo155 = (((unsigned int)slkey4[i154]) ^ 2147483648u);
-                unsigned int sld156 = ((slo155 >> 25u) & 31u);
+                unsigned int sld156 = (slo155 >> 25u);
                 sldg6[i154] = sld156;
                 unsigned int slm157 = slvm5[i154];
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432u) != 0u));
+                unsigned int slb158 = patc_vote_bit(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864u) != 0u));
+                unsigned int slb159 = patc_vote_bit(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728u) != 0u));
+                unsigned int slb160 = patc_vote_bit(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456u) != 0u));
+                unsigned int slb161 = patc_vote_bit(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912u) != 0u));
+                unsigned int slb162 = patc_vote_bit(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8[i154] = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -2501,12 +2503,12 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             #pragma unroll
             for (patc_int i182 = 0; i182 < 4; i182 += 1) {
                 unsigned int slo183 = (((unsigned int)slkey4[i182]) ^ 2147483648u);
-                unsigned int sld184 = ((slo183 >> 30u) & 3u);
+                unsigned int sld184 = (slo183 >> 30u);
                 sldg6[i182] = sld184;
                 unsigned int slm185 = slvm5[i182];
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824u) != 0u));
+                unsigned int slb186 = patc_vote_bit(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648u) != 0u));
+                unsigned int slb187 = patc_vote_bit(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
                 slrun8[i182] = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));
@@ -2645,18 +2647,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                 unsigned int s16 = (~0u);
                 unsigned int slo17 = ((slkey5[i15] | 2147483648u) ^ ((slkey5[i15] > 2147483648u) ? s16 : 0u));
-                unsigned int sld18 = ((slo17 >> 0u) & 31u);
+                unsigned int sld18 = (slo17 >> 0u);
                 sldg7[i15] = sld18;
                 unsigned int slm19 = slvm6[i15];
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo17 & 1u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo17, 0u);
                 slm19 = (slm19 & (((lane & 1u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo17 & 2u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo17, 1u);
                 slm19 = (slm19 & (((lane & 2u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo17 & 4u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo17, 2u);
                 slm19 = (slm19 & (((lane & 4u) != 0u) ? slb22 : (~slb22)));
-                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo17 & 8u) != 0u));
+                unsigned int slb23 = patc_vote_bit(slo17, 3u);
                 slm19 = (slm19 & (((lane & 8u) != 0u) ? slb23 : (~slb23)));
-                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo17 & 16u) != 0u));
+                unsigned int slb24 = patc_vote_bit(slo17, 4u);
                 slm19 = (slm19 & (((lane & 16u) != 0u) ? slb24 : (~slb24)));
                 slrun9[i15] = slrun14;
                 slrun14 = (slrun14 + __popc(slm19));
@@ -2724,18 +2726,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             for (patc_int i44 = 0; i44 < 4; i44 += 1) {
                 unsigned int s45 = (~0u);
                 unsigned int slo46 = ((slkey5[i44] | 2147483648u) ^ ((slkey5[i44] > 2147483648u) ? s45 : 0u));
-                unsigned int sld47 = ((slo46 >> 5u) & 31u);
+                unsigned int sld47 = (slo46 >> 5u);
                 sldg7[i44] = sld47;
                 unsigned int slm48 = slvm6[i44];
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo46 & 32u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo46, 5u);
                 slm48 = (slm48 & (((lane & 1u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo46 & 64u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo46, 6u);
                 slm48 = (slm48 & (((lane & 2u) != 0u) ? slb50 : (~slb50)));
-                unsigned int slb51 = __ballot_sync(0xffffffffu, ((slo46 & 128u) != 0u));
+                unsigned int slb51 = patc_vote_bit(slo46, 7u);
                 slm48 = (slm48 & (((lane & 4u) != 0u) ? slb51 : (~slb51)));
-                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo46 & 256u) != 0u));
+                unsigned int slb52 = patc_vote_bit(slo46, 8u);
                 slm48 = (slm48 & (((lane & 8u) != 0u) ? slb52 : (~slb52)));
-                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo46 & 512u) != 0u));
+                unsigned int slb53 = patc_vote_bit(slo46, 9u);
                 slm48 = (slm48 & (((lane & 16u) != 0u) ? slb53 : (~slb53)));
                 slrun9[i44] = slrun43;
                 slrun43 = (slrun43 + __popc(slm48));
@@ -2803,18 +2805,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             for (patc_int i73 = 0; i73 < 4; i73 += 1) {
                 unsigned int s74 = (~0u);
                 unsigned int slo75 = ((slkey5[i73] | 2147483648u) ^ ((slkey5[i73] > 2147483648u) ? s74 : 0u));
-                unsigned int sld76 = ((slo75 >> 10u) & 31u);
+                unsigned int sld76 = (slo75 >> 10u);
                 sldg7[i73] = sld76;
                 unsigned int slm77 = slvm6[i73];
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo75 & 1024u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo75, 10u);
                 slm77 = (slm77 & (((lane & 1u) != 0u) ? slb78 : (~slb78)));
-                unsigned int slb79 = __ballot_sync(0xffffffffu, ((slo75 & 2048u) != 0u));
+                unsigned int slb79 = patc_vote_bit(slo75, 11u);
                 slm77 = (slm77 & (((lane & 2u) != 0u) ? slb79 : (~slb79)));
-                unsigned int slb80 = __ballot_sync(0xffffffffu, ((slo75 & 4096u) != 0u));
+                unsigned int slb80 = patc_vote_bit(slo75, 12u);
                 slm77 = (slm77 & (((lane & 4u) != 0u) ? slb80 : (~slb80)));
-                unsigned int slb81 = __ballot_sync(0xffffffffu, ((slo75 & 8192u) != 0u));
+                unsigned int slb81 = patc_vote_bit(slo75, 13u);
                 slm77 = (slm77 & (((lane & 8u) != 0u) ? slb81 : (~slb81)));
-                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo75 & 16384u) != 0u));
+                unsigned int slb82 = patc_vote_bit(slo75, 14u);
                 slm77 = (slm77 & (((lane & 16u) != 0u) ? slb82 : (~slb82)));
                 slrun9[i73] = slrun72;
                 slrun72 = (slrun72 + __popc(slm77));
@@ -2882,18 +2884,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             for (patc_int i102 = 0; i102 < 4; i102 += 1) {
                 unsigned int s103 = (~0u);
                 unsigned int slo104 = ((slkey5[i102] | 2147483648u) ^ ((slkey5[i102] > 2147483648u) ? s103 : 0u));
-                unsigned int sld105 = ((slo104 >> 15u) & 31u);
+                unsigned int sld105 = (slo104 >> 15u);
                 sldg7[i102] = sld105;
                 unsigned int slm106 = slvm6[i102];
-                unsigned int slb107 = __ballot_sync(0xffffffffu, ((slo104 & 32768u) != 0u));
+                unsigned int slb107 = patc_vote_bit(slo104, 15u);
                 slm106 = (slm106 & (((lane & 1u) != 0u) ? slb107 : (~slb107)));
-                unsigned int slb108 = __ballot_sync(0xffffffffu, ((slo104 & 65536u) != 0u));
+                unsigned int slb108 = patc_vote_bit(slo104, 16u);
                 slm106 = (slm106 & (((lane & 2u) != 0u) ? slb108 : (~slb108)));
-                unsigned int slb109 = __ballot_sync(0xffffffffu, ((slo104 & 131072u) != 0u));
+                unsigned int slb109 = patc_vote_bit(slo104, 17u);
                 slm106 = (slm106 & (((lane & 4u) != 0u) ? slb109 : (~slb109)));
-                unsigned int slb110 = __ballot_sync(0xffffffffu, ((slo104 & 262144u) != 0u));
+                unsigned int slb110 = patc_vote_bit(slo104, 18u);
                 slm106 = (slm106 & (((lane & 8u) != 0u) ? slb110 : (~slb110)));
-                unsigned int slb111 = __ballot_sync(0xffffffffu, ((slo104 & 524288u) != 0u));
+                unsigned int slb111 = patc_vote_bit(slo104, 19u);
                 slm106 = (slm106 & (((lane & 16u) != 0u) ? slb111 : (~slb111)));
                 slrun9[i102] = slrun101;
                 slrun101 = (slrun101 + __popc(slm106));
@@ -2961,18 +2963,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             for (patc_int i131 = 0; i131 < 4; i131 += 1) {
                 unsigned int s132 = (~0u);
                 unsigned int slo133 = ((slkey5[i131] | 2147483648u) ^ ((slkey5[i131] > 2147483648u) ? s132 : 0u));
-                unsigned int sld134 = ((slo133 >> 20u) & 31u);
+                unsigned int sld134 = (slo133 >> 20u);
                 sldg7[i131] = sld134;
                 unsigned int slm135 = slvm6[i131];
-                unsigned int slb136 = __ballot_sync(0xffffffffu, ((slo133 & 1048576u) != 0u));
+                unsigned int slb136 = patc_vote_bit(slo133, 20u);
                 slm135 = (slm135 & (((lane & 1u) != 0u) ? slb136 : (~slb136)));
-                unsigned int slb137 = __ballot_sync(0xffffffffu, ((slo133 & 2097152u) != 0u));
+                unsigned int slb137 = patc_vote_bit(slo133, 21u);
                 slm135 = (slm135 & (((lane & 2u) != 0u) ? slb137 : (~slb137)));
-                unsigned int slb138 = __ballot_sync(0xffffffffu, ((slo133 & 4194304u) != 0u));
+                unsigned int slb138 = patc_vote_bit(slo133, 22u);
                 slm135 = (slm135 & (((lane & 4u) != 0u) ? slb138 : (~slb138)));
-                unsigned int slb139 = __ballot_sync(0xffffffffu, ((slo133 & 8388608u) != 0u));
+                unsigned int slb139 = patc_vote_bit(slo133, 23u);
                 slm135 = (slm135 & (((lane & 8u) != 0u) ? slb139 : (~slb139)));
-                unsigned int slb140 = __ballot_sync(0xffffffffu, ((slo133 & 16777216u) != 0u));
+                unsigned int slb140 = patc_vote_bit(slo133, 24u);
                 slm135 = (slm135 & (((lane & 16u) != 0u) ? slb140 : (~slb140)));
                 slrun9[i131] = slrun130;
                 slrun130 = (slrun130 + __popc(slm135));
@@ -3040,18 +3042,18 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             for (patc_int i160 = 0; i160 < 4; i160 += 1) {
                 unsigned int s161 = (~0u);
                 unsigned int slo162 = ((slkey5[i160] | 2147483648u) ^ ((slkey5[i160] > 2147483648u) ? s161 : 0u));
-                unsigned int sld163 = ((slo162 >> 25u) & 31u);
+                unsigned int sld163 = (slo162 >> 25u);
                 sldg7[i160] = sld163;
                 unsigned int slm164 = slvm6[i160];
-                unsigned int slb165 = __ballot_sync(0xffffffffu, ((slo162 & 33554432u) != 0u));
+                unsigned int slb165 = patc_vote_bit(slo162, 25u);
                 slm164 = (slm164 & (((lane & 1u) != 0u) ? slb165 : (~slb165)));
-                unsigned int slb166 = __ballot_sync(0xffffffffu, ((slo162 & 67108864u) != 0u));
+                unsigned int slb166 = patc_vote_bit(slo162, 26u);
                 slm164 = (slm164 & (((lane & 2u) != 0u) ? slb166 : (~slb166)));
-                unsigned int slb167 = __ballot_sync(0xffffffffu, ((slo162 & 134217728u) != 0u));
+                unsigned int slb167 = patc_vote_bit(slo162, 27u);
                 slm164 = (slm164 & (((lane & 4u) != 0u) ? slb167 : (~slb167)));
-                unsigned int slb168 = __ballot_sync(0xffffffffu, ((slo162 & 268435456u) != 0u));
+                unsigned int slb168 = patc_vote_bit(slo162, 28u);
                 slm164 = (slm164 & (((lane & 8u) != 0u) ? slb168 : (~slb168)));
-                unsigned int slb169 = __ballot_sync(0xffffffffu, ((slo162 & 536870912u) != 0u));
+                unsigned int slb169 = patc_vote_bit(slo162, 29u);
                 slm164 = (slm164 & (((lane & 16u) != 0u) ? slb169 : (~slb169)));
                 slrun9[i160] = slrun159;
                 slrun159 = (slrun159 + __popc(slm164));
@@ -3119,12 +3121,12 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             for (patc_int i189 = 0; i189 < 4; i189 += 1) {
                 unsigned int s190 = (~0u);
                 unsigned int slo191 = ((slkey5[i189] | 2147483648u) ^ ((slkey5[i189] > 2147483648u) ? s190 : 0u));
-                unsigned int sld192 = ((slo191 >> 30u) & 3u);
+                unsigned int sld192 = (slo191 >> 30u);
                 sldg7[i189] = sld192;
                 unsigned int slm193 = slvm6[i189];
-                unsigned int slb194 = __ballot_sync(0xffffffffu, ((slo191 & 1073741824u) != 0u));
+                unsigned int slb194 = patc_vote_bit(slo191, 30u);
                 slm193 = (slm193 & (((lane & 1u) != 0u) ? slb194 : (~slb194)));
-                unsigned int slb195 = __ballot_sync(0xffffffffu, ((slo191 & 2147483648u) != 0u));
+                unsigned int slb195 = patc_vote_bit(slo191, 31u);
                 slm193 = (slm193 & (((lane & 2u) != 0u) ? slb195 : (~slb195)));
                 slrun9[i189] = slrun188;
                 slrun188 = (slrun188 + __popc(slm193));

@@ -7,6 +7,10 @@ typedef long long patc_int;
 #endif
 static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
 
+static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, unsigned int i) { unsigned int v; asm volatile("{ .reg .pred q; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }" : "=r"(v) : "r"(x), "r"(1u << i)); return v; }
+
+static __device__ __forceinline__ unsigned int patc_vote_bit64(unsigned long long x, unsigned int i) { unsigned int v; asm volatile("{ .reg .pred q; .reg .b64 t; and.b64 t, %1, %2; setp.ne.u64 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }" : "=r"(v) : "l"(x), "l"(1ull << i)); return v; }
+
 /* kernel stU32
  *   data parameters: xs: n.u32
  *   nat parameters:  n
@@ -61,18 +65,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             #pragma unroll
             for (patc_int i14 = 0; i14 < 4; i14 += 1) {
                 unsigned int slo15 = slkey4[i14];
-                unsigned int sld16 = ((slo15 >> 0u) & 31u);
+                unsigned int sld16 = (slo15 >> 0u);
                 sldg6[i14] = sld16;
                 unsigned int slm17 = slvm5[i14];
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1u) != 0u));
+                unsigned int slb18 = patc_vote_bit(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2u) != 0u));
+                unsigned int slb19 = patc_vote_bit(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8[i14] = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -139,18 +143,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             #pragma unroll
             for (patc_int i42 = 0; i42 < 4; i42 += 1) {
                 unsigned int slo43 = slkey4[i42];
-                unsigned int sld44 = ((slo43 >> 5u) & 31u);
+                unsigned int sld44 = (slo43 >> 5u);
                 sldg6[i42] = sld44;
                 unsigned int slm45 = slvm5[i42];
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32u) != 0u));
+                unsigned int slb46 = patc_vote_bit(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64u) != 0u));
+                unsigned int slb47 = patc_vote_bit(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128u) != 0u));
+                unsigned int slb48 = patc_vote_bit(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8[i42] = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -217,18 +221,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             #pragma unroll
             for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                 unsigned int slo71 = slkey4[i70];
-                unsigned int sld72 = ((slo71 >> 10u) & 31u);
+                unsigned int sld72 = (slo71 >> 10u);
                 sldg6[i70] = sld72;
                 unsigned int slm73 = slvm5[i70];
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024u) != 0u));
+                unsigned int slb74 = patc_vote_bit(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048u) != 0u));
+                unsigned int slb75 = patc_vote_bit(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096u) != 0u));
+                unsigned int slb76 = patc_vote_bit(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192u) != 0u));
+                unsigned int slb77 = patc_vote_bit(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8[i70] = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -295,18 +299,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             #pragma unroll
             for (patc_int i98 = 0; i98 < 4; i98 += 1) {
                 unsigned int slo99 = slkey4[i98];
-                unsigned int sld100 = ((slo99 >> 15u) & 31u);
+                unsigned int sld100 = (slo99 >> 15u);
                 sldg6[i98] = sld100;
                 unsigned int slm101 = slvm5[i98];
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768u) != 0u));
+                unsigned int slb102 = patc_vote_bit(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536u) != 0u));
+                unsigned int slb103 = patc_vote_bit(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072u) != 0u));
+                unsigned int slb104 = patc_vote_bit(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144u) != 0u));
+                unsigned int slb105 = patc_vote_bit(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288u) != 0u));
+                unsigned int slb106 = patc_vote_bit(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8[i98] = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -373,18 +377,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             #pragma unroll
             for (patc_int i126 = 0; i126 < 4; i126 += 1) {
                 unsigned int slo127 = slkey4[i126];
-                unsigned int sld128 = ((slo127 >> 20u) & 31u);
+                unsigned int sld128 = (slo127 >> 20u);
                 sldg6[i126] = sld128;
                 unsigned int slm129 = slvm5[i126];
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576u) != 0u));
+                unsigned int slb130 = patc_vote_bit(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152u) != 0u));
+                unsigned int slb131 = patc_vote_bit(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304u) != 0u));
+                unsigned int slb132 = patc_vote_bit(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608u) != 0u));
+                unsigned int slb133 = patc_vote_bit(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216u) != 0u));
+                unsigned int slb134 = patc_vote_bit(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8[i126] = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -451,18 +455,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             #pragma unroll
             for (patc_int i154 = 0; i154 < 4; i154 += 1) {
                 unsigned int slo155 = slkey4[i154];
-                unsigned int sld156 = ((slo155 >> 25u) & 31u);
+                unsigned int sld156 = (slo155 >> 25u);
                 sldg6[i154] = sld156;
                 unsigned int slm157 = slvm5[i154];
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432u) != 0u));
+                unsigned int slb158 = patc_vote_bit(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864u) != 0u));
+                unsigned int slb159 = patc_vote_bit(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728u) != 0u));
+                unsigned int slb160 = patc_vote_bit(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456u) != 0u));
+                unsigned int slb161 = patc_vote_bit(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912u) != 0u));
+                unsigned int slb162 = patc_vote_bit(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8[i154] = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -529,12 +533,12 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             #pragma unroll
             for (patc_int i182 = 0; i182 < 4; i182 += 1) {
                 unsigned int slo183 = slkey4[i182];
-                unsigned int sld184 = ((slo183 >> 30u) & 3u);
+                unsigned int sld184 = (slo183 >> 30u);
                 sldg6[i182] = sld184;
                 unsigned int slm185 = slvm5[i182];
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824u) != 0u));
+                unsigned int slb186 = patc_vote_bit(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648u) != 0u));
+                unsigned int slb187 = patc_vote_bit(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
                 slrun8[i182] = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));
@@ -672,18 +676,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             #pragma unroll
             for (patc_int i14 = 0; i14 < 4; i14 += 1) {
                 unsigned int slo15 = (((unsigned int)slkey4[i14]) ^ 2147483648u);
-                unsigned int sld16 = ((slo15 >> 0u) & 31u);
+                unsigned int sld16 = (slo15 >> 0u);
                 sldg6[i14] = sld16;
                 unsigned int slm17 = slvm5[i14];
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1u) != 0u));
+                unsigned int slb18 = patc_vote_bit(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2u) != 0u));
+                unsigned int slb19 = patc_vote_bit(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8[i14] = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -750,18 +754,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             #pragma unroll
             for (patc_int i42 = 0; i42 < 4; i42 += 1) {
                 unsigned int slo43 = (((unsigned int)slkey4[i42]) ^ 2147483648u);
-                unsigned int sld44 = ((slo43 >> 5u) & 31u);
+                unsigned int sld44 = (slo43 >> 5u);
                 sldg6[i42] = sld44;
                 unsigned int slm45 = slvm5[i42];
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32u) != 0u));
+                unsigned int slb46 = patc_vote_bit(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64u) != 0u));
+                unsigned int slb47 = patc_vote_bit(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128u) != 0u));
+                unsigned int slb48 = patc_vote_bit(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8[i42] = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -828,18 +832,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             #pragma unroll
             for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                 unsigned int slo71 = (((unsigned int)slkey4[i70]) ^ 2147483648u);
-                unsigned int sld72 = ((slo71 >> 10u) & 31u);
+                unsigned int sld72 = (slo71 >> 10u);
                 sldg6[i70] = sld72;
                 unsigned int slm73 = slvm5[i70];
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024u) != 0u));
+                unsigned int slb74 = patc_vote_bit(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048u) != 0u));
+                unsigned int slb75 = patc_vote_bit(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096u) != 0u));
+                unsigned int slb76 = patc_vote_bit(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192u) != 0u));
+                unsigned int slb77 = patc_vote_bit(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8[i70] = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -906,18 +910,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             #pragma unroll
             for (patc_int i98 = 0; i98 < 4; i98 += 1) {
                 unsigned int slo99 = (((unsigned int)slkey4[i98]) ^ 2147483648u);
-                unsigned int sld100 = ((slo99 >> 15u) & 31u);
+                unsigned int sld100 = (slo99 >> 15u);
                 sldg6[i98] = sld100;
                 unsigned int slm101 = slvm5[i98];
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768u) != 0u));
+                unsigned int slb102 = patc_vote_bit(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536u) != 0u));
+                unsigned int slb103 = patc_vote_bit(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072u) != 0u));
+                unsigned int slb104 = patc_vote_bit(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144u) != 0u));
+                unsigned int slb105 = patc_vote_bit(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288u) != 0u));
+                unsigned int slb106 = patc_vote_bit(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8[i98] = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -984,18 +988,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             #pragma unroll
             for (patc_int i126 = 0; i126 < 4; i126 += 1) {
                 unsigned int slo127 = (((unsigned int)slkey4[i126]) ^ 2147483648u);
-                unsigned int sld128 = ((slo127 >> 20u) & 31u);
+                unsigned int sld128 = (slo127 >> 20u);
                 sldg6[i126] = sld128;
                 unsigned int slm129 = slvm5[i126];
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576u) != 0u));
+                unsigned int slb130 = patc_vote_bit(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152u) != 0u));
+                unsigned int slb131 = patc_vote_bit(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304u) != 0u));
+                unsigned int slb132 = patc_vote_bit(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608u) != 0u));
+                unsigned int slb133 = patc_vote_bit(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216u) != 0u));
+                unsigned int slb134 = patc_vote_bit(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8[i126] = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -1062,18 +1066,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             #pragma unroll
             for (patc_int i154 = 0; i154 < 4; i154 += 1) {
                 unsigned int slo155 = (((unsigned int)slkey4[i154]) ^ 2147483648u);
-                unsigned int sld156 = ((slo155 >> 25u) & 31u);
+                unsigned int sld156 = (slo155 >> 25u);
                 sldg6[i154] = sld156;
                 unsigned int slm157 = slvm5[i154];
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432u) != 0u));
+                unsigned int slb158 = patc_vote_bit(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864u) != 0u));
+                unsigned int slb159 = patc_vote_bit(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728u) != 0u));
+                unsigned int slb160 = patc_vote_bit(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456u) != 0u));
+                unsigned int slb161 = patc_vote_bit(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912u) != 0u));
+                unsigned int slb162 = patc_vote_bit(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8[i154] = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -1140,12 +1144,12 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             #pragma unroll
             for (patc_int i182 = 0; i182 < 4; i182 += 1) {
                 unsigned int slo183 = (((unsigned int)slkey4[i182]) ^ 2147483648u);
-                unsigned int sld184 = ((slo183 >> 30u) & 3u);
+                unsigned int sld184 = (slo183 >> 30u);
                 sldg6[i182] = sld184;
                 unsigned int slm185 = slvm5[i182];
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824u) != 0u));
+                unsigned int slb186 = patc_vote_bit(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648u) != 0u));
+                unsigned int slb187 = patc_vote_bit(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
                 slrun8[i182] = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));
@@ -1284,18 +1288,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                 unsigned int s16 = (~0u);
                 unsigned int slo17 = ((slkey5[i15] | 2147483648u) ^ ((slkey5[i15] > 2147483648u) ? s16 : 0u));
-                unsigned int sld18 = ((slo17 >> 0u) & 31u);
+                unsigned int sld18 = (slo17 >> 0u);
                 sldg7[i15] = sld18;
                 unsigned int slm19 = slvm6[i15];
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo17 & 1u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo17, 0u);
                 slm19 = (slm19 & (((lane & 1u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo17 & 2u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo17, 1u);
                 slm19 = (slm19 & (((lane & 2u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo17 & 4u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo17, 2u);
                 slm19 = (slm19 & (((lane & 4u) != 0u) ? slb22 : (~slb22)));
-                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo17 & 8u) != 0u));
+                unsigned int slb23 = patc_vote_bit(slo17, 3u);
                 slm19 = (slm19 & (((lane & 8u) != 0u) ? slb23 : (~slb23)));
-                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo17 & 16u) != 0u));
+                unsigned int slb24 = patc_vote_bit(slo17, 4u);
                 slm19 = (slm19 & (((lane & 16u) != 0u) ? slb24 : (~slb24)));
                 slrun9[i15] = slrun14;
                 slrun14 = (slrun14 + __popc(slm19));
@@ -1363,18 +1367,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             for (patc_int i44 = 0; i44 < 4; i44 += 1) {
                 unsigned int s45 = (~0u);
                 unsigned int slo46 = ((slkey5[i44] | 2147483648u) ^ ((slkey5[i44] > 2147483648u) ? s45 : 0u));
-                unsigned int sld47 = ((slo46 >> 5u) & 31u);
+                unsigned int sld47 = (slo46 >> 5u);
                 sldg7[i44] = sld47;
                 unsigned int slm48 = slvm6[i44];
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo46 & 32u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo46, 5u);
                 slm48 = (slm48 & (((lane & 1u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo46 & 64u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo46, 6u);
                 slm48 = (slm48 & (((lane & 2u) != 0u) ? slb50 : (~slb50)));
-                unsigned int slb51 = __ballot_sync(0xffffffffu, ((slo46 & 128u) != 0u));
+                unsigned int slb51 = patc_vote_bit(slo46, 7u);
                 slm48 = (slm48 & (((lane & 4u) != 0u) ? slb51 : (~slb51)));
-                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo46 & 256u) != 0u));
+                unsigned int slb52 = patc_vote_bit(slo46, 8u);
                 slm48 = (slm48 & (((lane & 8u) != 0u) ? slb52 : (~slb52)));
-                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo46 & 512u) != 0u));
+                unsigned int slb53 = patc_vote_bit(slo46, 9u);
                 slm48 = (slm48 & (((lane & 16u) != 0u) ? slb53 : (~slb53)));
                 slrun9[i44] = slrun43;
                 slrun43 = (slrun43 + __popc(slm48));
@@ -1442,18 +1446,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             for (patc_int i73 = 0; i73 < 4; i73 += 1) {
                 unsigned int s74 = (~0u);
                 unsigned int slo75 = ((slkey5[i73] | 2147483648u) ^ ((slkey5[i73] > 2147483648u) ? s74 : 0u));
-                unsigned int sld76 = ((slo75 >> 10u) & 31u);
+                unsigned int sld76 = (slo75 >> 10u);
                 sldg7[i73] = sld76;
                 unsigned int slm77 = slvm6[i73];
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo75 & 1024u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo75, 10u);
                 slm77 = (slm77 & (((lane & 1u) != 0u) ? slb78 : (~slb78)));
-                unsigned int slb79 = __ballot_sync(0xffffffffu, ((slo75 & 2048u) != 0u));
+                unsigned int slb79 = patc_vote_bit(slo75, 11u);
                 slm77 = (slm77 & (((lane & 2u) != 0u) ? slb79 : (~slb79)));
-                unsigned int slb80 = __ballot_sync(0xffffffffu, ((slo75 & 4096u) != 0u));
+                unsigned int slb80 = patc_vote_bit(slo75, 12u);
                 slm77 = (slm77 & (((lane & 4u) != 0u) ? slb80 : (~slb80)));
-                unsigned int slb81 = __ballot_sync(0xffffffffu, ((slo75 & 8192u) != 0u));
+                unsigned int slb81 = patc_vote_bit(slo75, 13u);
                 slm77 = (slm77 & (((lane & 8u) != 0u) ? slb81 : (~slb81)));
-                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo75 & 16384u) != 0u));
+                unsigned int slb82 = patc_vote_bit(slo75, 14u);
                 slm77 = (slm77 & (((lane & 16u) != 0u) ? slb82 : (~slb82)));
                 slrun9[i73] = slrun72;
                 slrun72 = (slrun72 + __popc(slm77));
@@ -1521,18 +1525,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             for (patc_int i102 = 0; i102 < 4; i102 += 1) {
                 unsigned int s103 = (~0u);
                 unsigned int slo104 = ((slkey5[i102] | 2147483648u) ^ ((slkey5[i102] > 2147483648u) ? s103 : 0u));
-                unsigned int sld105 = ((slo104 >> 15u) & 31u);
+                unsigned int sld105 = (slo104 >> 15u);
                 sldg7[i102] = sld105;
                 unsigned int slm106 = slvm6[i102];
-                unsigned int slb107 = __ballot_sync(0xffffffffu, ((slo104 & 32768u) != 0u));
+                unsigned int slb107 = patc_vote_bit(slo104, 15u);
                 slm106 = (slm106 & (((lane & 1u) != 0u) ? slb107 : (~slb107)));
-                unsigned int slb108 = __ballot_sync(0xffffffffu, ((slo104 & 65536u) != 0u));
+                unsigned int slb108 = patc_vote_bit(slo104, 16u);
                 slm106 = (slm106 & (((lane & 2u) != 0u) ? slb108 : (~slb108)));
-                unsigned int slb109 = __ballot_sync(0xffffffffu, ((slo104 & 131072u) != 0u));
+                unsigned int slb109 = patc_vote_bit(slo104, 17u);
                 slm106 = (slm106 & (((lane & 4u) != 0u) ? slb109 : (~slb109)));
-                unsigned int slb110 = __ballot_sync(0xffffffffu, ((slo104 & 262144u) != 0u));
+                unsigned int slb110 = patc_vote_bit(slo104, 18u);
                 slm106 = (slm106 & (((lane & 8u) != 0u) ? slb110 : (~slb110)));
-                unsigned int slb111 = __ballot_sync(0xffffffffu, ((slo104 & 524288u) != 0u));
+                unsigned int slb111 = patc_vote_bit(slo104, 19u);
                 slm106 = (slm106 & (((lane & 16u) != 0u) ? slb111 : (~slb111)));
                 slrun9[i102] = slrun101;
                 slrun101 = (slrun101 + __popc(slm106));
@@ -1600,18 +1604,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             for (patc_int i131 = 0; i131 < 4; i131 += 1) {
                 unsigned int s132 = (~0u);
                 unsigned int slo133 = ((slkey5[i131] | 2147483648u) ^ ((slkey5[i131] > 2147483648u) ? s132 : 0u));
-                unsigned int sld134 = ((slo133 >> 20u) & 31u);
+                unsigned int sld134 = (slo133 >> 20u);
                 sldg7[i131] = sld134;
                 unsigned int slm135 = slvm6[i131];
-                unsigned int slb136 = __ballot_sync(0xffffffffu, ((slo133 & 1048576u) != 0u));
+                unsigned int slb136 = patc_vote_bit(slo133, 20u);
                 slm135 = (slm135 & (((lane & 1u) != 0u) ? slb136 : (~slb136)));
-                unsigned int slb137 = __ballot_sync(0xffffffffu, ((slo133 & 2097152u) != 0u));
+                unsigned int slb137 = patc_vote_bit(slo133, 21u);
                 slm135 = (slm135 & (((lane & 2u) != 0u) ? slb137 : (~slb137)));
-                unsigned int slb138 = __ballot_sync(0xffffffffu, ((slo133 & 4194304u) != 0u));
+                unsigned int slb138 = patc_vote_bit(slo133, 22u);
                 slm135 = (slm135 & (((lane & 4u) != 0u) ? slb138 : (~slb138)));
-                unsigned int slb139 = __ballot_sync(0xffffffffu, ((slo133 & 8388608u) != 0u));
+                unsigned int slb139 = patc_vote_bit(slo133, 23u);
                 slm135 = (slm135 & (((lane & 8u) != 0u) ? slb139 : (~slb139)));
-                unsigned int slb140 = __ballot_sync(0xffffffffu, ((slo133 & 16777216u) != 0u));
+                unsigned int slb140 = patc_vote_bit(slo133, 24u);
                 slm135 = (slm135 & (((lane & 16u) != 0u) ? slb140 : (~slb140)));
                 slrun9[i131] = slrun130;
                 slrun130 = (slrun130 + __popc(slm135));
@@ -1679,18 +1683,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             for (patc_int i160 = 0; i160 < 4; i160 += 1) {
                 unsigned int s161 = (~0u);
                 unsigned int slo162 = ((slkey5[i160] | 2147483648u) ^ ((slkey5[i160] > 2147483648u) ? s161 : 0u));
-                unsigned int sld163 = ((slo162 >> 25u) & 31u);
+                unsigned int sld163 = (slo162 >> 25u);
                 sldg7[i160] = sld163;
                 unsigned int slm164 = slvm6[i160];
-                unsigned int slb165 = __ballot_sync(0xffffffffu, ((slo162 & 33554432u) != 0u));
+                unsigned int slb165 = patc_vote_bit(slo162, 25u);
                 slm164 = (slm164 & (((lane & 1u) != 0u) ? slb165 : (~slb165)));
-                unsigned int slb166 = __ballot_sync(0xffffffffu, ((slo162 & 67108864u) != 0u));
+                unsigned int slb166 = patc_vote_bit(slo162, 26u);
                 slm164 = (slm164 & (((lane & 2u) != 0u) ? slb166 : (~slb166)));
-                unsigned int slb167 = __ballot_sync(0xffffffffu, ((slo162 & 134217728u) != 0u));
+                unsigned int slb167 = patc_vote_bit(slo162, 27u);
                 slm164 = (slm164 & (((lane & 4u) != 0u) ? slb167 : (~slb167)));
-                unsigned int slb168 = __ballot_sync(0xffffffffu, ((slo162 & 268435456u) != 0u));
+                unsigned int slb168 = patc_vote_bit(slo162, 28u);
                 slm164 = (slm164 & (((lane & 8u) != 0u) ? slb168 : (~slb168)));
-                unsigned int slb169 = __ballot_sync(0xffffffffu, ((slo162 & 536870912u) != 0u));
+                unsigned int slb169 = patc_vote_bit(slo162, 29u);
                 slm164 = (slm164 & (((lane & 16u) != 0u) ? slb169 : (~slb169)));
                 slrun9[i160] = slrun159;
                 slrun159 = (slrun159 + __popc(slm164));
@@ -1758,12 +1762,12 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             for (patc_int i189 = 0; i189 < 4; i189 += 1) {
                 unsigned int s190 = (~0u);
                 unsigned int slo191 = ((slkey5[i189] | 2147483648u) ^ ((slkey5[i189] > 2147483648u) ? s190 : 0u));
-                unsigned int sld192 = ((slo191 >> 30u) & 3u);
+                unsigned int sld192 = (slo191 >> 30u);
                 sldg7[i189] = sld192;
                 unsigned int slm193 = slvm6[i189];
-                unsigned int slb194 = __ballot_sync(0xffffffffu, ((slo191 & 1073741824u) != 0u));
+                unsigned int slb194 = patc_vote_bit(slo191, 30u);
                 slm193 = (slm193 & (((lane & 1u) != 0u) ? slb194 : (~slb194)));
-                unsigned int slb195 = __ballot_sync(0xffffffffu, ((slo191 & 2147483648u) != 0u));
+                unsigned int slb195 = patc_vote_bit(slo191, 31u);
                 slm193 = (slm193 & (((lane & 2u) != 0u) ? slb195 : (~slb195)));
                 slrun9[i189] = slrun188;
                 slrun188 = (slrun188 + __popc(slm193));
@@ -1902,18 +1906,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             for (patc_int i15 = 0; i15 < 4; i15 += 1) {
                 unsigned int s16 = (~0u);
                 unsigned int slo17 = (~((slkey5[i15] | 2147483648u) ^ ((slkey5[i15] > 2147483648u) ? s16 : 0u)));
-                unsigned int sld18 = ((slo17 >> 0u) & 31u);
+                unsigned int sld18 = (slo17 >> 0u);
                 sldg7[i15] = sld18;
                 unsigned int slm19 = slvm6[i15];
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo17 & 1u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo17, 0u);
                 slm19 = (slm19 & (((lane & 1u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo17 & 2u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo17, 1u);
                 slm19 = (slm19 & (((lane & 2u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo17 & 4u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo17, 2u);
                 slm19 = (slm19 & (((lane & 4u) != 0u) ? slb22 : (~slb22)));
-                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo17 & 8u) != 0u));
+                unsigned int slb23 = patc_vote_bit(slo17, 3u);
                 slm19 = (slm19 & (((lane & 8u) != 0u) ? slb23 : (~slb23)));
-                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo17 & 16u) != 0u));
+                unsigned int slb24 = patc_vote_bit(slo17, 4u);
                 slm19 = (slm19 & (((lane & 16u) != 0u) ? slb24 : (~slb24)));
                 slrun9[i15] = slrun14;
                 slrun14 = (slrun14 + __popc(slm19));
@@ -1981,18 +1985,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             for (patc_int i44 = 0; i44 < 4; i44 += 1) {
                 unsigned int s45 = (~0u);
                 unsigned int slo46 = (~((slkey5[i44] | 2147483648u) ^ ((slkey5[i44] > 2147483648u) ? s45 : 0u)));
-                unsigned int sld47 = ((slo46 >> 5u) & 31u);
+                unsigned int sld47 = (slo46 >> 5u);
                 sldg7[i44] = sld47;
                 unsigned int slm48 = slvm6[i44];
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo46 & 32u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo46, 5u);
                 slm48 = (slm48 & (((lane & 1u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo46 & 64u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo46, 6u);
                 slm48 = (slm48 & (((lane & 2u) != 0u) ? slb50 : (~slb50)));
-                unsigned int slb51 = __ballot_sync(0xffffffffu, ((slo46 & 128u) != 0u));
+                unsigned int slb51 = patc_vote_bit(slo46, 7u);
                 slm48 = (slm48 & (((lane & 4u) != 0u) ? slb51 : (~slb51)));
-                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo46 & 256u) != 0u));
+                unsigned int slb52 = patc_vote_bit(slo46, 8u);
                 slm48 = (slm48 & (((lane & 8u) != 0u) ? slb52 : (~slb52)));
-                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo46 & 512u) != 0u));
+                unsigned int slb53 = patc_vote_bit(slo46, 9u);
                 slm48 = (slm48 & (((lane & 16u) != 0u) ? slb53 : (~slb53)));
                 slrun9[i44] = slrun43;
                 slrun43 = (slrun43 + __popc(slm48));
@@ -2060,18 +2064,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             for (patc_int i73 = 0; i73 < 4; i73 += 1) {
                 unsigned int s74 = (~0u);
                 unsigned int slo75 = (~((slkey5[i73] | 2147483648u) ^ ((slkey5[i73] > 2147483648u) ? s74 : 0u)));
-                unsigned int sld76 = ((slo75 >> 10u) & 31u);
+                unsigned int sld76 = (slo75 >> 10u);
                 sldg7[i73] = sld76;
                 unsigned int slm77 = slvm6[i73];
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo75 & 1024u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo75, 10u);
                 slm77 = (slm77 & (((lane & 1u) != 0u) ? slb78 : (~slb78)));
-                unsigned int slb79 = __ballot_sync(0xffffffffu, ((slo75 & 2048u) != 0u));
+                unsigned int slb79 = patc_vote_bit(slo75, 11u);
                 slm77 = (slm77 & (((lane & 2u) != 0u) ? slb79 : (~slb79)));
-                unsigned int slb80 = __ballot_sync(0xffffffffu, ((slo75 & 4096u) != 0u));
+                unsigned int slb80 = patc_vote_bit(slo75, 12u);
                 slm77 = (slm77 & (((lane & 4u) != 0u) ? slb80 : (~slb80)));
-                unsigned int slb81 = __ballot_sync(0xffffffffu, ((slo75 & 8192u) != 0u));
+                unsigned int slb81 = patc_vote_bit(slo75, 13u);
                 slm77 = (slm77 & (((lane & 8u) != 0u) ? slb81 : (~slb81)));
-                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo75 & 16384u) != 0u));
+                unsigned int slb82 = patc_vote_bit(slo75, 14u);
                 slm77 = (slm77 & (((lane & 16u) != 0u) ? slb82 : (~slb82)));
                 slrun9[i73] = slrun72;
                 slrun72 = (slrun72 + __popc(slm77));
@@ -2139,18 +2143,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             for (patc_int i102 = 0; i102 < 4; i102 += 1) {
                 unsigned int s103 = (~0u);
                 unsigned int slo104 = (~((slkey5[i102] | 2147483648u) ^ ((slkey5[i102] > 2147483648u) ? s103 : 0u)));
-                unsigned int sld105 = ((slo104 >> 15u) & 31u);
+                unsigned int sld105 = (slo104 >> 15u);
                 sldg7[i102] = sld105;
                 unsigned int slm106 = slvm6[i102];
-                unsigned int slb107 = __ballot_sync(0xffffffffu, ((slo104 & 32768u) != 0u));
+                unsigned int slb107 = patc_vote_bit(slo104, 15u);
                 slm106 = (slm106 & (((lane & 1u) != 0u) ? slb107 : (~slb107)));
-                unsigned int slb108 = __ballot_sync(0xffffffffu, ((slo104 & 65536u) != 0u));
+                unsigned int slb108 = patc_vote_bit(slo104, 16u);
                 slm106 = (slm106 & (((lane & 2u) != 0u) ? slb108 : (~slb108)));
-                unsigned int slb109 = __ballot_sync(0xffffffffu, ((slo104 & 131072u) != 0u));
+                unsigned int slb109 = patc_vote_bit(slo104, 17u);
                 slm106 = (slm106 & (((lane & 4u) != 0u) ? slb109 : (~slb109)));
-                unsigned int slb110 = __ballot_sync(0xffffffffu, ((slo104 & 262144u) != 0u));
+                unsigned int slb110 = patc_vote_bit(slo104, 18u);
                 slm106 = (slm106 & (((lane & 8u) != 0u) ? slb110 : (~slb110)));
-                unsigned int slb111 = __ballot_sync(0xffffffffu, ((slo104 & 524288u) != 0u));
+                unsigned int slb111 = patc_vote_bit(slo104, 19u);
                 slm106 = (slm106 & (((lane & 16u) != 0u) ? slb111 : (~slb111)));
                 slrun9[i102] = slrun101;
                 slrun101 = (slrun101 + __popc(slm106));
@@ -2218,18 +2222,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             for (patc_int i131 = 0; i131 < 4; i131 += 1) {
                 unsigned int s132 = (~0u);
                 unsigned int slo133 = (~((slkey5[i131] | 2147483648u) ^ ((slkey5[i131] > 2147483648u) ? s132 : 0u)));
-                unsigned int sld134 = ((slo133 >> 20u) & 31u);
+                unsigned int sld134 = (slo133 >> 20u);
                 sldg7[i131] = sld134;
                 unsigned int slm135 = slvm6[i131];
-                unsigned int slb136 = __ballot_sync(0xffffffffu, ((slo133 & 1048576u) != 0u));
+                unsigned int slb136 = patc_vote_bit(slo133, 20u);
                 slm135 = (slm135 & (((lane & 1u) != 0u) ? slb136 : (~slb136)));
-                unsigned int slb137 = __ballot_sync(0xffffffffu, ((slo133 & 2097152u) != 0u));
+                unsigned int slb137 = patc_vote_bit(slo133, 21u);
                 slm135 = (slm135 & (((lane & 2u) != 0u) ? slb137 : (~slb137)));
-                unsigned int slb138 = __ballot_sync(0xffffffffu, ((slo133 & 4194304u) != 0u));
+                unsigned int slb138 = patc_vote_bit(slo133, 22u);
                 slm135 = (slm135 & (((lane & 4u) != 0u) ? slb138 : (~slb138)));
-                unsigned int slb139 = __ballot_sync(0xffffffffu, ((slo133 & 8388608u) != 0u));
+                unsigned int slb139 = patc_vote_bit(slo133, 23u);
                 slm135 = (slm135 & (((lane & 8u) != 0u) ? slb139 : (~slb139)));
-                unsigned int slb140 = __ballot_sync(0xffffffffu, ((slo133 & 16777216u) != 0u));
+                unsigned int slb140 = patc_vote_bit(slo133, 24u);
                 slm135 = (slm135 & (((lane & 16u) != 0u) ? slb140 : (~slb140)));
                 slrun9[i131] = slrun130;
                 slrun130 = (slrun130 + __popc(slm135));
@@ -2297,18 +2301,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             for (patc_int i160 = 0; i160 < 4; i160 += 1) {
                 unsigned int s161 = (~0u);
                 unsigned int slo162 = (~((slkey5[i160] | 2147483648u) ^ ((slkey5[i160] > 2147483648u) ? s161 : 0u)));
-                unsigned int sld163 = ((slo162 >> 25u) & 31u);
+                unsigned int sld163 = (slo162 >> 25u);
                 sldg7[i160] = sld163;
                 unsigned int slm164 = slvm6[i160];
-                unsigned int slb165 = __ballot_sync(0xffffffffu, ((slo162 & 33554432u) != 0u));
+                unsigned int slb165 = patc_vote_bit(slo162, 25u);
                 slm164 = (slm164 & (((lane & 1u) != 0u) ? slb165 : (~slb165)));
-                unsigned int slb166 = __ballot_sync(0xffffffffu, ((slo162 & 67108864u) != 0u));
+                unsigned int slb166 = patc_vote_bit(slo162, 26u);
                 slm164 = (slm164 & (((lane & 2u) != 0u) ? slb166 : (~slb166)));
-                unsigned int slb167 = __ballot_sync(0xffffffffu, ((slo162 & 134217728u) != 0u));
+                unsigned int slb167 = patc_vote_bit(slo162, 27u);
                 slm164 = (slm164 & (((lane & 4u) != 0u) ? slb167 : (~slb167)));
-                unsigned int slb168 = __ballot_sync(0xffffffffu, ((slo162 & 268435456u) != 0u));
+                unsigned int slb168 = patc_vote_bit(slo162, 28u);
                 slm164 = (slm164 & (((lane & 8u) != 0u) ? slb168 : (~slb168)));
-                unsigned int slb169 = __ballot_sync(0xffffffffu, ((slo162 & 536870912u) != 0u));
+                unsigned int slb169 = patc_vote_bit(slo162, 29u);
                 slm164 = (slm164 & (((lane & 16u) != 0u) ? slb169 : (~slb169)));
                 slrun9[i160] = slrun159;
                 slrun159 = (slrun159 + __popc(slm164));
@@ -2376,12 +2380,12 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             for (patc_int i189 = 0; i189 < 4; i189 += 1) {
                 unsigned int s190 = (~0u);
                 unsigned int slo191 = (~((slkey5[i189] | 2147483648u) ^ ((slkey5[i189] > 2147483648u) ? s190 : 0u)));
-                unsigned int sld192 = ((slo191 >> 30u) & 3u);
+                unsigned int sld192 = (slo191 >> 30u);
                 sldg7[i189] = sld192;
                 unsigned int slm193 = slvm6[i189];
-                unsigned int slb194 = __ballot_sync(0xffffffffu, ((slo191 & 1073741824u) != 0u));
+                unsigned int slb194 = patc_vote_bit(slo191, 30u);
                 slm193 = (slm193 & (((lane & 1u) != 0u) ? slb194 : (~slb194)));
-                unsigned int slb195 = __ballot_sync(0xffffffffu, ((slo191 & 2147483648u) != 0u));
+                unsigned int slb195 = patc_vote_bit(slo191, 31u);
                 slm193 = (slm193 & (((lane & 2u) != 0u) ? slb195 : (~slb195)));
                 slrun9[i189] = slrun188;
                 slrun188 = (slrun188 + __popc(slm193));
@@ -2527,18 +2531,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             for (patc_int i17 = 0; i17 < 4; i17 += 1) {
                 int v18 = slkey6[i17];
                 unsigned int slo19 = (((unsigned int)v18) ^ 2147483648u);
-                unsigned int sld20 = ((slo19 >> 0u) & 31u);
+                unsigned int sld20 = (slo19 >> 0u);
                 sldg9[i17] = sld20;
                 unsigned int slm21 = slvm8[i17];
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo19 & 1u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo19, 0u);
                 slm21 = (slm21 & (((lane & 1u) != 0u) ? slb22 : (~slb22)));
-                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo19 & 2u) != 0u));
+                unsigned int slb23 = patc_vote_bit(slo19, 1u);
                 slm21 = (slm21 & (((lane & 2u) != 0u) ? slb23 : (~slb23)));
-                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo19 & 4u) != 0u));
+                unsigned int slb24 = patc_vote_bit(slo19, 2u);
                 slm21 = (slm21 & (((lane & 4u) != 0u) ? slb24 : (~slb24)));
-                unsigned int slb25 = __ballot_sync(0xffffffffu, ((slo19 & 8u) != 0u));
+                unsigned int slb25 = patc_vote_bit(slo19, 3u);
                 slm21 = (slm21 & (((lane & 8u) != 0u) ? slb25 : (~slb25)));
-                unsigned int slb26 = __ballot_sync(0xffffffffu, ((slo19 & 16u) != 0u));
+                unsigned int slb26 = patc_vote_bit(slo19, 4u);
                 slm21 = (slm21 & (((lane & 16u) != 0u) ? slb26 : (~slb26)));
                 slrun11[i17] = slrun16;
                 slrun16 = (slrun16 + __popc(slm21));
@@ -2609,18 +2613,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             for (patc_int i46 = 0; i46 < 4; i46 += 1) {
                 int v47 = slkey6[i46];
                 unsigned int slo48 = (((unsigned int)v47) ^ 2147483648u);
-                unsigned int sld49 = ((slo48 >> 5u) & 31u);
+                unsigned int sld49 = (slo48 >> 5u);
                 sldg9[i46] = sld49;
                 unsigned int slm50 = slvm8[i46];
-                unsigned int slb51 = __ballot_sync(0xffffffffu, ((slo48 & 32u) != 0u));
+                unsigned int slb51 = patc_vote_bit(slo48, 5u);
                 slm50 = (slm50 & (((lane & 1u) != 0u) ? slb51 : (~slb51)));
-                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo48 & 64u) != 0u));
+                unsigned int slb52 = patc_vote_bit(slo48, 6u);
                 slm50 = (slm50 & (((lane & 2u) != 0u) ? slb52 : (~slb52)));
-                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo48 & 128u) != 0u));
+                unsigned int slb53 = patc_vote_bit(slo48, 7u);
                 slm50 = (slm50 & (((lane & 4u) != 0u) ? slb53 : (~slb53)));
-                unsigned int slb54 = __ballot_sync(0xffffffffu, ((slo48 & 256u) != 0u));
+                unsigned int slb54 = patc_vote_bit(slo48, 8u);
                 slm50 = (slm50 & (((lane & 8u) != 0u) ? slb54 : (~slb54)));
-                unsigned int slb55 = __ballot_sync(0xffffffffu, ((slo48 & 512u) != 0u));
+                unsigned int slb55 = patc_vote_bit(slo48, 9u);
                 slm50 = (slm50 & (((lane & 16u) != 0u) ? slb55 : (~slb55)));
                 slrun11[i46] = slrun45;
                 slrun45 = (slrun45 + __popc(slm50));
@@ -2691,18 +2695,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             for (patc_int i75 = 0; i75 < 4; i75 += 1) {
                 int v76 = slkey6[i75];
                 unsigned int slo77 = (((unsigned int)v76) ^ 2147483648u);
-                unsigned int sld78 = ((slo77 >> 10u) & 31u);
+                unsigned int sld78 = (slo77 >> 10u);
                 sldg9[i75] = sld78;
                 unsigned int slm79 = slvm8[i75];
-                unsigned int slb80 = __ballot_sync(0xffffffffu, ((slo77 & 1024u) != 0u));
+                unsigned int slb80 = patc_vote_bit(slo77, 10u);
                 slm79 = (slm79 & (((lane & 1u) != 0u) ? slb80 : (~slb80)));
-                unsigned int slb81 = __ballot_sync(0xffffffffu, ((slo77 & 2048u) != 0u));
+                unsigned int slb81 = patc_vote_bit(slo77, 11u);
                 slm79 = (slm79 & (((lane & 2u) != 0u) ? slb81 : (~slb81)));
-                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo77 & 4096u) != 0u));
+                unsigned int slb82 = patc_vote_bit(slo77, 12u);
                 slm79 = (slm79 & (((lane & 4u) != 0u) ? slb82 : (~slb82)));
-                unsigned int slb83 = __ballot_sync(0xffffffffu, ((slo77 & 8192u) != 0u));
+                unsigned int slb83 = patc_vote_bit(slo77, 13u);
                 slm79 = (slm79 & (((lane & 8u) != 0u) ? slb83 : (~slb83)));
-                unsigned int slb84 = __ballot_sync(0xffffffffu, ((slo77 & 16384u) != 0u));
+                unsigned int slb84 = patc_vote_bit(slo77, 14u);
                 slm79 = (slm79 & (((lane & 16u) != 0u) ? slb84 : (~slb84)));
                 slrun11[i75] = slrun74;
                 slrun74 = (slrun74 + __popc(slm79));
@@ -2773,18 +2777,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             for (patc_int i104 = 0; i104 < 4; i104 += 1) {
                 int v105 = slkey6[i104];
                 unsigned int slo106 = (((unsigned int)v105) ^ 2147483648u);
-                unsigned int sld107 = ((slo106 >> 15u) & 31u);
+                unsigned int sld107 = (slo106 >> 15u);
                 sldg9[i104] = sld107;
                 unsigned int slm108 = slvm8[i104];
-                unsigned int slb109 = __ballot_sync(0xffffffffu, ((slo106 & 32768u) != 0u));
+                unsigned int slb109 = patc_vote_bit(slo106, 15u);
                 slm108 = (slm108 & (((lane & 1u) != 0u) ? slb109 : (~slb109)));
-                unsigned int slb110 = __ballot_sync(0xffffffffu, ((slo106 & 65536u) != 0u));
+                unsigned int slb110 = patc_vote_bit(slo106, 16u);
                 slm108 = (slm108 & (((lane & 2u) != 0u) ? slb110 : (~slb110)));
-                unsigned int slb111 = __ballot_sync(0xffffffffu, ((slo106 & 131072u) != 0u));
+                unsigned int slb111 = patc_vote_bit(slo106, 17u);
                 slm108 = (slm108 & (((lane & 4u) != 0u) ? slb111 : (~slb111)));
-                unsigned int slb112 = __ballot_sync(0xffffffffu, ((slo106 & 262144u) != 0u));
+                unsigned int slb112 = patc_vote_bit(slo106, 18u);
                 slm108 = (slm108 & (((lane & 8u) != 0u) ? slb112 : (~slb112)));
-                unsigned int slb113 = __ballot_sync(0xffffffffu, ((slo106 & 524288u) != 0u));
+                unsigned int slb113 = patc_vote_bit(slo106, 19u);
                 slm108 = (slm108 & (((lane & 16u) != 0u) ? slb113 : (~slb113)));
                 slrun11[i104] = slrun103;
                 slrun103 = (slrun103 + __popc(slm108));
@@ -2855,18 +2859,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             for (patc_int i133 = 0; i133 < 4; i133 += 1) {
                 int v134 = slkey6[i133];
                 unsigned int slo135 = (((unsigned int)v134) ^ 2147483648u);
-                unsigned int sld136 = ((slo135 >> 20u) & 31u);
+                unsigned int sld136 = (slo135 >> 20u);
                 sldg9[i133] = sld136;
                 unsigned int slm137 = slvm8[i133];
-                unsigned int slb138 = __ballot_sync(0xffffffffu, ((slo135 & 1048576u) != 0u));
+                unsigned int slb138 = patc_vote_bit(slo135, 20u);
                 slm137 = (slm137 & (((lane & 1u) != 0u) ? slb138 : (~slb138)));
-                unsigned int slb139 = __ballot_sync(0xffffffffu, ((slo135 & 2097152u) != 0u));
+                unsigned int slb139 = patc_vote_bit(slo135, 21u);
                 slm137 = (slm137 & (((lane & 2u) != 0u) ? slb139 : (~slb139)));
-                unsigned int slb140 = __ballot_sync(0xffffffffu, ((slo135 & 4194304u) != 0u));
+                unsigned int slb140 = patc_vote_bit(slo135, 22u);
                 slm137 = (slm137 & (((lane & 4u) != 0u) ? slb140 : (~slb140)));
-                unsigned int slb141 = __ballot_sync(0xffffffffu, ((slo135 & 8388608u) != 0u));
+                unsigned int slb141 = patc_vote_bit(slo135, 23u);
                 slm137 = (slm137 & (((lane & 8u) != 0u) ? slb141 : (~slb141)));
-                unsigned int slb142 = __ballot_sync(0xffffffffu, ((slo135 & 16777216u) != 0u));
+                unsigned int slb142 = patc_vote_bit(slo135, 24u);
                 slm137 = (slm137 & (((lane & 16u) != 0u) ? slb142 : (~slb142)));
                 slrun11[i133] = slrun132;
                 slrun132 = (slrun132 + __popc(slm137));
@@ -2937,18 +2941,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             for (patc_int i162 = 0; i162 < 4; i162 += 1) {
                 int v163 = slkey6[i162];
                 unsigned int slo164 = (((unsigned int)v163) ^ 2147483648u);
-                unsigned int sld165 = ((slo164 >> 25u) & 31u);
+                unsigned int sld165 = (slo164 >> 25u);
                 sldg9[i162] = sld165;
                 unsigned int slm166 = slvm8[i162];
-                unsigned int slb167 = __ballot_sync(0xffffffffu, ((slo164 & 33554432u) != 0u));
+                unsigned int slb167 = patc_vote_bit(slo164, 25u);
                 slm166 = (slm166 & (((lane & 1u) != 0u) ? slb167 : (~slb167)));
-                unsigned int slb168 = __ballot_sync(0xffffffffu, ((slo164 & 67108864u) != 0u));
+                unsigned int slb168 = patc_vote_bit(slo164, 26u);
                 slm166 = (slm166 & (((lane & 2u) != 0u) ? slb168 : (~slb168)));
-                unsigned int slb169 = __ballot_sync(0xffffffffu, ((slo164 & 134217728u) != 0u));
+                unsigned int slb169 = patc_vote_bit(slo164, 27u);
                 slm166 = (slm166 & (((lane & 4u) != 0u) ? slb169 : (~slb169)));
-                unsigned int slb170 = __ballot_sync(0xffffffffu, ((slo164 & 268435456u) != 0u));
+                unsigned int slb170 = patc_vote_bit(slo164, 28u);
                 slm166 = (slm166 & (((lane & 8u) != 0u) ? slb170 : (~slb170)));
-                unsigned int slb171 = __ballot_sync(0xffffffffu, ((slo164 & 536870912u) != 0u));
+                unsigned int slb171 = patc_vote_bit(slo164, 29u);
                 slm166 = (slm166 & (((lane & 16u) != 0u) ? slb171 : (~slb171)));
                 slrun11[i162] = slrun161;
                 slrun161 = (slrun161 + __popc(slm166));
@@ -3019,12 +3023,12 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             for (patc_int i191 = 0; i191 < 4; i191 += 1) {
                 int v192 = slkey6[i191];
                 unsigned int slo193 = (((unsigned int)v192) ^ 2147483648u);
-                unsigned int sld194 = ((slo193 >> 30u) & 3u);
+                unsigned int sld194 = (slo193 >> 30u);
                 sldg9[i191] = sld194;
                 unsigned int slm195 = slvm8[i191];
-                unsigned int slb196 = __ballot_sync(0xffffffffu, ((slo193 & 1073741824u) != 0u));
+                unsigned int slb196 = patc_vote_bit(slo193, 30u);
                 slm195 = (slm195 & (((lane & 1u) != 0u) ? slb196 : (~slb196)));
-                unsigned int slb197 = __ballot_sync(0xffffffffu, ((slo193 & 2147483648u) != 0u));
+                unsigned int slb197 = patc_vote_bit(slo193, 31u);
                 slm195 = (slm195 & (((lane & 2u) != 0u) ? slb197 : (~slb197)));
                 slrun11[i191] = slrun190;
                 slrun190 = (slrun190 + __popc(slm195));
@@ -3175,18 +3179,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             for (patc_int i17 = 0; i17 < 4; i17 += 1) {
                 unsigned int v18 = slkey6[i17];
                 unsigned int slo19 = (~v18);
-                unsigned int sld20 = ((slo19 >> 0u) & 31u);
+                unsigned int sld20 = (slo19 >> 0u);
                 sldg9[i17] = sld20;
                 unsigned int slm21 = slvm8[i17];
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo19 & 1u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo19, 0u);
                 slm21 = (slm21 & (((lane & 1u) != 0u) ? slb22 : (~slb22)));
-                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo19 & 2u) != 0u));
+                unsigned int slb23 = patc_vote_bit(slo19, 1u);
                 slm21 = (slm21 & (((lane & 2u) != 0u) ? slb23 : (~slb23)));
-                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo19 & 4u) != 0u));
+                unsigned int slb24 = patc_vote_bit(slo19, 2u);
                 slm21 = (slm21 & (((lane & 4u) != 0u) ? slb24 : (~slb24)));
-                unsigned int slb25 = __ballot_sync(0xffffffffu, ((slo19 & 8u) != 0u));
+                unsigned int slb25 = patc_vote_bit(slo19, 3u);
                 slm21 = (slm21 & (((lane & 8u) != 0u) ? slb25 : (~slb25)));
-                unsigned int slb26 = __ballot_sync(0xffffffffu, ((slo19 & 16u) != 0u));
+                unsigned int slb26 = patc_vote_bit(slo19, 4u);
                 slm21 = (slm21 & (((lane & 16u) != 0u) ? slb26 : (~slb26)));
                 slrun11[i17] = slrun16;
                 slrun16 = (slrun16 + __popc(slm21));
@@ -3257,18 +3261,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             for (patc_int i46 = 0; i46 < 4; i46 += 1) {
                 unsigned int v47 = slkey6[i46];
                 unsigned int slo48 = (~v47);
-                unsigned int sld49 = ((slo48 >> 5u) & 31u);
+                unsigned int sld49 = (slo48 >> 5u);
                 sldg9[i46] = sld49;
                 unsigned int slm50 = slvm8[i46];
-                unsigned int slb51 = __ballot_sync(0xffffffffu, ((slo48 & 32u) != 0u));
+                unsigned int slb51 = patc_vote_bit(slo48, 5u);
                 slm50 = (slm50 & (((lane & 1u) != 0u) ? slb51 : (~slb51)));
-                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo48 & 64u) != 0u));
+                unsigned int slb52 = patc_vote_bit(slo48, 6u);
                 slm50 = (slm50 & (((lane & 2u) != 0u) ? slb52 : (~slb52)));
-                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo48 & 128u) != 0u));
+                unsigned int slb53 = patc_vote_bit(slo48, 7u);
                 slm50 = (slm50 & (((lane & 4u) != 0u) ? slb53 : (~slb53)));
-                unsigned int slb54 = __ballot_sync(0xffffffffu, ((slo48 & 256u) != 0u));
+                unsigned int slb54 = patc_vote_bit(slo48, 8u);
                 slm50 = (slm50 & (((lane & 8u) != 0u) ? slb54 : (~slb54)));
-                unsigned int slb55 = __ballot_sync(0xffffffffu, ((slo48 & 512u) != 0u));
+                unsigned int slb55 = patc_vote_bit(slo48, 9u);
                 slm50 = (slm50 & (((lane & 16u) != 0u) ? slb55 : (~slb55)));
                 slrun11[i46] = slrun45;
                 slrun45 = (slrun45 + __popc(slm50));
@@ -3339,18 +3343,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             for (patc_int i75 = 0; i75 < 4; i75 += 1) {
                 unsigned int v76 = slkey6[i75];
                 unsigned int slo77 = (~v76);
-                unsigned int sld78 = ((slo77 >> 10u) & 31u);
+                unsigned int sld78 = (slo77 >> 10u);
                 sldg9[i75] = sld78;
                 unsigned int slm79 = slvm8[i75];
-                unsigned int slb80 = __ballot_sync(0xffffffffu, ((slo77 & 1024u) != 0u));
+                unsigned int slb80 = patc_vote_bit(slo77, 10u);
                 slm79 = (slm79 & (((lane & 1u) != 0u) ? slb80 : (~slb80)));
-                unsigned int slb81 = __ballot_sync(0xffffffffu, ((slo77 & 2048u) != 0u));
+                unsigned int slb81 = patc_vote_bit(slo77, 11u);
                 slm79 = (slm79 & (((lane & 2u) != 0u) ? slb81 : (~slb81)));
-                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo77 & 4096u) != 0u));
+                unsigned int slb82 = patc_vote_bit(slo77, 12u);
                 slm79 = (slm79 & (((lane & 4u) != 0u) ? slb82 : (~slb82)));
-                unsigned int slb83 = __ballot_sync(0xffffffffu, ((slo77 & 8192u) != 0u));
+                unsigned int slb83 = patc_vote_bit(slo77, 13u);
                 slm79 = (slm79 & (((lane & 8u) != 0u) ? slb83 : (~slb83)));
-                unsigned int slb84 = __ballot_sync(0xffffffffu, ((slo77 & 16384u) != 0u));
+                unsigned int slb84 = patc_vote_bit(slo77, 14u);
                 slm79 = (slm79 & (((lane & 16u) != 0u) ? slb84 : (~slb84)));
                 slrun11[i75] = slrun74;
                 slrun74 = (slrun74 + __popc(slm79));
@@ -3421,18 +3425,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             for (patc_int i104 = 0; i104 < 4; i104 += 1) {
                 unsigned int v105 = slkey6[i104];
                 unsigned int slo106 = (~v105);
-                unsigned int sld107 = ((slo106 >> 15u) & 31u);
+                unsigned int sld107 = (slo106 >> 15u);
                 sldg9[i104] = sld107;
                 unsigned int slm108 = slvm8[i104];
-                unsigned int slb109 = __ballot_sync(0xffffffffu, ((slo106 & 32768u) != 0u));
+                unsigned int slb109 = patc_vote_bit(slo106, 15u);
                 slm108 = (slm108 & (((lane & 1u) != 0u) ? slb109 : (~slb109)));
-                unsigned int slb110 = __ballot_sync(0xffffffffu, ((slo106 & 65536u) != 0u));
+                unsigned int slb110 = patc_vote_bit(slo106, 16u);
                 slm108 = (slm108 & (((lane & 2u) != 0u) ? slb110 : (~slb110)));
-                unsigned int slb111 = __ballot_sync(0xffffffffu, ((slo106 & 131072u) != 0u));
+                unsigned int slb111 = patc_vote_bit(slo106, 17u);
                 slm108 = (slm108 & (((lane & 4u) != 0u) ? slb111 : (~slb111)));
-                unsigned int slb112 = __ballot_sync(0xffffffffu, ((slo106 & 262144u) != 0u));
+                unsigned int slb112 = patc_vote_bit(slo106, 18u);
                 slm108 = (slm108 & (((lane & 8u) != 0u) ? slb112 : (~slb112)));
-                unsigned int slb113 = __ballot_sync(0xffffffffu, ((slo106 & 524288u) != 0u));
+                unsigned int slb113 = patc_vote_bit(slo106, 19u);
                 slm108 = (slm108 & (((lane & 16u) != 0u) ? slb113 : (~slb113)));
                 slrun11[i104] = slrun103;
                 slrun103 = (slrun103 + __popc(slm108));
@@ -3503,18 +3507,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             for (patc_int i133 = 0; i133 < 4; i133 += 1) {
                 unsigned int v134 = slkey6[i133];
                 unsigned int slo135 = (~v134);
-                unsigned int sld136 = ((slo135 >> 20u) & 31u);
+                unsigned int sld136 = (slo135 >> 20u);
                 sldg9[i133] = sld136;
                 unsigned int slm137 = slvm8[i133];
-                unsigned int slb138 = __ballot_sync(0xffffffffu, ((slo135 & 1048576u) != 0u));
+                unsigned int slb138 = patc_vote_bit(slo135, 20u);
                 slm137 = (slm137 & (((lane & 1u) != 0u) ? slb138 : (~slb138)));
-                unsigned int slb139 = __ballot_sync(0xffffffffu, ((slo135 & 2097152u) != 0u));
+                unsigned int slb139 = patc_vote_bit(slo135, 21u);
                 slm137 = (slm137 & (((lane & 2u) != 0u) ? slb139 : (~slb139)));
-                unsigned int slb140 = __ballot_sync(0xffffffffu, ((slo135 & 4194304u) != 0u));
+                unsigned int slb140 = patc_vote_bit(slo135, 22u);
                 slm137 = (slm137 & (((lane & 4u) != 0u) ? slb140 : (~slb140)));
-                unsigned int slb141 = __ballot_sync(0xffffffffu, ((slo135 & 8388608u) != 0u));
+                unsigned int slb141 = patc_vote_bit(slo135, 23u);
                 slm137 = (slm137 & (((lane & 8u) != 0u) ? slb141 : (~slb141)));
-                unsigned int slb142 = __ballot_sync(0xffffffffu, ((slo135 & 16777216u) != 0u));
+                unsigned int slb142 = patc_vote_bit(slo135, 24u);
                 slm137 = (slm137 & (((lane & 16u) != 0u) ? slb142 : (~slb142)));
                 slrun11[i133] = slrun132;
                 slrun132 = (slrun132 + __popc(slm137));
@@ -3585,18 +3589,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             for (patc_int i162 = 0; i162 < 4; i162 += 1) {
                 unsigned int v163 = slkey6[i162];
                 unsigned int slo164 = (~v163);
-                unsigned int sld165 = ((slo164 >> 25u) & 31u);
+                unsigned int sld165 = (slo164 >> 25u);
                 sldg9[i162] = sld165;
                 unsigned int slm166 = slvm8[i162];
-                unsigned int slb167 = __ballot_sync(0xffffffffu, ((slo164 & 33554432u) != 0u));
+                unsigned int slb167 = patc_vote_bit(slo164, 25u);
                 slm166 = (slm166 & (((lane & 1u) != 0u) ? slb167 : (~slb167)));
-                unsigned int slb168 = __ballot_sync(0xffffffffu, ((slo164 & 67108864u) != 0u));
+                unsigned int slb168 = patc_vote_bit(slo164, 26u);
                 slm166 = (slm166 & (((lane & 2u) != 0u) ? slb168 : (~slb168)));
-                unsigned int slb169 = __ballot_sync(0xffffffffu, ((slo164 & 134217728u) != 0u));
+                unsigned int slb169 = patc_vote_bit(slo164, 27u);
                 slm166 = (slm166 & (((lane & 4u) != 0u) ? slb169 : (~slb169)));
-                unsigned int slb170 = __ballot_sync(0xffffffffu, ((slo164 & 268435456u) != 0u));
+                unsigned int slb170 = patc_vote_bit(slo164, 28u);
                 slm166 = (slm166 & (((lane & 8u) != 0u) ? slb170 : (~slb170)));
-                unsigned int slb171 = __ballot_sync(0xffffffffu, ((slo164 & 536870912u) != 0u));
+                unsigned int slb171 = patc_vote_bit(slo164, 29u);
                 slm166 = (slm166 & (((lane & 16u) != 0u) ? slb171 : (~slb171)));
                 slrun11[i162] = slrun161;
                 slrun161 = (slrun161 + __popc(slm166));
@@ -3667,12 +3671,12 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             for (patc_int i191 = 0; i191 < 4; i191 += 1) {
                 unsigned int v192 = slkey6[i191];
                 unsigned int slo193 = (~v192);
-                unsigned int sld194 = ((slo193 >> 30u) & 3u);
+                unsigned int sld194 = (slo193 >> 30u);
                 sldg9[i191] = sld194;
                 unsigned int slm195 = slvm8[i191];
-                unsigned int slb196 = __ballot_sync(0xffffffffu, ((slo193 & 1073741824u) != 0u));
+                unsigned int slb196 = patc_vote_bit(slo193, 30u);
                 slm195 = (slm195 & (((lane & 1u) != 0u) ? slb196 : (~slb196)));
-                unsigned int slb197 = __ballot_sync(0xffffffffu, ((slo193 & 2147483648u) != 0u));
+                unsigned int slb197 = patc_vote_bit(slo193, 31u);
                 slm195 = (slm195 & (((lane & 2u) != 0u) ? slb197 : (~slb197)));
                 slrun11[i191] = slrun190;
                 slrun190 = (slrun190 + __popc(slm195));
@@ -3815,18 +3819,18 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             #pragma unroll
             for (patc_int i14 = 0; i14 < 3; i14 += 1) {
                 unsigned int slo15 = (((unsigned int)slkey4[i14]) ^ 2147483648u);
-                unsigned int sld16 = ((slo15 >> 0u) & 31u);
+                unsigned int sld16 = (slo15 >> 0u);
                 sldg6[i14] = sld16;
                 unsigned int slm17 = slvm5[i14];
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1u) != 0u));
+                unsigned int slb18 = patc_vote_bit(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2u) != 0u));
+                unsigned int slb19 = patc_vote_bit(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8[i14] = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -3894,18 +3898,18 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             #pragma unroll
             for (patc_int i42 = 0; i42 < 3; i42 += 1) {
                 unsigned int slo43 = (((unsigned int)slkey4[i42]) ^ 2147483648u);
-                unsigned int sld44 = ((slo43 >> 5u) & 31u);
+                unsigned int sld44 = (slo43 >> 5u);
                 sldg6[i42] = sld44;
                 unsigned int slm45 = slvm5[i42];
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32u) != 0u));
+                unsigned int slb46 = patc_vote_bit(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64u) != 0u));
+                unsigned int slb47 = patc_vote_bit(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128u) != 0u));
+                unsigned int slb48 = patc_vote_bit(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8[i42] = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -3973,18 +3977,18 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             #pragma unroll
             for (patc_int i70 = 0; i70 < 3; i70 += 1) {
                 unsigned int slo71 = (((unsigned int)slkey4[i70]) ^ 2147483648u);
-                unsigned int sld72 = ((slo71 >> 10u) & 31u);
+                unsigned int sld72 = (slo71 >> 10u);
                 sldg6[i70] = sld72;
                 unsigned int slm73 = slvm5[i70];
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024u) != 0u));
+                unsigned int slb74 = patc_vote_bit(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048u) != 0u));
+                unsigned int slb75 = patc_vote_bit(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096u) != 0u));
+                unsigned int slb76 = patc_vote_bit(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192u) != 0u));
+                unsigned int slb77 = patc_vote_bit(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8[i70] = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -4052,18 +4056,18 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             #pragma unroll
             for (patc_int i98 = 0; i98 < 3; i98 += 1) {
                 unsigned int slo99 = (((unsigned int)slkey4[i98]) ^ 2147483648u);
-                unsigned int sld100 = ((slo99 >> 15u) & 31u);
+                unsigned int sld100 = (slo99 >> 15u);
                 sldg6[i98] = sld100;
                 unsigned int slm101 = slvm5[i98];
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768u) != 0u));
+                unsigned int slb102 = patc_vote_bit(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536u) != 0u));
+                unsigned int slb103 = patc_vote_bit(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072u) != 0u));
+                unsigned int slb104 = patc_vote_bit(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144u) != 0u));
+                unsigned int slb105 = patc_vote_bit(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288u) != 0u));
+                unsigned int slb106 = patc_vote_bit(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8[i98] = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -4131,18 +4135,18 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             #pragma unroll
             for (patc_int i126 = 0; i126 < 3; i126 += 1) {
                 unsigned int slo127 = (((unsigned int)slkey4[i126]) ^ 2147483648u);
-                unsigned int sld128 = ((slo127 >> 20u) & 31u);
+                unsigned int sld128 = (slo127 >> 20u);
                 sldg6[i126] = sld128;
                 unsigned int slm129 = slvm5[i126];
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576u) != 0u));
+                unsigned int slb130 = patc_vote_bit(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152u) != 0u));
+                unsigned int slb131 = patc_vote_bit(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304u) != 0u));
+                unsigned int slb132 = patc_vote_bit(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608u) != 0u));
+                unsigned int slb133 = patc_vote_bit(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216u) != 0u));
+                unsigned int slb134 = patc_vote_bit(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8[i126] = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -4210,18 +4214,18 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             #pragma unroll
             for (patc_int i154 = 0; i154 < 3; i154 += 1) {
                 unsigned int slo155 = (((unsigned int)slkey4[i154]) ^ 2147483648u);
-                unsigned int sld156 = ((slo155 >> 25u) & 31u);
+                unsigned int sld156 = (slo155 >> 25u);
                 sldg6[i154] = sld156;
                 unsigned int slm157 = slvm5[i154];
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432u) != 0u));
+                unsigned int slb158 = patc_vote_bit(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864u) != 0u));
+                unsigned int slb159 = patc_vote_bit(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728u) != 0u));
+                unsigned int slb160 = patc_vote_bit(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456u) != 0u));
+                unsigned int slb161 = patc_vote_bit(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912u) != 0u));
+                unsigned int slb162 = patc_vote_bit(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8[i154] = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -4289,12 +4293,12 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             #pragma unroll
             for (patc_int i182 = 0; i182 < 3; i182 += 1) {
                 unsigned int slo183 = (((unsigned int)slkey4[i182]) ^ 2147483648u);
-                unsigned int sld184 = ((slo183 >> 30u) & 3u);
+                unsigned int sld184 = (slo183 >> 30u);
                 sldg6[i182] = sld184;
                 unsigned int slm185 = slvm5[i182];
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824u) != 0u));
+                unsigned int slb186 = patc_vote_bit(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648u) != 0u));
+                unsigned int slb187 = patc_vote_bit(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
                 slrun8[i182] = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));
@@ -4432,18 +4436,18 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             unsigned int slrun13 = 0u;
             {
                 unsigned int slo15 = (slkey4 / 7u);
-                unsigned int sld16 = ((slo15 >> 0u) & 31u);
+                unsigned int sld16 = (slo15 >> 0u);
                 sldg6 = sld16;
                 unsigned int slm17 = slvm5;
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1u) != 0u));
+                unsigned int slb18 = patc_vote_bit(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2u) != 0u));
+                unsigned int slb19 = patc_vote_bit(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8 = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -4508,18 +4512,18 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             unsigned int slrun41 = 0u;
             {
                 unsigned int slo43 = (slkey4 / 7u);
-                unsigned int sld44 = ((slo43 >> 5u) & 31u);
+                unsigned int sld44 = (slo43 >> 5u);
                 sldg6 = sld44;
                 unsigned int slm45 = slvm5;
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32u) != 0u));
+                unsigned int slb46 = patc_vote_bit(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64u) != 0u));
+                unsigned int slb47 = patc_vote_bit(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128u) != 0u));
+                unsigned int slb48 = patc_vote_bit(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8 = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -4584,18 +4588,18 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             unsigned int slrun69 = 0u;
             {
                 unsigned int slo71 = (slkey4 / 7u);
-                unsigned int sld72 = ((slo71 >> 10u) & 31u);
+                unsigned int sld72 = (slo71 >> 10u);
                 sldg6 = sld72;
                 unsigned int slm73 = slvm5;
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024u) != 0u));
+                unsigned int slb74 = patc_vote_bit(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048u) != 0u));
+                unsigned int slb75 = patc_vote_bit(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096u) != 0u));
+                unsigned int slb76 = patc_vote_bit(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192u) != 0u));
+                unsigned int slb77 = patc_vote_bit(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8 = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -4660,18 +4664,18 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             unsigned int slrun97 = 0u;
             {
                 unsigned int slo99 = (slkey4 / 7u);
-                unsigned int sld100 = ((slo99 >> 15u) & 31u);
+                unsigned int sld100 = (slo99 >> 15u);
                 sldg6 = sld100;
                 unsigned int slm101 = slvm5;
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768u) != 0u));
+                unsigned int slb102 = patc_vote_bit(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536u) != 0u));
+                unsigned int slb103 = patc_vote_bit(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072u) != 0u));
+                unsigned int slb104 = patc_vote_bit(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144u) != 0u));
+                unsigned int slb105 = patc_vote_bit(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288u) != 0u));
+                unsigned int slb106 = patc_vote_bit(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8 = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -4736,18 +4740,18 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             unsigned int slrun125 = 0u;
             {
                 unsigned int slo127 = (slkey4 / 7u);
-                unsigned int sld128 = ((slo127 >> 20u) & 31u);
+                unsigned int sld128 = (slo127 >> 20u);
                 sldg6 = sld128;
                 unsigned int slm129 = slvm5;
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576u) != 0u));
+                unsigned int slb130 = patc_vote_bit(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152u) != 0u));
+                unsigned int slb131 = patc_vote_bit(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304u) != 0u));
+                unsigned int slb132 = patc_vote_bit(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608u) != 0u));
+                unsigned int slb133 = patc_vote_bit(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216u) != 0u));
+                unsigned int slb134 = patc_vote_bit(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8 = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -4812,18 +4816,18 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             unsigned int slrun153 = 0u;
             {
                 unsigned int slo155 = (slkey4 / 7u);
-                unsigned int sld156 = ((slo155 >> 25u) & 31u);
+                unsigned int sld156 = (slo155 >> 25u);
                 sldg6 = sld156;
                 unsigned int slm157 = slvm5;
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432u) != 0u));
+                unsigned int slb158 = patc_vote_bit(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864u) != 0u));
+                unsigned int slb159 = patc_vote_bit(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728u) != 0u));
+                unsigned int slb160 = patc_vote_bit(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456u) != 0u));
+                unsigned int slb161 = patc_vote_bit(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912u) != 0u));
+                unsigned int slb162 = patc_vote_bit(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8 = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -4888,12 +4892,12 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             unsigned int slrun181 = 0u;
             {
                 unsigned int slo183 = (slkey4 / 7u);
-                unsigned int sld184 = ((slo183 >> 30u) & 3u);
+                unsigned int sld184 = (slo183 >> 30u);
                 sldg6 = sld184;
                 unsigned int slm185 = slvm5;
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824u) != 0u));
+                unsigned int slb186 = patc_vote_bit(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648u) != 0u));
+                unsigned int slb187 = patc_vote_bit(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
                 slrun8 = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));
@@ -5030,18 +5034,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i14 = 0; i14 < 4; i14 += 1) {
                 unsigned long long slo15 = slkey4[i14];
-                unsigned int sld16 = ((unsigned int)((slo15 >> 0ull) & 31ull));
+                unsigned int sld16 = ((unsigned int)(slo15 >> 0ull));
                 sldg6[i14] = sld16;
                 unsigned int slm17 = slvm5[i14];
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1ull) != 0ull));
+                unsigned int slb18 = patc_vote_bit64(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2ull) != 0ull));
+                unsigned int slb19 = patc_vote_bit64(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4ull) != 0ull));
+                unsigned int slb20 = patc_vote_bit64(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8ull) != 0ull));
+                unsigned int slb21 = patc_vote_bit64(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16ull) != 0ull));
+                unsigned int slb22 = patc_vote_bit64(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8[i14] = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -5108,18 +5112,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i42 = 0; i42 < 4; i42 += 1) {
                 unsigned long long slo43 = slkey4[i42];
-                unsigned int sld44 = ((unsigned int)((slo43 >> 5ull) & 31ull));
+                unsigned int sld44 = ((unsigned int)(slo43 >> 5ull));
                 sldg6[i42] = sld44;
                 unsigned int slm45 = slvm5[i42];
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32ull) != 0ull));
+                unsigned int slb46 = patc_vote_bit64(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64ull) != 0ull));
+                unsigned int slb47 = patc_vote_bit64(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128ull) != 0ull));
+                unsigned int slb48 = patc_vote_bit64(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256ull) != 0ull));
+                unsigned int slb49 = patc_vote_bit64(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512ull) != 0ull));
+                unsigned int slb50 = patc_vote_bit64(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8[i42] = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -5186,18 +5190,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                 unsigned long long slo71 = slkey4[i70];
-                unsigned int sld72 = ((unsigned int)((slo71 >> 10ull) & 31ull));
+                unsigned int sld72 = ((unsigned int)(slo71 >> 10ull));
                 sldg6[i70] = sld72;
                 unsigned int slm73 = slvm5[i70];
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024ull) != 0ull));
+                unsigned int slb74 = patc_vote_bit64(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048ull) != 0ull));
+                unsigned int slb75 = patc_vote_bit64(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096ull) != 0ull));
+                unsigned int slb76 = patc_vote_bit64(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192ull) != 0ull));
+                unsigned int slb77 = patc_vote_bit64(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384ull) != 0ull));
+                unsigned int slb78 = patc_vote_bit64(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8[i70] = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -5264,18 +5268,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i98 = 0; i98 < 4; i98 += 1) {
                 unsigned long long slo99 = slkey4[i98];
-                unsigned int sld100 = ((unsigned int)((slo99 >> 15ull) & 31ull));
+                unsigned int sld100 = ((unsigned int)(slo99 >> 15ull));
                 sldg6[i98] = sld100;
                 unsigned int slm101 = slvm5[i98];
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768ull) != 0ull));
+                unsigned int slb102 = patc_vote_bit64(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536ull) != 0ull));
+                unsigned int slb103 = patc_vote_bit64(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072ull) != 0ull));
+                unsigned int slb104 = patc_vote_bit64(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144ull) != 0ull));
+                unsigned int slb105 = patc_vote_bit64(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288ull) != 0ull));
+                unsigned int slb106 = patc_vote_bit64(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8[i98] = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -5342,18 +5346,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i126 = 0; i126 < 4; i126 += 1) {
                 unsigned long long slo127 = slkey4[i126];
-                unsigned int sld128 = ((unsigned int)((slo127 >> 20ull) & 31ull));
+                unsigned int sld128 = ((unsigned int)(slo127 >> 20ull));
                 sldg6[i126] = sld128;
                 unsigned int slm129 = slvm5[i126];
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576ull) != 0ull));
+                unsigned int slb130 = patc_vote_bit64(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152ull) != 0ull));
+                unsigned int slb131 = patc_vote_bit64(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304ull) != 0ull));
+                unsigned int slb132 = patc_vote_bit64(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608ull) != 0ull));
+                unsigned int slb133 = patc_vote_bit64(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216ull) != 0ull));
+                unsigned int slb134 = patc_vote_bit64(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8[i126] = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -5420,18 +5424,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i154 = 0; i154 < 4; i154 += 1) {
                 unsigned long long slo155 = slkey4[i154];
-                unsigned int sld156 = ((unsigned int)((slo155 >> 25ull) & 31ull));
+                unsigned int sld156 = ((unsigned int)(slo155 >> 25ull));
                 sldg6[i154] = sld156;
                 unsigned int slm157 = slvm5[i154];
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432ull) != 0ull));
+                unsigned int slb158 = patc_vote_bit64(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864ull) != 0ull));
+                unsigned int slb159 = patc_vote_bit64(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728ull) != 0ull));
+                unsigned int slb160 = patc_vote_bit64(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456ull) != 0ull));
+                unsigned int slb161 = patc_vote_bit64(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912ull) != 0ull));
+                unsigned int slb162 = patc_vote_bit64(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8[i154] = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -5498,18 +5502,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i182 = 0; i182 < 4; i182 += 1) {
                 unsigned long long slo183 = slkey4[i182];
-                unsigned int sld184 = ((unsigned int)((slo183 >> 30ull) & 31ull));
+                unsigned int sld184 = ((unsigned int)(slo183 >> 30ull));
                 sldg6[i182] = sld184;
                 unsigned int slm185 = slvm5[i182];
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824ull) != 0ull));
+                unsigned int slb186 = patc_vote_bit64(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648ull) != 0ull));
+                unsigned int slb187 = patc_vote_bit64(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
-                unsigned int slb188 = __ballot_sync(0xffffffffu, ((slo183 & 4294967296ull) != 0ull));
+                unsigned int slb188 = patc_vote_bit64(slo183, 32u);
                 slm185 = (slm185 & (((lane & 4u) != 0u) ? slb188 : (~slb188)));
-                unsigned int slb189 = __ballot_sync(0xffffffffu, ((slo183 & 8589934592ull) != 0ull));
+                unsigned int slb189 = patc_vote_bit64(slo183, 33u);
                 slm185 = (slm185 & (((lane & 8u) != 0u) ? slb189 : (~slb189)));
-                unsigned int slb190 = __ballot_sync(0xffffffffu, ((slo183 & 17179869184ull) != 0ull));
+                unsigned int slb190 = patc_vote_bit64(slo183, 34u);
                 slm185 = (slm185 & (((lane & 16u) != 0u) ? slb190 : (~slb190)));
                 slrun8[i182] = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));
@@ -5576,18 +5580,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i210 = 0; i210 < 4; i210 += 1) {
                 unsigned long long slo211 = slkey4[i210];
-                unsigned int sld212 = ((unsigned int)((slo211 >> 35ull) & 31ull));
+                unsigned int sld212 = ((unsigned int)(slo211 >> 35ull));
                 sldg6[i210] = sld212;
                 unsigned int slm213 = slvm5[i210];
-                unsigned int slb214 = __ballot_sync(0xffffffffu, ((slo211 & 34359738368ull) != 0ull));
+                unsigned int slb214 = patc_vote_bit64(slo211, 35u);
                 slm213 = (slm213 & (((lane & 1u) != 0u) ? slb214 : (~slb214)));
-                unsigned int slb215 = __ballot_sync(0xffffffffu, ((slo211 & 68719476736ull) != 0ull));
+                unsigned int slb215 = patc_vote_bit64(slo211, 36u);
                 slm213 = (slm213 & (((lane & 2u) != 0u) ? slb215 : (~slb215)));
-                unsigned int slb216 = __ballot_sync(0xffffffffu, ((slo211 & 137438953472ull) != 0ull));
+                unsigned int slb216 = patc_vote_bit64(slo211, 37u);
                 slm213 = (slm213 & (((lane & 4u) != 0u) ? slb216 : (~slb216)));
-                unsigned int slb217 = __ballot_sync(0xffffffffu, ((slo211 & 274877906944ull) != 0ull));
+                unsigned int slb217 = patc_vote_bit64(slo211, 38u);
                 slm213 = (slm213 & (((lane & 8u) != 0u) ? slb217 : (~slb217)));
-                unsigned int slb218 = __ballot_sync(0xffffffffu, ((slo211 & 549755813888ull) != 0ull));
+                unsigned int slb218 = patc_vote_bit64(slo211, 39u);
                 slm213 = (slm213 & (((lane & 16u) != 0u) ? slb218 : (~slb218)));
                 slrun8[i210] = slrun209;
                 slrun209 = (slrun209 + __popc(slm213));
@@ -5654,18 +5658,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i238 = 0; i238 < 4; i238 += 1) {
                 unsigned long long slo239 = slkey4[i238];
-                unsigned int sld240 = ((unsigned int)((slo239 >> 40ull) & 31ull));
+                unsigned int sld240 = ((unsigned int)(slo239 >> 40ull));
                 sldg6[i238] = sld240;
                 unsigned int slm241 = slvm5[i238];
-                unsigned int slb242 = __ballot_sync(0xffffffffu, ((slo239 & 1099511627776ull) != 0ull));
+                unsigned int slb242 = patc_vote_bit64(slo239, 40u);
                 slm241 = (slm241 & (((lane & 1u) != 0u) ? slb242 : (~slb242)));
-                unsigned int slb243 = __ballot_sync(0xffffffffu, ((slo239 & 2199023255552ull) != 0ull));
+                unsigned int slb243 = patc_vote_bit64(slo239, 41u);
                 slm241 = (slm241 & (((lane & 2u) != 0u) ? slb243 : (~slb243)));
-                unsigned int slb244 = __ballot_sync(0xffffffffu, ((slo239 & 4398046511104ull) != 0ull));
+                unsigned int slb244 = patc_vote_bit64(slo239, 42u);
                 slm241 = (slm241 & (((lane & 4u) != 0u) ? slb244 : (~slb244)));
-                unsigned int slb245 = __ballot_sync(0xffffffffu, ((slo239 & 8796093022208ull) != 0ull));
+                unsigned int slb245 = patc_vote_bit64(slo239, 43u);
                 slm241 = (slm241 & (((lane & 8u) != 0u) ? slb245 : (~slb245)));
-                unsigned int slb246 = __ballot_sync(0xffffffffu, ((slo239 & 17592186044416ull) != 0ull));
+                unsigned int slb246 = patc_vote_bit64(slo239, 44u);
                 slm241 = (slm241 & (((lane & 16u) != 0u) ? slb246 : (~slb246)));
                 slrun8[i238] = slrun237;
                 slrun237 = (slrun237 + __popc(slm241));
@@ -5732,18 +5736,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i266 = 0; i266 < 4; i266 += 1) {
                 unsigned long long slo267 = slkey4[i266];
-                unsigned int sld268 = ((unsigned int)((slo267 >> 45ull) & 31ull));
+                unsigned int sld268 = ((unsigned int)(slo267 >> 45ull));
                 sldg6[i266] = sld268;
                 unsigned int slm269 = slvm5[i266];
-                unsigned int slb270 = __ballot_sync(0xffffffffu, ((slo267 & 35184372088832ull) != 0ull));
+                unsigned int slb270 = patc_vote_bit64(slo267, 45u);
                 slm269 = (slm269 & (((lane & 1u) != 0u) ? slb270 : (~slb270)));
-                unsigned int slb271 = __ballot_sync(0xffffffffu, ((slo267 & 70368744177664ull) != 0ull));
+                unsigned int slb271 = patc_vote_bit64(slo267, 46u);
                 slm269 = (slm269 & (((lane & 2u) != 0u) ? slb271 : (~slb271)));
-                unsigned int slb272 = __ballot_sync(0xffffffffu, ((slo267 & 140737488355328ull) != 0ull));
+                unsigned int slb272 = patc_vote_bit64(slo267, 47u);
                 slm269 = (slm269 & (((lane & 4u) != 0u) ? slb272 : (~slb272)));
-                unsigned int slb273 = __ballot_sync(0xffffffffu, ((slo267 & 281474976710656ull) != 0ull));
+                unsigned int slb273 = patc_vote_bit64(slo267, 48u);
                 slm269 = (slm269 & (((lane & 8u) != 0u) ? slb273 : (~slb273)));
-                unsigned int slb274 = __ballot_sync(0xffffffffu, ((slo267 & 562949953421312ull) != 0ull));
+                unsigned int slb274 = patc_vote_bit64(slo267, 49u);
                 slm269 = (slm269 & (((lane & 16u) != 0u) ? slb274 : (~slb274)));
                 slrun8[i266] = slrun265;
                 slrun265 = (slrun265 + __popc(slm269));
@@ -5810,18 +5814,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i294 = 0; i294 < 4; i294 += 1) {
                 unsigned long long slo295 = slkey4[i294];
-                unsigned int sld296 = ((unsigned int)((slo295 >> 50ull) & 31ull));
+                unsigned int sld296 = ((unsigned int)(slo295 >> 50ull));
                 sldg6[i294] = sld296;
                 unsigned int slm297 = slvm5[i294];
-                unsigned int slb298 = __ballot_sync(0xffffffffu, ((slo295 & 1125899906842624ull) != 0ull));
+                unsigned int slb298 = patc_vote_bit64(slo295, 50u);
                 slm297 = (slm297 & (((lane & 1u) != 0u) ? slb298 : (~slb298)));
-                unsigned int slb299 = __ballot_sync(0xffffffffu, ((slo295 & 2251799813685248ull) != 0ull));
+                unsigned int slb299 = patc_vote_bit64(slo295, 51u);
                 slm297 = (slm297 & (((lane & 2u) != 0u) ? slb299 : (~slb299)));
-                unsigned int slb300 = __ballot_sync(0xffffffffu, ((slo295 & 4503599627370496ull) != 0ull));
+                unsigned int slb300 = patc_vote_bit64(slo295, 52u);
                 slm297 = (slm297 & (((lane & 4u) != 0u) ? slb300 : (~slb300)));
-                unsigned int slb301 = __ballot_sync(0xffffffffu, ((slo295 & 9007199254740992ull) != 0ull));
+                unsigned int slb301 = patc_vote_bit64(slo295, 53u);
                 slm297 = (slm297 & (((lane & 8u) != 0u) ? slb301 : (~slb301)));
-                unsigned int slb302 = __ballot_sync(0xffffffffu, ((slo295 & 18014398509481984ull) != 0ull));
+                unsigned int slb302 = patc_vote_bit64(slo295, 54u);
                 slm297 = (slm297 & (((lane & 16u) != 0u) ? slb302 : (~slb302)));
                 slrun8[i294] = slrun293;
                 slrun293 = (slrun293 + __popc(slm297));
@@ -5888,18 +5892,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i322 = 0; i322 < 4; i322 += 1) {
                 unsigned long long slo323 = slkey4[i322];
-                unsigned int sld324 = ((unsigned int)((slo323 >> 55ull) & 31ull));
+                unsigned int sld324 = ((unsigned int)(slo323 >> 55ull));
                 sldg6[i322] = sld324;
                 unsigned int slm325 = slvm5[i322];
-                unsigned int slb326 = __ballot_sync(0xffffffffu, ((slo323 & 36028797018963968ull) != 0ull));
+                unsigned int slb326 = patc_vote_bit64(slo323, 55u);
                 slm325 = (slm325 & (((lane & 1u) != 0u) ? slb326 : (~slb326)));
-                unsigned int slb327 = __ballot_sync(0xffffffffu, ((slo323 & 72057594037927936ull) != 0ull));
+                unsigned int slb327 = patc_vote_bit64(slo323, 56u);
                 slm325 = (slm325 & (((lane & 2u) != 0u) ? slb327 : (~slb327)));
-                unsigned int slb328 = __ballot_sync(0xffffffffu, ((slo323 & 144115188075855872ull) != 0ull));
+                unsigned int slb328 = patc_vote_bit64(slo323, 57u);
                 slm325 = (slm325 & (((lane & 4u) != 0u) ? slb328 : (~slb328)));
-                unsigned int slb329 = __ballot_sync(0xffffffffu, ((slo323 & 288230376151711744ull) != 0ull));
+                unsigned int slb329 = patc_vote_bit64(slo323, 58u);
                 slm325 = (slm325 & (((lane & 8u) != 0u) ? slb329 : (~slb329)));
-                unsigned int slb330 = __ballot_sync(0xffffffffu, ((slo323 & 576460752303423488ull) != 0ull));
+                unsigned int slb330 = patc_vote_bit64(slo323, 59u);
                 slm325 = (slm325 & (((lane & 16u) != 0u) ? slb330 : (~slb330)));
                 slrun8[i322] = slrun321;
                 slrun321 = (slrun321 + __popc(slm325));
@@ -5966,16 +5970,16 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             #pragma unroll
             for (patc_int i350 = 0; i350 < 4; i350 += 1) {
                 unsigned long long slo351 = slkey4[i350];
-                unsigned int sld352 = ((unsigned int)((slo351 >> 60ull) & 15ull));
+                unsigned int sld352 = ((unsigned int)(slo351 >> 60ull));
                 sldg6[i350] = sld352;
                 unsigned int slm353 = slvm5[i350];
-                unsigned int slb354 = __ballot_sync(0xffffffffu, ((slo351 & 1152921504606846976ull) != 0ull));
+                unsigned int slb354 = patc_vote_bit64(slo351, 60u);
                 slm353 = (slm353 & (((lane & 1u) != 0u) ? slb354 : (~slb354)));
-                unsigned int slb355 = __ballot_sync(0xffffffffu, ((slo351 & 2305843009213693952ull) != 0ull));
+                unsigned int slb355 = patc_vote_bit64(slo351, 61u);
                 slm353 = (slm353 & (((lane & 2u) != 0u) ? slb355 : (~slb355)));
-                unsigned int slb356 = __ballot_sync(0xffffffffu, ((slo351 & 4611686018427387904ull) != 0ull));
+                unsigned int slb356 = patc_vote_bit64(slo351, 62u);
                 slm353 = (slm353 & (((lane & 4u) != 0u) ? slb356 : (~slb356)));
-                unsigned int slb357 = __ballot_sync(0xffffffffu, ((slo351 & 9223372036854775808ull) != 0ull));
+                unsigned int slb357 = patc_vote_bit64(slo351, 63u);
                 slm353 = (slm353 & (((lane & 8u) != 0u) ? slb357 : (~slb357)));
                 slrun8[i350] = slrun349;
                 slrun349 = (slrun349 + __popc(slm353));
@@ -6113,18 +6117,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i14 = 0; i14 < 4; i14 += 1) {
                 unsigned long long slo15 = (((unsigned long long)slkey4[i14]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld16 = ((unsigned int)((slo15 >> 0ull) & 31ull));
+                unsigned int sld16 = ((unsigned int)(slo15 >> 0ull));
                 sldg6[i14] = sld16;
                 unsigned int slm17 = slvm5[i14];
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1ull) != 0ull));
+                unsigned int slb18 = patc_vote_bit64(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2ull) != 0ull));
+                unsigned int slb19 = patc_vote_bit64(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4ull) != 0ull));
+                unsigned int slb20 = patc_vote_bit64(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8ull) != 0ull));
+                unsigned int slb21 = patc_vote_bit64(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16ull) != 0ull));
+                unsigned int slb22 = patc_vote_bit64(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8[i14] = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -6191,18 +6195,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i42 = 0; i42 < 4; i42 += 1) {
                 unsigned long long slo43 = (((unsigned long long)slkey4[i42]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld44 = ((unsigned int)((slo43 >> 5ull) & 31ull));
+                unsigned int sld44 = ((unsigned int)(slo43 >> 5ull));
                 sldg6[i42] = sld44;
                 unsigned int slm45 = slvm5[i42];
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32ull) != 0ull));
+                unsigned int slb46 = patc_vote_bit64(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64ull) != 0ull));
+                unsigned int slb47 = patc_vote_bit64(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128ull) != 0ull));
+                unsigned int slb48 = patc_vote_bit64(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256ull) != 0ull));
+                unsigned int slb49 = patc_vote_bit64(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512ull) != 0ull));
+                unsigned int slb50 = patc_vote_bit64(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8[i42] = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -6269,18 +6273,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                 unsigned long long slo71 = (((unsigned long long)slkey4[i70]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld72 = ((unsigned int)((slo71 >> 10ull) & 31ull));
+                unsigned int sld72 = ((unsigned int)(slo71 >> 10ull));
                 sldg6[i70] = sld72;
                 unsigned int slm73 = slvm5[i70];
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024ull) != 0ull));
+                unsigned int slb74 = patc_vote_bit64(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048ull) != 0ull));
+                unsigned int slb75 = patc_vote_bit64(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096ull) != 0ull));
+                unsigned int slb76 = patc_vote_bit64(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192ull) != 0ull));
+                unsigned int slb77 = patc_vote_bit64(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384ull) != 0ull));
+                unsigned int slb78 = patc_vote_bit64(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8[i70] = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -6347,18 +6351,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i98 = 0; i98 < 4; i98 += 1) {
                 unsigned long long slo99 = (((unsigned long long)slkey4[i98]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld100 = ((unsigned int)((slo99 >> 15ull) & 31ull));
+                unsigned int sld100 = ((unsigned int)(slo99 >> 15ull));
                 sldg6[i98] = sld100;
                 unsigned int slm101 = slvm5[i98];
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768ull) != 0ull));
+                unsigned int slb102 = patc_vote_bit64(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536ull) != 0ull));
+                unsigned int slb103 = patc_vote_bit64(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072ull) != 0ull));
+                unsigned int slb104 = patc_vote_bit64(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144ull) != 0ull));
+                unsigned int slb105 = patc_vote_bit64(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288ull) != 0ull));
+                unsigned int slb106 = patc_vote_bit64(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8[i98] = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -6425,18 +6429,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i126 = 0; i126 < 4; i126 += 1) {
                 unsigned long long slo127 = (((unsigned long long)slkey4[i126]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld128 = ((unsigned int)((slo127 >> 20ull) & 31ull));
+                unsigned int sld128 = ((unsigned int)(slo127 >> 20ull));
                 sldg6[i126] = sld128;
                 unsigned int slm129 = slvm5[i126];
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576ull) != 0ull));
+                unsigned int slb130 = patc_vote_bit64(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152ull) != 0ull));
+                unsigned int slb131 = patc_vote_bit64(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304ull) != 0ull));
+                unsigned int slb132 = patc_vote_bit64(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608ull) != 0ull));
+                unsigned int slb133 = patc_vote_bit64(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216ull) != 0ull));
+                unsigned int slb134 = patc_vote_bit64(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8[i126] = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -6503,18 +6507,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i154 = 0; i154 < 4; i154 += 1) {
                 unsigned long long slo155 = (((unsigned long long)slkey4[i154]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld156 = ((unsigned int)((slo155 >> 25ull) & 31ull));
+                unsigned int sld156 = ((unsigned int)(slo155 >> 25ull));
                 sldg6[i154] = sld156;
                 unsigned int slm157 = slvm5[i154];
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432ull) != 0ull));
+                unsigned int slb158 = patc_vote_bit64(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864ull) != 0ull));
+                unsigned int slb159 = patc_vote_bit64(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728ull) != 0ull));
+                unsigned int slb160 = patc_vote_bit64(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456ull) != 0ull));
+                unsigned int slb161 = patc_vote_bit64(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912ull) != 0ull));
+                unsigned int slb162 = patc_vote_bit64(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8[i154] = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -6581,18 +6585,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i182 = 0; i182 < 4; i182 += 1) {
                 unsigned long long slo183 = (((unsigned long long)slkey4[i182]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld184 = ((unsigned int)((slo183 >> 30ull) & 31ull));
+                unsigned int sld184 = ((unsigned int)(slo183 >> 30ull));
                 sldg6[i182] = sld184;
                 unsigned int slm185 = slvm5[i182];
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824ull) != 0ull));
+                unsigned int slb186 = patc_vote_bit64(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648ull) != 0ull));
+                unsigned int slb187 = patc_vote_bit64(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
-                unsigned int slb188 = __ballot_sync(0xffffffffu, ((slo183 & 4294967296ull) != 0ull));
+                unsigned int slb188 = patc_vote_bit64(slo183, 32u);
                 slm185 = (slm185 & (((lane & 4u) != 0u) ? slb188 : (~slb188)));
-                unsigned int slb189 = __ballot_sync(0xffffffffu, ((slo183 & 8589934592ull) != 0ull));
+                unsigned int slb189 = patc_vote_bit64(slo183, 33u);
                 slm185 = (slm185 & (((lane & 8u) != 0u) ? slb189 : (~slb189)));
-                unsigned int slb190 = __ballot_sync(0xffffffffu, ((slo183 & 17179869184ull) != 0ull));
+                unsigned int slb190 = patc_vote_bit64(slo183, 34u);
                 slm185 = (slm185 & (((lane & 16u) != 0u) ? slb190 : (~slb190)));
                 slrun8[i182] = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));
@@ -6659,18 +6663,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i210 = 0; i210 < 4; i210 += 1) {
                 unsigned long long slo211 = (((unsigned long long)slkey4[i210]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld212 = ((unsigned int)((slo211 >> 35ull) & 31ull));
+                unsigned int sld212 = ((unsigned int)(slo211 >> 35ull));
                 sldg6[i210] = sld212;
                 unsigned int slm213 = slvm5[i210];
-                unsigned int slb214 = __ballot_sync(0xffffffffu, ((slo211 & 34359738368ull) != 0ull));
+                unsigned int slb214 = patc_vote_bit64(slo211, 35u);
                 slm213 = (slm213 & (((lane & 1u) != 0u) ? slb214 : (~slb214)));
-                unsigned int slb215 = __ballot_sync(0xffffffffu, ((slo211 & 68719476736ull) != 0ull));
+                unsigned int slb215 = patc_vote_bit64(slo211, 36u);
                 slm213 = (slm213 & (((lane & 2u) != 0u) ? slb215 : (~slb215)));
-                unsigned int slb216 = __ballot_sync(0xffffffffu, ((slo211 & 137438953472ull) != 0ull));
+                unsigned int slb216 = patc_vote_bit64(slo211, 37u);
                 slm213 = (slm213 & (((lane & 4u) != 0u) ? slb216 : (~slb216)));
-                unsigned int slb217 = __ballot_sync(0xffffffffu, ((slo211 & 274877906944ull) != 0ull));
+                unsigned int slb217 = patc_vote_bit64(slo211, 38u);
                 slm213 = (slm213 & (((lane & 8u) != 0u) ? slb217 : (~slb217)));
-                unsigned int slb218 = __ballot_sync(0xffffffffu, ((slo211 & 549755813888ull) != 0ull));
+                unsigned int slb218 = patc_vote_bit64(slo211, 39u);
                 slm213 = (slm213 & (((lane & 16u) != 0u) ? slb218 : (~slb218)));
                 slrun8[i210] = slrun209;
                 slrun209 = (slrun209 + __popc(slm213));
@@ -6737,18 +6741,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i238 = 0; i238 < 4; i238 += 1) {
                 unsigned long long slo239 = (((unsigned long long)slkey4[i238]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld240 = ((unsigned int)((slo239 >> 40ull) & 31ull));
+                unsigned int sld240 = ((unsigned int)(slo239 >> 40ull));
                 sldg6[i238] = sld240;
                 unsigned int slm241 = slvm5[i238];
-                unsigned int slb242 = __ballot_sync(0xffffffffu, ((slo239 & 1099511627776ull) != 0ull));
+                unsigned int slb242 = patc_vote_bit64(slo239, 40u);
                 slm241 = (slm241 & (((lane & 1u) != 0u) ? slb242 : (~slb242)));
-                unsigned int slb243 = __ballot_sync(0xffffffffu, ((slo239 & 2199023255552ull) != 0ull));
+                unsigned int slb243 = patc_vote_bit64(slo239, 41u);
                 slm241 = (slm241 & (((lane & 2u) != 0u) ? slb243 : (~slb243)));
-                unsigned int slb244 = __ballot_sync(0xffffffffu, ((slo239 & 4398046511104ull) != 0ull));
+                unsigned int slb244 = patc_vote_bit64(slo239, 42u);
                 slm241 = (slm241 & (((lane & 4u) != 0u) ? slb244 : (~slb244)));
-                unsigned int slb245 = __ballot_sync(0xffffffffu, ((slo239 & 8796093022208ull) != 0ull));
+                unsigned int slb245 = patc_vote_bit64(slo239, 43u);
                 slm241 = (slm241 & (((lane & 8u) != 0u) ? slb245 : (~slb245)));
-                unsigned int slb246 = __ballot_sync(0xffffffffu, ((slo239 & 17592186044416ull) != 0ull));
+                unsigned int slb246 = patc_vote_bit64(slo239, 44u);
                 slm241 = (slm241 & (((lane & 16u) != 0u) ? slb246 : (~slb246)));
                 slrun8[i238] = slrun237;
                 slrun237 = (slrun237 + __popc(slm241));
@@ -6815,18 +6819,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i266 = 0; i266 < 4; i266 += 1) {
                 unsigned long long slo267 = (((unsigned long long)slkey4[i266]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld268 = ((unsigned int)((slo267 >> 45ull) & 31ull));
+                unsigned int sld268 = ((unsigned int)(slo267 >> 45ull));
                 sldg6[i266] = sld268;
                 unsigned int slm269 = slvm5[i266];
-                unsigned int slb270 = __ballot_sync(0xffffffffu, ((slo267 & 35184372088832ull) != 0ull));
+                unsigned int slb270 = patc_vote_bit64(slo267, 45u);
                 slm269 = (slm269 & (((lane & 1u) != 0u) ? slb270 : (~slb270)));
-                unsigned int slb271 = __ballot_sync(0xffffffffu, ((slo267 & 70368744177664ull) != 0ull));
+                unsigned int slb271 = patc_vote_bit64(slo267, 46u);
                 slm269 = (slm269 & (((lane & 2u) != 0u) ? slb271 : (~slb271)));
-                unsigned int slb272 = __ballot_sync(0xffffffffu, ((slo267 & 140737488355328ull) != 0ull));
+                unsigned int slb272 = patc_vote_bit64(slo267, 47u);
                 slm269 = (slm269 & (((lane & 4u) != 0u) ? slb272 : (~slb272)));
-                unsigned int slb273 = __ballot_sync(0xffffffffu, ((slo267 & 281474976710656ull) != 0ull));
+                unsigned int slb273 = patc_vote_bit64(slo267, 48u);
                 slm269 = (slm269 & (((lane & 8u) != 0u) ? slb273 : (~slb273)));
-                unsigned int slb274 = __ballot_sync(0xffffffffu, ((slo267 & 562949953421312ull) != 0ull));
+                unsigned int slb274 = patc_vote_bit64(slo267, 49u);
                 slm269 = (slm269 & (((lane & 16u) != 0u) ? slb274 : (~slb274)));
                 slrun8[i266] = slrun265;
                 slrun265 = (slrun265 + __popc(slm269));
@@ -6893,18 +6897,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i294 = 0; i294 < 4; i294 += 1) {
                 unsigned long long slo295 = (((unsigned long long)slkey4[i294]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld296 = ((unsigned int)((slo295 >> 50ull) & 31ull));
+                unsigned int sld296 = ((unsigned int)(slo295 >> 50ull));
                 sldg6[i294] = sld296;
                 unsigned int slm297 = slvm5[i294];
-                unsigned int slb298 = __ballot_sync(0xffffffffu, ((slo295 & 1125899906842624ull) != 0ull));
+                unsigned int slb298 = patc_vote_bit64(slo295, 50u);
                 slm297 = (slm297 & (((lane & 1u) != 0u) ? slb298 : (~slb298)));
-                unsigned int slb299 = __ballot_sync(0xffffffffu, ((slo295 & 2251799813685248ull) != 0ull));
+                unsigned int slb299 = patc_vote_bit64(slo295, 51u);
                 slm297 = (slm297 & (((lane & 2u) != 0u) ? slb299 : (~slb299)));
-                unsigned int slb300 = __ballot_sync(0xffffffffu, ((slo295 & 4503599627370496ull) != 0ull));
+                unsigned int slb300 = patc_vote_bit64(slo295, 52u);
                 slm297 = (slm297 & (((lane & 4u) != 0u) ? slb300 : (~slb300)));
-                unsigned int slb301 = __ballot_sync(0xffffffffu, ((slo295 & 9007199254740992ull) != 0ull));
+                unsigned int slb301 = patc_vote_bit64(slo295, 53u);
                 slm297 = (slm297 & (((lane & 8u) != 0u) ? slb301 : (~slb301)));
-                unsigned int slb302 = __ballot_sync(0xffffffffu, ((slo295 & 18014398509481984ull) != 0ull));
+                unsigned int slb302 = patc_vote_bit64(slo295, 54u);
                 slm297 = (slm297 & (((lane & 16u) != 0u) ? slb302 : (~slb302)));
                 slrun8[i294] = slrun293;
                 slrun293 = (slrun293 + __popc(slm297));
@@ -6971,18 +6975,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i322 = 0; i322 < 4; i322 += 1) {
                 unsigned long long slo323 = (((unsigned long long)slkey4[i322]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld324 = ((unsigned int)((slo323 >> 55ull) & 31ull));
+                unsigned int sld324 = ((unsigned int)(slo323 >> 55ull));
                 sldg6[i322] = sld324;
                 unsigned int slm325 = slvm5[i322];
-                unsigned int slb326 = __ballot_sync(0xffffffffu, ((slo323 & 36028797018963968ull) != 0ull));
+                unsigned int slb326 = patc_vote_bit64(slo323, 55u);
                 slm325 = (slm325 & (((lane & 1u) != 0u) ? slb326 : (~slb326)));
-                unsigned int slb327 = __ballot_sync(0xffffffffu, ((slo323 & 72057594037927936ull) != 0ull));
+                unsigned int slb327 = patc_vote_bit64(slo323, 56u);
                 slm325 = (slm325 & (((lane & 2u) != 0u) ? slb327 : (~slb327)));
-                unsigned int slb328 = __ballot_sync(0xffffffffu, ((slo323 & 144115188075855872ull) != 0ull));
+                unsigned int slb328 = patc_vote_bit64(slo323, 57u);
                 slm325 = (slm325 & (((lane & 4u) != 0u) ? slb328 : (~slb328)));
-                unsigned int slb329 = __ballot_sync(0xffffffffu, ((slo323 & 288230376151711744ull) != 0ull));
+                unsigned int slb329 = patc_vote_bit64(slo323, 58u);
                 slm325 = (slm325 & (((lane & 8u) != 0u) ? slb329 : (~slb329)));
-                unsigned int slb330 = __ballot_sync(0xffffffffu, ((slo323 & 576460752303423488ull) != 0ull));
+                unsigned int slb330 = patc_vote_bit64(slo323, 59u);
                 slm325 = (slm325 & (((lane & 16u) != 0u) ? slb330 : (~slb330)));
                 slrun8[i322] = slrun321;
                 slrun321 = (slrun321 + __popc(slm325));
@@ -7049,16 +7053,16 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             #pragma unroll
             for (patc_int i350 = 0; i350 < 4; i350 += 1) {
                 unsigned long long slo351 = (((unsigned long long)slkey4[i350]) ^ (((unsigned long long)1) << 63ull));
-                unsigned int sld352 = ((unsigned int)((slo351 >> 60ull) & 15ull));
+                unsigned int sld352 = ((unsigned int)(slo351 >> 60ull));
                 sldg6[i350] = sld352;
                 unsigned int slm353 = slvm5[i350];
-                unsigned int slb354 = __ballot_sync(0xffffffffu, ((slo351 & 1152921504606846976ull) != 0ull));
+                unsigned int slb354 = patc_vote_bit64(slo351, 60u);
                 slm353 = (slm353 & (((lane & 1u) != 0u) ? slb354 : (~slb354)));
-                unsigned int slb355 = __ballot_sync(0xffffffffu, ((slo351 & 2305843009213693952ull) != 0ull));
+                unsigned int slb355 = patc_vote_bit64(slo351, 61u);
                 slm353 = (slm353 & (((lane & 2u) != 0u) ? slb355 : (~slb355)));
-                unsigned int slb356 = __ballot_sync(0xffffffffu, ((slo351 & 4611686018427387904ull) != 0ull));
+                unsigned int slb356 = patc_vote_bit64(slo351, 62u);
                 slm353 = (slm353 & (((lane & 4u) != 0u) ? slb356 : (~slb356)));
-                unsigned int slb357 = __ballot_sync(0xffffffffu, ((slo351 & 9223372036854775808ull) != 0ull));
+                unsigned int slb357 = patc_vote_bit64(slo351, 63u);
                 slm353 = (slm353 & (((lane & 8u) != 0u) ? slb357 : (~slb357)));
                 slrun8[i350] = slrun349;
                 slrun349 = (slrun349 + __popc(slm353));
@@ -7198,18 +7202,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s17 = (~((unsigned long long)0));
                 unsigned long long s18 = ((unsigned long long)0);
                 unsigned long long slo19 = ((slkey6[i16] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i16] > (((unsigned long long)1) << 63ull)) ? s17 : s18));
-                unsigned int sld20 = ((unsigned int)((slo19 >> 0ull) & 31ull));
+                unsigned int sld20 = ((unsigned int)(slo19 >> 0ull));
                 sldg8[i16] = sld20;
                 unsigned int slm21 = slvm7[i16];
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo19 & 1ull) != 0ull));
+                unsigned int slb22 = patc_vote_bit64(slo19, 0u);
                 slm21 = (slm21 & (((lane & 1u) != 0u) ? slb22 : (~slb22)));
-                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo19 & 2ull) != 0ull));
+                unsigned int slb23 = patc_vote_bit64(slo19, 1u);
                 slm21 = (slm21 & (((lane & 2u) != 0u) ? slb23 : (~slb23)));
-                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo19 & 4ull) != 0ull));
+                unsigned int slb24 = patc_vote_bit64(slo19, 2u);
                 slm21 = (slm21 & (((lane & 4u) != 0u) ? slb24 : (~slb24)));
-                unsigned int slb25 = __ballot_sync(0xffffffffu, ((slo19 & 8ull) != 0ull));
+                unsigned int slb25 = patc_vote_bit64(slo19, 3u);
                 slm21 = (slm21 & (((lane & 8u) != 0u) ? slb25 : (~slb25)));
-                unsigned int slb26 = __ballot_sync(0xffffffffu, ((slo19 & 16ull) != 0ull));
+                unsigned int slb26 = patc_vote_bit64(slo19, 4u);
                 slm21 = (slm21 & (((lane & 16u) != 0u) ? slb26 : (~slb26)));
                 slrun10[i16] = slrun15;
                 slrun15 = (slrun15 + __popc(slm21));
@@ -7278,18 +7282,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s47 = (~((unsigned long long)0));
                 unsigned long long s48 = ((unsigned long long)0);
                 unsigned long long slo49 = ((slkey6[i46] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i46] > (((unsigned long long)1) << 63ull)) ? s47 : s48));
-                unsigned int sld50 = ((unsigned int)((slo49 >> 5ull) & 31ull));
+                unsigned int sld50 = ((unsigned int)(slo49 >> 5ull));
                 sldg8[i46] = sld50;
                 unsigned int slm51 = slvm7[i46];
-                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo49 & 32ull) != 0ull));
+                unsigned int slb52 = patc_vote_bit64(slo49, 5u);
                 slm51 = (slm51 & (((lane & 1u) != 0u) ? slb52 : (~slb52)));
-                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo49 & 64ull) != 0ull));
+                unsigned int slb53 = patc_vote_bit64(slo49, 6u);
                 slm51 = (slm51 & (((lane & 2u) != 0u) ? slb53 : (~slb53)));
-                unsigned int slb54 = __ballot_sync(0xffffffffu, ((slo49 & 128ull) != 0ull));
+                unsigned int slb54 = patc_vote_bit64(slo49, 7u);
                 slm51 = (slm51 & (((lane & 4u) != 0u) ? slb54 : (~slb54)));
-                unsigned int slb55 = __ballot_sync(0xffffffffu, ((slo49 & 256ull) != 0ull));
+                unsigned int slb55 = patc_vote_bit64(slo49, 8u);
                 slm51 = (slm51 & (((lane & 8u) != 0u) ? slb55 : (~slb55)));
-                unsigned int slb56 = __ballot_sync(0xffffffffu, ((slo49 & 512ull) != 0ull));
+                unsigned int slb56 = patc_vote_bit64(slo49, 9u);
                 slm51 = (slm51 & (((lane & 16u) != 0u) ? slb56 : (~slb56)));
                 slrun10[i46] = slrun45;
                 slrun45 = (slrun45 + __popc(slm51));
@@ -7358,18 +7362,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s77 = (~((unsigned long long)0));
                 unsigned long long s78 = ((unsigned long long)0);
                 unsigned long long slo79 = ((slkey6[i76] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i76] > (((unsigned long long)1) << 63ull)) ? s77 : s78));
-                unsigned int sld80 = ((unsigned int)((slo79 >> 10ull) & 31ull));
+                unsigned int sld80 = ((unsigned int)(slo79 >> 10ull));
                 sldg8[i76] = sld80;
                 unsigned int slm81 = slvm7[i76];
-                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo79 & 1024ull) != 0ull));
+                unsigned int slb82 = patc_vote_bit64(slo79, 10u);
                 slm81 = (slm81 & (((lane & 1u) != 0u) ? slb82 : (~slb82)));
-                unsigned int slb83 = __ballot_sync(0xffffffffu, ((slo79 & 2048ull) != 0ull));
+                unsigned int slb83 = patc_vote_bit64(slo79, 11u);
                 slm81 = (slm81 & (((lane & 2u) != 0u) ? slb83 : (~slb83)));
-                unsigned int slb84 = __ballot_sync(0xffffffffu, ((slo79 & 4096ull) != 0ull));
+                unsigned int slb84 = patc_vote_bit64(slo79, 12u);
                 slm81 = (slm81 & (((lane & 4u) != 0u) ? slb84 : (~slb84)));
-                unsigned int slb85 = __ballot_sync(0xffffffffu, ((slo79 & 8192ull) != 0ull));
+                unsigned int slb85 = patc_vote_bit64(slo79, 13u);
                 slm81 = (slm81 & (((lane & 8u) != 0u) ? slb85 : (~slb85)));
-                unsigned int slb86 = __ballot_sync(0xffffffffu, ((slo79 & 16384ull) != 0ull));
+                unsigned int slb86 = patc_vote_bit64(slo79, 14u);
                 slm81 = (slm81 & (((lane & 16u) != 0u) ? slb86 : (~slb86)));
                 slrun10[i76] = slrun75;
                 slrun75 = (slrun75 + __popc(slm81));
@@ -7438,18 +7442,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s107 = (~((unsigned long long)0));
                 unsigned long long s108 = ((unsigned long long)0);
                 unsigned long long slo109 = ((slkey6[i106] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i106] > (((unsigned long long)1) << 63ull)) ? s107 : s108));
-                unsigned int sld110 = ((unsigned int)((slo109 >> 15ull) & 31ull));
+                unsigned int sld110 = ((unsigned int)(slo109 >> 15ull));
                 sldg8[i106] = sld110;
                 unsigned int slm111 = slvm7[i106];
-                unsigned int slb112 = __ballot_sync(0xffffffffu, ((slo109 & 32768ull) != 0ull));
+                unsigned int slb112 = patc_vote_bit64(slo109, 15u);
                 slm111 = (slm111 & (((lane & 1u) != 0u) ? slb112 : (~slb112)));
-                unsigned int slb113 = __ballot_sync(0xffffffffu, ((slo109 & 65536ull) != 0ull));
+                unsigned int slb113 = patc_vote_bit64(slo109, 16u);
                 slm111 = (slm111 & (((lane & 2u) != 0u) ? slb113 : (~slb113)));
-                unsigned int slb114 = __ballot_sync(0xffffffffu, ((slo109 & 131072ull) != 0ull));
+                unsigned int slb114 = patc_vote_bit64(slo109, 17u);
                 slm111 = (slm111 & (((lane & 4u) != 0u) ? slb114 : (~slb114)));
-                unsigned int slb115 = __ballot_sync(0xffffffffu, ((slo109 & 262144ull) != 0ull));
+                unsigned int slb115 = patc_vote_bit64(slo109, 18u);
                 slm111 = (slm111 & (((lane & 8u) != 0u) ? slb115 : (~slb115)));
-                unsigned int slb116 = __ballot_sync(0xffffffffu, ((slo109 & 524288ull) != 0ull));
+                unsigned int slb116 = patc_vote_bit64(slo109, 19u);
                 slm111 = (slm111 & (((lane & 16u) != 0u) ? slb116 : (~slb116)));
                 slrun10[i106] = slrun105;
                 slrun105 = (slrun105 + __popc(slm111));
@@ -7518,18 +7522,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s137 = (~((unsigned long long)0));
                 unsigned long long s138 = ((unsigned long long)0);
                 unsigned long long slo139 = ((slkey6[i136] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i136] > (((unsigned long long)1) << 63ull)) ? s137 : s138));
-                unsigned int sld140 = ((unsigned int)((slo139 >> 20ull) & 31ull));
+                unsigned int sld140 = ((unsigned int)(slo139 >> 20ull));
                 sldg8[i136] = sld140;
                 unsigned int slm141 = slvm7[i136];
-                unsigned int slb142 = __ballot_sync(0xffffffffu, ((slo139 & 1048576ull) != 0ull));
+                unsigned int slb142 = patc_vote_bit64(slo139, 20u);
                 slm141 = (slm141 & (((lane & 1u) != 0u) ? slb142 : (~slb142)));
-                unsigned int slb143 = __ballot_sync(0xffffffffu, ((slo139 & 2097152ull) != 0ull));
+                unsigned int slb143 = patc_vote_bit64(slo139, 21u);
                 slm141 = (slm141 & (((lane & 2u) != 0u) ? slb143 : (~slb143)));
-                unsigned int slb144 = __ballot_sync(0xffffffffu, ((slo139 & 4194304ull) != 0ull));
+                unsigned int slb144 = patc_vote_bit64(slo139, 22u);
                 slm141 = (slm141 & (((lane & 4u) != 0u) ? slb144 : (~slb144)));
-                unsigned int slb145 = __ballot_sync(0xffffffffu, ((slo139 & 8388608ull) != 0ull));
+                unsigned int slb145 = patc_vote_bit64(slo139, 23u);
                 slm141 = (slm141 & (((lane & 8u) != 0u) ? slb145 : (~slb145)));
-                unsigned int slb146 = __ballot_sync(0xffffffffu, ((slo139 & 16777216ull) != 0ull));
+                unsigned int slb146 = patc_vote_bit64(slo139, 24u);
                 slm141 = (slm141 & (((lane & 16u) != 0u) ? slb146 : (~slb146)));
                 slrun10[i136] = slrun135;
                 slrun135 = (slrun135 + __popc(slm141));
@@ -7598,18 +7602,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s167 = (~((unsigned long long)0));
                 unsigned long long s168 = ((unsigned long long)0);
                 unsigned long long slo169 = ((slkey6[i166] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i166] > (((unsigned long long)1) << 63ull)) ? s167 : s168));
-                unsigned int sld170 = ((unsigned int)((slo169 >> 25ull) & 31ull));
+                unsigned int sld170 = ((unsigned int)(slo169 >> 25ull));
                 sldg8[i166] = sld170;
                 unsigned int slm171 = slvm7[i166];
-                unsigned int slb172 = __ballot_sync(0xffffffffu, ((slo169 & 33554432ull) != 0ull));
+                unsigned int slb172 = patc_vote_bit64(slo169, 25u);
                 slm171 = (slm171 & (((lane & 1u) != 0u) ? slb172 : (~slb172)));
-                unsigned int slb173 = __ballot_sync(0xffffffffu, ((slo169 & 67108864ull) != 0ull));
+                unsigned int slb173 = patc_vote_bit64(slo169, 26u);
                 slm171 = (slm171 & (((lane & 2u) != 0u) ? slb173 : (~slb173)));
-                unsigned int slb174 = __ballot_sync(0xffffffffu, ((slo169 & 134217728ull) != 0ull));
+                unsigned int slb174 = patc_vote_bit64(slo169, 27u);
                 slm171 = (slm171 & (((lane & 4u) != 0u) ? slb174 : (~slb174)));
-                unsigned int slb175 = __ballot_sync(0xffffffffu, ((slo169 & 268435456ull) != 0ull));
+                unsigned int slb175 = patc_vote_bit64(slo169, 28u);
                 slm171 = (slm171 & (((lane & 8u) != 0u) ? slb175 : (~slb175)));
-                unsigned int slb176 = __ballot_sync(0xffffffffu, ((slo169 & 536870912ull) != 0ull));
+                unsigned int slb176 = patc_vote_bit64(slo169, 29u);
                 slm171 = (slm171 & (((lane & 16u) != 0u) ? slb176 : (~slb176)));
                 slrun10[i166] = slrun165;
                 slrun165 = (slrun165 + __popc(slm171));
@@ -7678,18 +7682,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s197 = (~((unsigned long long)0));
                 unsigned long long s198 = ((unsigned long long)0);
                 unsigned long long slo199 = ((slkey6[i196] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i196] > (((unsigned long long)1) << 63ull)) ? s197 : s198));
-                unsigned int sld200 = ((unsigned int)((slo199 >> 30ull) & 31ull));
+                unsigned int sld200 = ((unsigned int)(slo199 >> 30ull));
                 sldg8[i196] = sld200;
                 unsigned int slm201 = slvm7[i196];
-                unsigned int slb202 = __ballot_sync(0xffffffffu, ((slo199 & 1073741824ull) != 0ull));
+                unsigned int slb202 = patc_vote_bit64(slo199, 30u);
                 slm201 = (slm201 & (((lane & 1u) != 0u) ? slb202 : (~slb202)));
-                unsigned int slb203 = __ballot_sync(0xffffffffu, ((slo199 & 2147483648ull) != 0ull));
+                unsigned int slb203 = patc_vote_bit64(slo199, 31u);
                 slm201 = (slm201 & (((lane & 2u) != 0u) ? slb203 : (~slb203)));
-                unsigned int slb204 = __ballot_sync(0xffffffffu, ((slo199 & 4294967296ull) != 0ull));
+                unsigned int slb204 = patc_vote_bit64(slo199, 32u);
                 slm201 = (slm201 & (((lane & 4u) != 0u) ? slb204 : (~slb204)));
-                unsigned int slb205 = __ballot_sync(0xffffffffu, ((slo199 & 8589934592ull) != 0ull));
+                unsigned int slb205 = patc_vote_bit64(slo199, 33u);
                 slm201 = (slm201 & (((lane & 8u) != 0u) ? slb205 : (~slb205)));
-                unsigned int slb206 = __ballot_sync(0xffffffffu, ((slo199 & 17179869184ull) != 0ull));
+                unsigned int slb206 = patc_vote_bit64(slo199, 34u);
                 slm201 = (slm201 & (((lane & 16u) != 0u) ? slb206 : (~slb206)));
                 slrun10[i196] = slrun195;
                 slrun195 = (slrun195 + __popc(slm201));
@@ -7758,18 +7762,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s227 = (~((unsigned long long)0));
                 unsigned long long s228 = ((unsigned long long)0);
                 unsigned long long slo229 = ((slkey6[i226] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i226] > (((unsigned long long)1) << 63ull)) ? s227 : s228));
-                unsigned int sld230 = ((unsigned int)((slo229 >> 35ull) & 31ull));
+                unsigned int sld230 = ((unsigned int)(slo229 >> 35ull));
                 sldg8[i226] = sld230;
                 unsigned int slm231 = slvm7[i226];
-                unsigned int slb232 = __ballot_sync(0xffffffffu, ((slo229 & 34359738368ull) != 0ull));
+                unsigned int slb232 = patc_vote_bit64(slo229, 35u);
                 slm231 = (slm231 & (((lane & 1u) != 0u) ? slb232 : (~slb232)));
-                unsigned int slb233 = __ballot_sync(0xffffffffu, ((slo229 & 68719476736ull) != 0ull));
+                unsigned int slb233 = patc_vote_bit64(slo229, 36u);
                 slm231 = (slm231 & (((lane & 2u) != 0u) ? slb233 : (~slb233)));
-                unsigned int slb234 = __ballot_sync(0xffffffffu, ((slo229 & 137438953472ull) != 0ull));
+                unsigned int slb234 = patc_vote_bit64(slo229, 37u);
                 slm231 = (slm231 & (((lane & 4u) != 0u) ? slb234 : (~slb234)));
-                unsigned int slb235 = __ballot_sync(0xffffffffu, ((slo229 & 274877906944ull) != 0ull));
+                unsigned int slb235 = patc_vote_bit64(slo229, 38u);
                 slm231 = (slm231 & (((lane & 8u) != 0u) ? slb235 : (~slb235)));
-                unsigned int slb236 = __ballot_sync(0xffffffffu, ((slo229 & 549755813888ull) != 0ull));
+                unsigned int slb236 = patc_vote_bit64(slo229, 39u);
                 slm231 = (slm231 & (((lane & 16u) != 0u) ? slb236 : (~slb236)));
                 slrun10[i226] = slrun225;
                 slrun225 = (slrun225 + __popc(slm231));
@@ -7838,18 +7842,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s257 = (~((unsigned long long)0));
                 unsigned long long s258 = ((unsigned long long)0);
                 unsigned long long slo259 = ((slkey6[i256] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i256] > (((unsigned long long)1) << 63ull)) ? s257 : s258));
-                unsigned int sld260 = ((unsigned int)((slo259 >> 40ull) & 31ull));
+                unsigned int sld260 = ((unsigned int)(slo259 >> 40ull));
                 sldg8[i256] = sld260;
                 unsigned int slm261 = slvm7[i256];
-                unsigned int slb262 = __ballot_sync(0xffffffffu, ((slo259 & 1099511627776ull) != 0ull));
+                unsigned int slb262 = patc_vote_bit64(slo259, 40u);
                 slm261 = (slm261 & (((lane & 1u) != 0u) ? slb262 : (~slb262)));
-                unsigned int slb263 = __ballot_sync(0xffffffffu, ((slo259 & 2199023255552ull) != 0ull));
+                unsigned int slb263 = patc_vote_bit64(slo259, 41u);
                 slm261 = (slm261 & (((lane & 2u) != 0u) ? slb263 : (~slb263)));
-                unsigned int slb264 = __ballot_sync(0xffffffffu, ((slo259 & 4398046511104ull) != 0ull));
+                unsigned int slb264 = patc_vote_bit64(slo259, 42u);
                 slm261 = (slm261 & (((lane & 4u) != 0u) ? slb264 : (~slb264)));
-                unsigned int slb265 = __ballot_sync(0xffffffffu, ((slo259 & 8796093022208ull) != 0ull));
+                unsigned int slb265 = patc_vote_bit64(slo259, 43u);
                 slm261 = (slm261 & (((lane & 8u) != 0u) ? slb265 : (~slb265)));
-                unsigned int slb266 = __ballot_sync(0xffffffffu, ((slo259 & 17592186044416ull) != 0ull));
+                unsigned int slb266 = patc_vote_bit64(slo259, 44u);
                 slm261 = (slm261 & (((lane & 16u) != 0u) ? slb266 : (~slb266)));
                 slrun10[i256] = slrun255;
                 slrun255 = (slrun255 + __popc(slm261));
@@ -7918,18 +7922,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s287 = (~((unsigned long long)0));
                 unsigned long long s288 = ((unsigned long long)0);
                 unsigned long long slo289 = ((slkey6[i286] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i286] > (((unsigned long long)1) << 63ull)) ? s287 : s288));
-                unsigned int sld290 = ((unsigned int)((slo289 >> 45ull) & 31ull));
+                unsigned int sld290 = ((unsigned int)(slo289 >> 45ull));
                 sldg8[i286] = sld290;
                 unsigned int slm291 = slvm7[i286];
-                unsigned int slb292 = __ballot_sync(0xffffffffu, ((slo289 & 35184372088832ull) != 0ull));
+                unsigned int slb292 = patc_vote_bit64(slo289, 45u);
                 slm291 = (slm291 & (((lane & 1u) != 0u) ? slb292 : (~slb292)));
-                unsigned int slb293 = __ballot_sync(0xffffffffu, ((slo289 & 70368744177664ull) != 0ull));
+                unsigned int slb293 = patc_vote_bit64(slo289, 46u);
                 slm291 = (slm291 & (((lane & 2u) != 0u) ? slb293 : (~slb293)));
-                unsigned int slb294 = __ballot_sync(0xffffffffu, ((slo289 & 140737488355328ull) != 0ull));
+                unsigned int slb294 = patc_vote_bit64(slo289, 47u);
                 slm291 = (slm291 & (((lane & 4u) != 0u) ? slb294 : (~slb294)));
-                unsigned int slb295 = __ballot_sync(0xffffffffu, ((slo289 & 281474976710656ull) != 0ull));
+                unsigned int slb295 = patc_vote_bit64(slo289, 48u);
                 slm291 = (slm291 & (((lane & 8u) != 0u) ? slb295 : (~slb295)));
-                unsigned int slb296 = __ballot_sync(0xffffffffu, ((slo289 & 562949953421312ull) != 0ull));
+                unsigned int slb296 = patc_vote_bit64(slo289, 49u);
                 slm291 = (slm291 & (((lane & 16u) != 0u) ? slb296 : (~slb296)));
                 slrun10[i286] = slrun285;
                 slrun285 = (slrun285 + __popc(slm291));
@@ -7998,18 +8002,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s317 = (~((unsigned long long)0));
                 unsigned long long s318 = ((unsigned long long)0);
                 unsigned long long slo319 = ((slkey6[i316] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i316] > (((unsigned long long)1) << 63ull)) ? s317 : s318));
-                unsigned int sld320 = ((unsigned int)((slo319 >> 50ull) & 31ull));
+                unsigned int sld320 = ((unsigned int)(slo319 >> 50ull));
                 sldg8[i316] = sld320;
                 unsigned int slm321 = slvm7[i316];
-                unsigned int slb322 = __ballot_sync(0xffffffffu, ((slo319 & 1125899906842624ull) != 0ull));
+                unsigned int slb322 = patc_vote_bit64(slo319, 50u);
                 slm321 = (slm321 & (((lane & 1u) != 0u) ? slb322 : (~slb322)));
-                unsigned int slb323 = __ballot_sync(0xffffffffu, ((slo319 & 2251799813685248ull) != 0ull));
+                unsigned int slb323 = patc_vote_bit64(slo319, 51u);
                 slm321 = (slm321 & (((lane & 2u) != 0u) ? slb323 : (~slb323)));
-                unsigned int slb324 = __ballot_sync(0xffffffffu, ((slo319 & 4503599627370496ull) != 0ull));
+                unsigned int slb324 = patc_vote_bit64(slo319, 52u);
                 slm321 = (slm321 & (((lane & 4u) != 0u) ? slb324 : (~slb324)));
-                unsigned int slb325 = __ballot_sync(0xffffffffu, ((slo319 & 9007199254740992ull) != 0ull));
+                unsigned int slb325 = patc_vote_bit64(slo319, 53u);
                 slm321 = (slm321 & (((lane & 8u) != 0u) ? slb325 : (~slb325)));
-                unsigned int slb326 = __ballot_sync(0xffffffffu, ((slo319 & 18014398509481984ull) != 0ull));
+                unsigned int slb326 = patc_vote_bit64(slo319, 54u);
                 slm321 = (slm321 & (((lane & 16u) != 0u) ? slb326 : (~slb326)));
                 slrun10[i316] = slrun315;
                 slrun315 = (slrun315 + __popc(slm321));
@@ -8078,18 +8082,18 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s347 = (~((unsigned long long)0));
                 unsigned long long s348 = ((unsigned long long)0);
                 unsigned long long slo349 = ((slkey6[i346] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i346] > (((unsigned long long)1) << 63ull)) ? s347 : s348));
-                unsigned int sld350 = ((unsigned int)((slo349 >> 55ull) & 31ull));
+                unsigned int sld350 = ((unsigned int)(slo349 >> 55ull));
                 sldg8[i346] = sld350;
                 unsigned int slm351 = slvm7[i346];
-                unsigned int slb352 = __ballot_sync(0xffffffffu, ((slo349 & 36028797018963968ull) != 0ull));
+                unsigned int slb352 = patc_vote_bit64(slo349, 55u);
                 slm351 = (slm351 & (((lane & 1u) != 0u) ? slb352 : (~slb352)));
-                unsigned int slb353 = __ballot_sync(0xffffffffu, ((slo349 & 72057594037927936ull) != 0ull));
+                unsigned int slb353 = patc_vote_bit64(slo349, 56u);
                 slm351 = (slm351 & (((lane & 2u) != 0u) ? slb353 : (~slb353)));
-                unsigned int slb354 = __ballot_sync(0xffffffffu, ((slo349 & 144115188075855872ull) != 0ull));
+                unsigned int slb354 = patc_vote_bit64(slo349, 57u);
                 slm351 = (slm351 & (((lane & 4u) != 0u) ? slb354 : (~slb354)));
-                unsigned int slb355 = __ballot_sync(0xffffffffu, ((slo349 & 288230376151711744ull) != 0ull));
+                unsigned int slb355 = patc_vote_bit64(slo349, 58u);
                 slm351 = (slm351 & (((lane & 8u) != 0u) ? slb355 : (~slb355)));
-                unsigned int slb356 = __ballot_sync(0xffffffffu, ((slo349 & 576460752303423488ull) != 0ull));
+                unsigned int slb356 = patc_vote_bit64(slo349, 59u);
                 slm351 = (slm351 & (((lane & 16u) != 0u) ? slb356 : (~slb356)));
                 slrun10[i346] = slrun345;
                 slrun345 = (slrun345 + __popc(slm351));
@@ -8158,16 +8162,16 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 unsigned long long s377 = (~((unsigned long long)0));
                 unsigned long long s378 = ((unsigned long long)0);
                 unsigned long long slo379 = ((slkey6[i376] | (((unsigned long long)1) << 63ull)) ^ ((slkey6[i376] > (((unsigned long long)1) << 63ull)) ? s377 : s378));
-                unsigned int sld380 = ((unsigned int)((slo379 >> 60ull) & 15ull));
+                unsigned int sld380 = ((unsigned int)(slo379 >> 60ull));
                 sldg8[i376] = sld380;
                 unsigned int slm381 = slvm7[i376];
-                unsigned int slb382 = __ballot_sync(0xffffffffu, ((slo379 & 1152921504606846976ull) != 0ull));
+                unsigned int slb382 = patc_vote_bit64(slo379, 60u);
                 slm381 = (slm381 & (((lane & 1u) != 0u) ? slb382 : (~slb382)));
-                unsigned int slb383 = __ballot_sync(0xffffffffu, ((slo379 & 2305843009213693952ull) != 0ull));
+                unsigned int slb383 = patc_vote_bit64(slo379, 61u);
                 slm381 = (slm381 & (((lane & 2u) != 0u) ? slb383 : (~slb383)));
-                unsigned int slb384 = __ballot_sync(0xffffffffu, ((slo379 & 4611686018427387904ull) != 0ull));
+                unsigned int slb384 = patc_vote_bit64(slo379, 62u);
                 slm381 = (slm381 & (((lane & 4u) != 0u) ? slb384 : (~slb384)));
-                unsigned int slb385 = __ballot_sync(0xffffffffu, ((slo379 & 9223372036854775808ull) != 0ull));
+                unsigned int slb385 = patc_vote_bit64(slo379, 63u);
                 slm381 = (slm381 & (((lane & 8u) != 0u) ? slb385 : (~slb385)));
                 slrun10[i376] = slrun375;
                 slrun375 = (slrun375 + __popc(slm381));
@@ -8305,18 +8309,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i14 = 0; i14 < 4; i14 += 1) {
                 unsigned long long slo15 = (~(((unsigned long long)slkey4[i14]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld16 = ((unsigned int)((slo15 >> 0ull) & 31ull));
+                unsigned int sld16 = ((unsigned int)(slo15 >> 0ull));
                 sldg6[i14] = sld16;
                 unsigned int slm17 = slvm5[i14];
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1ull) != 0ull));
+                unsigned int slb18 = patc_vote_bit64(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2ull) != 0ull));
+                unsigned int slb19 = patc_vote_bit64(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4ull) != 0ull));
+                unsigned int slb20 = patc_vote_bit64(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8ull) != 0ull));
+                unsigned int slb21 = patc_vote_bit64(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16ull) != 0ull));
+                unsigned int slb22 = patc_vote_bit64(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8[i14] = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -8383,18 +8387,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i42 = 0; i42 < 4; i42 += 1) {
                 unsigned long long slo43 = (~(((unsigned long long)slkey4[i42]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld44 = ((unsigned int)((slo43 >> 5ull) & 31ull));
+                unsigned int sld44 = ((unsigned int)(slo43 >> 5ull));
                 sldg6[i42] = sld44;
                 unsigned int slm45 = slvm5[i42];
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32ull) != 0ull));
+                unsigned int slb46 = patc_vote_bit64(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64ull) != 0ull));
+                unsigned int slb47 = patc_vote_bit64(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128ull) != 0ull));
+                unsigned int slb48 = patc_vote_bit64(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256ull) != 0ull));
+                unsigned int slb49 = patc_vote_bit64(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512ull) != 0ull));
+                unsigned int slb50 = patc_vote_bit64(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8[i42] = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -8461,18 +8465,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                 unsigned long long slo71 = (~(((unsigned long long)slkey4[i70]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld72 = ((unsigned int)((slo71 >> 10ull) & 31ull));
+                unsigned int sld72 = ((unsigned int)(slo71 >> 10ull));
                 sldg6[i70] = sld72;
                 unsigned int slm73 = slvm5[i70];
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024ull) != 0ull));
+                unsigned int slb74 = patc_vote_bit64(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048ull) != 0ull));
+                unsigned int slb75 = patc_vote_bit64(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096ull) != 0ull));
+                unsigned int slb76 = patc_vote_bit64(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192ull) != 0ull));
+                unsigned int slb77 = patc_vote_bit64(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384ull) != 0ull));
+                unsigned int slb78 = patc_vote_bit64(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8[i70] = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -8539,18 +8543,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i98 = 0; i98 < 4; i98 += 1) {
                 unsigned long long slo99 = (~(((unsigned long long)slkey4[i98]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld100 = ((unsigned int)((slo99 >> 15ull) & 31ull));
+                unsigned int sld100 = ((unsigned int)(slo99 >> 15ull));
                 sldg6[i98] = sld100;
                 unsigned int slm101 = slvm5[i98];
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768ull) != 0ull));
+                unsigned int slb102 = patc_vote_bit64(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536ull) != 0ull));
+                unsigned int slb103 = patc_vote_bit64(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072ull) != 0ull));
+                unsigned int slb104 = patc_vote_bit64(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144ull) != 0ull));
+                unsigned int slb105 = patc_vote_bit64(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288ull) != 0ull));
+                unsigned int slb106 = patc_vote_bit64(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8[i98] = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -8617,18 +8621,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i126 = 0; i126 < 4; i126 += 1) {
                 unsigned long long slo127 = (~(((unsigned long long)slkey4[i126]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld128 = ((unsigned int)((slo127 >> 20ull) & 31ull));
+                unsigned int sld128 = ((unsigned int)(slo127 >> 20ull));
                 sldg6[i126] = sld128;
                 unsigned int slm129 = slvm5[i126];
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576ull) != 0ull));
+                unsigned int slb130 = patc_vote_bit64(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152ull) != 0ull));
+                unsigned int slb131 = patc_vote_bit64(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304ull) != 0ull));
+                unsigned int slb132 = patc_vote_bit64(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608ull) != 0ull));
+                unsigned int slb133 = patc_vote_bit64(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216ull) != 0ull));
+                unsigned int slb134 = patc_vote_bit64(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8[i126] = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -8695,18 +8699,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i154 = 0; i154 < 4; i154 += 1) {
                 unsigned long long slo155 = (~(((unsigned long long)slkey4[i154]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld156 = ((unsigned int)((slo155 >> 25ull) & 31ull));
+                unsigned int sld156 = ((unsigned int)(slo155 >> 25ull));
                 sldg6[i154] = sld156;
                 unsigned int slm157 = slvm5[i154];
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432ull) != 0ull));
+                unsigned int slb158 = patc_vote_bit64(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864ull) != 0ull));
+                unsigned int slb159 = patc_vote_bit64(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728ull) != 0ull));
+                unsigned int slb160 = patc_vote_bit64(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456ull) != 0ull));
+                unsigned int slb161 = patc_vote_bit64(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912ull) != 0ull));
+                unsigned int slb162 = patc_vote_bit64(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8[i154] = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -8773,18 +8777,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i182 = 0; i182 < 4; i182 += 1) {
                 unsigned long long slo183 = (~(((unsigned long long)slkey4[i182]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld184 = ((unsigned int)((slo183 >> 30ull) & 31ull));
+                unsigned int sld184 = ((unsigned int)(slo183 >> 30ull));
                 sldg6[i182] = sld184;
                 unsigned int slm185 = slvm5[i182];
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824ull) != 0ull));
+                unsigned int slb186 = patc_vote_bit64(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648ull) != 0ull));
+                unsigned int slb187 = patc_vote_bit64(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
-                unsigned int slb188 = __ballot_sync(0xffffffffu, ((slo183 & 4294967296ull) != 0ull));
+                unsigned int slb188 = patc_vote_bit64(slo183, 32u);
                 slm185 = (slm185 & (((lane & 4u) != 0u) ? slb188 : (~slb188)));
-                unsigned int slb189 = __ballot_sync(0xffffffffu, ((slo183 & 8589934592ull) != 0ull));
+                unsigned int slb189 = patc_vote_bit64(slo183, 33u);
                 slm185 = (slm185 & (((lane & 8u) != 0u) ? slb189 : (~slb189)));
-                unsigned int slb190 = __ballot_sync(0xffffffffu, ((slo183 & 17179869184ull) != 0ull));
+                unsigned int slb190 = patc_vote_bit64(slo183, 34u);
                 slm185 = (slm185 & (((lane & 16u) != 0u) ? slb190 : (~slb190)));
                 slrun8[i182] = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));
@@ -8851,18 +8855,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i210 = 0; i210 < 4; i210 += 1) {
                 unsigned long long slo211 = (~(((unsigned long long)slkey4[i210]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld212 = ((unsigned int)((slo211 >> 35ull) & 31ull));
+                unsigned int sld212 = ((unsigned int)(slo211 >> 35ull));
                 sldg6[i210] = sld212;
                 unsigned int slm213 = slvm5[i210];
-                unsigned int slb214 = __ballot_sync(0xffffffffu, ((slo211 & 34359738368ull) != 0ull));
+                unsigned int slb214 = patc_vote_bit64(slo211, 35u);
                 slm213 = (slm213 & (((lane & 1u) != 0u) ? slb214 : (~slb214)));
-                unsigned int slb215 = __ballot_sync(0xffffffffu, ((slo211 & 68719476736ull) != 0ull));
+                unsigned int slb215 = patc_vote_bit64(slo211, 36u);
                 slm213 = (slm213 & (((lane & 2u) != 0u) ? slb215 : (~slb215)));
-                unsigned int slb216 = __ballot_sync(0xffffffffu, ((slo211 & 137438953472ull) != 0ull));
+                unsigned int slb216 = patc_vote_bit64(slo211, 37u);
                 slm213 = (slm213 & (((lane & 4u) != 0u) ? slb216 : (~slb216)));
-                unsigned int slb217 = __ballot_sync(0xffffffffu, ((slo211 & 274877906944ull) != 0ull));
+                unsigned int slb217 = patc_vote_bit64(slo211, 38u);
                 slm213 = (slm213 & (((lane & 8u) != 0u) ? slb217 : (~slb217)));
-                unsigned int slb218 = __ballot_sync(0xffffffffu, ((slo211 & 549755813888ull) != 0ull));
+                unsigned int slb218 = patc_vote_bit64(slo211, 39u);
                 slm213 = (slm213 & (((lane & 16u) != 0u) ? slb218 : (~slb218)));
                 slrun8[i210] = slrun209;
                 slrun209 = (slrun209 + __popc(slm213));
@@ -8929,18 +8933,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i238 = 0; i238 < 4; i238 += 1) {
                 unsigned long long slo239 = (~(((unsigned long long)slkey4[i238]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld240 = ((unsigned int)((slo239 >> 40ull) & 31ull));
+                unsigned int sld240 = ((unsigned int)(slo239 >> 40ull));
                 sldg6[i238] = sld240;
                 unsigned int slm241 = slvm5[i238];
-                unsigned int slb242 = __ballot_sync(0xffffffffu, ((slo239 & 1099511627776ull) != 0ull));
+                unsigned int slb242 = patc_vote_bit64(slo239, 40u);
                 slm241 = (slm241 & (((lane & 1u) != 0u) ? slb242 : (~slb242)));
-                unsigned int slb243 = __ballot_sync(0xffffffffu, ((slo239 & 2199023255552ull) != 0ull));
+                unsigned int slb243 = patc_vote_bit64(slo239, 41u);
                 slm241 = (slm241 & (((lane & 2u) != 0u) ? slb243 : (~slb243)));
-                unsigned int slb244 = __ballot_sync(0xffffffffu, ((slo239 & 4398046511104ull) != 0ull));
+                unsigned int slb244 = patc_vote_bit64(slo239, 42u);
                 slm241 = (slm241 & (((lane & 4u) != 0u) ? slb244 : (~slb244)));
-                unsigned int slb245 = __ballot_sync(0xffffffffu, ((slo239 & 8796093022208ull) != 0ull));
+                unsigned int slb245 = patc_vote_bit64(slo239, 43u);
                 slm241 = (slm241 & (((lane & 8u) != 0u) ? slb245 : (~slb245)));
-                unsigned int slb246 = __ballot_sync(0xffffffffu, ((slo239 & 17592186044416ull) != 0ull));
+                unsigned int slb246 = patc_vote_bit64(slo239, 44u);
                 slm241 = (slm241 & (((lane & 16u) != 0u) ? slb246 : (~slb246)));
                 slrun8[i238] = slrun237;
                 slrun237 = (slrun237 + __popc(slm241));
@@ -9007,18 +9011,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i266 = 0; i266 < 4; i266 += 1) {
                 unsigned long long slo267 = (~(((unsigned long long)slkey4[i266]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld268 = ((unsigned int)((slo267 >> 45ull) & 31ull));
+                unsigned int sld268 = ((unsigned int)(slo267 >> 45ull));
                 sldg6[i266] = sld268;
                 unsigned int slm269 = slvm5[i266];
-                unsigned int slb270 = __ballot_sync(0xffffffffu, ((slo267 & 35184372088832ull) != 0ull));
+                unsigned int slb270 = patc_vote_bit64(slo267, 45u);
                 slm269 = (slm269 & (((lane & 1u) != 0u) ? slb270 : (~slb270)));
-                unsigned int slb271 = __ballot_sync(0xffffffffu, ((slo267 & 70368744177664ull) != 0ull));
+                unsigned int slb271 = patc_vote_bit64(slo267, 46u);
                 slm269 = (slm269 & (((lane & 2u) != 0u) ? slb271 : (~slb271)));
-                unsigned int slb272 = __ballot_sync(0xffffffffu, ((slo267 & 140737488355328ull) != 0ull));
+                unsigned int slb272 = patc_vote_bit64(slo267, 47u);
                 slm269 = (slm269 & (((lane & 4u) != 0u) ? slb272 : (~slb272)));
-                unsigned int slb273 = __ballot_sync(0xffffffffu, ((slo267 & 281474976710656ull) != 0ull));
+                unsigned int slb273 = patc_vote_bit64(slo267, 48u);
                 slm269 = (slm269 & (((lane & 8u) != 0u) ? slb273 : (~slb273)));
-                unsigned int slb274 = __ballot_sync(0xffffffffu, ((slo267 & 562949953421312ull) != 0ull));
+                unsigned int slb274 = patc_vote_bit64(slo267, 49u);
                 slm269 = (slm269 & (((lane & 16u) != 0u) ? slb274 : (~slb274)));
                 slrun8[i266] = slrun265;
                 slrun265 = (slrun265 + __popc(slm269));
@@ -9085,18 +9089,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i294 = 0; i294 < 4; i294 += 1) {
                 unsigned long long slo295 = (~(((unsigned long long)slkey4[i294]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld296 = ((unsigned int)((slo295 >> 50ull) & 31ull));
+                unsigned int sld296 = ((unsigned int)(slo295 >> 50ull));
                 sldg6[i294] = sld296;
                 unsigned int slm297 = slvm5[i294];
-                unsigned int slb298 = __ballot_sync(0xffffffffu, ((slo295 & 1125899906842624ull) != 0ull));
+                unsigned int slb298 = patc_vote_bit64(slo295, 50u);
                 slm297 = (slm297 & (((lane & 1u) != 0u) ? slb298 : (~slb298)));
-                unsigned int slb299 = __ballot_sync(0xffffffffu, ((slo295 & 2251799813685248ull) != 0ull));
+                unsigned int slb299 = patc_vote_bit64(slo295, 51u);
                 slm297 = (slm297 & (((lane & 2u) != 0u) ? slb299 : (~slb299)));
-                unsigned int slb300 = __ballot_sync(0xffffffffu, ((slo295 & 4503599627370496ull) != 0ull));
+                unsigned int slb300 = patc_vote_bit64(slo295, 52u);
                 slm297 = (slm297 & (((lane & 4u) != 0u) ? slb300 : (~slb300)));
-                unsigned int slb301 = __ballot_sync(0xffffffffu, ((slo295 & 9007199254740992ull) != 0ull));
+                unsigned int slb301 = patc_vote_bit64(slo295, 53u);
                 slm297 = (slm297 & (((lane & 8u) != 0u) ? slb301 : (~slb301)));
-                unsigned int slb302 = __ballot_sync(0xffffffffu, ((slo295 & 18014398509481984ull) != 0ull));
+                unsigned int slb302 = patc_vote_bit64(slo295, 54u);
                 slm297 = (slm297 & (((lane & 16u) != 0u) ? slb302 : (~slb302)));
                 slrun8[i294] = slrun293;
                 slrun293 = (slrun293 + __popc(slm297));
@@ -9163,18 +9167,18 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i322 = 0; i322 < 4; i322 += 1) {
                 unsigned long long slo323 = (~(((unsigned long long)slkey4[i322]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld324 = ((unsigned int)((slo323 >> 55ull) & 31ull));
+                unsigned int sld324 = ((unsigned int)(slo323 >> 55ull));
                 sldg6[i322] = sld324;
                 unsigned int slm325 = slvm5[i322];
-                unsigned int slb326 = __ballot_sync(0xffffffffu, ((slo323 & 36028797018963968ull) != 0ull));
+                unsigned int slb326 = patc_vote_bit64(slo323, 55u);
                 slm325 = (slm325 & (((lane & 1u) != 0u) ? slb326 : (~slb326)));
-                unsigned int slb327 = __ballot_sync(0xffffffffu, ((slo323 & 72057594037927936ull) != 0ull));
+                unsigned int slb327 = patc_vote_bit64(slo323, 56u);
                 slm325 = (slm325 & (((lane & 2u) != 0u) ? slb327 : (~slb327)));
-                unsigned int slb328 = __ballot_sync(0xffffffffu, ((slo323 & 144115188075855872ull) != 0ull));
+                unsigned int slb328 = patc_vote_bit64(slo323, 57u);
                 slm325 = (slm325 & (((lane & 4u) != 0u) ? slb328 : (~slb328)));
-                unsigned int slb329 = __ballot_sync(0xffffffffu, ((slo323 & 288230376151711744ull) != 0ull));
+                unsigned int slb329 = patc_vote_bit64(slo323, 58u);
                 slm325 = (slm325 & (((lane & 8u) != 0u) ? slb329 : (~slb329)));
-                unsigned int slb330 = __ballot_sync(0xffffffffu, ((slo323 & 576460752303423488ull) != 0ull));
+                unsigned int slb330 = patc_vote_bit64(slo323, 59u);
                 slm325 = (slm325 & (((lane & 16u) != 0u) ? slb330 : (~slb330)));
                 slrun8[i322] = slrun321;
                 slrun321 = (slrun321 + __popc(slm325));
@@ -9241,16 +9245,16 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             #pragma unroll
             for (patc_int i350 = 0; i350 < 4; i350 += 1) {
                 unsigned long long slo351 = (~(((unsigned long long)slkey4[i350]) ^ (((unsigned long long)1) << 63ull)));
-                unsigned int sld352 = ((unsigned int)((slo351 >> 60ull) & 15ull));
+                unsigned int sld352 = ((unsigned int)(slo351 >> 60ull));
                 sldg6[i350] = sld352;
                 unsigned int slm353 = slvm5[i350];
-                unsigned int slb354 = __ballot_sync(0xffffffffu, ((slo351 & 1152921504606846976ull) != 0ull));
+                unsigned int slb354 = patc_vote_bit64(slo351, 60u);
                 slm353 = (slm353 & (((lane & 1u) != 0u) ? slb354 : (~slb354)));
-                unsigned int slb355 = __ballot_sync(0xffffffffu, ((slo351 & 2305843009213693952ull) != 0ull));
+                unsigned int slb355 = patc_vote_bit64(slo351, 61u);
                 slm353 = (slm353 & (((lane & 2u) != 0u) ? slb355 : (~slb355)));
-                unsigned int slb356 = __ballot_sync(0xffffffffu, ((slo351 & 4611686018427387904ull) != 0ull));
+                unsigned int slb356 = patc_vote_bit64(slo351, 62u);
                 slm353 = (slm353 & (((lane & 4u) != 0u) ? slb356 : (~slb356)));
-                unsigned int slb357 = __ballot_sync(0xffffffffu, ((slo351 & 9223372036854775808ull) != 0ull));
+                unsigned int slb357 = patc_vote_bit64(slo351, 63u);
                 slm353 = (slm353 & (((lane & 8u) != 0u) ? slb357 : (~slb357)));
                 slrun8[i350] = slrun349;
                 slrun349 = (slrun349 + __popc(slm353));
@@ -9395,18 +9399,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             #pragma unroll
             for (patc_int i17 = 0; i17 < 4; i17 += 1) {
                 unsigned int v18 = slkey6[i17];
-                unsigned int sld19 = ((v18 >> 0u) & 31u);
+                unsigned int sld19 = (v18 >> 0u);
                 sldg9[i17] = sld19;
                 unsigned int slm20 = slvm8[i17];
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((v18 & 1u) != 0u));
+                unsigned int slb21 = patc_vote_bit(v18, 0u);
                 slm20 = (slm20 & (((lane & 1u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((v18 & 2u) != 0u));
+                unsigned int slb22 = patc_vote_bit(v18, 1u);
                 slm20 = (slm20 & (((lane & 2u) != 0u) ? slb22 : (~slb22)));
-                unsigned int slb23 = __ballot_sync(0xffffffffu, ((v18 & 4u) != 0u));
+                unsigned int slb23 = patc_vote_bit(v18, 2u);
                 slm20 = (slm20 & (((lane & 4u) != 0u) ? slb23 : (~slb23)));
-                unsigned int slb24 = __ballot_sync(0xffffffffu, ((v18 & 8u) != 0u));
+                unsigned int slb24 = patc_vote_bit(v18, 3u);
                 slm20 = (slm20 & (((lane & 8u) != 0u) ? slb24 : (~slb24)));
-                unsigned int slb25 = __ballot_sync(0xffffffffu, ((v18 & 16u) != 0u));
+                unsigned int slb25 = patc_vote_bit(v18, 4u);
                 slm20 = (slm20 & (((lane & 16u) != 0u) ? slb25 : (~slb25)));
                 slrun11[i17] = slrun16;
                 slrun16 = (slrun16 + __popc(slm20));
@@ -9476,18 +9480,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             #pragma unroll
             for (patc_int i45 = 0; i45 < 4; i45 += 1) {
                 unsigned int v46 = slkey6[i45];
-                unsigned int sld47 = ((v46 >> 5u) & 31u);
+                unsigned int sld47 = (v46 >> 5u);
                 sldg9[i45] = sld47;
                 unsigned int slm48 = slvm8[i45];
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((v46 & 32u) != 0u));
+                unsigned int slb49 = patc_vote_bit(v46, 5u);
                 slm48 = (slm48 & (((lane & 1u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((v46 & 64u) != 0u));
+                unsigned int slb50 = patc_vote_bit(v46, 6u);
                 slm48 = (slm48 & (((lane & 2u) != 0u) ? slb50 : (~slb50)));
-                unsigned int slb51 = __ballot_sync(0xffffffffu, ((v46 & 128u) != 0u));
+                unsigned int slb51 = patc_vote_bit(v46, 7u);
                 slm48 = (slm48 & (((lane & 4u) != 0u) ? slb51 : (~slb51)));
-                unsigned int slb52 = __ballot_sync(0xffffffffu, ((v46 & 256u) != 0u));
+                unsigned int slb52 = patc_vote_bit(v46, 8u);
                 slm48 = (slm48 & (((lane & 8u) != 0u) ? slb52 : (~slb52)));
-                unsigned int slb53 = __ballot_sync(0xffffffffu, ((v46 & 512u) != 0u));
+                unsigned int slb53 = patc_vote_bit(v46, 9u);
                 slm48 = (slm48 & (((lane & 16u) != 0u) ? slb53 : (~slb53)));
                 slrun11[i45] = slrun44;
                 slrun44 = (slrun44 + __popc(slm48));
@@ -9557,18 +9561,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             #pragma unroll
             for (patc_int i73 = 0; i73 < 4; i73 += 1) {
                 unsigned int v74 = slkey6[i73];
-                unsigned int sld75 = ((v74 >> 10u) & 31u);
+                unsigned int sld75 = (v74 >> 10u);
                 sldg9[i73] = sld75;
                 unsigned int slm76 = slvm8[i73];
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((v74 & 1024u) != 0u));
+                unsigned int slb77 = patc_vote_bit(v74, 10u);
                 slm76 = (slm76 & (((lane & 1u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((v74 & 2048u) != 0u));
+                unsigned int slb78 = patc_vote_bit(v74, 11u);
                 slm76 = (slm76 & (((lane & 2u) != 0u) ? slb78 : (~slb78)));
-                unsigned int slb79 = __ballot_sync(0xffffffffu, ((v74 & 4096u) != 0u));
+                unsigned int slb79 = patc_vote_bit(v74, 12u);
                 slm76 = (slm76 & (((lane & 4u) != 0u) ? slb79 : (~slb79)));
-                unsigned int slb80 = __ballot_sync(0xffffffffu, ((v74 & 8192u) != 0u));
+                unsigned int slb80 = patc_vote_bit(v74, 13u);
                 slm76 = (slm76 & (((lane & 8u) != 0u) ? slb80 : (~slb80)));
-                unsigned int slb81 = __ballot_sync(0xffffffffu, ((v74 & 16384u) != 0u));
+                unsigned int slb81 = patc_vote_bit(v74, 14u);
                 slm76 = (slm76 & (((lane & 16u) != 0u) ? slb81 : (~slb81)));
                 slrun11[i73] = slrun72;
                 slrun72 = (slrun72 + __popc(slm76));
@@ -9638,18 +9642,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             #pragma unroll
             for (patc_int i101 = 0; i101 < 4; i101 += 1) {
                 unsigned int v102 = slkey6[i101];
-                unsigned int sld103 = ((v102 >> 15u) & 31u);
+                unsigned int sld103 = (v102 >> 15u);
                 sldg9[i101] = sld103;
                 unsigned int slm104 = slvm8[i101];
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((v102 & 32768u) != 0u));
+                unsigned int slb105 = patc_vote_bit(v102, 15u);
                 slm104 = (slm104 & (((lane & 1u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((v102 & 65536u) != 0u));
+                unsigned int slb106 = patc_vote_bit(v102, 16u);
                 slm104 = (slm104 & (((lane & 2u) != 0u) ? slb106 : (~slb106)));
-                unsigned int slb107 = __ballot_sync(0xffffffffu, ((v102 & 131072u) != 0u));
+                unsigned int slb107 = patc_vote_bit(v102, 17u);
                 slm104 = (slm104 & (((lane & 4u) != 0u) ? slb107 : (~slb107)));
-                unsigned int slb108 = __ballot_sync(0xffffffffu, ((v102 & 262144u) != 0u));
+                unsigned int slb108 = patc_vote_bit(v102, 18u);
                 slm104 = (slm104 & (((lane & 8u) != 0u) ? slb108 : (~slb108)));
-                unsigned int slb109 = __ballot_sync(0xffffffffu, ((v102 & 524288u) != 0u));
+                unsigned int slb109 = patc_vote_bit(v102, 19u);
                 slm104 = (slm104 & (((lane & 16u) != 0u) ? slb109 : (~slb109)));
                 slrun11[i101] = slrun100;
                 slrun100 = (slrun100 + __popc(slm104));
@@ -9719,18 +9723,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             #pragma unroll
             for (patc_int i129 = 0; i129 < 4; i129 += 1) {
                 unsigned int v130 = slkey6[i129];
-                unsigned int sld131 = ((v130 >> 20u) & 31u);
+                unsigned int sld131 = (v130 >> 20u);
                 sldg9[i129] = sld131;
                 unsigned int slm132 = slvm8[i129];
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((v130 & 1048576u) != 0u));
+                unsigned int slb133 = patc_vote_bit(v130, 20u);
                 slm132 = (slm132 & (((lane & 1u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((v130 & 2097152u) != 0u));
+                unsigned int slb134 = patc_vote_bit(v130, 21u);
                 slm132 = (slm132 & (((lane & 2u) != 0u) ? slb134 : (~slb134)));
-                unsigned int slb135 = __ballot_sync(0xffffffffu, ((v130 & 4194304u) != 0u));
+                unsigned int slb135 = patc_vote_bit(v130, 22u);
                 slm132 = (slm132 & (((lane & 4u) != 0u) ? slb135 : (~slb135)));
-                unsigned int slb136 = __ballot_sync(0xffffffffu, ((v130 & 8388608u) != 0u));
+                unsigned int slb136 = patc_vote_bit(v130, 23u);
                 slm132 = (slm132 & (((lane & 8u) != 0u) ? slb136 : (~slb136)));
-                unsigned int slb137 = __ballot_sync(0xffffffffu, ((v130 & 16777216u) != 0u));
+                unsigned int slb137 = patc_vote_bit(v130, 24u);
                 slm132 = (slm132 & (((lane & 16u) != 0u) ? slb137 : (~slb137)));
                 slrun11[i129] = slrun128;
                 slrun128 = (slrun128 + __popc(slm132));
@@ -9800,18 +9804,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             #pragma unroll
             for (patc_int i157 = 0; i157 < 4; i157 += 1) {
                 unsigned int v158 = slkey6[i157];
-                unsigned int sld159 = ((v158 >> 25u) & 31u);
+                unsigned int sld159 = (v158 >> 25u);
                 sldg9[i157] = sld159;
                 unsigned int slm160 = slvm8[i157];
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((v158 & 33554432u) != 0u));
+                unsigned int slb161 = patc_vote_bit(v158, 25u);
                 slm160 = (slm160 & (((lane & 1u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((v158 & 67108864u) != 0u));
+                unsigned int slb162 = patc_vote_bit(v158, 26u);
                 slm160 = (slm160 & (((lane & 2u) != 0u) ? slb162 : (~slb162)));
-                unsigned int slb163 = __ballot_sync(0xffffffffu, ((v158 & 134217728u) != 0u));
+                unsigned int slb163 = patc_vote_bit(v158, 27u);
                 slm160 = (slm160 & (((lane & 4u) != 0u) ? slb163 : (~slb163)));
-                unsigned int slb164 = __ballot_sync(0xffffffffu, ((v158 & 268435456u) != 0u));
+                unsigned int slb164 = patc_vote_bit(v158, 28u);
                 slm160 = (slm160 & (((lane & 8u) != 0u) ? slb164 : (~slb164)));
-                unsigned int slb165 = __ballot_sync(0xffffffffu, ((v158 & 536870912u) != 0u));
+                unsigned int slb165 = patc_vote_bit(v158, 29u);
                 slm160 = (slm160 & (((lane & 16u) != 0u) ? slb165 : (~slb165)));
                 slrun11[i157] = slrun156;
                 slrun156 = (slrun156 + __popc(slm160));
@@ -9881,12 +9885,12 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             #pragma unroll
             for (patc_int i185 = 0; i185 < 4; i185 += 1) {
                 unsigned int v186 = slkey6[i185];
-                unsigned int sld187 = ((v186 >> 30u) & 3u);
+                unsigned int sld187 = (v186 >> 30u);
                 sldg9[i185] = sld187;
                 unsigned int slm188 = slvm8[i185];
-                unsigned int slb189 = __ballot_sync(0xffffffffu, ((v186 & 1073741824u) != 0u));
+                unsigned int slb189 = patc_vote_bit(v186, 30u);
                 slm188 = (slm188 & (((lane & 1u) != 0u) ? slb189 : (~slb189)));
-                unsigned int slb190 = __ballot_sync(0xffffffffu, ((v186 & 2147483648u) != 0u));
+                unsigned int slb190 = patc_vote_bit(v186, 31u);
                 slm188 = (slm188 & (((lane & 2u) != 0u) ? slb190 : (~slb190)));
                 slrun11[i185] = slrun184;
                 slrun184 = (slrun184 + __popc(slm188));
@@ -10036,18 +10040,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i17 = 0; i17 < 4; i17 += 1) {
                 unsigned long long v18 = slkey6[i17];
-                unsigned int sld19 = ((unsigned int)((v18 >> 0ull) & 31ull));
+                unsigned int sld19 = ((unsigned int)(v18 >> 0ull));
                 sldg9[i17] = sld19;
                 unsigned int slm20 = slvm8[i17];
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((v18 & 1ull) != 0ull));
+                unsigned int slb21 = patc_vote_bit64(v18, 0u);
                 slm20 = (slm20 & (((lane & 1u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((v18 & 2ull) != 0ull));
+                unsigned int slb22 = patc_vote_bit64(v18, 1u);
                 slm20 = (slm20 & (((lane & 2u) != 0u) ? slb22 : (~slb22)));
-                unsigned int slb23 = __ballot_sync(0xffffffffu, ((v18 & 4ull) != 0ull));
+                unsigned int slb23 = patc_vote_bit64(v18, 2u);
                 slm20 = (slm20 & (((lane & 4u) != 0u) ? slb23 : (~slb23)));
-                unsigned int slb24 = __ballot_sync(0xffffffffu, ((v18 & 8ull) != 0ull));
+                unsigned int slb24 = patc_vote_bit64(v18, 3u);
                 slm20 = (slm20 & (((lane & 8u) != 0u) ? slb24 : (~slb24)));
-                unsigned int slb25 = __ballot_sync(0xffffffffu, ((v18 & 16ull) != 0ull));
+                unsigned int slb25 = patc_vote_bit64(v18, 4u);
                 slm20 = (slm20 & (((lane & 16u) != 0u) ? slb25 : (~slb25)));
                 slrun11[i17] = slrun16;
                 slrun16 = (slrun16 + __popc(slm20));
@@ -10117,18 +10121,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i45 = 0; i45 < 4; i45 += 1) {
                 unsigned long long v46 = slkey6[i45];
-                unsigned int sld47 = ((unsigned int)((v46 >> 5ull) & 31ull));
+                unsigned int sld47 = ((unsigned int)(v46 >> 5ull));
                 sldg9[i45] = sld47;
                 unsigned int slm48 = slvm8[i45];
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((v46 & 32ull) != 0ull));
+                unsigned int slb49 = patc_vote_bit64(v46, 5u);
                 slm48 = (slm48 & (((lane & 1u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((v46 & 64ull) != 0ull));
+                unsigned int slb50 = patc_vote_bit64(v46, 6u);
                 slm48 = (slm48 & (((lane & 2u) != 0u) ? slb50 : (~slb50)));
-                unsigned int slb51 = __ballot_sync(0xffffffffu, ((v46 & 128ull) != 0ull));
+                unsigned int slb51 = patc_vote_bit64(v46, 7u);
                 slm48 = (slm48 & (((lane & 4u) != 0u) ? slb51 : (~slb51)));
-                unsigned int slb52 = __ballot_sync(0xffffffffu, ((v46 & 256ull) != 0ull));
+                unsigned int slb52 = patc_vote_bit64(v46, 8u);
                 slm48 = (slm48 & (((lane & 8u) != 0u) ? slb52 : (~slb52)));
-                unsigned int slb53 = __ballot_sync(0xffffffffu, ((v46 & 512ull) != 0ull));
+                unsigned int slb53 = patc_vote_bit64(v46, 9u);
                 slm48 = (slm48 & (((lane & 16u) != 0u) ? slb53 : (~slb53)));
                 slrun11[i45] = slrun44;
                 slrun44 = (slrun44 + __popc(slm48));
@@ -10198,18 +10202,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i73 = 0; i73 < 4; i73 += 1) {
                 unsigned long long v74 = slkey6[i73];
-                unsigned int sld75 = ((unsigned int)((v74 >> 10ull) & 31ull));
+                unsigned int sld75 = ((unsigned int)(v74 >> 10ull));
                 sldg9[i73] = sld75;
                 unsigned int slm76 = slvm8[i73];
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((v74 & 1024ull) != 0ull));
+                unsigned int slb77 = patc_vote_bit64(v74, 10u);
                 slm76 = (slm76 & (((lane & 1u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((v74 & 2048ull) != 0ull));
+                unsigned int slb78 = patc_vote_bit64(v74, 11u);
                 slm76 = (slm76 & (((lane & 2u) != 0u) ? slb78 : (~slb78)));
-                unsigned int slb79 = __ballot_sync(0xffffffffu, ((v74 & 4096ull) != 0ull));
+                unsigned int slb79 = patc_vote_bit64(v74, 12u);
                 slm76 = (slm76 & (((lane & 4u) != 0u) ? slb79 : (~slb79)));
-                unsigned int slb80 = __ballot_sync(0xffffffffu, ((v74 & 8192ull) != 0ull));
+                unsigned int slb80 = patc_vote_bit64(v74, 13u);
                 slm76 = (slm76 & (((lane & 8u) != 0u) ? slb80 : (~slb80)));
-                unsigned int slb81 = __ballot_sync(0xffffffffu, ((v74 & 16384ull) != 0ull));
+                unsigned int slb81 = patc_vote_bit64(v74, 14u);
                 slm76 = (slm76 & (((lane & 16u) != 0u) ? slb81 : (~slb81)));
                 slrun11[i73] = slrun72;
                 slrun72 = (slrun72 + __popc(slm76));
@@ -10279,18 +10283,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i101 = 0; i101 < 4; i101 += 1) {
                 unsigned long long v102 = slkey6[i101];
-                unsigned int sld103 = ((unsigned int)((v102 >> 15ull) & 31ull));
+                unsigned int sld103 = ((unsigned int)(v102 >> 15ull));
                 sldg9[i101] = sld103;
                 unsigned int slm104 = slvm8[i101];
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((v102 & 32768ull) != 0ull));
+                unsigned int slb105 = patc_vote_bit64(v102, 15u);
                 slm104 = (slm104 & (((lane & 1u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((v102 & 65536ull) != 0ull));
+                unsigned int slb106 = patc_vote_bit64(v102, 16u);
                 slm104 = (slm104 & (((lane & 2u) != 0u) ? slb106 : (~slb106)));
-                unsigned int slb107 = __ballot_sync(0xffffffffu, ((v102 & 131072ull) != 0ull));
+                unsigned int slb107 = patc_vote_bit64(v102, 17u);
                 slm104 = (slm104 & (((lane & 4u) != 0u) ? slb107 : (~slb107)));
-                unsigned int slb108 = __ballot_sync(0xffffffffu, ((v102 & 262144ull) != 0ull));
+                unsigned int slb108 = patc_vote_bit64(v102, 18u);
                 slm104 = (slm104 & (((lane & 8u) != 0u) ? slb108 : (~slb108)));
-                unsigned int slb109 = __ballot_sync(0xffffffffu, ((v102 & 524288ull) != 0ull));
+                unsigned int slb109 = patc_vote_bit64(v102, 19u);
                 slm104 = (slm104 & (((lane & 16u) != 0u) ? slb109 : (~slb109)));
                 slrun11[i101] = slrun100;
                 slrun100 = (slrun100 + __popc(slm104));
@@ -10360,18 +10364,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i129 = 0; i129 < 4; i129 += 1) {
                 unsigned long long v130 = slkey6[i129];
-                unsigned int sld131 = ((unsigned int)((v130 >> 20ull) & 31ull));
+                unsigned int sld131 = ((unsigned int)(v130 >> 20ull));
                 sldg9[i129] = sld131;
                 unsigned int slm132 = slvm8[i129];
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((v130 & 1048576ull) != 0ull));
+                unsigned int slb133 = patc_vote_bit64(v130, 20u);
                 slm132 = (slm132 & (((lane & 1u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((v130 & 2097152ull) != 0ull));
+                unsigned int slb134 = patc_vote_bit64(v130, 21u);
                 slm132 = (slm132 & (((lane & 2u) != 0u) ? slb134 : (~slb134)));
-                unsigned int slb135 = __ballot_sync(0xffffffffu, ((v130 & 4194304ull) != 0ull));
+                unsigned int slb135 = patc_vote_bit64(v130, 22u);
                 slm132 = (slm132 & (((lane & 4u) != 0u) ? slb135 : (~slb135)));
-                unsigned int slb136 = __ballot_sync(0xffffffffu, ((v130 & 8388608ull) != 0ull));
+                unsigned int slb136 = patc_vote_bit64(v130, 23u);
                 slm132 = (slm132 & (((lane & 8u) != 0u) ? slb136 : (~slb136)));
-                unsigned int slb137 = __ballot_sync(0xffffffffu, ((v130 & 16777216ull) != 0ull));
+                unsigned int slb137 = patc_vote_bit64(v130, 24u);
                 slm132 = (slm132 & (((lane & 16u) != 0u) ? slb137 : (~slb137)));
                 slrun11[i129] = slrun128;
                 slrun128 = (slrun128 + __popc(slm132));
@@ -10441,18 +10445,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i157 = 0; i157 < 4; i157 += 1) {
                 unsigned long long v158 = slkey6[i157];
-                unsigned int sld159 = ((unsigned int)((v158 >> 25ull) & 31ull));
+                unsigned int sld159 = ((unsigned int)(v158 >> 25ull));
                 sldg9[i157] = sld159;
                 unsigned int slm160 = slvm8[i157];
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((v158 & 33554432ull) != 0ull));
+                unsigned int slb161 = patc_vote_bit64(v158, 25u);
                 slm160 = (slm160 & (((lane & 1u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((v158 & 67108864ull) != 0ull));
+                unsigned int slb162 = patc_vote_bit64(v158, 26u);
                 slm160 = (slm160 & (((lane & 2u) != 0u) ? slb162 : (~slb162)));
-                unsigned int slb163 = __ballot_sync(0xffffffffu, ((v158 & 134217728ull) != 0ull));
+                unsigned int slb163 = patc_vote_bit64(v158, 27u);
                 slm160 = (slm160 & (((lane & 4u) != 0u) ? slb163 : (~slb163)));
-                unsigned int slb164 = __ballot_sync(0xffffffffu, ((v158 & 268435456ull) != 0ull));
+                unsigned int slb164 = patc_vote_bit64(v158, 28u);
                 slm160 = (slm160 & (((lane & 8u) != 0u) ? slb164 : (~slb164)));
-                unsigned int slb165 = __ballot_sync(0xffffffffu, ((v158 & 536870912ull) != 0ull));
+                unsigned int slb165 = patc_vote_bit64(v158, 29u);
                 slm160 = (slm160 & (((lane & 16u) != 0u) ? slb165 : (~slb165)));
                 slrun11[i157] = slrun156;
                 slrun156 = (slrun156 + __popc(slm160));
@@ -10522,18 +10526,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i185 = 0; i185 < 4; i185 += 1) {
                 unsigned long long v186 = slkey6[i185];
-                unsigned int sld187 = ((unsigned int)((v186 >> 30ull) & 31ull));
+                unsigned int sld187 = ((unsigned int)(v186 >> 30ull));
                 sldg9[i185] = sld187;
                 unsigned int slm188 = slvm8[i185];
-                unsigned int slb189 = __ballot_sync(0xffffffffu, ((v186 & 1073741824ull) != 0ull));
+                unsigned int slb189 = patc_vote_bit64(v186, 30u);
                 slm188 = (slm188 & (((lane & 1u) != 0u) ? slb189 : (~slb189)));
-                unsigned int slb190 = __ballot_sync(0xffffffffu, ((v186 & 2147483648ull) != 0ull));
+                unsigned int slb190 = patc_vote_bit64(v186, 31u);
                 slm188 = (slm188 & (((lane & 2u) != 0u) ? slb190 : (~slb190)));
-                unsigned int slb191 = __ballot_sync(0xffffffffu, ((v186 & 4294967296ull) != 0ull));
+                unsigned int slb191 = patc_vote_bit64(v186, 32u);
                 slm188 = (slm188 & (((lane & 4u) != 0u) ? slb191 : (~slb191)));
-                unsigned int slb192 = __ballot_sync(0xffffffffu, ((v186 & 8589934592ull) != 0ull));
+                unsigned int slb192 = patc_vote_bit64(v186, 33u);
                 slm188 = (slm188 & (((lane & 8u) != 0u) ? slb192 : (~slb192)));
-                unsigned int slb193 = __ballot_sync(0xffffffffu, ((v186 & 17179869184ull) != 0ull));
+                unsigned int slb193 = patc_vote_bit64(v186, 34u);
                 slm188 = (slm188 & (((lane & 16u) != 0u) ? slb193 : (~slb193)));
                 slrun11[i185] = slrun184;
                 slrun184 = (slrun184 + __popc(slm188));
@@ -10603,18 +10607,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i213 = 0; i213 < 4; i213 += 1) {
                 unsigned long long v214 = slkey6[i213];
-                unsigned int sld215 = ((unsigned int)((v214 >> 35ull) & 31ull));
+                unsigned int sld215 = ((unsigned int)(v214 >> 35ull));
                 sldg9[i213] = sld215;
                 unsigned int slm216 = slvm8[i213];
-                unsigned int slb217 = __ballot_sync(0xffffffffu, ((v214 & 34359738368ull) != 0ull));
+                unsigned int slb217 = patc_vote_bit64(v214, 35u);
                 slm216 = (slm216 & (((lane & 1u) != 0u) ? slb217 : (~slb217)));
-                unsigned int slb218 = __ballot_sync(0xffffffffu, ((v214 & 68719476736ull) != 0ull));
+                unsigned int slb218 = patc_vote_bit64(v214, 36u);
                 slm216 = (slm216 & (((lane & 2u) != 0u) ? slb218 : (~slb218)));
-                unsigned int slb219 = __ballot_sync(0xffffffffu, ((v214 & 137438953472ull) != 0ull));
+                unsigned int slb219 = patc_vote_bit64(v214, 37u);
                 slm216 = (slm216 & (((lane & 4u) != 0u) ? slb219 : (~slb219)));
-                unsigned int slb220 = __ballot_sync(0xffffffffu, ((v214 & 274877906944ull) != 0ull));
+                unsigned int slb220 = patc_vote_bit64(v214, 38u);
                 slm216 = (slm216 & (((lane & 8u) != 0u) ? slb220 : (~slb220)));
-                unsigned int slb221 = __ballot_sync(0xffffffffu, ((v214 & 549755813888ull) != 0ull));
+                unsigned int slb221 = patc_vote_bit64(v214, 39u);
                 slm216 = (slm216 & (((lane & 16u) != 0u) ? slb221 : (~slb221)));
                 slrun11[i213] = slrun212;
                 slrun212 = (slrun212 + __popc(slm216));
@@ -10684,18 +10688,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i241 = 0; i241 < 4; i241 += 1) {
                 unsigned long long v242 = slkey6[i241];
-                unsigned int sld243 = ((unsigned int)((v242 >> 40ull) & 31ull));
+                unsigned int sld243 = ((unsigned int)(v242 >> 40ull));
                 sldg9[i241] = sld243;
                 unsigned int slm244 = slvm8[i241];
-                unsigned int slb245 = __ballot_sync(0xffffffffu, ((v242 & 1099511627776ull) != 0ull));
+                unsigned int slb245 = patc_vote_bit64(v242, 40u);
                 slm244 = (slm244 & (((lane & 1u) != 0u) ? slb245 : (~slb245)));
-                unsigned int slb246 = __ballot_sync(0xffffffffu, ((v242 & 2199023255552ull) != 0ull));
+                unsigned int slb246 = patc_vote_bit64(v242, 41u);
                 slm244 = (slm244 & (((lane & 2u) != 0u) ? slb246 : (~slb246)));
-                unsigned int slb247 = __ballot_sync(0xffffffffu, ((v242 & 4398046511104ull) != 0ull));
+                unsigned int slb247 = patc_vote_bit64(v242, 42u);
                 slm244 = (slm244 & (((lane & 4u) != 0u) ? slb247 : (~slb247)));
-                unsigned int slb248 = __ballot_sync(0xffffffffu, ((v242 & 8796093022208ull) != 0ull));
+                unsigned int slb248 = patc_vote_bit64(v242, 43u);
                 slm244 = (slm244 & (((lane & 8u) != 0u) ? slb248 : (~slb248)));
-                unsigned int slb249 = __ballot_sync(0xffffffffu, ((v242 & 17592186044416ull) != 0ull));
+                unsigned int slb249 = patc_vote_bit64(v242, 44u);
                 slm244 = (slm244 & (((lane & 16u) != 0u) ? slb249 : (~slb249)));
                 slrun11[i241] = slrun240;
                 slrun240 = (slrun240 + __popc(slm244));
@@ -10765,18 +10769,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i269 = 0; i269 < 4; i269 += 1) {
                 unsigned long long v270 = slkey6[i269];
-                unsigned int sld271 = ((unsigned int)((v270 >> 45ull) & 31ull));
+                unsigned int sld271 = ((unsigned int)(v270 >> 45ull));
                 sldg9[i269] = sld271;
                 unsigned int slm272 = slvm8[i269];
-                unsigned int slb273 = __ballot_sync(0xffffffffu, ((v270 & 35184372088832ull) != 0ull));
+                unsigned int slb273 = patc_vote_bit64(v270, 45u);
                 slm272 = (slm272 & (((lane & 1u) != 0u) ? slb273 : (~slb273)));
-                unsigned int slb274 = __ballot_sync(0xffffffffu, ((v270 & 70368744177664ull) != 0ull));
+                unsigned int slb274 = patc_vote_bit64(v270, 46u);
                 slm272 = (slm272 & (((lane & 2u) != 0u) ? slb274 : (~slb274)));
-                unsigned int slb275 = __ballot_sync(0xffffffffu, ((v270 & 140737488355328ull) != 0ull));
+                unsigned int slb275 = patc_vote_bit64(v270, 47u);
                 slm272 = (slm272 & (((lane & 4u) != 0u) ? slb275 : (~slb275)));
-                unsigned int slb276 = __ballot_sync(0xffffffffu, ((v270 & 281474976710656ull) != 0ull));
+                unsigned int slb276 = patc_vote_bit64(v270, 48u);
                 slm272 = (slm272 & (((lane & 8u) != 0u) ? slb276 : (~slb276)));
-                unsigned int slb277 = __ballot_sync(0xffffffffu, ((v270 & 562949953421312ull) != 0ull));
+                unsigned int slb277 = patc_vote_bit64(v270, 49u);
                 slm272 = (slm272 & (((lane & 16u) != 0u) ? slb277 : (~slb277)));
                 slrun11[i269] = slrun268;
                 slrun268 = (slrun268 + __popc(slm272));
@@ -10846,18 +10850,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i297 = 0; i297 < 4; i297 += 1) {
                 unsigned long long v298 = slkey6[i297];
-                unsigned int sld299 = ((unsigned int)((v298 >> 50ull) & 31ull));
+                unsigned int sld299 = ((unsigned int)(v298 >> 50ull));
                 sldg9[i297] = sld299;
                 unsigned int slm300 = slvm8[i297];
-                unsigned int slb301 = __ballot_sync(0xffffffffu, ((v298 & 1125899906842624ull) != 0ull));
+                unsigned int slb301 = patc_vote_bit64(v298, 50u);
                 slm300 = (slm300 & (((lane & 1u) != 0u) ? slb301 : (~slb301)));
-                unsigned int slb302 = __ballot_sync(0xffffffffu, ((v298 & 2251799813685248ull) != 0ull));
+                unsigned int slb302 = patc_vote_bit64(v298, 51u);
                 slm300 = (slm300 & (((lane & 2u) != 0u) ? slb302 : (~slb302)));
-                unsigned int slb303 = __ballot_sync(0xffffffffu, ((v298 & 4503599627370496ull) != 0ull));
+                unsigned int slb303 = patc_vote_bit64(v298, 52u);
                 slm300 = (slm300 & (((lane & 4u) != 0u) ? slb303 : (~slb303)));
-                unsigned int slb304 = __ballot_sync(0xffffffffu, ((v298 & 9007199254740992ull) != 0ull));
+                unsigned int slb304 = patc_vote_bit64(v298, 53u);
                 slm300 = (slm300 & (((lane & 8u) != 0u) ? slb304 : (~slb304)));
-                unsigned int slb305 = __ballot_sync(0xffffffffu, ((v298 & 18014398509481984ull) != 0ull));
+                unsigned int slb305 = patc_vote_bit64(v298, 54u);
                 slm300 = (slm300 & (((lane & 16u) != 0u) ? slb305 : (~slb305)));
                 slrun11[i297] = slrun296;
                 slrun296 = (slrun296 + __popc(slm300));
@@ -10927,18 +10931,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i325 = 0; i325 < 4; i325 += 1) {
                 unsigned long long v326 = slkey6[i325];
-                unsigned int sld327 = ((unsigned int)((v326 >> 55ull) & 31ull));
+                unsigned int sld327 = ((unsigned int)(v326 >> 55ull));
                 sldg9[i325] = sld327;
                 unsigned int slm328 = slvm8[i325];
-                unsigned int slb329 = __ballot_sync(0xffffffffu, ((v326 & 36028797018963968ull) != 0ull));
+                unsigned int slb329 = patc_vote_bit64(v326, 55u);
                 slm328 = (slm328 & (((lane & 1u) != 0u) ? slb329 : (~slb329)));
-                unsigned int slb330 = __ballot_sync(0xffffffffu, ((v326 & 72057594037927936ull) != 0ull));
+                unsigned int slb330 = patc_vote_bit64(v326, 56u);
                 slm328 = (slm328 & (((lane & 2u) != 0u) ? slb330 : (~slb330)));
-                unsigned int slb331 = __ballot_sync(0xffffffffu, ((v326 & 144115188075855872ull) != 0ull));
+                unsigned int slb331 = patc_vote_bit64(v326, 57u);
                 slm328 = (slm328 & (((lane & 4u) != 0u) ? slb331 : (~slb331)));
-                unsigned int slb332 = __ballot_sync(0xffffffffu, ((v326 & 288230376151711744ull) != 0ull));
+                unsigned int slb332 = patc_vote_bit64(v326, 58u);
                 slm328 = (slm328 & (((lane & 8u) != 0u) ? slb332 : (~slb332)));
-                unsigned int slb333 = __ballot_sync(0xffffffffu, ((v326 & 576460752303423488ull) != 0ull));
+                unsigned int slb333 = patc_vote_bit64(v326, 59u);
                 slm328 = (slm328 & (((lane & 16u) != 0u) ? slb333 : (~slb333)));
                 slrun11[i325] = slrun324;
                 slrun324 = (slrun324 + __popc(slm328));
@@ -11008,16 +11012,16 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             #pragma unroll
             for (patc_int i353 = 0; i353 < 4; i353 += 1) {
                 unsigned long long v354 = slkey6[i353];
-                unsigned int sld355 = ((unsigned int)((v354 >> 60ull) & 15ull));
+                unsigned int sld355 = ((unsigned int)(v354 >> 60ull));
                 sldg9[i353] = sld355;
                 unsigned int slm356 = slvm8[i353];
-                unsigned int slb357 = __ballot_sync(0xffffffffu, ((v354 & 1152921504606846976ull) != 0ull));
+                unsigned int slb357 = patc_vote_bit64(v354, 60u);
                 slm356 = (slm356 & (((lane & 1u) != 0u) ? slb357 : (~slb357)));
-                unsigned int slb358 = __ballot_sync(0xffffffffu, ((v354 & 2305843009213693952ull) != 0ull));
+                unsigned int slb358 = patc_vote_bit64(v354, 61u);
                 slm356 = (slm356 & (((lane & 2u) != 0u) ? slb358 : (~slb358)));
-                unsigned int slb359 = __ballot_sync(0xffffffffu, ((v354 & 4611686018427387904ull) != 0ull));
+                unsigned int slb359 = patc_vote_bit64(v354, 62u);
                 slm356 = (slm356 & (((lane & 4u) != 0u) ? slb359 : (~slb359)));
-                unsigned int slb360 = __ballot_sync(0xffffffffu, ((v354 & 9223372036854775808ull) != 0ull));
+                unsigned int slb360 = patc_vote_bit64(v354, 63u);
                 slm356 = (slm356 & (((lane & 8u) != 0u) ? slb360 : (~slb360)));
                 slrun11[i353] = slrun352;
                 slrun352 = (slrun352 + __popc(slm356));
@@ -11170,18 +11174,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s21 = (~((unsigned long long)0));
                 unsigned long long s22 = ((unsigned long long)0);
                 unsigned long long slo23 = ((v20 | (((unsigned long long)1) << 63ull)) ^ ((v20 > (((unsigned long long)1) << 63ull)) ? s21 : s22));
-                unsigned int sld24 = ((unsigned int)((slo23 >> 0ull) & 31ull));
+                unsigned int sld24 = ((unsigned int)(slo23 >> 0ull));
                 sldg11[i19] = sld24;
                 unsigned int slm25 = slvm10[i19];
-                unsigned int slb26 = __ballot_sync(0xffffffffu, ((slo23 & 1ull) != 0ull));
+                unsigned int slb26 = patc_vote_bit64(slo23, 0u);
                 slm25 = (slm25 & (((lane & 1u) != 0u) ? slb26 : (~slb26)));
-                unsigned int slb27 = __ballot_sync(0xffffffffu, ((slo23 & 2ull) != 0ull));
+                unsigned int slb27 = patc_vote_bit64(slo23, 1u);
                 slm25 = (slm25 & (((lane & 2u) != 0u) ? slb27 : (~slb27)));
-                unsigned int slb28 = __ballot_sync(0xffffffffu, ((slo23 & 4ull) != 0ull));
+                unsigned int slb28 = patc_vote_bit64(slo23, 2u);
                 slm25 = (slm25 & (((lane & 4u) != 0u) ? slb28 : (~slb28)));
-                unsigned int slb29 = __ballot_sync(0xffffffffu, ((slo23 & 8ull) != 0ull));
+                unsigned int slb29 = patc_vote_bit64(slo23, 3u);
                 slm25 = (slm25 & (((lane & 8u) != 0u) ? slb29 : (~slb29)));
-                unsigned int slb30 = __ballot_sync(0xffffffffu, ((slo23 & 16ull) != 0ull));
+                unsigned int slb30 = patc_vote_bit64(slo23, 4u);
                 slm25 = (slm25 & (((lane & 16u) != 0u) ? slb30 : (~slb30)));
                 slrun13[i19] = slrun18;
                 slrun18 = (slrun18 + __popc(slm25));
@@ -11254,18 +11258,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s52 = (~((unsigned long long)0));
                 unsigned long long s53 = ((unsigned long long)0);
                 unsigned long long slo54 = ((v51 | (((unsigned long long)1) << 63ull)) ^ ((v51 > (((unsigned long long)1) << 63ull)) ? s52 : s53));
-                unsigned int sld55 = ((unsigned int)((slo54 >> 5ull) & 31ull));
+                unsigned int sld55 = ((unsigned int)(slo54 >> 5ull));
                 sldg11[i50] = sld55;
                 unsigned int slm56 = slvm10[i50];
-                unsigned int slb57 = __ballot_sync(0xffffffffu, ((slo54 & 32ull) != 0ull));
+                unsigned int slb57 = patc_vote_bit64(slo54, 5u);
                 slm56 = (slm56 & (((lane & 1u) != 0u) ? slb57 : (~slb57)));
-                unsigned int slb58 = __ballot_sync(0xffffffffu, ((slo54 & 64ull) != 0ull));
+                unsigned int slb58 = patc_vote_bit64(slo54, 6u);
                 slm56 = (slm56 & (((lane & 2u) != 0u) ? slb58 : (~slb58)));
-                unsigned int slb59 = __ballot_sync(0xffffffffu, ((slo54 & 128ull) != 0ull));
+                unsigned int slb59 = patc_vote_bit64(slo54, 7u);
                 slm56 = (slm56 & (((lane & 4u) != 0u) ? slb59 : (~slb59)));
-                unsigned int slb60 = __ballot_sync(0xffffffffu, ((slo54 & 256ull) != 0ull));
+                unsigned int slb60 = patc_vote_bit64(slo54, 8u);
                 slm56 = (slm56 & (((lane & 8u) != 0u) ? slb60 : (~slb60)));
-                unsigned int slb61 = __ballot_sync(0xffffffffu, ((slo54 & 512ull) != 0ull));
+                unsigned int slb61 = patc_vote_bit64(slo54, 9u);
                 slm56 = (slm56 & (((lane & 16u) != 0u) ? slb61 : (~slb61)));
                 slrun13[i50] = slrun49;
                 slrun49 = (slrun49 + __popc(slm56));
@@ -11338,18 +11342,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s83 = (~((unsigned long long)0));
                 unsigned long long s84 = ((unsigned long long)0);
                 unsigned long long slo85 = ((v82 | (((unsigned long long)1) << 63ull)) ^ ((v82 > (((unsigned long long)1) << 63ull)) ? s83 : s84));
-                unsigned int sld86 = ((unsigned int)((slo85 >> 10ull) & 31ull));
+                unsigned int sld86 = ((unsigned int)(slo85 >> 10ull));
                 sldg11[i81] = sld86;
                 unsigned int slm87 = slvm10[i81];
-                unsigned int slb88 = __ballot_sync(0xffffffffu, ((slo85 & 1024ull) != 0ull));
+                unsigned int slb88 = patc_vote_bit64(slo85, 10u);
                 slm87 = (slm87 & (((lane & 1u) != 0u) ? slb88 : (~slb88)));
-                unsigned int slb89 = __ballot_sync(0xffffffffu, ((slo85 & 2048ull) != 0ull));
+                unsigned int slb89 = patc_vote_bit64(slo85, 11u);
                 slm87 = (slm87 & (((lane & 2u) != 0u) ? slb89 : (~slb89)));
-                unsigned int slb90 = __ballot_sync(0xffffffffu, ((slo85 & 4096ull) != 0ull));
+                unsigned int slb90 = patc_vote_bit64(slo85, 12u);
                 slm87 = (slm87 & (((lane & 4u) != 0u) ? slb90 : (~slb90)));
-                unsigned int slb91 = __ballot_sync(0xffffffffu, ((slo85 & 8192ull) != 0ull));
+                unsigned int slb91 = patc_vote_bit64(slo85, 13u);
                 slm87 = (slm87 & (((lane & 8u) != 0u) ? slb91 : (~slb91)));
-                unsigned int slb92 = __ballot_sync(0xffffffffu, ((slo85 & 16384ull) != 0ull));
+                unsigned int slb92 = patc_vote_bit64(slo85, 14u);
                 slm87 = (slm87 & (((lane & 16u) != 0u) ? slb92 : (~slb92)));
                 slrun13[i81] = slrun80;
                 slrun80 = (slrun80 + __popc(slm87));
@@ -11422,18 +11426,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s114 = (~((unsigned long long)0));
                 unsigned long long s115 = ((unsigned long long)0);
                 unsigned long long slo116 = ((v113 | (((unsigned long long)1) << 63ull)) ^ ((v113 > (((unsigned long long)1) << 63ull)) ? s114 : s115));
-                unsigned int sld117 = ((unsigned int)((slo116 >> 15ull) & 31ull));
+                unsigned int sld117 = ((unsigned int)(slo116 >> 15ull));
                 sldg11[i112] = sld117;
                 unsigned int slm118 = slvm10[i112];
-                unsigned int slb119 = __ballot_sync(0xffffffffu, ((slo116 & 32768ull) != 0ull));
+                unsigned int slb119 = patc_vote_bit64(slo116, 15u);
                 slm118 = (slm118 & (((lane & 1u) != 0u) ? slb119 : (~slb119)));
-                unsigned int slb120 = __ballot_sync(0xffffffffu, ((slo116 & 65536ull) != 0ull));
+                unsigned int slb120 = patc_vote_bit64(slo116, 16u);
                 slm118 = (slm118 & (((lane & 2u) != 0u) ? slb120 : (~slb120)));
-                unsigned int slb121 = __ballot_sync(0xffffffffu, ((slo116 & 131072ull) != 0ull));
+                unsigned int slb121 = patc_vote_bit64(slo116, 17u);
                 slm118 = (slm118 & (((lane & 4u) != 0u) ? slb121 : (~slb121)));
-                unsigned int slb122 = __ballot_sync(0xffffffffu, ((slo116 & 262144ull) != 0ull));
+                unsigned int slb122 = patc_vote_bit64(slo116, 18u);
                 slm118 = (slm118 & (((lane & 8u) != 0u) ? slb122 : (~slb122)));
-                unsigned int slb123 = __ballot_sync(0xffffffffu, ((slo116 & 524288ull) != 0ull));
+                unsigned int slb123 = patc_vote_bit64(slo116, 19u);
                 slm118 = (slm118 & (((lane & 16u) != 0u) ? slb123 : (~slb123)));
                 slrun13[i112] = slrun111;
                 slrun111 = (slrun111 + __popc(slm118));
@@ -11506,18 +11510,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s145 = (~((unsigned long long)0));
                 unsigned long long s146 = ((unsigned long long)0);
                 unsigned long long slo147 = ((v144 | (((unsigned long long)1) << 63ull)) ^ ((v144 > (((unsigned long long)1) << 63ull)) ? s145 : s146));
-                unsigned int sld148 = ((unsigned int)((slo147 >> 20ull) & 31ull));
+                unsigned int sld148 = ((unsigned int)(slo147 >> 20ull));
                 sldg11[i143] = sld148;
                 unsigned int slm149 = slvm10[i143];
-                unsigned int slb150 = __ballot_sync(0xffffffffu, ((slo147 & 1048576ull) != 0ull));
+                unsigned int slb150 = patc_vote_bit64(slo147, 20u);
                 slm149 = (slm149 & (((lane & 1u) != 0u) ? slb150 : (~slb150)));
-                unsigned int slb151 = __ballot_sync(0xffffffffu, ((slo147 & 2097152ull) != 0ull));
+                unsigned int slb151 = patc_vote_bit64(slo147, 21u);
                 slm149 = (slm149 & (((lane & 2u) != 0u) ? slb151 : (~slb151)));
-                unsigned int slb152 = __ballot_sync(0xffffffffu, ((slo147 & 4194304ull) != 0ull));
+                unsigned int slb152 = patc_vote_bit64(slo147, 22u);
                 slm149 = (slm149 & (((lane & 4u) != 0u) ? slb152 : (~slb152)));
-                unsigned int slb153 = __ballot_sync(0xffffffffu, ((slo147 & 8388608ull) != 0ull));
+                unsigned int slb153 = patc_vote_bit64(slo147, 23u);
                 slm149 = (slm149 & (((lane & 8u) != 0u) ? slb153 : (~slb153)));
-                unsigned int slb154 = __ballot_sync(0xffffffffu, ((slo147 & 16777216ull) != 0ull));
+                unsigned int slb154 = patc_vote_bit64(slo147, 24u);
                 slm149 = (slm149 & (((lane & 16u) != 0u) ? slb154 : (~slb154)));
                 slrun13[i143] = slrun142;
                 slrun142 = (slrun142 + __popc(slm149));
@@ -11590,18 +11594,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s176 = (~((unsigned long long)0));
                 unsigned long long s177 = ((unsigned long long)0);
                 unsigned long long slo178 = ((v175 | (((unsigned long long)1) << 63ull)) ^ ((v175 > (((unsigned long long)1) << 63ull)) ? s176 : s177));
-                unsigned int sld179 = ((unsigned int)((slo178 >> 25ull) & 31ull));
+                unsigned int sld179 = ((unsigned int)(slo178 >> 25ull));
                 sldg11[i174] = sld179;
                 unsigned int slm180 = slvm10[i174];
-                unsigned int slb181 = __ballot_sync(0xffffffffu, ((slo178 & 33554432ull) != 0ull));
+                unsigned int slb181 = patc_vote_bit64(slo178, 25u);
                 slm180 = (slm180 & (((lane & 1u) != 0u) ? slb181 : (~slb181)));
-                unsigned int slb182 = __ballot_sync(0xffffffffu, ((slo178 & 67108864ull) != 0ull));
+                unsigned int slb182 = patc_vote_bit64(slo178, 26u);
                 slm180 = (slm180 & (((lane & 2u) != 0u) ? slb182 : (~slb182)));
-                unsigned int slb183 = __ballot_sync(0xffffffffu, ((slo178 & 134217728ull) != 0ull));
+                unsigned int slb183 = patc_vote_bit64(slo178, 27u);
                 slm180 = (slm180 & (((lane & 4u) != 0u) ? slb183 : (~slb183)));
-                unsigned int slb184 = __ballot_sync(0xffffffffu, ((slo178 & 268435456ull) != 0ull));
+                unsigned int slb184 = patc_vote_bit64(slo178, 28u);
                 slm180 = (slm180 & (((lane & 8u) != 0u) ? slb184 : (~slb184)));
-                unsigned int slb185 = __ballot_sync(0xffffffffu, ((slo178 & 536870912ull) != 0ull));
+                unsigned int slb185 = patc_vote_bit64(slo178, 29u);
                 slm180 = (slm180 & (((lane & 16u) != 0u) ? slb185 : (~slb185)));
                 slrun13[i174] = slrun173;
                 slrun173 = (slrun173 + __popc(slm180));
@@ -11674,18 +11678,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s207 = (~((unsigned long long)0));
                 unsigned long long s208 = ((unsigned long long)0);
                 unsigned long long slo209 = ((v206 | (((unsigned long long)1) << 63ull)) ^ ((v206 > (((unsigned long long)1) << 63ull)) ? s207 : s208));
-                unsigned int sld210 = ((unsigned int)((slo209 >> 30ull) & 31ull));
+                unsigned int sld210 = ((unsigned int)(slo209 >> 30ull));
                 sldg11[i205] = sld210;
                 unsigned int slm211 = slvm10[i205];
-                unsigned int slb212 = __ballot_sync(0xffffffffu, ((slo209 & 1073741824ull) != 0ull));
+                unsigned int slb212 = patc_vote_bit64(slo209, 30u);
                 slm211 = (slm211 & (((lane & 1u) != 0u) ? slb212 : (~slb212)));
-                unsigned int slb213 = __ballot_sync(0xffffffffu, ((slo209 & 2147483648ull) != 0ull));
+                unsigned int slb213 = patc_vote_bit64(slo209, 31u);
                 slm211 = (slm211 & (((lane & 2u) != 0u) ? slb213 : (~slb213)));
-                unsigned int slb214 = __ballot_sync(0xffffffffu, ((slo209 & 4294967296ull) != 0ull));
+                unsigned int slb214 = patc_vote_bit64(slo209, 32u);
                 slm211 = (slm211 & (((lane & 4u) != 0u) ? slb214 : (~slb214)));
-                unsigned int slb215 = __ballot_sync(0xffffffffu, ((slo209 & 8589934592ull) != 0ull));
+                unsigned int slb215 = patc_vote_bit64(slo209, 33u);
                 slm211 = (slm211 & (((lane & 8u) != 0u) ? slb215 : (~slb215)));
-                unsigned int slb216 = __ballot_sync(0xffffffffu, ((slo209 & 17179869184ull) != 0ull));
+                unsigned int slb216 = patc_vote_bit64(slo209, 34u);
                 slm211 = (slm211 & (((lane & 16u) != 0u) ? slb216 : (~slb216)));
                 slrun13[i205] = slrun204;
                 slrun204 = (slrun204 + __popc(slm211));
@@ -11758,18 +11762,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s238 = (~((unsigned long long)0));
                 unsigned long long s239 = ((unsigned long long)0);
                 unsigned long long slo240 = ((v237 | (((unsigned long long)1) << 63ull)) ^ ((v237 > (((unsigned long long)1) << 63ull)) ? s238 : s239));
-                unsigned int sld241 = ((unsigned int)((slo240 >> 35ull) & 31ull));
+                unsigned int sld241 = ((unsigned int)(slo240 >> 35ull));
                 sldg11[i236] = sld241;
                 unsigned int slm242 = slvm10[i236];
-                unsigned int slb243 = __ballot_sync(0xffffffffu, ((slo240 & 34359738368ull) != 0ull));
+                unsigned int slb243 = patc_vote_bit64(slo240, 35u);
                 slm242 = (slm242 & (((lane & 1u) != 0u) ? slb243 : (~slb243)));
-                unsigned int slb244 = __ballot_sync(0xffffffffu, ((slo240 & 68719476736ull) != 0ull));
+                unsigned int slb244 = patc_vote_bit64(slo240, 36u);
                 slm242 = (slm242 & (((lane & 2u) != 0u) ? slb244 : (~slb244)));
-                unsigned int slb245 = __ballot_sync(0xffffffffu, ((slo240 & 137438953472ull) != 0ull));
+                unsigned int slb245 = patc_vote_bit64(slo240, 37u);
                 slm242 = (slm242 & (((lane & 4u) != 0u) ? slb245 : (~slb245)));
-                unsigned int slb246 = __ballot_sync(0xffffffffu, ((slo240 & 274877906944ull) != 0ull));
+                unsigned int slb246 = patc_vote_bit64(slo240, 38u);
                 slm242 = (slm242 & (((lane & 8u) != 0u) ? slb246 : (~slb246)));
-                unsigned int slb247 = __ballot_sync(0xffffffffu, ((slo240 & 549755813888ull) != 0ull));
+                unsigned int slb247 = patc_vote_bit64(slo240, 39u);
                 slm242 = (slm242 & (((lane & 16u) != 0u) ? slb247 : (~slb247)));
                 slrun13[i236] = slrun235;
                 slrun235 = (slrun235 + __popc(slm242));
@@ -11842,18 +11846,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s269 = (~((unsigned long long)0));
                 unsigned long long s270 = ((unsigned long long)0);
                 unsigned long long slo271 = ((v268 | (((unsigned long long)1) << 63ull)) ^ ((v268 > (((unsigned long long)1) << 63ull)) ? s269 : s270));
-                unsigned int sld272 = ((unsigned int)((slo271 >> 40ull) & 31ull));
+                unsigned int sld272 = ((unsigned int)(slo271 >> 40ull));
                 sldg11[i267] = sld272;
                 unsigned int slm273 = slvm10[i267];
-                unsigned int slb274 = __ballot_sync(0xffffffffu, ((slo271 & 1099511627776ull) != 0ull));
+                unsigned int slb274 = patc_vote_bit64(slo271, 40u);
                 slm273 = (slm273 & (((lane & 1u) != 0u) ? slb274 : (~slb274)));
-                unsigned int slb275 = __ballot_sync(0xffffffffu, ((slo271 & 2199023255552ull) != 0ull));
+                unsigned int slb275 = patc_vote_bit64(slo271, 41u);
                 slm273 = (slm273 & (((lane & 2u) != 0u) ? slb275 : (~slb275)));
-                unsigned int slb276 = __ballot_sync(0xffffffffu, ((slo271 & 4398046511104ull) != 0ull));
+                unsigned int slb276 = patc_vote_bit64(slo271, 42u);
                 slm273 = (slm273 & (((lane & 4u) != 0u) ? slb276 : (~slb276)));
-                unsigned int slb277 = __ballot_sync(0xffffffffu, ((slo271 & 8796093022208ull) != 0ull));
+                unsigned int slb277 = patc_vote_bit64(slo271, 43u);
                 slm273 = (slm273 & (((lane & 8u) != 0u) ? slb277 : (~slb277)));
-                unsigned int slb278 = __ballot_sync(0xffffffffu, ((slo271 & 17592186044416ull) != 0ull));
+                unsigned int slb278 = patc_vote_bit64(slo271, 44u);
                 slm273 = (slm273 & (((lane & 16u) != 0u) ? slb278 : (~slb278)));
                 slrun13[i267] = slrun266;
                 slrun266 = (slrun266 + __popc(slm273));
@@ -11926,18 +11930,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s300 = (~((unsigned long long)0));
                 unsigned long long s301 = ((unsigned long long)0);
                 unsigned long long slo302 = ((v299 | (((unsigned long long)1) << 63ull)) ^ ((v299 > (((unsigned long long)1) << 63ull)) ? s300 : s301));
-                unsigned int sld303 = ((unsigned int)((slo302 >> 45ull) & 31ull));
+                unsigned int sld303 = ((unsigned int)(slo302 >> 45ull));
                 sldg11[i298] = sld303;
                 unsigned int slm304 = slvm10[i298];
-                unsigned int slb305 = __ballot_sync(0xffffffffu, ((slo302 & 35184372088832ull) != 0ull));
+                unsigned int slb305 = patc_vote_bit64(slo302, 45u);
                 slm304 = (slm304 & (((lane & 1u) != 0u) ? slb305 : (~slb305)));
-                unsigned int slb306 = __ballot_sync(0xffffffffu, ((slo302 & 70368744177664ull) != 0ull));
+                unsigned int slb306 = patc_vote_bit64(slo302, 46u);
                 slm304 = (slm304 & (((lane & 2u) != 0u) ? slb306 : (~slb306)));
-                unsigned int slb307 = __ballot_sync(0xffffffffu, ((slo302 & 140737488355328ull) != 0ull));
+                unsigned int slb307 = patc_vote_bit64(slo302, 47u);
                 slm304 = (slm304 & (((lane & 4u) != 0u) ? slb307 : (~slb307)));
-                unsigned int slb308 = __ballot_sync(0xffffffffu, ((slo302 & 281474976710656ull) != 0ull));
+                unsigned int slb308 = patc_vote_bit64(slo302, 48u);
                 slm304 = (slm304 & (((lane & 8u) != 0u) ? slb308 : (~slb308)));
-                unsigned int slb309 = __ballot_sync(0xffffffffu, ((slo302 & 562949953421312ull) != 0ull));
+                unsigned int slb309 = patc_vote_bit64(slo302, 49u);
                 slm304 = (slm304 & (((lane & 16u) != 0u) ? slb309 : (~slb309)));
                 slrun13[i298] = slrun297;
                 slrun297 = (slrun297 + __popc(slm304));
@@ -12010,18 +12014,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s331 = (~((unsigned long long)0));
                 unsigned long long s332 = ((unsigned long long)0);
                 unsigned long long slo333 = ((v330 | (((unsigned long long)1) << 63ull)) ^ ((v330 > (((unsigned long long)1) << 63ull)) ? s331 : s332));
-                unsigned int sld334 = ((unsigned int)((slo333 >> 50ull) & 31ull));
+                unsigned int sld334 = ((unsigned int)(slo333 >> 50ull));
                 sldg11[i329] = sld334;
                 unsigned int slm335 = slvm10[i329];
-                unsigned int slb336 = __ballot_sync(0xffffffffu, ((slo333 & 1125899906842624ull) != 0ull));
+                unsigned int slb336 = patc_vote_bit64(slo333, 50u);
                 slm335 = (slm335 & (((lane & 1u) != 0u) ? slb336 : (~slb336)));
-                unsigned int slb337 = __ballot_sync(0xffffffffu, ((slo333 & 2251799813685248ull) != 0ull));
+                unsigned int slb337 = patc_vote_bit64(slo333, 51u);
                 slm335 = (slm335 & (((lane & 2u) != 0u) ? slb337 : (~slb337)));
-                unsigned int slb338 = __ballot_sync(0xffffffffu, ((slo333 & 4503599627370496ull) != 0ull));
+                unsigned int slb338 = patc_vote_bit64(slo333, 52u);
                 slm335 = (slm335 & (((lane & 4u) != 0u) ? slb338 : (~slb338)));
-                unsigned int slb339 = __ballot_sync(0xffffffffu, ((slo333 & 9007199254740992ull) != 0ull));
+                unsigned int slb339 = patc_vote_bit64(slo333, 53u);
                 slm335 = (slm335 & (((lane & 8u) != 0u) ? slb339 : (~slb339)));
-                unsigned int slb340 = __ballot_sync(0xffffffffu, ((slo333 & 18014398509481984ull) != 0ull));
+                unsigned int slb340 = patc_vote_bit64(slo333, 54u);
                 slm335 = (slm335 & (((lane & 16u) != 0u) ? slb340 : (~slb340)));
                 slrun13[i329] = slrun328;
                 slrun328 = (slrun328 + __popc(slm335));
@@ -12094,18 +12098,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s362 = (~((unsigned long long)0));
                 unsigned long long s363 = ((unsigned long long)0);
                 unsigned long long slo364 = ((v361 | (((unsigned long long)1) << 63ull)) ^ ((v361 > (((unsigned long long)1) << 63ull)) ? s362 : s363));
-                unsigned int sld365 = ((unsigned int)((slo364 >> 55ull) & 31ull));
+                unsigned int sld365 = ((unsigned int)(slo364 >> 55ull));
                 sldg11[i360] = sld365;
                 unsigned int slm366 = slvm10[i360];
-                unsigned int slb367 = __ballot_sync(0xffffffffu, ((slo364 & 36028797018963968ull) != 0ull));
+                unsigned int slb367 = patc_vote_bit64(slo364, 55u);
                 slm366 = (slm366 & (((lane & 1u) != 0u) ? slb367 : (~slb367)));
-                unsigned int slb368 = __ballot_sync(0xffffffffu, ((slo364 & 72057594037927936ull) != 0ull));
+                unsigned int slb368 = patc_vote_bit64(slo364, 56u);
                 slm366 = (slm366 & (((lane & 2u) != 0u) ? slb368 : (~slb368)));
-                unsigned int slb369 = __ballot_sync(0xffffffffu, ((slo364 & 144115188075855872ull) != 0ull));
+                unsigned int slb369 = patc_vote_bit64(slo364, 57u);
                 slm366 = (slm366 & (((lane & 4u) != 0u) ? slb369 : (~slb369)));
-                unsigned int slb370 = __ballot_sync(0xffffffffu, ((slo364 & 288230376151711744ull) != 0ull));
+                unsigned int slb370 = patc_vote_bit64(slo364, 58u);
                 slm366 = (slm366 & (((lane & 8u) != 0u) ? slb370 : (~slb370)));
-                unsigned int slb371 = __ballot_sync(0xffffffffu, ((slo364 & 576460752303423488ull) != 0ull));
+                unsigned int slb371 = patc_vote_bit64(slo364, 59u);
                 slm366 = (slm366 & (((lane & 16u) != 0u) ? slb371 : (~slb371)));
                 slrun13[i360] = slrun359;
                 slrun359 = (slrun359 + __popc(slm366));
@@ -12178,16 +12182,16 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 unsigned long long s393 = (~((unsigned long long)0));
                 unsigned long long s394 = ((unsigned long long)0);
                 unsigned long long slo395 = ((v392 | (((unsigned long long)1) << 63ull)) ^ ((v392 > (((unsigned long long)1) << 63ull)) ? s393 : s394));
-                unsigned int sld396 = ((unsigned int)((slo395 >> 60ull) & 15ull));
+                unsigned int sld396 = ((unsigned int)(slo395 >> 60ull));
                 sldg11[i391] = sld396;
                 unsigned int slm397 = slvm10[i391];
-                unsigned int slb398 = __ballot_sync(0xffffffffu, ((slo395 & 1152921504606846976ull) != 0ull));
+                unsigned int slb398 = patc_vote_bit64(slo395, 60u);
                 slm397 = (slm397 & (((lane & 1u) != 0u) ? slb398 : (~slb398)));
-                unsigned int slb399 = __ballot_sync(0xffffffffu, ((slo395 & 2305843009213693952ull) != 0ull));
+                unsigned int slb399 = patc_vote_bit64(slo395, 61u);
                 slm397 = (slm397 & (((lane & 2u) != 0u) ? slb399 : (~slb399)));
-                unsigned int slb400 = __ballot_sync(0xffffffffu, ((slo395 & 4611686018427387904ull) != 0ull));
+                unsigned int slb400 = patc_vote_bit64(slo395, 62u);
                 slm397 = (slm397 & (((lane & 4u) != 0u) ? slb400 : (~slb400)));
-                unsigned int slb401 = __ballot_sync(0xffffffffu, ((slo395 & 9223372036854775808ull) != 0ull));
+                unsigned int slb401 = patc_vote_bit64(slo395, 63u);
                 slm397 = (slm397 & (((lane & 8u) != 0u) ? slb401 : (~slb401)));
                 slrun13[i391] = slrun390;
                 slrun390 = (slrun390 + __popc(slm397));
@@ -12338,18 +12342,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             for (patc_int i17 = 0; i17 < 4; i17 += 1) {
                 int v18 = slkey6[i17];
                 unsigned int slo19 = (((unsigned int)v18) ^ 2147483648u);
-                unsigned int sld20 = ((slo19 >> 0u) & 31u);
+                unsigned int sld20 = (slo19 >> 0u);
                 sldg9[i17] = sld20;
                 unsigned int slm21 = slvm8[i17];
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo19 & 1u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo19, 0u);
                 slm21 = (slm21 & (((lane & 1u) != 0u) ? slb22 : (~slb22)));
-                unsigned int slb23 = __ballot_sync(0xffffffffu, ((slo19 & 2u) != 0u));
+                unsigned int slb23 = patc_vote_bit(slo19, 1u);
                 slm21 = (slm21 & (((lane & 2u) != 0u) ? slb23 : (~slb23)));
-                unsigned int slb24 = __ballot_sync(0xffffffffu, ((slo19 & 4u) != 0u));
+                unsigned int slb24 = patc_vote_bit(slo19, 2u);
                 slm21 = (slm21 & (((lane & 4u) != 0u) ? slb24 : (~slb24)));
-                unsigned int slb25 = __ballot_sync(0xffffffffu, ((slo19 & 8u) != 0u));
+                unsigned int slb25 = patc_vote_bit(slo19, 3u);
                 slm21 = (slm21 & (((lane & 8u) != 0u) ? slb25 : (~slb25)));
-                unsigned int slb26 = __ballot_sync(0xffffffffu, ((slo19 & 16u) != 0u));
+                unsigned int slb26 = patc_vote_bit(slo19, 4u);
                 slm21 = (slm21 & (((lane & 16u) != 0u) ? slb26 : (~slb26)));
                 slrun11[i17] = slrun16;
                 slrun16 = (slrun16 + __popc(slm21));
@@ -12420,18 +12424,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             for (patc_int i46 = 0; i46 < 4; i46 += 1) {
                 int v47 = slkey6[i46];
                 unsigned int slo48 = (((unsigned int)v47) ^ 2147483648u);
-                unsigned int sld49 = ((slo48 >> 5u) & 31u);
+                unsigned int sld49 = (slo48 >> 5u);
                 sldg9[i46] = sld49;
                 unsigned int slm50 = slvm8[i46];
-                unsigned int slb51 = __ballot_sync(0xffffffffu, ((slo48 & 32u) != 0u));
+                unsigned int slb51 = patc_vote_bit(slo48, 5u);
                 slm50 = (slm50 & (((lane & 1u) != 0u) ? slb51 : (~slb51)));
-                unsigned int slb52 = __ballot_sync(0xffffffffu, ((slo48 & 64u) != 0u));
+                unsigned int slb52 = patc_vote_bit(slo48, 6u);
                 slm50 = (slm50 & (((lane & 2u) != 0u) ? slb52 : (~slb52)));
-                unsigned int slb53 = __ballot_sync(0xffffffffu, ((slo48 & 128u) != 0u));
+                unsigned int slb53 = patc_vote_bit(slo48, 7u);
                 slm50 = (slm50 & (((lane & 4u) != 0u) ? slb53 : (~slb53)));
-                unsigned int slb54 = __ballot_sync(0xffffffffu, ((slo48 & 256u) != 0u));
+                unsigned int slb54 = patc_vote_bit(slo48, 8u);
                 slm50 = (slm50 & (((lane & 8u) != 0u) ? slb54 : (~slb54)));
-                unsigned int slb55 = __ballot_sync(0xffffffffu, ((slo48 & 512u) != 0u));
+                unsigned int slb55 = patc_vote_bit(slo48, 9u);
                 slm50 = (slm50 & (((lane & 16u) != 0u) ? slb55 : (~slb55)));
                 slrun11[i46] = slrun45;
                 slrun45 = (slrun45 + __popc(slm50));
@@ -12502,18 +12506,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             for (patc_int i75 = 0; i75 < 4; i75 += 1) {
                 int v76 = slkey6[i75];
                 unsigned int slo77 = (((unsigned int)v76) ^ 2147483648u);
-                unsigned int sld78 = ((slo77 >> 10u) & 31u);
+                unsigned int sld78 = (slo77 >> 10u);
                 sldg9[i75] = sld78;
                 unsigned int slm79 = slvm8[i75];
-                unsigned int slb80 = __ballot_sync(0xffffffffu, ((slo77 & 1024u) != 0u));
+                unsigned int slb80 = patc_vote_bit(slo77, 10u);
                 slm79 = (slm79 & (((lane & 1u) != 0u) ? slb80 : (~slb80)));
-                unsigned int slb81 = __ballot_sync(0xffffffffu, ((slo77 & 2048u) != 0u));
+                unsigned int slb81 = patc_vote_bit(slo77, 11u);
                 slm79 = (slm79 & (((lane & 2u) != 0u) ? slb81 : (~slb81)));
-                unsigned int slb82 = __ballot_sync(0xffffffffu, ((slo77 & 4096u) != 0u));
+                unsigned int slb82 = patc_vote_bit(slo77, 12u);
                 slm79 = (slm79 & (((lane & 4u) != 0u) ? slb82 : (~slb82)));
-                unsigned int slb83 = __ballot_sync(0xffffffffu, ((slo77 & 8192u) != 0u));
+                unsigned int slb83 = patc_vote_bit(slo77, 13u);
                 slm79 = (slm79 & (((lane & 8u) != 0u) ? slb83 : (~slb83)));
-                unsigned int slb84 = __ballot_sync(0xffffffffu, ((slo77 & 16384u) != 0u));
+                unsigned int slb84 = patc_vote_bit(slo77, 14u);
                 slm79 = (slm79 & (((lane & 16u) != 0u) ? slb84 : (~slb84)));
                 slrun11[i75] = slrun74;
                 slrun74 = (slrun74 + __popc(slm79));
@@ -12584,18 +12588,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             for (patc_int i104 = 0; i104 < 4; i104 += 1) {
                 int v105 = slkey6[i104];
                 unsigned int slo106 = (((unsigned int)v105) ^ 2147483648u);
-                unsigned int sld107 = ((slo106 >> 15u) & 31u);
+                unsigned int sld107 = (slo106 >> 15u);
                 sldg9[i104] = sld107;
                 unsigned int slm108 = slvm8[i104];
-                unsigned int slb109 = __ballot_sync(0xffffffffu, ((slo106 & 32768u) != 0u));
+                unsigned int slb109 = patc_vote_bit(slo106, 15u);
                 slm108 = (slm108 & (((lane & 1u) != 0u) ? slb109 : (~slb109)));
-                unsigned int slb110 = __ballot_sync(0xffffffffu, ((slo106 & 65536u) != 0u));
+                unsigned int slb110 = patc_vote_bit(slo106, 16u);
                 slm108 = (slm108 & (((lane & 2u) != 0u) ? slb110 : (~slb110)));
-                unsigned int slb111 = __ballot_sync(0xffffffffu, ((slo106 & 131072u) != 0u));
+                unsigned int slb111 = patc_vote_bit(slo106, 17u);
                 slm108 = (slm108 & (((lane & 4u) != 0u) ? slb111 : (~slb111)));
-                unsigned int slb112 = __ballot_sync(0xffffffffu, ((slo106 & 262144u) != 0u));
+                unsigned int slb112 = patc_vote_bit(slo106, 18u);
                 slm108 = (slm108 & (((lane & 8u) != 0u) ? slb112 : (~slb112)));
-                unsigned int slb113 = __ballot_sync(0xffffffffu, ((slo106 & 524288u) != 0u));
+                unsigned int slb113 = patc_vote_bit(slo106, 19u);
                 slm108 = (slm108 & (((lane & 16u) != 0u) ? slb113 : (~slb113)));
                 slrun11[i104] = slrun103;
                 slrun103 = (slrun103 + __popc(slm108));
@@ -12666,18 +12670,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             for (patc_int i133 = 0; i133 < 4; i133 += 1) {
                 int v134 = slkey6[i133];
                 unsigned int slo135 = (((unsigned int)v134) ^ 2147483648u);
-                unsigned int sld136 = ((slo135 >> 20u) & 31u);
+                unsigned int sld136 = (slo135 >> 20u);
                 sldg9[i133] = sld136;
                 unsigned int slm137 = slvm8[i133];
-                unsigned int slb138 = __ballot_sync(0xffffffffu, ((slo135 & 1048576u) != 0u));
+                unsigned int slb138 = patc_vote_bit(slo135, 20u);
                 slm137 = (slm137 & (((lane & 1u) != 0u) ? slb138 : (~slb138)));
-                unsigned int slb139 = __ballot_sync(0xffffffffu, ((slo135 & 2097152u) != 0u));
+                unsigned int slb139 = patc_vote_bit(slo135, 21u);
                 slm137 = (slm137 & (((lane & 2u) != 0u) ? slb139 : (~slb139)));
-                unsigned int slb140 = __ballot_sync(0xffffffffu, ((slo135 & 4194304u) != 0u));
+                unsigned int slb140 = patc_vote_bit(slo135, 22u);
                 slm137 = (slm137 & (((lane & 4u) != 0u) ? slb140 : (~slb140)));
-                unsigned int slb141 = __ballot_sync(0xffffffffu, ((slo135 & 8388608u) != 0u));
+                unsigned int slb141 = patc_vote_bit(slo135, 23u);
                 slm137 = (slm137 & (((lane & 8u) != 0u) ? slb141 : (~slb141)));
-                unsigned int slb142 = __ballot_sync(0xffffffffu, ((slo135 & 16777216u) != 0u));
+                unsigned int slb142 = patc_vote_bit(slo135, 24u);
                 slm137 = (slm137 & (((lane & 16u) != 0u) ? slb142 : (~slb142)));
                 slrun11[i133] = slrun132;
                 slrun132 = (slrun132 + __popc(slm137));
@@ -12748,18 +12752,18 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             for (patc_int i162 = 0; i162 < 4; i162 += 1) {
                 int v163 = slkey6[i162];
                 unsigned int slo164 = (((unsigned int)v163) ^ 2147483648u);
-                unsigned int sld165 = ((slo164 >> 25u) & 31u);
+                unsigned int sld165 = (slo164 >> 25u);
                 sldg9[i162] = sld165;
                 unsigned int slm166 = slvm8[i162];
-                unsigned int slb167 = __ballot_sync(0xffffffffu, ((slo164 & 33554432u) != 0u));
+                unsigned int slb167 = patc_vote_bit(slo164, 25u);
                 slm166 = (slm166 & (((lane & 1u) != 0u) ? slb167 : (~slb167)));
-                unsigned int slb168 = __ballot_sync(0xffffffffu, ((slo164 & 67108864u) != 0u));
+                unsigned int slb168 = patc_vote_bit(slo164, 26u);
                 slm166 = (slm166 & (((lane & 2u) != 0u) ? slb168 : (~slb168)));
-                unsigned int slb169 = __ballot_sync(0xffffffffu, ((slo164 & 134217728u) != 0u));
+                unsigned int slb169 = patc_vote_bit(slo164, 27u);
                 slm166 = (slm166 & (((lane & 4u) != 0u) ? slb169 : (~slb169)));
-                unsigned int slb170 = __ballot_sync(0xffffffffu, ((slo164 & 268435456u) != 0u));
+                unsigned int slb170 = patc_vote_bit(slo164, 28u);
                 slm166 = (slm166 & (((lane & 8u) != 0u) ? slb170 : (~slb170)));
-                unsigned int slb171 = __ballot_sync(0xffffffffu, ((slo164 & 536870912u) != 0u));
+                unsigned int slb171 = patc_vote_bit(slo164, 29u);
                 slm166 = (slm166 & (((lane & 16u) != 0u) ? slb171 : (~slb171)));
                 slrun11[i162] = slrun161;
                 slrun161 = (slrun161 + __popc(slm166));
@@ -12830,12 +12834,12 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             for (patc_int i191 = 0; i191 < 4; i191 += 1) {
                 int v192 = slkey6[i191];
                 unsigned int slo193 = (((unsigned int)v192) ^ 2147483648u);
-                unsigned int sld194 = ((slo193 >> 30u) & 3u);
+                unsigned int sld194 = (slo193 >> 30u);
                 sldg9[i191] = sld194;
                 unsigned int slm195 = slvm8[i191];
-                unsigned int slb196 = __ballot_sync(0xffffffffu, ((slo193 & 1073741824u) != 0u));
+                unsigned int slb196 = patc_vote_bit(slo193, 30u);
                 slm195 = (slm195 & (((lane & 1u) != 0u) ? slb196 : (~slb196)));
-                unsigned int slb197 = __ballot_sync(0xffffffffu, ((slo193 & 2147483648u) != 0u));
+                unsigned int slb197 = patc_vote_bit(slo193, 31u);
                 slm195 = (slm195 & (((lane & 2u) != 0u) ? slb197 : (~slb197)));
                 slrun11[i191] = slrun190;
                 slrun190 = (slrun190 + __popc(slm195));
@@ -12978,18 +12982,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             #pragma unroll
             for (patc_int i14 = 0; i14 < 4; i14 += 1) {
                 unsigned int slo15 = ((unsigned int)slkey4[i14]);
-                unsigned int sld16 = ((slo15 >> 0u) & 31u);
+                unsigned int sld16 = (slo15 >> 0u);
                 sldg6[i14] = sld16;
                 unsigned int slm17 = slvm5[i14];
-                unsigned int slb18 = __ballot_sync(0xffffffffu, ((slo15 & 1u) != 0u));
+                unsigned int slb18 = patc_vote_bit(slo15, 0u);
                 slm17 = (slm17 & (((lane & 1u) != 0u) ? slb18 : (~slb18)));
-                unsigned int slb19 = __ballot_sync(0xffffffffu, ((slo15 & 2u) != 0u));
+                unsigned int slb19 = patc_vote_bit(slo15, 1u);
                 slm17 = (slm17 & (((lane & 2u) != 0u) ? slb19 : (~slb19)));
-                unsigned int slb20 = __ballot_sync(0xffffffffu, ((slo15 & 4u) != 0u));
+                unsigned int slb20 = patc_vote_bit(slo15, 2u);
                 slm17 = (slm17 & (((lane & 4u) != 0u) ? slb20 : (~slb20)));
-                unsigned int slb21 = __ballot_sync(0xffffffffu, ((slo15 & 8u) != 0u));
+                unsigned int slb21 = patc_vote_bit(slo15, 3u);
                 slm17 = (slm17 & (((lane & 8u) != 0u) ? slb21 : (~slb21)));
-                unsigned int slb22 = __ballot_sync(0xffffffffu, ((slo15 & 16u) != 0u));
+                unsigned int slb22 = patc_vote_bit(slo15, 4u);
                 slm17 = (slm17 & (((lane & 16u) != 0u) ? slb22 : (~slb22)));
                 slrun8[i14] = slrun13;
                 slrun13 = (slrun13 + __popc(slm17));
@@ -13056,18 +13060,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             #pragma unroll
             for (patc_int i42 = 0; i42 < 4; i42 += 1) {
                 unsigned int slo43 = ((unsigned int)slkey4[i42]);
-                unsigned int sld44 = ((slo43 >> 5u) & 31u);
+                unsigned int sld44 = (slo43 >> 5u);
                 sldg6[i42] = sld44;
                 unsigned int slm45 = slvm5[i42];
-                unsigned int slb46 = __ballot_sync(0xffffffffu, ((slo43 & 32u) != 0u));
+                unsigned int slb46 = patc_vote_bit(slo43, 5u);
                 slm45 = (slm45 & (((lane & 1u) != 0u) ? slb46 : (~slb46)));
-                unsigned int slb47 = __ballot_sync(0xffffffffu, ((slo43 & 64u) != 0u));
+                unsigned int slb47 = patc_vote_bit(slo43, 6u);
                 slm45 = (slm45 & (((lane & 2u) != 0u) ? slb47 : (~slb47)));
-                unsigned int slb48 = __ballot_sync(0xffffffffu, ((slo43 & 128u) != 0u));
+                unsigned int slb48 = patc_vote_bit(slo43, 7u);
                 slm45 = (slm45 & (((lane & 4u) != 0u) ? slb48 : (~slb48)));
-                unsigned int slb49 = __ballot_sync(0xffffffffu, ((slo43 & 256u) != 0u));
+                unsigned int slb49 = patc_vote_bit(slo43, 8u);
                 slm45 = (slm45 & (((lane & 8u) != 0u) ? slb49 : (~slb49)));
-                unsigned int slb50 = __ballot_sync(0xffffffffu, ((slo43 & 512u) != 0u));
+                unsigned int slb50 = patc_vote_bit(slo43, 9u);
                 slm45 = (slm45 & (((lane & 16u) != 0u) ? slb50 : (~slb50)));
                 slrun8[i42] = slrun41;
                 slrun41 = (slrun41 + __popc(slm45));
@@ -13134,18 +13138,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             #pragma unroll
             for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                 unsigned int slo71 = ((unsigned int)slkey4[i70]);
-                unsigned int sld72 = ((slo71 >> 10u) & 31u);
+                unsigned int sld72 = (slo71 >> 10u);
                 sldg6[i70] = sld72;
                 unsigned int slm73 = slvm5[i70];
-                unsigned int slb74 = __ballot_sync(0xffffffffu, ((slo71 & 1024u) != 0u));
+                unsigned int slb74 = patc_vote_bit(slo71, 10u);
                 slm73 = (slm73 & (((lane & 1u) != 0u) ? slb74 : (~slb74)));
-                unsigned int slb75 = __ballot_sync(0xffffffffu, ((slo71 & 2048u) != 0u));
+                unsigned int slb75 = patc_vote_bit(slo71, 11u);
                 slm73 = (slm73 & (((lane & 2u) != 0u) ? slb75 : (~slb75)));
-                unsigned int slb76 = __ballot_sync(0xffffffffu, ((slo71 & 4096u) != 0u));
+                unsigned int slb76 = patc_vote_bit(slo71, 12u);
                 slm73 = (slm73 & (((lane & 4u) != 0u) ? slb76 : (~slb76)));
-                unsigned int slb77 = __ballot_sync(0xffffffffu, ((slo71 & 8192u) != 0u));
+                unsigned int slb77 = patc_vote_bit(slo71, 13u);
                 slm73 = (slm73 & (((lane & 8u) != 0u) ? slb77 : (~slb77)));
-                unsigned int slb78 = __ballot_sync(0xffffffffu, ((slo71 & 16384u) != 0u));
+                unsigned int slb78 = patc_vote_bit(slo71, 14u);
                 slm73 = (slm73 & (((lane & 16u) != 0u) ? slb78 : (~slb78)));
                 slrun8[i70] = slrun69;
                 slrun69 = (slrun69 + __popc(slm73));
@@ -13212,18 +13216,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             #pragma unroll
             for (patc_int i98 = 0; i98 < 4; i98 += 1) {
                 unsigned int slo99 = ((unsigned int)slkey4[i98]);
-                unsigned int sld100 = ((slo99 >> 15u) & 31u);
+                unsigned int sld100 = (slo99 >> 15u);
                 sldg6[i98] = sld100;
                 unsigned int slm101 = slvm5[i98];
-                unsigned int slb102 = __ballot_sync(0xffffffffu, ((slo99 & 32768u) != 0u));
+                unsigned int slb102 = patc_vote_bit(slo99, 15u);
                 slm101 = (slm101 & (((lane & 1u) != 0u) ? slb102 : (~slb102)));
-                unsigned int slb103 = __ballot_sync(0xffffffffu, ((slo99 & 65536u) != 0u));
+                unsigned int slb103 = patc_vote_bit(slo99, 16u);
                 slm101 = (slm101 & (((lane & 2u) != 0u) ? slb103 : (~slb103)));
-                unsigned int slb104 = __ballot_sync(0xffffffffu, ((slo99 & 131072u) != 0u));
+                unsigned int slb104 = patc_vote_bit(slo99, 17u);
                 slm101 = (slm101 & (((lane & 4u) != 0u) ? slb104 : (~slb104)));
-                unsigned int slb105 = __ballot_sync(0xffffffffu, ((slo99 & 262144u) != 0u));
+                unsigned int slb105 = patc_vote_bit(slo99, 18u);
                 slm101 = (slm101 & (((lane & 8u) != 0u) ? slb105 : (~slb105)));
-                unsigned int slb106 = __ballot_sync(0xffffffffu, ((slo99 & 524288u) != 0u));
+                unsigned int slb106 = patc_vote_bit(slo99, 19u);
                 slm101 = (slm101 & (((lane & 16u) != 0u) ? slb106 : (~slb106)));
                 slrun8[i98] = slrun97;
                 slrun97 = (slrun97 + __popc(slm101));
@@ -13290,18 +13294,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             #pragma unroll
             for (patc_int i126 = 0; i126 < 4; i126 += 1) {
                 unsigned int slo127 = ((unsigned int)slkey4[i126]);
-                unsigned int sld128 = ((slo127 >> 20u) & 31u);
+                unsigned int sld128 = (slo127 >> 20u);
                 sldg6[i126] = sld128;
                 unsigned int slm129 = slvm5[i126];
-                unsigned int slb130 = __ballot_sync(0xffffffffu, ((slo127 & 1048576u) != 0u));
+                unsigned int slb130 = patc_vote_bit(slo127, 20u);
                 slm129 = (slm129 & (((lane & 1u) != 0u) ? slb130 : (~slb130)));
-                unsigned int slb131 = __ballot_sync(0xffffffffu, ((slo127 & 2097152u) != 0u));
+                unsigned int slb131 = patc_vote_bit(slo127, 21u);
                 slm129 = (slm129 & (((lane & 2u) != 0u) ? slb131 : (~slb131)));
-                unsigned int slb132 = __ballot_sync(0xffffffffu, ((slo127 & 4194304u) != 0u));
+                unsigned int slb132 = patc_vote_bit(slo127, 22u);
                 slm129 = (slm129 & (((lane & 4u) != 0u) ? slb132 : (~slb132)));
-                unsigned int slb133 = __ballot_sync(0xffffffffu, ((slo127 & 8388608u) != 0u));
+                unsigned int slb133 = patc_vote_bit(slo127, 23u);
                 slm129 = (slm129 & (((lane & 8u) != 0u) ? slb133 : (~slb133)));
-                unsigned int slb134 = __ballot_sync(0xffffffffu, ((slo127 & 16777216u) != 0u));
+                unsigned int slb134 = patc_vote_bit(slo127, 24u);
                 slm129 = (slm129 & (((lane & 16u) != 0u) ? slb134 : (~slb134)));
                 slrun8[i126] = slrun125;
                 slrun125 = (slrun125 + __popc(slm129));
@@ -13368,18 +13372,18 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             #pragma unroll
             for (patc_int i154 = 0; i154 < 4; i154 += 1) {
                 unsigned int slo155 = ((unsigned int)slkey4[i154]);
-                unsigned int sld156 = ((slo155 >> 25u) & 31u);
+                unsigned int sld156 = (slo155 >> 25u);
                 sldg6[i154] = sld156;
                 unsigned int slm157 = slvm5[i154];
-                unsigned int slb158 = __ballot_sync(0xffffffffu, ((slo155 & 33554432u) != 0u));
+                unsigned int slb158 = patc_vote_bit(slo155, 25u);
                 slm157 = (slm157 & (((lane & 1u) != 0u) ? slb158 : (~slb158)));
-                unsigned int slb159 = __ballot_sync(0xffffffffu, ((slo155 & 67108864u) != 0u));
+                unsigned int slb159 = patc_vote_bit(slo155, 26u);
                 slm157 = (slm157 & (((lane & 2u) != 0u) ? slb159 : (~slb159)));
-                unsigned int slb160 = __ballot_sync(0xffffffffu, ((slo155 & 134217728u) != 0u));
+                unsigned int slb160 = patc_vote_bit(slo155, 27u);
                 slm157 = (slm157 & (((lane & 4u) != 0u) ? slb160 : (~slb160)));
-                unsigned int slb161 = __ballot_sync(0xffffffffu, ((slo155 & 268435456u) != 0u));
+                unsigned int slb161 = patc_vote_bit(slo155, 28u);
                 slm157 = (slm157 & (((lane & 8u) != 0u) ? slb161 : (~slb161)));
-                unsigned int slb162 = __ballot_sync(0xffffffffu, ((slo155 & 536870912u) != 0u));
+                unsigned int slb162 = patc_vote_bit(slo155, 29u);
                 slm157 = (slm157 & (((lane & 16u) != 0u) ? slb162 : (~slb162)));
                 slrun8[i154] = slrun153;
                 slrun153 = (slrun153 + __popc(slm157));
@@ -13446,12 +13450,12 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             #pragma unroll
             for (patc_int i182 = 0; i182 < 4; i182 += 1) {
                 unsigned int slo183 = ((unsigned int)slkey4[i182]);
-                unsigned int sld184 = ((slo183 >> 30u) & 3u);
+                unsigned int sld184 = (slo183 >> 30u);
                 sldg6[i182] = sld184;
                 unsigned int slm185 = slvm5[i182];
-                unsigned int slb186 = __ballot_sync(0xffffffffu, ((slo183 & 1073741824u) != 0u));
+                unsigned int slb186 = patc_vote_bit(slo183, 30u);
                 slm185 = (slm185 & (((lane & 1u) != 0u) ? slb186 : (~slb186)));
-                unsigned int slb187 = __ballot_sync(0xffffffffu, ((slo183 & 2147483648u) != 0u));
+                unsigned int slb187 = patc_vote_bit(slo183, 31u);
                 slm185 = (slm185 & (((lane & 2u) != 0u) ? slb187 : (~slb187)));
                 slrun8[i182] = slrun181;
                 slrun181 = (slrun181 + __popc(slm185));

@@ -151,8 +151,8 @@ typedef struct St {
     ScalarKind osk; /* the order function's result: u32 (4 passes) or u64 (8) */
     int passes;
     /* st_in_lanes: the thread's elements in registers (IPT each: the keys, the values,
-     * each round's mask of lanes holding an element, and a pass's digit, rank in the
-     * round's digit and the warp's count of the digit before the round); hist then has
+     * each round's mask of lanes holding an element, and a pass's digit (in the low
+     * bits of the order shifted down: a shuffle's source lane), rank in the round's digit and the warp's count of the digit before the round); hist then has
      * a row of W+1 words per digit (st_lanes_rank), key[0] and val[0] the tile after a
      * pass */
     Buffer *rkey, *rval, *rvm, *rdg, *rrk, *rrun;
@@ -422,7 +422,9 @@ static void st_store(St *s, Buffer *out, Buffer *out2)
  * 2048 keys 9.3-9.6 at 256 x 8 by hand against 12.6-12.7 (11.8), 4096 keys 14.1-14.3 at
  * 384 x 11 against 14.8-15.1 (12.4-12.5); at 8192 the 8-bit passes were faster
  * (1024 x 8 22.6-23.2 us, 512 x 16 by hand 24.3-24.8), and 32 items a thread spilled
- * registers. */
+ * registers. The votes are SHFL_VOTEBIT (the printer's patc_vote_bit keeps each bit's
+ * test one instruction): 4096 keys at 384 x 11 then took 11.5 us against 14.1 on an H200
+ * (CUB 12.2-12.3; bench/results/2026-11-28-nvidia-h200-sort-vote). */
 enum { SL_BITS = 5, SL_MAX_TILE = 5120, SL_MAX_IPT = 16 };
 static bool st_in_lanes(const St *s) { return s->TILE <= SL_MAX_TILE && s->IPT <= SL_MAX_IPT; }
 
@@ -507,16 +509,15 @@ static void st_lanes_rank(St *s, int d)
     X *run = sdecl(s, "slrun", SK_U32, slit(s, 0), &rb);
     Nat *r = sseq(s, s->IPT, &sl, &ss), *ri = sreg_at(s, r);
     X *o = sord(s, lw_xload(w, s->rkey, ri), s->pairs ? lw_xload(w, s->rval, ri) : NULL);
-    X *dg = sbin(s, OP_BAND, osk, sbin(s, OP_SHR, osk, o, lw_xlit(w, osk, (uint64_t)bit)),
-                 lw_xlit(w, osk, (1u << bits) - 1));
-    if (osk != SK_U32) dg = lw_xun(w, X_CAST, SK_U32, dg); /* the digit of a u64 order: its low word */
+    /* the digit in the low bits, the order's higher bits above it: the digit only picks a
+     * shuffle's source lane, which takes its index modulo 32 (an AND a round fewer) */
+    X *dg = sbin(s, OP_SHR, osk, o, lw_xlit(w, osk, (uint64_t)bit));
+    if (osk != SK_U32) dg = lw_xun(w, X_CAST, SK_U32, dg); /* of a u64 order: its low word */
     dg = lw_materialise(w, dg, "sld");
     lw_store(w, s->rdg, ri, dg);
     X *m = sdecl(s, "slm", SK_U32, lw_xload(w, s->rvm, ri), &mb);
     for (int i = 0; i < bits; i++) {
-        X *set = sbin(s, OP_NE, SK_BOOL, sbin(s, OP_BAND, osk, o, lw_xlit(w, osk, 1ull << (bit + i))),
-                      lw_xlit(w, osk, 0));
-        X *bl = lw_materialise(w, sballot(s, set), "slb");
+        X *bl = lw_materialise(w, lw_xvotebit(w, o, bit + i), "slb");
         X *mine = sbin(s, OP_NE, SK_BOOL, sbin(s, OP_BAND, SK_U32, lx, slit(s, 1ull << i)), slit(s, 0));
         lw_store(w, mb, sc(s, 0), sbin(s, OP_BAND, SK_U32, m, ssel(s, mine, bl, lw_xbnot(w, bl))));
     }

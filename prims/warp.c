@@ -111,7 +111,8 @@ static void eval_shuffle(IpCtx *c, const Code *e, IpVal *res)
         case SHFL_ANY:
         case SHFL_ALL:
         case SHFL_REDMIN:
-        case SHFL_MATCH: unreachable(); /* no primitive: lowerings' votes only */
+        case SHFL_MATCH:
+        case SHFL_VOTEBIT: unreachable(); /* no primitive: lowerings' votes only */
         case SHFL_IDX: { /* a[src[i]] */
             ip_val_sel(c, &src, i, src.ty->elem, &s);
             int64_t v = s.s.i;

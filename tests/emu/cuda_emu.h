@@ -685,6 +685,10 @@ static inline unsigned int patc_match_bits(unsigned int x, unsigned int w)
     return r;
 }
 
+/* the generated code's patc_vote_bit (its test in PTX there): the warp's ballot of bit i of x */
+static inline unsigned int patc_vote_bit64(unsigned long long x, unsigned int i) { return __ballot_sync(0xffffffffu, (x >> i & 1u) != 0); }
+static inline unsigned int patc_vote_bit(unsigned int x, unsigned int i) { return patc_vote_bit64(x, i); }
+
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
