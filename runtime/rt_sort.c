@@ -28,11 +28,16 @@
  * the first's come from sortHist on each portion and sortScan over them, once a sort:
  * offsets_dev).
  *
- * Up to small_max keys the sort is one launch instead (sortSmall0..4: rsSmall, the
+ * Up to small_max keys the sort is one launch instead (sortSmall0..5: rsSmall, the
  * sortTiles primitive, one block sorting the whole input: 256 threads of 4 keys up to
- * 1024, 256 of 8 up to 2048, 384 of 11 up to 4224 and 512 of 10 up to 5120, ranked in
- * registers, then 1024 of 8 up to 8192 in shared memory; for a pair with an 8-byte key
- * or value up to 5120: small_tiles), which needs no temporary memory.
+ * 1024, 256 of 8 up to 2048, 256 of 16 up to 4096, 384 of 13 up to 4992 and 512 of 10
+ * up to 5120, ranked in registers, then 1024 of 8 up to 8192 in shared memory; for a
+ * pair with an 8-byte key or value up to 5120: small_tiles), which needs no temporary
+ * memory. CUB sorts up to 4864 4-byte keys in one block; 256 x 16 and 384 x 13 are the
+ * fastest of the tiles tried there (bench/results/2026-11-28-nvidia-h200-sort-vote: at
+ * 4096 u32 keys 10.5-10.8 us of GPU time against 11.1-11.5 for 384 x 11, CUB 12.3; at
+ * 4864 12.1-12.5 for 384 x 13 against 13.1-13.3 for 448 x 11 and 13.3 for 512 x 10, CUB
+ * 12.5; 17 or more a thread were not unrolled by nvcc and took twice as long).
  */
 #include "patc.h"
 #include "rt_internal.h"
@@ -72,7 +77,7 @@ typedef struct {
     int minb; /* the pass kernel's __launch_bounds__ minimum of blocks an SM
                  (patc_compile_options.min_blocks); 0: multisplit's own choice */
 } Tile;
-enum { NSMALL = 5, NSTEPS = 4 }; /* NSMALL: the most small tiles; NSTEPS: the most tile_steps rows of one sorter */
+enum { NSMALL = 6, NSTEPS = 4 }; /* NSMALL: the most small tiles; NSTEPS: the most tile_steps rows of one sorter */
 /* the kernels with a cubin: sortHistScan, sortHist, sortScan, sortPass, sortPassN,
  * sortCopy, the steps' and the small sorts' */
 enum { KPROG_MAX = 6 + NSTEPS + NSMALL };
@@ -83,8 +88,8 @@ typedef struct {
     Tile t[NSMALL];
 } SmallTiles;
 /* by the element's bytes (up to 8, or 12-16) */
-static const SmallTiles small_tiles[2] = {{5, {{256, 4, 0}, {256, 8, 0}, {384, 11, 0}, {512, 10, 0}, {1024, 8, 0}}},
-                                          {4, {{256, 4, 0}, {256, 8, 0}, {384, 11, 0}, {512, 10, 0}}}};
+static const SmallTiles small_tiles[2] = {{6, {{256, 4, 0}, {256, 8, 0}, {256, 16, 0}, {384, 13, 0}, {512, 10, 0}, {1024, 8, 0}}},
+                                          {5, {{256, 4, 0}, {256, 8, 0}, {256, 16, 0}, {384, 13, 0}, {512, 10, 0}}}};
 
 /* The digit width: 8 bits by default (CUB's); 5 to 11 (rsScanP gives a lane r/32 >= 1
  * counts; 11 bits is 2048 buckets, a third pass fewer for u32 keys). At most 13 passes

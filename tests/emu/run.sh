@@ -735,7 +735,7 @@ fi
 # (examples/sorttiles.rise) against the interpreter: the 1024 x 4 tile of f32 keys at a
 # partial tile (1000) and two tiles (4097), pairs at 33, and the one-warp shape at 97
 # (two tiles); then libpatrt's sorts on the sorter's emulated kernels at its thresholds
-# (2048 keys take the 256 x 8 launch, 4097 the 384 x 11 one, 5000 the 512 x 10 one, all
+# (2048 keys take the 256 x 8 launch, 4096 the 256 x 16 one, 4097 the 384 x 13 one, 5000 the 512 x 10 one, all
 # ranked in registers; 5121 the 1024 x 8 one in shared memory, 8193 the six) through
 # sort_check. Kept small (about
 # 30 s here): every type and size runs in tests/gpu/all.sh's section r.
@@ -779,7 +779,7 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "sorttiles.rise sort_small" =~ $EMU_ONLY ]]; }
             tag=$(echo "$f" | tr -c 'a-z0-9\n' _)
             # shellcheck disable=SC2086
             build_sorter "$TMP/sorts_$tag.so" $f || continue
-            for r in "2048 uniform" "4097 special" "5000 uniform" "5121 few" "8193 few"; do
+            for r in "2048 uniform" "4096 few" "4097 special" "5000 uniform" "5121 few" "8193 few"; do
                 # shellcheck disable=SC2086
                 sort_check_emu "$TMP/sorts_$tag.so" $f $r
             done

@@ -1013,7 +1013,7 @@ rre='sort_check: [0-9]+ passed, [0-9]+ failed'
 if sec r; then
 rdir=$(mktemp -d)
 if build_sort_check "$rdir"; then
-  # 2049, 4097, 5000: the small sort's 256 x 8, 384 x 11, 512 x 10 tiles (registers); 5121 its
+  # 2049, 4097, 5000: the small sort's 256 x 16, 384 x 13, 512 x 10 tiles (registers); 5121 its
   # 1024 x 8 one (shared memory)
   rsizes="1 31 1000 2049 4097 5000 5121 1048583" # 2^24+3 and 2^28: section s
   for ty in u32 i32 f32; do
