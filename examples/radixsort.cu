@@ -1378,13 +1378,13 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(16384, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey2 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *stkey2 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 16384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -1404,6 +1404,9 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0u;
+                    }
                 }
             }
         } else {
@@ -1415,6 +1418,9 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                     slkey4[i10] = 0u;
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0u;
                     }
                 }
             }
@@ -1474,27 +1480,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
             }
         }
         {
@@ -1552,27 +1541,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
             }
         }
         {
@@ -1630,27 +1602,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
             }
         }
         {
@@ -1708,27 +1663,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
             }
         }
         {
@@ -1786,27 +1724,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
             }
         }
         {
@@ -1864,27 +1785,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
             }
         }
         {
@@ -1936,27 +1840,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i204) < n)) {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
             }
         }
         if (((4096 * b1 + 4095) < n)) {
@@ -1989,13 +1876,13 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(16384, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ out, const int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    int *stkey2 = (int *)(patc_smem + 4224);
+    int *stkey2 = (int *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 16384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -2015,6 +1902,9 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0;
+                    }
                 }
             }
         } else {
@@ -2026,6 +1916,9 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                     slkey4[i10] = 0;
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0;
                     }
                 }
             }
@@ -2085,27 +1978,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
             }
         }
         {
@@ -2163,27 +2039,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
             }
         }
         {
@@ -2241,27 +2100,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
             }
         }
         {
@@ -2319,27 +2161,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
             }
         }
         {
@@ -2397,27 +2222,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
             }
         }
         {
@@ -2475,27 +2283,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
             }
         }
         {
@@ -2547,27 +2338,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i204) < n)) {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
             }
         }
         if (((4096 * b1 + 4095) < n)) {
@@ -2600,13 +2374,13 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(16384, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist4 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist4 = (unsigned int *)(patc_smem + 16384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -2626,6 +2400,9 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                     if (slok12) {
                         slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
                     }
+                    if ((!slok12)) {
+                        stkey3[(lane + 128 * warp + 32 * i11)] = 0u;
+                    }
                 }
             }
         } else {
@@ -2637,6 +2414,9 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                     slkey5[i11] = 0u;
                     if (slok12) {
                         slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
+                    }
+                    if ((!slok12)) {
+                        stkey3[(lane + 128 * warp + 32 * i11)] = 0u;
                     }
                 }
             }
@@ -2697,27 +2477,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                        {
-                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i41) < n)) {
-                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
             }
         }
         {
@@ -2776,27 +2539,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        {
-                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
-                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
             }
         }
         {
@@ -2855,27 +2601,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                        {
-                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i99) < n)) {
-                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
             }
         }
         {
@@ -2934,27 +2663,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
-                        {
-                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i128) < n)) {
-                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
             }
         }
         {
@@ -3013,27 +2725,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                        {
-                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i157) < n)) {
-                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
             }
         }
         {
@@ -3092,27 +2787,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
-                        {
-                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i186) < n)) {
-                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i186 = 0; i186 < 4; i186 += 1) {
+                slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
             }
         }
         {
@@ -3165,27 +2843,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                        {
-                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i212) < n)) {
-                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {

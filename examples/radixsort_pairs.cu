@@ -1639,14 +1639,14 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
-    unsigned int *stval4 = (unsigned int *)(patc_smem + 20608);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -1669,6 +1669,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0u;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0u;
+                    }
                 }
             }
         } else {
@@ -1682,6 +1686,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                     if (slok14) {
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                    }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0u;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0u;
                     }
                 }
             }
@@ -1742,29 +1750,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i42 = 0; i42 < 4; i42 += 1) {
-                        {
-                            slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
-                            slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i42 = 0; i42 < 4; i42 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i42) < n)) {
-                            slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
-                            slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i42 = 0; i42 < 4; i42 += 1) {
+                slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
+                slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
             }
         }
         {
@@ -1823,29 +1813,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        {
-                            slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                            slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
-                            slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                            slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
+                slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
             }
         }
         {
@@ -1904,29 +1876,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i98 = 0; i98 < 4; i98 += 1) {
-                        {
-                            slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
-                            slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i98 = 0; i98 < 4; i98 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i98) < n)) {
-                            slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
-                            slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i98 = 0; i98 < 4; i98 += 1) {
+                slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
+                slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
             }
         }
         {
@@ -1985,29 +1939,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i126 = 0; i126 < 4; i126 += 1) {
-                        {
-                            slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
-                            slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i126 = 0; i126 < 4; i126 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i126) < n)) {
-                            slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
-                            slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i126 = 0; i126 < 4; i126 += 1) {
+                slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
+                slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
             }
         }
         {
@@ -2066,29 +2002,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i154 = 0; i154 < 4; i154 += 1) {
-                        {
-                            slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
-                            slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i154 = 0; i154 < 4; i154 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i154) < n)) {
-                            slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
-                            slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
+                slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
+                slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
             }
         }
         {
@@ -2147,29 +2065,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i182 = 0; i182 < 4; i182 += 1) {
-                        {
-                            slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
-                            slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i182 = 0; i182 < 4; i182 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i182) < n)) {
-                            slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
-                            slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
+                slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
             }
         }
         {
@@ -2222,29 +2122,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        {
-                            slkey6[i207] = stkey3[(lane + 128 * warp + 32 * i207)];
-                            slval7[i207] = stval4[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i207) < n)) {
-                            slkey6[i207] = stkey3[(lane + 128 * warp + 32 * i207)];
-                            slval7[i207] = stval4[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i207 = 0; i207 < 4; i207 += 1) {
+                slkey6[i207] = stkey3[(lane + 128 * warp + 32 * i207)];
+                slval7[i207] = stval4[(lane + 128 * warp + 32 * i207)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -2280,14 +2162,14 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restrict__ out0, unsigned int *__restrict__ out1, const int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
-    int *stkey3 = (int *)(patc_smem + 4224);
-    unsigned int *stval4 = (unsigned int *)(patc_smem + 20608);
+    int *stkey3 = (int *)(patc_smem + 0);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -2310,6 +2192,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0u;
+                    }
                 }
             }
         } else {
@@ -2323,6 +2209,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                     if (slok14) {
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                    }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0u;
                     }
                 }
             }
@@ -2384,29 +2274,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        {
-                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
-                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i43) < n)) {
-                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
-                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
+                slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
             }
         }
         {
@@ -2466,29 +2338,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
-                        {
-                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
-                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i72) < n)) {
-                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
-                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i72 = 0; i72 < 4; i72 += 1) {
+                slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
+                slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
             }
         }
         {
@@ -2548,29 +2402,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                        {
-                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
-                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i101) < n)) {
-                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
-                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
+                slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
             }
         }
         {
@@ -2630,29 +2466,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
-                        {
-                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
-                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i130) < n)) {
-                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
-                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i130 = 0; i130 < 4; i130 += 1) {
+                slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
+                slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
             }
         }
         {
@@ -2712,29 +2530,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                        {
-                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
-                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i159) < n)) {
-                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
-                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
+                slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
             }
         }
         {
@@ -2794,29 +2594,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                        {
-                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
-                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i188) < n)) {
-                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
-                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
+                slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
+                slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
             }
         }
         {
@@ -2870,29 +2652,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
-                        {
-                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
-                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i214) < n)) {
-                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
-                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
+                slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -2928,14 +2692,14 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist6 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey4 = (unsigned int *)(patc_smem + 4224);
-    unsigned int *stval5 = (unsigned int *)(patc_smem + 20608);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval5 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist6 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -2958,6 +2722,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                         slkey7[i14] = ks[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                         slval8[i14] = vs[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                     }
+                    if ((!slok15)) {
+                        stkey4[(lane + 128 * warp + 32 * i14)] = 0u;
+                        stval5[(lane + 128 * warp + 32 * i14)] = 0u;
+                    }
                 }
             }
         } else {
@@ -2971,6 +2739,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                     if (slok15) {
                         slkey7[i14] = ks[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                         slval8[i14] = vs[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
+                    }
+                    if ((!slok15)) {
+                        stkey4[(lane + 128 * warp + 32 * i14)] = 0u;
+                        stval5[(lane + 128 * warp + 32 * i14)] = 0u;
                     }
                 }
             }
@@ -3033,29 +2805,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i45 = 0; i45 < 4; i45 += 1) {
-                        {
-                            slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
-                            slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i45 = 0; i45 < 4; i45 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i45) < n)) {
-                            slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
-                            slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
+                slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
             }
         }
         {
@@ -3116,29 +2870,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i75 = 0; i75 < 4; i75 += 1) {
-                        {
-                            slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
-                            slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i75 = 0; i75 < 4; i75 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i75) < n)) {
-                            slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
-                            slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i75 = 0; i75 < 4; i75 += 1) {
+                slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
+                slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
             }
         }
         {
@@ -3199,29 +2935,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i105 = 0; i105 < 4; i105 += 1) {
-                        {
-                            slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
-                            slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i105 = 0; i105 < 4; i105 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i105) < n)) {
-                            slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
-                            slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i105 = 0; i105 < 4; i105 += 1) {
+                slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
+                slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
             }
         }
         {
@@ -3282,29 +3000,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i135 = 0; i135 < 4; i135 += 1) {
-                        {
-                            slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
-                            slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i135 = 0; i135 < 4; i135 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i135) < n)) {
-                            slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
-                            slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
+                slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
             }
         }
         {
@@ -3365,29 +3065,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                        {
-                            slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
-                            slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i165) < n)) {
-                            slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
-                            slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
+                slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
             }
         }
         {
@@ -3448,29 +3130,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i195 = 0; i195 < 4; i195 += 1) {
-                        {
-                            slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
-                            slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i195 = 0; i195 < 4; i195 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i195) < n)) {
-                            slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
-                            slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i195 = 0; i195 < 4; i195 += 1) {
+                slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
+                slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
             }
         }
         {
@@ -3525,29 +3189,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i222 = 0; i222 < 4; i222 += 1) {
-                        {
-                            slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
-                            slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i222 = 0; i222 < 4; i222 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i222) < n)) {
-                            slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
-                            slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i222 = 0; i222 < 4; i222 += 1) {
+                slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
+                slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
             }
         }
         if (((4096 * b3 + 4095) < n)) {
@@ -3582,13 +3228,13 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(16384, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist4 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist4 = (unsigned int *)(patc_smem + 16384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -3608,6 +3254,9 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                     if (slok12) {
                         slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
                     }
+                    if ((!slok12)) {
+                        stkey3[(lane + 128 * warp + 32 * i11)] = 0u;
+                    }
                 }
             }
         } else {
@@ -3619,6 +3268,9 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                     slkey5[i11] = 0u;
                     if (slok12) {
                         slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
+                    }
+                    if ((!slok12)) {
+                        stkey3[(lane + 128 * warp + 32 * i11)] = 0u;
                     }
                 }
             }
@@ -3679,27 +3331,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                        {
-                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i41) < n)) {
-                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
             }
         }
         {
@@ -3758,27 +3393,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        {
-                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
-                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
             }
         }
         {
@@ -3837,27 +3455,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                        {
-                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i99) < n)) {
-                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
             }
         }
         {
@@ -3916,27 +3517,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
-                        {
-                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i128) < n)) {
-                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
             }
         }
         {
@@ -3995,27 +3579,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                        {
-                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i157) < n)) {
-                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
             }
         }
         {
@@ -4074,27 +3641,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
-                        {
-                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i186) < n)) {
-                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i186 = 0; i186 < 4; i186 += 1) {
+                slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
             }
         }
         {
@@ -4147,27 +3697,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                        {
-                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i212) < n)) {
-                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -4201,14 +3734,14 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist6 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey4 = (unsigned int *)(patc_smem + 4224);
-    unsigned int *stval5 = (unsigned int *)(patc_smem + 20608);
+    unsigned int *stkey4 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval5 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist6 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -4231,6 +3764,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                         slkey7[i14] = ks[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                         slval8[i14] = vs[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                     }
+                    if ((!slok15)) {
+                        stkey4[(lane + 128 * warp + 32 * i14)] = 0u;
+                        stval5[(lane + 128 * warp + 32 * i14)] = 0u;
+                    }
                 }
             }
         } else {
@@ -4244,6 +3781,10 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                     if (slok15) {
                         slkey7[i14] = ks[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
                         slval8[i14] = vs[(lane + 128 * warp + 4096 * b3 + 32 * i14)];
+                    }
+                    if ((!slok15)) {
+                        stkey4[(lane + 128 * warp + 32 * i14)] = 0u;
+                        stval5[(lane + 128 * warp + 32 * i14)] = 0u;
                     }
                 }
             }
@@ -4306,29 +3847,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i45 = 0; i45 < 4; i45 += 1) {
-                        {
-                            slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
-                            slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i45 = 0; i45 < 4; i45 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i45) < n)) {
-                            slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
-                            slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i45 = 0; i45 < 4; i45 += 1) {
+                slkey7[i45] = stkey4[(lane + 128 * warp + 32 * i45)];
+                slval8[i45] = stval5[(lane + 128 * warp + 32 * i45)];
             }
         }
         {
@@ -4389,29 +3912,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i75 = 0; i75 < 4; i75 += 1) {
-                        {
-                            slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
-                            slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i75 = 0; i75 < 4; i75 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i75) < n)) {
-                            slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
-                            slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i75 = 0; i75 < 4; i75 += 1) {
+                slkey7[i75] = stkey4[(lane + 128 * warp + 32 * i75)];
+                slval8[i75] = stval5[(lane + 128 * warp + 32 * i75)];
             }
         }
         {
@@ -4472,29 +3977,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i105 = 0; i105 < 4; i105 += 1) {
-                        {
-                            slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
-                            slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i105 = 0; i105 < 4; i105 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i105) < n)) {
-                            slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
-                            slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i105 = 0; i105 < 4; i105 += 1) {
+                slkey7[i105] = stkey4[(lane + 128 * warp + 32 * i105)];
+                slval8[i105] = stval5[(lane + 128 * warp + 32 * i105)];
             }
         }
         {
@@ -4555,29 +4042,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i135 = 0; i135 < 4; i135 += 1) {
-                        {
-                            slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
-                            slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i135 = 0; i135 < 4; i135 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i135) < n)) {
-                            slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
-                            slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i135 = 0; i135 < 4; i135 += 1) {
+                slkey7[i135] = stkey4[(lane + 128 * warp + 32 * i135)];
+                slval8[i135] = stval5[(lane + 128 * warp + 32 * i135)];
             }
         }
         {
@@ -4638,29 +4107,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                        {
-                            slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
-                            slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i165 = 0; i165 < 4; i165 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i165) < n)) {
-                            slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
-                            slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i165 = 0; i165 < 4; i165 += 1) {
+                slkey7[i165] = stkey4[(lane + 128 * warp + 32 * i165)];
+                slval8[i165] = stval5[(lane + 128 * warp + 32 * i165)];
             }
         }
         {
@@ -4721,29 +4172,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i195 = 0; i195 < 4; i195 += 1) {
-                        {
-                            slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
-                            slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i195 = 0; i195 < 4; i195 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i195) < n)) {
-                            slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
-                            slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i195 = 0; i195 < 4; i195 += 1) {
+                slkey7[i195] = stkey4[(lane + 128 * warp + 32 * i195)];
+                slval8[i195] = stval5[(lane + 128 * warp + 32 * i195)];
             }
         }
         {
@@ -4798,29 +4231,11 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i222 = 0; i222 < 4; i222 += 1) {
-                        {
-                            slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
-                            slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i222 = 0; i222 < 4; i222 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i222) < n)) {
-                            slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
-                            slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i222 = 0; i222 < 4; i222 += 1) {
+                slkey7[i222] = stkey4[(lane + 128 * warp + 32 * i222)];
+                slval8[i222] = stval5[(lane + 128 * warp + 32 * i222)];
             }
         }
         if (((4096 * b3 + 4095) < n)) {

@@ -19,13 +19,13 @@ static __device__ __forceinline__ unsigned int patc_vote_bit64(unsigned long lon
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(16384, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey2 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *stkey2 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 16384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -45,6 +45,9 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0u;
+                    }
                 }
             }
         } else {
@@ -56,6 +59,9 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
                     slkey4[i10] = 0u;
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0u;
                     }
                 }
             }
@@ -115,27 +121,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
             }
         }
         {
@@ -193,27 +182,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
             }
         }
         {
@@ -271,27 +243,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
             }
         }
         {
@@ -349,27 +304,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
             }
         }
         {
@@ -427,27 +365,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
             }
         }
         {
@@ -505,27 +426,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
             }
         }
         {
@@ -577,27 +481,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i204) < n)) {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
             }
         }
         if (((4096 * b1 + 4095) < n)) {
@@ -630,13 +517,13 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(16384, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, const int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    int *stkey2 = (int *)(patc_smem + 4224);
+    int *stkey2 = (int *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 16384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -656,6 +543,9 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0;
+                    }
                 }
             }
         } else {
@@ -667,6 +557,9 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
                     slkey4[i10] = 0;
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0;
                     }
                 }
             }
@@ -726,27 +619,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
             }
         }
         {
@@ -804,27 +680,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
             }
         }
         {
@@ -882,27 +741,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
             }
         }
         {
@@ -960,27 +802,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
             }
         }
         {
@@ -1038,27 +863,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
             }
         }
         {
@@ -1116,27 +924,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
             }
         }
         {
@@ -1188,27 +979,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i204) < n)) {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
             }
         }
         if (((4096 * b1 + 4095) < n)) {
@@ -1241,13 +1015,13 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(16384, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist4 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist4 = (unsigned int *)(patc_smem + 16384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -1267,6 +1041,9 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
                     if (slok12) {
                         slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
                     }
+                    if ((!slok12)) {
+                        stkey3[(lane + 128 * warp + 32 * i11)] = 0u;
+                    }
                 }
             }
         } else {
@@ -1278,6 +1055,9 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
                     slkey5[i11] = 0u;
                     if (slok12) {
                         slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
+                    }
+                    if ((!slok12)) {
+                        stkey3[(lane + 128 * warp + 32 * i11)] = 0u;
                     }
                 }
             }
@@ -1338,27 +1118,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                        {
-                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i41) < n)) {
-                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
             }
         }
         {
@@ -1417,27 +1180,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        {
-                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
-                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
             }
         }
         {
@@ -1496,27 +1242,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                        {
-                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i99) < n)) {
-                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
             }
         }
         {
@@ -1575,27 +1304,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
-                        {
-                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i128) < n)) {
-                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
             }
         }
         {
@@ -1654,27 +1366,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                        {
-                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i157) < n)) {
-                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
             }
         }
         {
@@ -1733,27 +1428,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
-                        {
-                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i186) < n)) {
-                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i186 = 0; i186 < 4; i186 += 1) {
+                slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
             }
         }
         {
@@ -1806,27 +1484,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                        {
-                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i212) < n)) {
-                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -1859,13 +1520,13 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   20608 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(16384, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist4 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist4 = (unsigned int *)(patc_smem + 16384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -1885,6 +1546,9 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
                     if (slok12) {
                         slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
                     }
+                    if ((!slok12)) {
+                        stkey3[(lane + 128 * warp + 32 * i11)] = 0u;
+                    }
                 }
             }
         } else {
@@ -1896,6 +1560,9 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
                     slkey5[i11] = 0u;
                     if (slok12) {
                         slkey5[i11] = xs[(lane + 128 * warp + 4096 * b2 + 32 * i11)];
+                    }
+                    if ((!slok12)) {
+                        stkey3[(lane + 128 * warp + 32 * i11)] = 0u;
                     }
                 }
             }
@@ -1956,27 +1623,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                        {
-                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i41 = 0; i41 < 4; i41 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i41) < n)) {
-                            slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i41 = 0; i41 < 4; i41 += 1) {
+                slkey5[i41] = stkey3[(lane + 128 * warp + 32 * i41)];
             }
         }
         {
@@ -2035,27 +1685,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        {
-                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
-                            slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                slkey5[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
             }
         }
         {
@@ -2114,27 +1747,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                        {
-                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i99 = 0; i99 < 4; i99 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i99) < n)) {
-                            slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i99 = 0; i99 < 4; i99 += 1) {
+                slkey5[i99] = stkey3[(lane + 128 * warp + 32 * i99)];
             }
         }
         {
@@ -2193,27 +1809,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
-                        {
-                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i128 = 0; i128 < 4; i128 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i128) < n)) {
-                            slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                slkey5[i128] = stkey3[(lane + 128 * warp + 32 * i128)];
             }
         }
         {
@@ -2272,27 +1871,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                        {
-                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i157 = 0; i157 < 4; i157 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i157) < n)) {
-                            slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i157 = 0; i157 < 4; i157 += 1) {
+                slkey5[i157] = stkey3[(lane + 128 * warp + 32 * i157)];
             }
         }
         {
@@ -2351,27 +1933,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
-                        {
-                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i186 = 0; i186 < 4; i186 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i186) < n)) {
-                            slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i186 = 0; i186 < 4; i186 += 1) {
+                slkey5[i186] = stkey3[(lane + 128 * warp + 32 * i186)];
             }
         }
         {
@@ -2424,27 +1989,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                        {
-                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i212 = 0; i212 < 4; i212 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i212) < n)) {
-                            slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i212 = 0; i212 < 4; i212 += 1) {
+                slkey5[i212] = stkey3[(lane + 128 * warp + 32 * i212)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -2478,14 +2026,14 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ out0, float *__restrict__ out1, const int *__restrict__ ks, const float *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
-    int *stkey3 = (int *)(patc_smem + 4224);
-    float *stval4 = (float *)(patc_smem + 20608);
+    int *stkey3 = (int *)(patc_smem + 0);
+    float *stval4 = (float *)(patc_smem + 16384);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -2508,6 +2056,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0.0f;
+                    }
                 }
             }
         } else {
@@ -2521,6 +2073,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
                     if (slok14) {
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                    }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0.0f;
                     }
                 }
             }
@@ -2582,29 +2138,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        {
-                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
-                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i43) < n)) {
-                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
-                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
+                slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
             }
         }
         {
@@ -2664,29 +2202,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
-                        {
-                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
-                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i72) < n)) {
-                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
-                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i72 = 0; i72 < 4; i72 += 1) {
+                slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
+                slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
             }
         }
         {
@@ -2746,29 +2266,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                        {
-                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
-                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i101) < n)) {
-                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
-                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
+                slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
             }
         }
         {
@@ -2828,29 +2330,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
-                        {
-                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
-                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i130) < n)) {
-                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
-                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i130 = 0; i130 < 4; i130 += 1) {
+                slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
+                slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
             }
         }
         {
@@ -2910,29 +2394,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                        {
-                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
-                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i159) < n)) {
-                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
-                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
+                slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
             }
         }
         {
@@ -2992,29 +2458,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                        {
-                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
-                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i188) < n)) {
-                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
-                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
+                slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
+                slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
             }
         }
         {
@@ -3068,29 +2516,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
-                        {
-                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
-                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i214) < n)) {
-                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
-                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
+                slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -3126,14 +2556,14 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
-    unsigned int *stval4 = (unsigned int *)(patc_smem + 20608);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -3156,6 +2586,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0u;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0u;
+                    }
                 }
             }
         } else {
@@ -3169,6 +2603,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
                     if (slok14) {
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                    }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0u;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0u;
                     }
                 }
             }
@@ -3230,29 +2668,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        {
-                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
-                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i43) < n)) {
-                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
-                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
+                slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
             }
         }
         {
@@ -3312,29 +2732,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
-                        {
-                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
-                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i72) < n)) {
-                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
-                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i72 = 0; i72 < 4; i72 += 1) {
+                slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
+                slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
             }
         }
         {
@@ -3394,29 +2796,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                        {
-                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
-                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i101) < n)) {
-                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
-                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
+                slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
             }
         }
         {
@@ -3476,29 +2860,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
-                        {
-                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
-                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i130) < n)) {
-                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
-                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i130 = 0; i130 < 4; i130 += 1) {
+                slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
+                slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
             }
         }
         {
@@ -3558,29 +2924,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                        {
-                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
-                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i159) < n)) {
-                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
-                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
+                slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
             }
         }
         {
@@ -3640,29 +2988,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                        {
-                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
-                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i188) < n)) {
-                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
-                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
+                slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
+                slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
             }
         }
         {
@@ -3716,29 +3046,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
-                        {
-                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
-                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i214) < n)) {
-                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
-                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
+                slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -3773,13 +3085,13 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
  *   grid size:       ((n + 95) / 96, 1, 1) blocks
  *   shared memory:   640 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where 96 * nwarps + 96 * ((n + 94) / 96) + 224 < 2^31), else long long
+ *                    for a launch where max(384, 96 * nwarps + 96 * ((n + 94) / 96) + 224) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out, const int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    int *stkey2 = (int *)(patc_smem + 256);
+    int *stkey2 = (int *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 384);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -3799,6 +3111,9 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 96 * warp + 96 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 96 * warp + 32 * i10)] = 0;
+                    }
                 }
             }
         } else {
@@ -3810,6 +3125,9 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
                     slkey4[i10] = 0;
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 96 * warp + 96 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 96 * warp + 32 * i10)] = 0;
                     }
                 }
             }
@@ -3870,27 +3188,10 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        if (((96 * b1 + 95) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 3; i39 += 1) {
-                        {
-                            slkey4[i39] = stkey2[(lane + 96 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((96 * warp + 96 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 3; i39 += 1) {
-                        if (((lane + 96 * warp + 96 * b1 + 32 * i39) < n)) {
-                            slkey4[i39] = stkey2[(lane + 96 * warp + 32 * i39)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 3; i39 += 1) {
+                slkey4[i39] = stkey2[(lane + 96 * warp + 32 * i39)];
             }
         }
         {
@@ -3949,27 +3250,10 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        if (((96 * b1 + 95) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 3; i67 += 1) {
-                        {
-                            slkey4[i67] = stkey2[(lane + 96 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((96 * warp + 96 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 3; i67 += 1) {
-                        if (((lane + 96 * warp + 96 * b1 + 32 * i67) < n)) {
-                            slkey4[i67] = stkey2[(lane + 96 * warp + 32 * i67)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i67 = 0; i67 < 3; i67 += 1) {
+                slkey4[i67] = stkey2[(lane + 96 * warp + 32 * i67)];
             }
         }
         {
@@ -4028,27 +3312,10 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        if (((96 * b1 + 95) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 3; i95 += 1) {
-                        {
-                            slkey4[i95] = stkey2[(lane + 96 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((96 * warp + 96 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 3; i95 += 1) {
-                        if (((lane + 96 * warp + 96 * b1 + 32 * i95) < n)) {
-                            slkey4[i95] = stkey2[(lane + 96 * warp + 32 * i95)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 3; i95 += 1) {
+                slkey4[i95] = stkey2[(lane + 96 * warp + 32 * i95)];
             }
         }
         {
@@ -4107,27 +3374,10 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        if (((96 * b1 + 95) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 3; i123 += 1) {
-                        {
-                            slkey4[i123] = stkey2[(lane + 96 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((96 * warp + 96 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 3; i123 += 1) {
-                        if (((lane + 96 * warp + 96 * b1 + 32 * i123) < n)) {
-                            slkey4[i123] = stkey2[(lane + 96 * warp + 32 * i123)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i123 = 0; i123 < 3; i123 += 1) {
+                slkey4[i123] = stkey2[(lane + 96 * warp + 32 * i123)];
             }
         }
         {
@@ -4186,27 +3436,10 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        if (((96 * b1 + 95) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 3; i151 += 1) {
-                        {
-                            slkey4[i151] = stkey2[(lane + 96 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((96 * warp + 96 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 3; i151 += 1) {
-                        if (((lane + 96 * warp + 96 * b1 + 32 * i151) < n)) {
-                            slkey4[i151] = stkey2[(lane + 96 * warp + 32 * i151)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i151 = 0; i151 < 3; i151 += 1) {
+                slkey4[i151] = stkey2[(lane + 96 * warp + 32 * i151)];
             }
         }
         {
@@ -4265,27 +3498,10 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        if (((96 * b1 + 95) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 3; i179 += 1) {
-                        {
-                            slkey4[i179] = stkey2[(lane + 96 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((96 * warp + 96 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 3; i179 += 1) {
-                        if (((lane + 96 * warp + 96 * b1 + 32 * i179) < n)) {
-                            slkey4[i179] = stkey2[(lane + 96 * warp + 32 * i179)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i179 = 0; i179 < 3; i179 += 1) {
+                slkey4[i179] = stkey2[(lane + 96 * warp + 32 * i179)];
             }
         }
         {
@@ -4338,27 +3554,10 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
             }
         }
         __syncthreads();
-        if (((96 * b1 + 95) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 3; i204 += 1) {
-                        {
-                            slkey4[i204] = stkey2[(lane + 96 * warp + 32 * i204)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((96 * warp + 96 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 3; i204 += 1) {
-                        if (((lane + 96 * warp + 96 * b1 + 32 * i204) < n)) {
-                            slkey4[i204] = stkey2[(lane + 96 * warp + 32 * i204)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i204 = 0; i204 < 3; i204 += 1) {
+                slkey4[i204] = stkey2[(lane + 96 * warp + 32 * i204)];
             }
         }
         if (((96 * b1 + 95) < n)) {
@@ -4391,13 +3590,13 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
  *   grid size:       ((n + 63) / 64, 1, 1) blocks
  *   shared memory:   640 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384, 32 * nwarps + 64 * ((n + 62) / 64) + 128) < 2^31), else long long
+ *                    for a launch where max(256, 32 * nwarps + 64 * ((n + 62) / 64) + 128) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey2 = (unsigned int *)(patc_smem + 384);
+    unsigned int *stkey2 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 256);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -4417,6 +3616,9 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                     if (slok11) {
                         slkey4 = xs[(lane + 32 * warp + 64 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 32 * warp + 32 * i10)] = 0u;
+                    }
                 }
             }
         } else {
@@ -4428,6 +3630,9 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                     slkey4 = 0u;
                     if (slok11) {
                         slkey4 = xs[(lane + 32 * warp + 64 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 32 * warp + 32 * i10)] = 0u;
                     }
                 }
             }
@@ -4485,27 +3690,10 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        if (((64 * b1 + 63) < n)) {
+        {
             {
-                {
-                    {
-                        const patc_int i39 = 0;
-                        {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((32 * warp + 64 * b1) < n)) {
-                    {
-                        const patc_int i39 = 0;
-                        if (((lane + 32 * warp + 64 * b1 + 32 * i39) < n)) {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i39)];
-                        }
-                    }
-                }
+                const patc_int i39 = 0;
+                slkey4 = stkey2[(lane + 32 * warp + 32 * i39)];
             }
         }
         {
@@ -4561,27 +3749,10 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        if (((64 * b1 + 63) < n)) {
+        {
             {
-                {
-                    {
-                        const patc_int i67 = 0;
-                        {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((32 * warp + 64 * b1) < n)) {
-                    {
-                        const patc_int i67 = 0;
-                        if (((lane + 32 * warp + 64 * b1 + 32 * i67) < n)) {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i67)];
-                        }
-                    }
-                }
+                const patc_int i67 = 0;
+                slkey4 = stkey2[(lane + 32 * warp + 32 * i67)];
             }
         }
         {
@@ -4637,27 +3808,10 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        if (((64 * b1 + 63) < n)) {
+        {
             {
-                {
-                    {
-                        const patc_int i95 = 0;
-                        {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((32 * warp + 64 * b1) < n)) {
-                    {
-                        const patc_int i95 = 0;
-                        if (((lane + 32 * warp + 64 * b1 + 32 * i95) < n)) {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i95)];
-                        }
-                    }
-                }
+                const patc_int i95 = 0;
+                slkey4 = stkey2[(lane + 32 * warp + 32 * i95)];
             }
         }
         {
@@ -4713,27 +3867,10 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        if (((64 * b1 + 63) < n)) {
+        {
             {
-                {
-                    {
-                        const patc_int i123 = 0;
-                        {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((32 * warp + 64 * b1) < n)) {
-                    {
-                        const patc_int i123 = 0;
-                        if (((lane + 32 * warp + 64 * b1 + 32 * i123) < n)) {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i123)];
-                        }
-                    }
-                }
+                const patc_int i123 = 0;
+                slkey4 = stkey2[(lane + 32 * warp + 32 * i123)];
             }
         }
         {
@@ -4789,27 +3926,10 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        if (((64 * b1 + 63) < n)) {
+        {
             {
-                {
-                    {
-                        const patc_int i151 = 0;
-                        {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((32 * warp + 64 * b1) < n)) {
-                    {
-                        const patc_int i151 = 0;
-                        if (((lane + 32 * warp + 64 * b1 + 32 * i151) < n)) {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i151)];
-                        }
-                    }
-                }
+                const patc_int i151 = 0;
+                slkey4 = stkey2[(lane + 32 * warp + 32 * i151)];
             }
         }
         {
@@ -4865,27 +3985,10 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        if (((64 * b1 + 63) < n)) {
+        {
             {
-                {
-                    {
-                        const patc_int i179 = 0;
-                        {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((32 * warp + 64 * b1) < n)) {
-                    {
-                        const patc_int i179 = 0;
-                        if (((lane + 32 * warp + 64 * b1 + 32 * i179) < n)) {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i179)];
-                        }
-                    }
-                }
+                const patc_int i179 = 0;
+                slkey4 = stkey2[(lane + 32 * warp + 32 * i179)];
             }
         }
         {
@@ -4935,27 +4038,10 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
             }
         }
         __syncthreads();
-        if (((64 * b1 + 63) < n)) {
+        {
             {
-                {
-                    {
-                        const patc_int i204 = 0;
-                        {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i204)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((32 * warp + 64 * b1) < n)) {
-                    {
-                        const patc_int i204 = 0;
-                        if (((lane + 32 * warp + 64 * b1 + 32 * i204) < n)) {
-                            slkey4 = stkey2[(lane + 32 * warp + 32 * i204)];
-                        }
-                    }
-                }
+                const patc_int i204 = 0;
+                slkey4 = stkey2[(lane + 32 * warp + 32 * i204)];
             }
         }
         if (((64 * b1 + 63) < n)) {
@@ -4988,13 +4074,13 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    unsigned long long *stkey2 = (unsigned long long *)(patc_smem + 4224);
+    unsigned long long *stkey2 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -5014,6 +4100,9 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0ull;
+                    }
                 }
             }
         } else {
@@ -5025,6 +4114,9 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                     slkey4[i10] = 0ull;
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0ull;
                     }
                 }
             }
@@ -5084,27 +4176,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
             }
         }
         {
@@ -5162,27 +4237,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
             }
         }
         {
@@ -5240,27 +4298,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
             }
         }
         {
@@ -5318,27 +4359,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
             }
         }
         {
@@ -5396,27 +4420,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
             }
         }
         {
@@ -5474,27 +4481,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
             }
         }
         {
@@ -5552,27 +4542,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        {
-                            slkey4[i207] = stkey2[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i207) < n)) {
-                            slkey4[i207] = stkey2[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i207 = 0; i207 < 4; i207 += 1) {
+                slkey4[i207] = stkey2[(lane + 128 * warp + 32 * i207)];
             }
         }
         {
@@ -5630,27 +4603,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i235 = 0; i235 < 4; i235 += 1) {
-                        {
-                            slkey4[i235] = stkey2[(lane + 128 * warp + 32 * i235)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i235 = 0; i235 < 4; i235 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i235) < n)) {
-                            slkey4[i235] = stkey2[(lane + 128 * warp + 32 * i235)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i235 = 0; i235 < 4; i235 += 1) {
+                slkey4[i235] = stkey2[(lane + 128 * warp + 32 * i235)];
             }
         }
         {
@@ -5708,27 +4664,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i263 = 0; i263 < 4; i263 += 1) {
-                        {
-                            slkey4[i263] = stkey2[(lane + 128 * warp + 32 * i263)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i263 = 0; i263 < 4; i263 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i263) < n)) {
-                            slkey4[i263] = stkey2[(lane + 128 * warp + 32 * i263)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i263 = 0; i263 < 4; i263 += 1) {
+                slkey4[i263] = stkey2[(lane + 128 * warp + 32 * i263)];
             }
         }
         {
@@ -5786,27 +4725,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i291 = 0; i291 < 4; i291 += 1) {
-                        {
-                            slkey4[i291] = stkey2[(lane + 128 * warp + 32 * i291)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i291 = 0; i291 < 4; i291 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i291) < n)) {
-                            slkey4[i291] = stkey2[(lane + 128 * warp + 32 * i291)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i291 = 0; i291 < 4; i291 += 1) {
+                slkey4[i291] = stkey2[(lane + 128 * warp + 32 * i291)];
             }
         }
         {
@@ -5864,27 +4786,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i319 = 0; i319 < 4; i319 += 1) {
-                        {
-                            slkey4[i319] = stkey2[(lane + 128 * warp + 32 * i319)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i319 = 0; i319 < 4; i319 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i319) < n)) {
-                            slkey4[i319] = stkey2[(lane + 128 * warp + 32 * i319)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                slkey4[i319] = stkey2[(lane + 128 * warp + 32 * i319)];
             }
         }
         {
@@ -5942,27 +4847,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i347 = 0; i347 < 4; i347 += 1) {
-                        {
-                            slkey4[i347] = stkey2[(lane + 128 * warp + 32 * i347)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i347 = 0; i347 < 4; i347 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i347) < n)) {
-                            slkey4[i347] = stkey2[(lane + 128 * warp + 32 * i347)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i347 = 0; i347 < 4; i347 += 1) {
+                slkey4[i347] = stkey2[(lane + 128 * warp + 32 * i347)];
             }
         }
         {
@@ -6018,27 +4906,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i374 = 0; i374 < 4; i374 += 1) {
-                        {
-                            slkey4[i374] = stkey2[(lane + 128 * warp + 32 * i374)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i374 = 0; i374 < 4; i374 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i374) < n)) {
-                            slkey4[i374] = stkey2[(lane + 128 * warp + 32 * i374)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i374 = 0; i374 < 4; i374 += 1) {
+                slkey4[i374] = stkey2[(lane + 128 * warp + 32 * i374)];
             }
         }
         if (((4096 * b1 + 4095) < n)) {
@@ -6071,13 +4942,13 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__ out, const long long *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    long long *stkey2 = (long long *)(patc_smem + 4224);
+    long long *stkey2 = (long long *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -6097,6 +4968,9 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0ll;
+                    }
                 }
             }
         } else {
@@ -6108,6 +4982,9 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                     slkey4[i10] = 0ll;
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0ll;
                     }
                 }
             }
@@ -6167,27 +5044,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
             }
         }
         {
@@ -6245,27 +5105,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
             }
         }
         {
@@ -6323,27 +5166,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
             }
         }
         {
@@ -6401,27 +5227,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
             }
         }
         {
@@ -6479,27 +5288,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
             }
         }
         {
@@ -6557,27 +5349,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
             }
         }
         {
@@ -6635,27 +5410,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        {
-                            slkey4[i207] = stkey2[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i207) < n)) {
-                            slkey4[i207] = stkey2[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i207 = 0; i207 < 4; i207 += 1) {
+                slkey4[i207] = stkey2[(lane + 128 * warp + 32 * i207)];
             }
         }
         {
@@ -6713,27 +5471,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i235 = 0; i235 < 4; i235 += 1) {
-                        {
-                            slkey4[i235] = stkey2[(lane + 128 * warp + 32 * i235)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i235 = 0; i235 < 4; i235 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i235) < n)) {
-                            slkey4[i235] = stkey2[(lane + 128 * warp + 32 * i235)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i235 = 0; i235 < 4; i235 += 1) {
+                slkey4[i235] = stkey2[(lane + 128 * warp + 32 * i235)];
             }
         }
         {
@@ -6791,27 +5532,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i263 = 0; i263 < 4; i263 += 1) {
-                        {
-                            slkey4[i263] = stkey2[(lane + 128 * warp + 32 * i263)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i263 = 0; i263 < 4; i263 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i263) < n)) {
-                            slkey4[i263] = stkey2[(lane + 128 * warp + 32 * i263)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i263 = 0; i263 < 4; i263 += 1) {
+                slkey4[i263] = stkey2[(lane + 128 * warp + 32 * i263)];
             }
         }
         {
@@ -6869,27 +5593,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i291 = 0; i291 < 4; i291 += 1) {
-                        {
-                            slkey4[i291] = stkey2[(lane + 128 * warp + 32 * i291)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i291 = 0; i291 < 4; i291 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i291) < n)) {
-                            slkey4[i291] = stkey2[(lane + 128 * warp + 32 * i291)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i291 = 0; i291 < 4; i291 += 1) {
+                slkey4[i291] = stkey2[(lane + 128 * warp + 32 * i291)];
             }
         }
         {
@@ -6947,27 +5654,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i319 = 0; i319 < 4; i319 += 1) {
-                        {
-                            slkey4[i319] = stkey2[(lane + 128 * warp + 32 * i319)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i319 = 0; i319 < 4; i319 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i319) < n)) {
-                            slkey4[i319] = stkey2[(lane + 128 * warp + 32 * i319)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                slkey4[i319] = stkey2[(lane + 128 * warp + 32 * i319)];
             }
         }
         {
@@ -7025,27 +5715,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i347 = 0; i347 < 4; i347 += 1) {
-                        {
-                            slkey4[i347] = stkey2[(lane + 128 * warp + 32 * i347)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i347 = 0; i347 < 4; i347 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i347) < n)) {
-                            slkey4[i347] = stkey2[(lane + 128 * warp + 32 * i347)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i347 = 0; i347 < 4; i347 += 1) {
+                slkey4[i347] = stkey2[(lane + 128 * warp + 32 * i347)];
             }
         }
         {
@@ -7101,27 +5774,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i374 = 0; i374 < 4; i374 += 1) {
-                        {
-                            slkey4[i374] = stkey2[(lane + 128 * warp + 32 * i374)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i374 = 0; i374 < 4; i374 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i374) < n)) {
-                            slkey4[i374] = stkey2[(lane + 128 * warp + 32 * i374)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i374 = 0; i374 < 4; i374 += 1) {
+                slkey4[i374] = stkey2[(lane + 128 * warp + 32 * i374)];
             }
         }
         if (((4096 * b1 + 4095) < n)) {
@@ -7154,13 +5810,13 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
-    unsigned long long *stkey4 = (unsigned long long *)(patc_smem + 4224);
+    unsigned long long *stkey4 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -7180,6 +5836,9 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                     if (slok13) {
                         slkey6[i12] = xs[(lane + 128 * warp + 4096 * b3 + 32 * i12)];
                     }
+                    if ((!slok13)) {
+                        stkey4[(lane + 128 * warp + 32 * i12)] = 0ull;
+                    }
                 }
             }
         } else {
@@ -7191,6 +5850,9 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                     slkey6[i12] = 0ull;
                     if (slok13) {
                         slkey6[i12] = xs[(lane + 128 * warp + 4096 * b3 + 32 * i12)];
+                    }
+                    if ((!slok13)) {
+                        stkey4[(lane + 128 * warp + 32 * i12)] = 0ull;
                     }
                 }
             }
@@ -7252,27 +5914,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        {
-                            slkey6[i43] = stkey4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i43) < n)) {
-                            slkey6[i43] = stkey4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                slkey6[i43] = stkey4[(lane + 128 * warp + 32 * i43)];
             }
         }
         {
@@ -7332,27 +5977,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i73 = 0; i73 < 4; i73 += 1) {
-                        {
-                            slkey6[i73] = stkey4[(lane + 128 * warp + 32 * i73)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i73 = 0; i73 < 4; i73 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i73) < n)) {
-                            slkey6[i73] = stkey4[(lane + 128 * warp + 32 * i73)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i73 = 0; i73 < 4; i73 += 1) {
+                slkey6[i73] = stkey4[(lane + 128 * warp + 32 * i73)];
             }
         }
         {
@@ -7412,27 +6040,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                        {
-                            slkey6[i103] = stkey4[(lane + 128 * warp + 32 * i103)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i103) < n)) {
-                            slkey6[i103] = stkey4[(lane + 128 * warp + 32 * i103)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                slkey6[i103] = stkey4[(lane + 128 * warp + 32 * i103)];
             }
         }
         {
@@ -7492,27 +6103,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i133 = 0; i133 < 4; i133 += 1) {
-                        {
-                            slkey6[i133] = stkey4[(lane + 128 * warp + 32 * i133)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i133 = 0; i133 < 4; i133 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i133) < n)) {
-                            slkey6[i133] = stkey4[(lane + 128 * warp + 32 * i133)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i133 = 0; i133 < 4; i133 += 1) {
+                slkey6[i133] = stkey4[(lane + 128 * warp + 32 * i133)];
             }
         }
         {
@@ -7572,27 +6166,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i163 = 0; i163 < 4; i163 += 1) {
-                        {
-                            slkey6[i163] = stkey4[(lane + 128 * warp + 32 * i163)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i163 = 0; i163 < 4; i163 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i163) < n)) {
-                            slkey6[i163] = stkey4[(lane + 128 * warp + 32 * i163)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i163 = 0; i163 < 4; i163 += 1) {
+                slkey6[i163] = stkey4[(lane + 128 * warp + 32 * i163)];
             }
         }
         {
@@ -7652,27 +6229,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i193 = 0; i193 < 4; i193 += 1) {
-                        {
-                            slkey6[i193] = stkey4[(lane + 128 * warp + 32 * i193)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i193 = 0; i193 < 4; i193 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i193) < n)) {
-                            slkey6[i193] = stkey4[(lane + 128 * warp + 32 * i193)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i193 = 0; i193 < 4; i193 += 1) {
+                slkey6[i193] = stkey4[(lane + 128 * warp + 32 * i193)];
             }
         }
         {
@@ -7732,27 +6292,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i223 = 0; i223 < 4; i223 += 1) {
-                        {
-                            slkey6[i223] = stkey4[(lane + 128 * warp + 32 * i223)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i223 = 0; i223 < 4; i223 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i223) < n)) {
-                            slkey6[i223] = stkey4[(lane + 128 * warp + 32 * i223)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i223 = 0; i223 < 4; i223 += 1) {
+                slkey6[i223] = stkey4[(lane + 128 * warp + 32 * i223)];
             }
         }
         {
@@ -7812,27 +6355,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i253 = 0; i253 < 4; i253 += 1) {
-                        {
-                            slkey6[i253] = stkey4[(lane + 128 * warp + 32 * i253)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i253 = 0; i253 < 4; i253 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i253) < n)) {
-                            slkey6[i253] = stkey4[(lane + 128 * warp + 32 * i253)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i253 = 0; i253 < 4; i253 += 1) {
+                slkey6[i253] = stkey4[(lane + 128 * warp + 32 * i253)];
             }
         }
         {
@@ -7892,27 +6418,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i283 = 0; i283 < 4; i283 += 1) {
-                        {
-                            slkey6[i283] = stkey4[(lane + 128 * warp + 32 * i283)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i283 = 0; i283 < 4; i283 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i283) < n)) {
-                            slkey6[i283] = stkey4[(lane + 128 * warp + 32 * i283)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i283 = 0; i283 < 4; i283 += 1) {
+                slkey6[i283] = stkey4[(lane + 128 * warp + 32 * i283)];
             }
         }
         {
@@ -7972,27 +6481,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i313 = 0; i313 < 4; i313 += 1) {
-                        {
-                            slkey6[i313] = stkey4[(lane + 128 * warp + 32 * i313)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i313 = 0; i313 < 4; i313 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i313) < n)) {
-                            slkey6[i313] = stkey4[(lane + 128 * warp + 32 * i313)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i313 = 0; i313 < 4; i313 += 1) {
+                slkey6[i313] = stkey4[(lane + 128 * warp + 32 * i313)];
             }
         }
         {
@@ -8052,27 +6544,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i343 = 0; i343 < 4; i343 += 1) {
-                        {
-                            slkey6[i343] = stkey4[(lane + 128 * warp + 32 * i343)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i343 = 0; i343 < 4; i343 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i343) < n)) {
-                            slkey6[i343] = stkey4[(lane + 128 * warp + 32 * i343)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i343 = 0; i343 < 4; i343 += 1) {
+                slkey6[i343] = stkey4[(lane + 128 * warp + 32 * i343)];
             }
         }
         {
@@ -8132,27 +6607,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i373 = 0; i373 < 4; i373 += 1) {
-                        {
-                            slkey6[i373] = stkey4[(lane + 128 * warp + 32 * i373)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i373 = 0; i373 < 4; i373 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i373) < n)) {
-                            slkey6[i373] = stkey4[(lane + 128 * warp + 32 * i373)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i373 = 0; i373 < 4; i373 += 1) {
+                slkey6[i373] = stkey4[(lane + 128 * warp + 32 * i373)];
             }
         }
         {
@@ -8210,27 +6668,10 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
             }
         }
         __syncthreads();
-        if (((4096 * b3 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i402 = 0; i402 < 4; i402 += 1) {
-                        {
-                            slkey6[i402] = stkey4[(lane + 128 * warp + 32 * i402)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b3) < n)) {
-                    #pragma unroll
-                    for (patc_int i402 = 0; i402 < 4; i402 += 1) {
-                        if (((lane + 128 * warp + 4096 * b3 + 32 * i402) < n)) {
-                            slkey6[i402] = stkey4[(lane + 128 * warp + 32 * i402)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i402 = 0; i402 < 4; i402 += 1) {
+                slkey6[i402] = stkey4[(lane + 128 * warp + 32 * i402)];
             }
         }
         if (((4096 * b3 + 4095) < n)) {
@@ -8263,13 +6704,13 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restrict__ out, const long long *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    long long *stkey2 = (long long *)(patc_smem + 4224);
+    long long *stkey2 = (long long *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -8289,6 +6730,9 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0ll;
+                    }
                 }
             }
         } else {
@@ -8300,6 +6744,9 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                     slkey4[i10] = 0ll;
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0ll;
                     }
                 }
             }
@@ -8359,27 +6806,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
             }
         }
         {
@@ -8437,27 +6867,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
             }
         }
         {
@@ -8515,27 +6928,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
             }
         }
         {
@@ -8593,27 +6989,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
             }
         }
         {
@@ -8671,27 +7050,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
             }
         }
         {
@@ -8749,27 +7111,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
             }
         }
         {
@@ -8827,27 +7172,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        {
-                            slkey4[i207] = stkey2[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i207) < n)) {
-                            slkey4[i207] = stkey2[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i207 = 0; i207 < 4; i207 += 1) {
+                slkey4[i207] = stkey2[(lane + 128 * warp + 32 * i207)];
             }
         }
         {
@@ -8905,27 +7233,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i235 = 0; i235 < 4; i235 += 1) {
-                        {
-                            slkey4[i235] = stkey2[(lane + 128 * warp + 32 * i235)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i235 = 0; i235 < 4; i235 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i235) < n)) {
-                            slkey4[i235] = stkey2[(lane + 128 * warp + 32 * i235)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i235 = 0; i235 < 4; i235 += 1) {
+                slkey4[i235] = stkey2[(lane + 128 * warp + 32 * i235)];
             }
         }
         {
@@ -8983,27 +7294,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i263 = 0; i263 < 4; i263 += 1) {
-                        {
-                            slkey4[i263] = stkey2[(lane + 128 * warp + 32 * i263)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i263 = 0; i263 < 4; i263 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i263) < n)) {
-                            slkey4[i263] = stkey2[(lane + 128 * warp + 32 * i263)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i263 = 0; i263 < 4; i263 += 1) {
+                slkey4[i263] = stkey2[(lane + 128 * warp + 32 * i263)];
             }
         }
         {
@@ -9061,27 +7355,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i291 = 0; i291 < 4; i291 += 1) {
-                        {
-                            slkey4[i291] = stkey2[(lane + 128 * warp + 32 * i291)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i291 = 0; i291 < 4; i291 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i291) < n)) {
-                            slkey4[i291] = stkey2[(lane + 128 * warp + 32 * i291)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i291 = 0; i291 < 4; i291 += 1) {
+                slkey4[i291] = stkey2[(lane + 128 * warp + 32 * i291)];
             }
         }
         {
@@ -9139,27 +7416,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i319 = 0; i319 < 4; i319 += 1) {
-                        {
-                            slkey4[i319] = stkey2[(lane + 128 * warp + 32 * i319)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i319 = 0; i319 < 4; i319 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i319) < n)) {
-                            slkey4[i319] = stkey2[(lane + 128 * warp + 32 * i319)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i319 = 0; i319 < 4; i319 += 1) {
+                slkey4[i319] = stkey2[(lane + 128 * warp + 32 * i319)];
             }
         }
         {
@@ -9217,27 +7477,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i347 = 0; i347 < 4; i347 += 1) {
-                        {
-                            slkey4[i347] = stkey2[(lane + 128 * warp + 32 * i347)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i347 = 0; i347 < 4; i347 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i347) < n)) {
-                            slkey4[i347] = stkey2[(lane + 128 * warp + 32 * i347)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i347 = 0; i347 < 4; i347 += 1) {
+                slkey4[i347] = stkey2[(lane + 128 * warp + 32 * i347)];
             }
         }
         {
@@ -9293,27 +7536,10 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i374 = 0; i374 < 4; i374 += 1) {
-                        {
-                            slkey4[i374] = stkey2[(lane + 128 * warp + 32 * i374)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i374 = 0; i374 < 4; i374 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i374) < n)) {
-                            slkey4[i374] = stkey2[(lane + 128 * warp + 32 * i374)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i374 = 0; i374 < 4; i374 += 1) {
+                slkey4[i374] = stkey2[(lane + 128 * warp + 32 * i374)];
             }
         }
         if (((4096 * b1 + 4095) < n)) {
@@ -9347,14 +7573,14 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   53376 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(49152, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *__restrict__ out0, unsigned long long *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned long long *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
-    unsigned int *stkey3 = (unsigned int *)(patc_smem + 4224);
-    unsigned long long *stval4 = (unsigned long long *)(patc_smem + 20608);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned long long *stval4 = (unsigned long long *)(patc_smem + 16384);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 49152);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -9377,6 +7603,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0u;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0ull;
+                    }
                 }
             }
         } else {
@@ -9390,6 +7620,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
                     if (slok14) {
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                    }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0u;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0ull;
                     }
                 }
             }
@@ -9450,29 +7684,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i42 = 0; i42 < 4; i42 += 1) {
-                        {
-                            slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
-                            slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i42 = 0; i42 < 4; i42 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i42) < n)) {
-                            slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
-                            slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i42 = 0; i42 < 4; i42 += 1) {
+                slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
+                slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
             }
         }
         {
@@ -9531,29 +7747,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        {
-                            slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                            slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
-                            slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                            slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
+                slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
             }
         }
         {
@@ -9612,29 +7810,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i98 = 0; i98 < 4; i98 += 1) {
-                        {
-                            slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
-                            slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i98 = 0; i98 < 4; i98 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i98) < n)) {
-                            slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
-                            slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i98 = 0; i98 < 4; i98 += 1) {
+                slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
+                slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
             }
         }
         {
@@ -9693,29 +7873,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i126 = 0; i126 < 4; i126 += 1) {
-                        {
-                            slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
-                            slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i126 = 0; i126 < 4; i126 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i126) < n)) {
-                            slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
-                            slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i126 = 0; i126 < 4; i126 += 1) {
+                slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
+                slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
             }
         }
         {
@@ -9774,29 +7936,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i154 = 0; i154 < 4; i154 += 1) {
-                        {
-                            slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
-                            slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i154 = 0; i154 < 4; i154 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i154) < n)) {
-                            slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
-                            slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
+                slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
+                slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
             }
         }
         {
@@ -9855,29 +7999,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i182 = 0; i182 < 4; i182 += 1) {
-                        {
-                            slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
-                            slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i182 = 0; i182 < 4; i182 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i182) < n)) {
-                            slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
-                            slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
+                slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
             }
         }
         {
@@ -9930,29 +8056,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        {
-                            slkey6[i207] = stkey3[(lane + 128 * warp + 32 * i207)];
-                            slval7[i207] = stval4[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i207 = 0; i207 < 4; i207 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i207) < n)) {
-                            slkey6[i207] = stkey3[(lane + 128 * warp + 32 * i207)];
-                            slval7[i207] = stval4[(lane + 128 * warp + 32 * i207)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i207 = 0; i207 < 4; i207 += 1) {
+                slkey6[i207] = stkey3[(lane + 128 * warp + 32 * i207)];
+                slval7[i207] = stval4[(lane + 128 * warp + 32 * i207)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -9988,14 +8096,14 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   53376 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(36992, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(49152, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long long *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned long long *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
-    unsigned long long *stkey3 = (unsigned long long *)(patc_smem + 4224);
-    unsigned int *stval4 = (unsigned int *)(patc_smem + 36992);
+    unsigned long long *stkey3 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 49152);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -10018,6 +8126,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0ull;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0u;
+                    }
                 }
             }
         } else {
@@ -10031,6 +8143,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                     if (slok14) {
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                    }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0ull;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0u;
                     }
                 }
             }
@@ -10091,29 +8207,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i42 = 0; i42 < 4; i42 += 1) {
-                        {
-                            slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
-                            slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i42 = 0; i42 < 4; i42 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i42) < n)) {
-                            slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
-                            slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i42 = 0; i42 < 4; i42 += 1) {
+                slkey6[i42] = stkey3[(lane + 128 * warp + 32 * i42)];
+                slval7[i42] = stval4[(lane + 128 * warp + 32 * i42)];
             }
         }
         {
@@ -10172,29 +8270,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        {
-                            slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                            slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i70) < n)) {
-                            slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
-                            slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                slkey6[i70] = stkey3[(lane + 128 * warp + 32 * i70)];
+                slval7[i70] = stval4[(lane + 128 * warp + 32 * i70)];
             }
         }
         {
@@ -10253,29 +8333,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i98 = 0; i98 < 4; i98 += 1) {
-                        {
-                            slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
-                            slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i98 = 0; i98 < 4; i98 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i98) < n)) {
-                            slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
-                            slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i98 = 0; i98 < 4; i98 += 1) {
+                slkey6[i98] = stkey3[(lane + 128 * warp + 32 * i98)];
+                slval7[i98] = stval4[(lane + 128 * warp + 32 * i98)];
             }
         }
         {
@@ -10334,29 +8396,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i126 = 0; i126 < 4; i126 += 1) {
-                        {
-                            slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
-                            slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i126 = 0; i126 < 4; i126 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i126) < n)) {
-                            slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
-                            slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i126 = 0; i126 < 4; i126 += 1) {
+                slkey6[i126] = stkey3[(lane + 128 * warp + 32 * i126)];
+                slval7[i126] = stval4[(lane + 128 * warp + 32 * i126)];
             }
         }
         {
@@ -10415,29 +8459,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i154 = 0; i154 < 4; i154 += 1) {
-                        {
-                            slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
-                            slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i154 = 0; i154 < 4; i154 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i154) < n)) {
-                            slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
-                            slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
+                slkey6[i154] = stkey3[(lane + 128 * warp + 32 * i154)];
+                slval7[i154] = stval4[(lane + 128 * warp + 32 * i154)];
             }
         }
         {
@@ -10496,29 +8522,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i182 = 0; i182 < 4; i182 += 1) {
-                        {
-                            slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
-                            slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i182 = 0; i182 < 4; i182 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i182) < n)) {
-                            slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
-                            slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                slkey6[i182] = stkey3[(lane + 128 * warp + 32 * i182)];
+                slval7[i182] = stval4[(lane + 128 * warp + 32 * i182)];
             }
         }
         {
@@ -10577,29 +8585,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i210 = 0; i210 < 4; i210 += 1) {
-                        {
-                            slkey6[i210] = stkey3[(lane + 128 * warp + 32 * i210)];
-                            slval7[i210] = stval4[(lane + 128 * warp + 32 * i210)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i210 = 0; i210 < 4; i210 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i210) < n)) {
-                            slkey6[i210] = stkey3[(lane + 128 * warp + 32 * i210)];
-                            slval7[i210] = stval4[(lane + 128 * warp + 32 * i210)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i210 = 0; i210 < 4; i210 += 1) {
+                slkey6[i210] = stkey3[(lane + 128 * warp + 32 * i210)];
+                slval7[i210] = stval4[(lane + 128 * warp + 32 * i210)];
             }
         }
         {
@@ -10658,29 +8648,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i238 = 0; i238 < 4; i238 += 1) {
-                        {
-                            slkey6[i238] = stkey3[(lane + 128 * warp + 32 * i238)];
-                            slval7[i238] = stval4[(lane + 128 * warp + 32 * i238)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i238 = 0; i238 < 4; i238 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i238) < n)) {
-                            slkey6[i238] = stkey3[(lane + 128 * warp + 32 * i238)];
-                            slval7[i238] = stval4[(lane + 128 * warp + 32 * i238)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i238 = 0; i238 < 4; i238 += 1) {
+                slkey6[i238] = stkey3[(lane + 128 * warp + 32 * i238)];
+                slval7[i238] = stval4[(lane + 128 * warp + 32 * i238)];
             }
         }
         {
@@ -10739,29 +8711,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i266 = 0; i266 < 4; i266 += 1) {
-                        {
-                            slkey6[i266] = stkey3[(lane + 128 * warp + 32 * i266)];
-                            slval7[i266] = stval4[(lane + 128 * warp + 32 * i266)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i266 = 0; i266 < 4; i266 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i266) < n)) {
-                            slkey6[i266] = stkey3[(lane + 128 * warp + 32 * i266)];
-                            slval7[i266] = stval4[(lane + 128 * warp + 32 * i266)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i266 = 0; i266 < 4; i266 += 1) {
+                slkey6[i266] = stkey3[(lane + 128 * warp + 32 * i266)];
+                slval7[i266] = stval4[(lane + 128 * warp + 32 * i266)];
             }
         }
         {
@@ -10820,29 +8774,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i294 = 0; i294 < 4; i294 += 1) {
-                        {
-                            slkey6[i294] = stkey3[(lane + 128 * warp + 32 * i294)];
-                            slval7[i294] = stval4[(lane + 128 * warp + 32 * i294)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i294 = 0; i294 < 4; i294 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i294) < n)) {
-                            slkey6[i294] = stkey3[(lane + 128 * warp + 32 * i294)];
-                            slval7[i294] = stval4[(lane + 128 * warp + 32 * i294)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i294 = 0; i294 < 4; i294 += 1) {
+                slkey6[i294] = stkey3[(lane + 128 * warp + 32 * i294)];
+                slval7[i294] = stval4[(lane + 128 * warp + 32 * i294)];
             }
         }
         {
@@ -10901,29 +8837,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i322 = 0; i322 < 4; i322 += 1) {
-                        {
-                            slkey6[i322] = stkey3[(lane + 128 * warp + 32 * i322)];
-                            slval7[i322] = stval4[(lane + 128 * warp + 32 * i322)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i322 = 0; i322 < 4; i322 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i322) < n)) {
-                            slkey6[i322] = stkey3[(lane + 128 * warp + 32 * i322)];
-                            slval7[i322] = stval4[(lane + 128 * warp + 32 * i322)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i322 = 0; i322 < 4; i322 += 1) {
+                slkey6[i322] = stkey3[(lane + 128 * warp + 32 * i322)];
+                slval7[i322] = stval4[(lane + 128 * warp + 32 * i322)];
             }
         }
         {
@@ -10982,29 +8900,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i350 = 0; i350 < 4; i350 += 1) {
-                        {
-                            slkey6[i350] = stkey3[(lane + 128 * warp + 32 * i350)];
-                            slval7[i350] = stval4[(lane + 128 * warp + 32 * i350)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i350 = 0; i350 < 4; i350 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i350) < n)) {
-                            slkey6[i350] = stkey3[(lane + 128 * warp + 32 * i350)];
-                            slval7[i350] = stval4[(lane + 128 * warp + 32 * i350)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i350 = 0; i350 < 4; i350 += 1) {
+                slkey6[i350] = stkey3[(lane + 128 * warp + 32 * i350)];
+                slval7[i350] = stval4[(lane + 128 * warp + 32 * i350)];
             }
         }
         {
@@ -11061,29 +8961,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i377 = 0; i377 < 4; i377 += 1) {
-                        {
-                            slkey6[i377] = stkey3[(lane + 128 * warp + 32 * i377)];
-                            slval7[i377] = stval4[(lane + 128 * warp + 32 * i377)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i377 = 0; i377 < 4; i377 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i377) < n)) {
-                            slkey6[i377] = stkey3[(lane + 128 * warp + 32 * i377)];
-                            slval7[i377] = stval4[(lane + 128 * warp + 32 * i377)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i377 = 0; i377 < 4; i377 += 1) {
+                slkey6[i377] = stkey3[(lane + 128 * warp + 32 * i377)];
+                slval7[i377] = stval4[(lane + 128 * warp + 32 * i377)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -11119,14 +9001,14 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   69760 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(36992, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(65536, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long long *__restrict__ out0, long long *__restrict__ out1, const unsigned long long *__restrict__ ks, const long long *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist7 = (unsigned int *)(patc_smem + 0);
-    unsigned long long *stkey5 = (unsigned long long *)(patc_smem + 4224);
-    long long *stval6 = (long long *)(patc_smem + 36992);
+    unsigned long long *stkey5 = (unsigned long long *)(patc_smem + 0);
+    long long *stval6 = (long long *)(patc_smem + 32768);
+    unsigned int *sthist7 = (unsigned int *)(patc_smem + 65536);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -11149,6 +9031,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                         slkey8[i15] = ks[(lane + 128 * warp + 4096 * b4 + 32 * i15)];
                         slval9[i15] = vs[(lane + 128 * warp + 4096 * b4 + 32 * i15)];
                     }
+                    if ((!slok16)) {
+                        stkey5[(lane + 128 * warp + 32 * i15)] = 0ull;
+                        stval6[(lane + 128 * warp + 32 * i15)] = 0ll;
+                    }
                 }
             }
         } else {
@@ -11162,6 +9048,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                     if (slok16) {
                         slkey8[i15] = ks[(lane + 128 * warp + 4096 * b4 + 32 * i15)];
                         slval9[i15] = vs[(lane + 128 * warp + 4096 * b4 + 32 * i15)];
+                    }
+                    if ((!slok16)) {
+                        stkey5[(lane + 128 * warp + 32 * i15)] = 0ull;
+                        stval6[(lane + 128 * warp + 32 * i15)] = 0ll;
                     }
                 }
             }
@@ -11225,29 +9115,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                        {
-                            slkey8[i47] = stkey5[(lane + 128 * warp + 32 * i47)];
-                            slval9[i47] = stval6[(lane + 128 * warp + 32 * i47)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i47) < n)) {
-                            slkey8[i47] = stkey5[(lane + 128 * warp + 32 * i47)];
-                            slval9[i47] = stval6[(lane + 128 * warp + 32 * i47)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i47 = 0; i47 < 4; i47 += 1) {
+                slkey8[i47] = stkey5[(lane + 128 * warp + 32 * i47)];
+                slval9[i47] = stval6[(lane + 128 * warp + 32 * i47)];
             }
         }
         {
@@ -11309,29 +9181,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i78 = 0; i78 < 4; i78 += 1) {
-                        {
-                            slkey8[i78] = stkey5[(lane + 128 * warp + 32 * i78)];
-                            slval9[i78] = stval6[(lane + 128 * warp + 32 * i78)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i78 = 0; i78 < 4; i78 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i78) < n)) {
-                            slkey8[i78] = stkey5[(lane + 128 * warp + 32 * i78)];
-                            slval9[i78] = stval6[(lane + 128 * warp + 32 * i78)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i78 = 0; i78 < 4; i78 += 1) {
+                slkey8[i78] = stkey5[(lane + 128 * warp + 32 * i78)];
+                slval9[i78] = stval6[(lane + 128 * warp + 32 * i78)];
             }
         }
         {
@@ -11393,29 +9247,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i109 = 0; i109 < 4; i109 += 1) {
-                        {
-                            slkey8[i109] = stkey5[(lane + 128 * warp + 32 * i109)];
-                            slval9[i109] = stval6[(lane + 128 * warp + 32 * i109)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i109 = 0; i109 < 4; i109 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i109) < n)) {
-                            slkey8[i109] = stkey5[(lane + 128 * warp + 32 * i109)];
-                            slval9[i109] = stval6[(lane + 128 * warp + 32 * i109)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i109 = 0; i109 < 4; i109 += 1) {
+                slkey8[i109] = stkey5[(lane + 128 * warp + 32 * i109)];
+                slval9[i109] = stval6[(lane + 128 * warp + 32 * i109)];
             }
         }
         {
@@ -11477,29 +9313,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i140 = 0; i140 < 4; i140 += 1) {
-                        {
-                            slkey8[i140] = stkey5[(lane + 128 * warp + 32 * i140)];
-                            slval9[i140] = stval6[(lane + 128 * warp + 32 * i140)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i140 = 0; i140 < 4; i140 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i140) < n)) {
-                            slkey8[i140] = stkey5[(lane + 128 * warp + 32 * i140)];
-                            slval9[i140] = stval6[(lane + 128 * warp + 32 * i140)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i140 = 0; i140 < 4; i140 += 1) {
+                slkey8[i140] = stkey5[(lane + 128 * warp + 32 * i140)];
+                slval9[i140] = stval6[(lane + 128 * warp + 32 * i140)];
             }
         }
         {
@@ -11561,29 +9379,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i171 = 0; i171 < 4; i171 += 1) {
-                        {
-                            slkey8[i171] = stkey5[(lane + 128 * warp + 32 * i171)];
-                            slval9[i171] = stval6[(lane + 128 * warp + 32 * i171)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i171 = 0; i171 < 4; i171 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i171) < n)) {
-                            slkey8[i171] = stkey5[(lane + 128 * warp + 32 * i171)];
-                            slval9[i171] = stval6[(lane + 128 * warp + 32 * i171)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i171 = 0; i171 < 4; i171 += 1) {
+                slkey8[i171] = stkey5[(lane + 128 * warp + 32 * i171)];
+                slval9[i171] = stval6[(lane + 128 * warp + 32 * i171)];
             }
         }
         {
@@ -11645,29 +9445,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i202 = 0; i202 < 4; i202 += 1) {
-                        {
-                            slkey8[i202] = stkey5[(lane + 128 * warp + 32 * i202)];
-                            slval9[i202] = stval6[(lane + 128 * warp + 32 * i202)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i202 = 0; i202 < 4; i202 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i202) < n)) {
-                            slkey8[i202] = stkey5[(lane + 128 * warp + 32 * i202)];
-                            slval9[i202] = stval6[(lane + 128 * warp + 32 * i202)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i202 = 0; i202 < 4; i202 += 1) {
+                slkey8[i202] = stkey5[(lane + 128 * warp + 32 * i202)];
+                slval9[i202] = stval6[(lane + 128 * warp + 32 * i202)];
             }
         }
         {
@@ -11729,29 +9511,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i233 = 0; i233 < 4; i233 += 1) {
-                        {
-                            slkey8[i233] = stkey5[(lane + 128 * warp + 32 * i233)];
-                            slval9[i233] = stval6[(lane + 128 * warp + 32 * i233)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i233 = 0; i233 < 4; i233 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i233) < n)) {
-                            slkey8[i233] = stkey5[(lane + 128 * warp + 32 * i233)];
-                            slval9[i233] = stval6[(lane + 128 * warp + 32 * i233)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i233 = 0; i233 < 4; i233 += 1) {
+                slkey8[i233] = stkey5[(lane + 128 * warp + 32 * i233)];
+                slval9[i233] = stval6[(lane + 128 * warp + 32 * i233)];
             }
         }
         {
@@ -11813,29 +9577,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i264 = 0; i264 < 4; i264 += 1) {
-                        {
-                            slkey8[i264] = stkey5[(lane + 128 * warp + 32 * i264)];
-                            slval9[i264] = stval6[(lane + 128 * warp + 32 * i264)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i264 = 0; i264 < 4; i264 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i264) < n)) {
-                            slkey8[i264] = stkey5[(lane + 128 * warp + 32 * i264)];
-                            slval9[i264] = stval6[(lane + 128 * warp + 32 * i264)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i264 = 0; i264 < 4; i264 += 1) {
+                slkey8[i264] = stkey5[(lane + 128 * warp + 32 * i264)];
+                slval9[i264] = stval6[(lane + 128 * warp + 32 * i264)];
             }
         }
         {
@@ -11897,29 +9643,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i295 = 0; i295 < 4; i295 += 1) {
-                        {
-                            slkey8[i295] = stkey5[(lane + 128 * warp + 32 * i295)];
-                            slval9[i295] = stval6[(lane + 128 * warp + 32 * i295)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i295 = 0; i295 < 4; i295 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i295) < n)) {
-                            slkey8[i295] = stkey5[(lane + 128 * warp + 32 * i295)];
-                            slval9[i295] = stval6[(lane + 128 * warp + 32 * i295)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i295 = 0; i295 < 4; i295 += 1) {
+                slkey8[i295] = stkey5[(lane + 128 * warp + 32 * i295)];
+                slval9[i295] = stval6[(lane + 128 * warp + 32 * i295)];
             }
         }
         {
@@ -11981,29 +9709,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i326 = 0; i326 < 4; i326 += 1) {
-                        {
-                            slkey8[i326] = stkey5[(lane + 128 * warp + 32 * i326)];
-                            slval9[i326] = stval6[(lane + 128 * warp + 32 * i326)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i326 = 0; i326 < 4; i326 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i326) < n)) {
-                            slkey8[i326] = stkey5[(lane + 128 * warp + 32 * i326)];
-                            slval9[i326] = stval6[(lane + 128 * warp + 32 * i326)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i326 = 0; i326 < 4; i326 += 1) {
+                slkey8[i326] = stkey5[(lane + 128 * warp + 32 * i326)];
+                slval9[i326] = stval6[(lane + 128 * warp + 32 * i326)];
             }
         }
         {
@@ -12065,29 +9775,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i357 = 0; i357 < 4; i357 += 1) {
-                        {
-                            slkey8[i357] = stkey5[(lane + 128 * warp + 32 * i357)];
-                            slval9[i357] = stval6[(lane + 128 * warp + 32 * i357)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i357 = 0; i357 < 4; i357 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i357) < n)) {
-                            slkey8[i357] = stkey5[(lane + 128 * warp + 32 * i357)];
-                            slval9[i357] = stval6[(lane + 128 * warp + 32 * i357)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i357 = 0; i357 < 4; i357 += 1) {
+                slkey8[i357] = stkey5[(lane + 128 * warp + 32 * i357)];
+                slval9[i357] = stval6[(lane + 128 * warp + 32 * i357)];
             }
         }
         {
@@ -12149,29 +9841,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i388 = 0; i388 < 4; i388 += 1) {
-                        {
-                            slkey8[i388] = stkey5[(lane + 128 * warp + 32 * i388)];
-                            slval9[i388] = stval6[(lane + 128 * warp + 32 * i388)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i388 = 0; i388 < 4; i388 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i388) < n)) {
-                            slkey8[i388] = stkey5[(lane + 128 * warp + 32 * i388)];
-                            slval9[i388] = stval6[(lane + 128 * warp + 32 * i388)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i388 = 0; i388 < 4; i388 += 1) {
+                slkey8[i388] = stkey5[(lane + 128 * warp + 32 * i388)];
+                slval9[i388] = stval6[(lane + 128 * warp + 32 * i388)];
             }
         }
         {
@@ -12231,29 +9905,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
             }
         }
         __syncthreads();
-        if (((4096 * b4 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i418 = 0; i418 < 4; i418 += 1) {
-                        {
-                            slkey8[i418] = stkey5[(lane + 128 * warp + 32 * i418)];
-                            slval9[i418] = stval6[(lane + 128 * warp + 32 * i418)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b4) < n)) {
-                    #pragma unroll
-                    for (patc_int i418 = 0; i418 < 4; i418 += 1) {
-                        if (((lane + 128 * warp + 4096 * b4 + 32 * i418) < n)) {
-                            slkey8[i418] = stkey5[(lane + 128 * warp + 32 * i418)];
-                            slval9[i418] = stval6[(lane + 128 * warp + 32 * i418)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i418 = 0; i418 < 4; i418 += 1) {
+                slkey8[i418] = stkey5[(lane + 128 * warp + 32 * i418)];
+                slval9[i418] = stval6[(lane + 128 * warp + 32 * i418)];
             }
         }
         if (((4096 * b4 + 4095) < n)) {
@@ -12289,14 +9945,14 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   53376 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(20608, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
+ *                    for a launch where max(49152, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict__ out0, double *__restrict__ out1, const int *__restrict__ ks, const double *__restrict__ vs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist5 = (unsigned int *)(patc_smem + 0);
-    int *stkey3 = (int *)(patc_smem + 4224);
-    double *stval4 = (double *)(patc_smem + 20608);
+    int *stkey3 = (int *)(patc_smem + 0);
+    double *stval4 = (double *)(patc_smem + 16384);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 49152);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -12319,6 +9975,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                     }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0.0;
+                    }
                 }
             }
         } else {
@@ -12332,6 +9992,10 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
                     if (slok14) {
                         slkey6[i13] = ks[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
                         slval7[i13] = vs[(lane + 128 * warp + 4096 * b2 + 32 * i13)];
+                    }
+                    if ((!slok14)) {
+                        stkey3[(lane + 128 * warp + 32 * i13)] = 0;
+                        stval4[(lane + 128 * warp + 32 * i13)] = 0.0;
                     }
                 }
             }
@@ -12393,29 +10057,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        {
-                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
-                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i43) < n)) {
-                            slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
-                            slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                slkey6[i43] = stkey3[(lane + 128 * warp + 32 * i43)];
+                slval7[i43] = stval4[(lane + 128 * warp + 32 * i43)];
             }
         }
         {
@@ -12475,29 +10121,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
-                        {
-                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
-                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i72 = 0; i72 < 4; i72 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i72) < n)) {
-                            slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
-                            slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i72 = 0; i72 < 4; i72 += 1) {
+                slkey6[i72] = stkey3[(lane + 128 * warp + 32 * i72)];
+                slval7[i72] = stval4[(lane + 128 * warp + 32 * i72)];
             }
         }
         {
@@ -12557,29 +10185,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                        {
-                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
-                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i101 = 0; i101 < 4; i101 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i101) < n)) {
-                            slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
-                            slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                slkey6[i101] = stkey3[(lane + 128 * warp + 32 * i101)];
+                slval7[i101] = stval4[(lane + 128 * warp + 32 * i101)];
             }
         }
         {
@@ -12639,29 +10249,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
-                        {
-                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
-                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i130 = 0; i130 < 4; i130 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i130) < n)) {
-                            slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
-                            slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i130 = 0; i130 < 4; i130 += 1) {
+                slkey6[i130] = stkey3[(lane + 128 * warp + 32 * i130)];
+                slval7[i130] = stval4[(lane + 128 * warp + 32 * i130)];
             }
         }
         {
@@ -12721,29 +10313,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                        {
-                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
-                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i159 = 0; i159 < 4; i159 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i159) < n)) {
-                            slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
-                            slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i159 = 0; i159 < 4; i159 += 1) {
+                slkey6[i159] = stkey3[(lane + 128 * warp + 32 * i159)];
+                slval7[i159] = stval4[(lane + 128 * warp + 32 * i159)];
             }
         }
         {
@@ -12803,29 +10377,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                        {
-                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
-                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i188 = 0; i188 < 4; i188 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i188) < n)) {
-                            slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
-                            slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
+                slkey6[i188] = stkey3[(lane + 128 * warp + 32 * i188)];
+                slval7[i188] = stval4[(lane + 128 * warp + 32 * i188)];
             }
         }
         {
@@ -12879,29 +10435,11 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
             }
         }
         __syncthreads();
-        if (((4096 * b2 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
-                        {
-                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
-                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b2) < n)) {
-                    #pragma unroll
-                    for (patc_int i214 = 0; i214 < 4; i214 += 1) {
-                        if (((lane + 128 * warp + 4096 * b2 + 32 * i214) < n)) {
-                            slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
-                            slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i214 = 0; i214 < 4; i214 += 1) {
+                slkey6[i214] = stkey3[(lane + 128 * warp + 32 * i214)];
+                slval7[i214] = stval4[(lane + 128 * warp + 32 * i214)];
             }
         }
         if (((4096 * b2 + 4095) < n)) {
@@ -12936,13 +10474,13 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   36992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191) < 2^31), else long long
+ *                    for a launch where max(32768, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, 4096 * ((n + 4094) / 4096) + 8191)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *sthist3 = (unsigned int *)(patc_smem + 0);
-    unsigned long long *stkey2 = (unsigned long long *)(patc_smem + 4224);
+    unsigned long long *stkey2 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *sthist3 = (unsigned int *)(patc_smem + 32768);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -12962,6 +10500,9 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
                     }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0ull;
+                    }
                 }
             }
         } else {
@@ -12973,6 +10514,9 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
                     slkey4[i10] = 0ull;
                     if (slok11) {
                         slkey4[i10] = xs[(lane + 128 * warp + 4096 * b1 + 32 * i10)];
+                    }
+                    if ((!slok11)) {
+                        stkey2[(lane + 128 * warp + 32 * i10)] = 0ull;
                     }
                 }
             }
@@ -13032,27 +10576,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i39) < n)) {
-                            slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                slkey4[i39] = stkey2[(lane + 128 * warp + 32 * i39)];
             }
         }
         {
@@ -13110,27 +10637,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i67) < n)) {
-                            slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                slkey4[i67] = stkey2[(lane + 128 * warp + 32 * i67)];
             }
         }
         {
@@ -13188,27 +10698,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i95) < n)) {
-                            slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                slkey4[i95] = stkey2[(lane + 128 * warp + 32 * i95)];
             }
         }
         {
@@ -13266,27 +10759,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i123 = 0; i123 < 4; i123 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i123) < n)) {
-                            slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i123 = 0; i123 < 4; i123 += 1) {
+                slkey4[i123] = stkey2[(lane + 128 * warp + 32 * i123)];
             }
         }
         {
@@ -13344,27 +10820,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i151 = 0; i151 < 4; i151 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i151) < n)) {
-                            slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i151 = 0; i151 < 4; i151 += 1) {
+                slkey4[i151] = stkey2[(lane + 128 * warp + 32 * i151)];
             }
         }
         {
@@ -13422,27 +10881,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i179 = 0; i179 < 4; i179 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i179) < n)) {
-                            slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i179 = 0; i179 < 4; i179 += 1) {
+                slkey4[i179] = stkey2[(lane + 128 * warp + 32 * i179)];
             }
         }
         {
@@ -13494,27 +10936,10 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
-            {
-                {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                if (((128 * warp + 4096 * b1) < n)) {
-                    #pragma unroll
-                    for (patc_int i204 = 0; i204 < 4; i204 += 1) {
-                        if (((lane + 128 * warp + 4096 * b1 + 32 * i204) < n)) {
-                            slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
-                        }
-                    }
-                }
+        {
+            #pragma unroll
+            for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                slkey4[i204] = stkey2[(lane + 128 * warp + 32 * i204)];
             }
         }
         if (((4096 * b1 + 4095) < n)) {
