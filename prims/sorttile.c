@@ -152,9 +152,10 @@ typedef struct St {
     int passes;
     /* st_in_lanes: the thread's elements in registers (IPT each: the keys, the values,
      * each round's mask of lanes holding an element, and a pass's digit (in the low
-     * bits of the order shifted down: a shuffle's source lane), rank in the round's digit and the warp's count of the digit before the round); hist then has
-     * a row of W+1 words per digit (st_lanes_rank), key[0] and val[0] the tile after a
-     * pass */
+     * bits of the order shifted down: a shuffle's source lane), rank in the round's
+     * digit and the warp's count of the digit before the round); hist then has a row of
+     * W+1 words per digit (st_lanes_rank), key[0] and val[0] the tile after a pass (0
+     * past n from the load on) */
     Buffer *rkey, *rval, *rvm, *rdg, *rrk, *rrun;
 } St;
 
