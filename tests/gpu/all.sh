@@ -1013,9 +1013,9 @@ rre='sort_check: [0-9]+ passed, [0-9]+ failed'
 if sec r; then
 rdir=$(mktemp -d)
 if build_sort_check "$rdir"; then
-  # 2049, 4097, 5000: the small sort's 256 x 16, 384 x 13, 512 x 10 tiles (registers); 5121 its
-  # 1024 x 8 one (shared memory)
-  rsizes="1 31 1000 2049 4097 5000 5121 1048583" # 2^24+3 and 2^28: section s
+  # 2049, 4097, 5000: the small sort's 256 x 16, 384 x 13, 512 x 10 tiles (registers); 4096
+  # the 256 x 16 one whole; 5121 its 1024 x 8 one (shared memory)
+  rsizes="1 31 1000 2049 4096 4097 5000 5121 1048583" # 2^24+3 and 2^28: section s
   for ty in u32 i32 f32; do
     for n in $rsizes; do
       for k in uniform few sorted; do
@@ -1063,6 +1063,7 @@ if build_sort_check "$rdir"; then
   for tool in memcheck racecheck synccheck; do
     bg_check $tool sort_check.c "u32 uniform" 1 '^== .*' sort_san $tool u32 1 uniform
     bg_check $tool sort_check.c "f32 special" 4097 '^== .*' sort_san $tool f32 4097 special
+    bg_check $tool sort_check.c "u32 few" 4096 '^== .*' sort_san $tool u32 4096 few
     bg_check $tool sort_check.c "i32 few" 100003 '^== .*' sort_san $tool i32 100003 few
   done
   # issue 35 item 2 (sortpairs): sorts of key-value pairs and descending sorts, the same
