@@ -140,9 +140,6 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     bool flags = wait || poke || peek;
     bool peek32 = strstr(body, "patc_peek32("), poke32 = strstr(body, "patc_poke32("), set32 = strstr(body, "patc_set32(");
     bool flags32 = peek32 || poke32 || set32;
-    bool acq_rel = strstr(body, "patc_atom_add_acq_rel(");
-    bool pipe = strstr(body, "patc_mb_"), match = strstr(body, "patc_match_bits("), votebit = strstr(body, "patc_vote_bit(");
-    bool votebit64 = strstr(body, "patc_vote_bit64(");
     bool launch = false, wide = false;
     for (int i = 0; i < n; i++) {
         launch |= ks[i]->iw == IW_LAUNCH;
@@ -150,6 +147,7 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     }
     if (launch) sb_puts(&h, prelude_index);
     if (launch && strstr(body, "patc_uint")) sb_puts(&h, prelude_uindex);
+    size_t helpers = h.len; /* a blank line after the header where no helper follows */
     if (fdiv) {
         sb_puts(&h, prelude_fdiv);
         if (wide) sb_puts(&h, prelude_fdiv64);
@@ -169,11 +167,14 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
         if (set32) sb_puts(&h, prelude_set32);
         sb_putc(&h, '\n');
     }
-    if (acq_rel) sb_puts(&h, prelude_acq_rel);
-    if (match) sb_puts(&h, prelude_match);
-    if (votebit) sb_puts(&h, prelude_votebit);
-    if (votebit64) sb_puts(&h, prelude_votebit64);
-    if (pipe) sb_puts(&h, prelude_pipe);
-    if (!fdiv && !flags && !flags32 && !acq_rel && !match && !votebit && !votebit64 && !pipe) sb_putc(&h, '\n');
+    /* the helpers that stand alone, in this order, each where the kernels call it */
+    static const struct {
+        const char *call, *text;
+    } alone[] = {{"patc_atom_add_acq_rel(", prelude_acq_rel}, {"patc_match_bits(", prelude_match},
+                 {"patc_vote_bit(", prelude_votebit},        {"patc_vote_bit64(", prelude_votebit64},
+                 {"patc_mb_", prelude_pipe}};
+    for (size_t i = 0; i < sizeof alone / sizeof alone[0]; i++)
+        if (strstr(body, alone[i].call)) sb_puts(&h, alone[i].text);
+    if (h.len == helpers) sb_putc(&h, '\n');
     sb_insert(out, at, sb_str(&h));
 }
