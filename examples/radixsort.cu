@@ -1447,7 +1447,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(33 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -1508,7 +1508,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(33 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -1569,7 +1569,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(33 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -1630,7 +1630,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(33 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -1691,7 +1691,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(33 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -1752,7 +1752,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__re
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(33 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {
@@ -1945,7 +1945,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(33 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -2006,7 +2006,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(33 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -2067,7 +2067,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(33 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -2128,7 +2128,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(33 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -2189,7 +2189,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(33 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -2250,7 +2250,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ 
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(33 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {
@@ -2444,7 +2444,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                 slrun14 = (slrun14 + __popc(slm19));
                 slrk8[i15] = __popc((__shfl_sync(0xffffffffu, slm19, sld18) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun14 : 0u);
+            sthist4[(33 * lane + warp)] = slrun14;
         }
         __syncthreads();
         {
@@ -2506,7 +2506,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                 slrun43 = (slrun43 + __popc(slm48));
                 slrk8[i44] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun43 : 0u);
+            sthist4[(33 * lane + warp)] = slrun43;
         }
         __syncthreads();
         {
@@ -2568,7 +2568,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                 slrun72 = (slrun72 + __popc(slm77));
                 slrk8[i73] = __popc((__shfl_sync(0xffffffffu, slm77, sld76) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+            sthist4[(33 * lane + warp)] = slrun72;
         }
         __syncthreads();
         {
@@ -2630,7 +2630,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                 slrun101 = (slrun101 + __popc(slm106));
                 slrk8[i102] = __popc((__shfl_sync(0xffffffffu, slm106, sld105) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun101 : 0u);
+            sthist4[(33 * lane + warp)] = slrun101;
         }
         __syncthreads();
         {
@@ -2692,7 +2692,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                 slrun130 = (slrun130 + __popc(slm135));
                 slrk8[i131] = __popc((__shfl_sync(0xffffffffu, slm135, sld134) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun130 : 0u);
+            sthist4[(33 * lane + warp)] = slrun130;
         }
         __syncthreads();
         {
@@ -2754,7 +2754,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__re
                 slrun159 = (slrun159 + __popc(slm164));
                 slrk8[i160] = __popc((__shfl_sync(0xffffffffu, slm164, sld163) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun159 : 0u);
+            sthist4[(33 * lane + warp)] = slrun159;
         }
         __syncthreads();
         {

@@ -1716,7 +1716,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                 slrun16 = (slrun16 + __popc(slm20));
                 slrk10[i17] = __popc((__shfl_sync(0xffffffffu, slm20, sld19) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun16 : 0u);
+            sthist5[(33 * lane + warp)] = slrun16;
         }
         __syncthreads();
         {
@@ -1779,7 +1779,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                 slrun44 = (slrun44 + __popc(slm48));
                 slrk10[i45] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun44 : 0u);
+            sthist5[(33 * lane + warp)] = slrun44;
         }
         __syncthreads();
         {
@@ -1842,7 +1842,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                 slrun72 = (slrun72 + __popc(slm76));
                 slrk10[i73] = __popc((__shfl_sync(0xffffffffu, slm76, sld75) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+            sthist5[(33 * lane + warp)] = slrun72;
         }
         __syncthreads();
         {
@@ -1905,7 +1905,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                 slrun100 = (slrun100 + __popc(slm104));
                 slrk10[i101] = __popc((__shfl_sync(0xffffffffu, slm104, sld103) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun100 : 0u);
+            sthist5[(33 * lane + warp)] = slrun100;
         }
         __syncthreads();
         {
@@ -1968,7 +1968,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                 slrun128 = (slrun128 + __popc(slm132));
                 slrk10[i129] = __popc((__shfl_sync(0xffffffffu, slm132, sld131) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun128 : 0u);
+            sthist5[(33 * lane + warp)] = slrun128;
         }
         __syncthreads();
         {
@@ -2031,7 +2031,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int 
                 slrun156 = (slrun156 + __popc(slm160));
                 slrk10[i157] = __popc((__shfl_sync(0xffffffffu, slm160, sld159) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun156 : 0u);
+            sthist5[(33 * lane + warp)] = slrun156;
         }
         __syncthreads();
         {
@@ -2240,7 +2240,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                 slrun16 = (slrun16 + __popc(slm21));
                 slrk10[i17] = __popc((__shfl_sync(0xffffffffu, slm21, sld20) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun16 : 0u);
+            sthist5[(33 * lane + warp)] = slrun16;
         }
         __syncthreads();
         {
@@ -2304,7 +2304,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                 slrun45 = (slrun45 + __popc(slm50));
                 slrk10[i46] = __popc((__shfl_sync(0xffffffffu, slm50, sld49) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun45 : 0u);
+            sthist5[(33 * lane + warp)] = slrun45;
         }
         __syncthreads();
         {
@@ -2368,7 +2368,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                 slrun74 = (slrun74 + __popc(slm79));
                 slrk10[i75] = __popc((__shfl_sync(0xffffffffu, slm79, sld78) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun74 : 0u);
+            sthist5[(33 * lane + warp)] = slrun74;
         }
         __syncthreads();
         {
@@ -2432,7 +2432,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                 slrun103 = (slrun103 + __popc(slm108));
                 slrk10[i104] = __popc((__shfl_sync(0xffffffffu, slm108, sld107) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun103 : 0u);
+            sthist5[(33 * lane + warp)] = slrun103;
         }
         __syncthreads();
         {
@@ -2496,7 +2496,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                 slrun132 = (slrun132 + __popc(slm137));
                 slrk10[i133] = __popc((__shfl_sync(0xffffffffu, slm137, sld136) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun132 : 0u);
+            sthist5[(33 * lane + warp)] = slrun132;
         }
         __syncthreads();
         {
@@ -2560,7 +2560,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restri
                 slrun161 = (slrun161 + __popc(slm166));
                 slrk10[i162] = __popc((__shfl_sync(0xffffffffu, slm166, sld165) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun161 : 0u);
+            sthist5[(33 * lane + warp)] = slrun161;
         }
         __syncthreads();
         {
@@ -2771,7 +2771,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                 slrun17 = (slrun17 + __popc(slm23));
                 slrk11[i18] = __popc((__shfl_sync(0xffffffffu, slm23, sld22) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun17 : 0u);
+            sthist6[(33 * lane + warp)] = slrun17;
         }
         __syncthreads();
         {
@@ -2836,7 +2836,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                 slrun47 = (slrun47 + __popc(slm53));
                 slrk11[i48] = __popc((__shfl_sync(0xffffffffu, slm53, sld52) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun47 : 0u);
+            sthist6[(33 * lane + warp)] = slrun47;
         }
         __syncthreads();
         {
@@ -2901,7 +2901,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                 slrun77 = (slrun77 + __popc(slm83));
                 slrk11[i78] = __popc((__shfl_sync(0xffffffffu, slm83, sld82) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun77 : 0u);
+            sthist6[(33 * lane + warp)] = slrun77;
         }
         __syncthreads();
         {
@@ -2966,7 +2966,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                 slrun107 = (slrun107 + __popc(slm113));
                 slrk11[i108] = __popc((__shfl_sync(0xffffffffu, slm113, sld112) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun107 : 0u);
+            sthist6[(33 * lane + warp)] = slrun107;
         }
         __syncthreads();
         {
@@ -3031,7 +3031,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                 slrun137 = (slrun137 + __popc(slm143));
                 slrk11[i138] = __popc((__shfl_sync(0xffffffffu, slm143, sld142) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun137 : 0u);
+            sthist6[(33 * lane + warp)] = slrun137;
         }
         __syncthreads();
         {
@@ -3096,7 +3096,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int 
                 slrun167 = (slrun167 + __popc(slm173));
                 slrk11[i168] = __popc((__shfl_sync(0xffffffffu, slm173, sld172) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun167 : 0u);
+            sthist6[(33 * lane + warp)] = slrun167;
         }
         __syncthreads();
         {
@@ -3298,7 +3298,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                 slrun14 = (slrun14 + __popc(slm19));
                 slrk8[i15] = __popc((__shfl_sync(0xffffffffu, slm19, sld18) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun14 : 0u);
+            sthist4[(33 * lane + warp)] = slrun14;
         }
         __syncthreads();
         {
@@ -3360,7 +3360,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                 slrun43 = (slrun43 + __popc(slm48));
                 slrk8[i44] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun43 : 0u);
+            sthist4[(33 * lane + warp)] = slrun43;
         }
         __syncthreads();
         {
@@ -3422,7 +3422,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                 slrun72 = (slrun72 + __popc(slm77));
                 slrk8[i73] = __popc((__shfl_sync(0xffffffffu, slm77, sld76) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+            sthist4[(33 * lane + warp)] = slrun72;
         }
         __syncthreads();
         {
@@ -3484,7 +3484,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                 slrun101 = (slrun101 + __popc(slm106));
                 slrk8[i102] = __popc((__shfl_sync(0xffffffffu, slm106, sld105) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun101 : 0u);
+            sthist4[(33 * lane + warp)] = slrun101;
         }
         __syncthreads();
         {
@@ -3546,7 +3546,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                 slrun130 = (slrun130 + __popc(slm135));
                 slrk8[i131] = __popc((__shfl_sync(0xffffffffu, slm135, sld134) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun130 : 0u);
+            sthist4[(33 * lane + warp)] = slrun130;
         }
         __syncthreads();
         {
@@ -3608,7 +3608,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *
                 slrun159 = (slrun159 + __popc(slm164));
                 slrk8[i160] = __popc((__shfl_sync(0xffffffffu, slm164, sld163) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun159 : 0u);
+            sthist4[(33 * lane + warp)] = slrun159;
         }
         __syncthreads();
         {
@@ -3813,7 +3813,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                 slrun17 = (slrun17 + __popc(slm23));
                 slrk11[i18] = __popc((__shfl_sync(0xffffffffu, slm23, sld22) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun17 : 0u);
+            sthist6[(33 * lane + warp)] = slrun17;
         }
         __syncthreads();
         {
@@ -3878,7 +3878,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                 slrun47 = (slrun47 + __popc(slm53));
                 slrk11[i48] = __popc((__shfl_sync(0xffffffffu, slm53, sld52) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun47 : 0u);
+            sthist6[(33 * lane + warp)] = slrun47;
         }
         __syncthreads();
         {
@@ -3943,7 +3943,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                 slrun77 = (slrun77 + __popc(slm83));
                 slrk11[i78] = __popc((__shfl_sync(0xffffffffu, slm83, sld82) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun77 : 0u);
+            sthist6[(33 * lane + warp)] = slrun77;
         }
         __syncthreads();
         {
@@ -4008,7 +4008,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                 slrun107 = (slrun107 + __popc(slm113));
                 slrk11[i108] = __popc((__shfl_sync(0xffffffffu, slm113, sld112) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun107 : 0u);
+            sthist6[(33 * lane + warp)] = slrun107;
         }
         __syncthreads();
         {
@@ -4073,7 +4073,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                 slrun137 = (slrun137 + __popc(slm143));
                 slrk11[i138] = __popc((__shfl_sync(0xffffffffu, slm143, sld142) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun137 : 0u);
+            sthist6[(33 * lane + warp)] = slrun137;
         }
         __syncthreads();
         {
@@ -4138,7 +4138,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned 
                 slrun167 = (slrun167 + __popc(slm173));
                 slrk11[i168] = __popc((__shfl_sync(0xffffffffu, slm173, sld172) & ((1u << lane) - 1u)));
             }
-            sthist6[(33 * lane + warp)] = ((lane < 32u) ? slrun167 : 0u);
+            sthist6[(33 * lane + warp)] = slrun167;
         }
         __syncthreads();
         {

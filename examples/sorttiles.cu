@@ -88,7 +88,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(33 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -149,7 +149,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(33 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -210,7 +210,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(33 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -271,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(33 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -332,7 +332,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(33 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -393,7 +393,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU32(unsigned int *__restric
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(33 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {
@@ -586,7 +586,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(33 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -647,7 +647,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(33 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -708,7 +708,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(33 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -769,7 +769,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(33 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -830,7 +830,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(33 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -891,7 +891,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI32(int *__restrict__ out, 
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(33 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {
@@ -1085,7 +1085,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
                 slrun14 = (slrun14 + __popc(slm19));
                 slrk8[i15] = __popc((__shfl_sync(0xffffffffu, slm19, sld18) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun14 : 0u);
+            sthist4[(33 * lane + warp)] = slrun14;
         }
         __syncthreads();
         {
@@ -1147,7 +1147,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
                 slrun43 = (slrun43 + __popc(slm48));
                 slrk8[i44] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun43 : 0u);
+            sthist4[(33 * lane + warp)] = slrun43;
         }
         __syncthreads();
         {
@@ -1209,7 +1209,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
                 slrun72 = (slrun72 + __popc(slm77));
                 slrk8[i73] = __popc((__shfl_sync(0xffffffffu, slm77, sld76) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+            sthist4[(33 * lane + warp)] = slrun72;
         }
         __syncthreads();
         {
@@ -1271,7 +1271,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
                 slrun101 = (slrun101 + __popc(slm106));
                 slrk8[i102] = __popc((__shfl_sync(0xffffffffu, slm106, sld105) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun101 : 0u);
+            sthist4[(33 * lane + warp)] = slrun101;
         }
         __syncthreads();
         {
@@ -1333,7 +1333,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
                 slrun130 = (slrun130 + __popc(slm135));
                 slrk8[i131] = __popc((__shfl_sync(0xffffffffu, slm135, sld134) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun130 : 0u);
+            sthist4[(33 * lane + warp)] = slrun130;
         }
         __syncthreads();
         {
@@ -1395,7 +1395,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32(unsigned int *__restric
                 slrun159 = (slrun159 + __popc(slm164));
                 slrk8[i160] = __popc((__shfl_sync(0xffffffffu, slm164, sld163) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun159 : 0u);
+            sthist4[(33 * lane + warp)] = slrun159;
         }
         __syncthreads();
         {
@@ -1590,7 +1590,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
                 slrun14 = (slrun14 + __popc(slm19));
                 slrk8[i15] = __popc((__shfl_sync(0xffffffffu, slm19, sld18) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun14 : 0u);
+            sthist4[(33 * lane + warp)] = slrun14;
         }
         __syncthreads();
         {
@@ -1652,7 +1652,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
                 slrun43 = (slrun43 + __popc(slm48));
                 slrk8[i44] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun43 : 0u);
+            sthist4[(33 * lane + warp)] = slrun43;
         }
         __syncthreads();
         {
@@ -1714,7 +1714,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
                 slrun72 = (slrun72 + __popc(slm77));
                 slrk8[i73] = __popc((__shfl_sync(0xffffffffu, slm77, sld76) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+            sthist4[(33 * lane + warp)] = slrun72;
         }
         __syncthreads();
         {
@@ -1776,7 +1776,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
                 slrun101 = (slrun101 + __popc(slm106));
                 slrk8[i102] = __popc((__shfl_sync(0xffffffffu, slm106, sld105) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun101 : 0u);
+            sthist4[(33 * lane + warp)] = slrun101;
         }
         __syncthreads();
         {
@@ -1838,7 +1838,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
                 slrun130 = (slrun130 + __popc(slm135));
                 slrk8[i131] = __popc((__shfl_sync(0xffffffffu, slm135, sld134) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun130 : 0u);
+            sthist4[(33 * lane + warp)] = slrun130;
         }
         __syncthreads();
         {
@@ -1900,7 +1900,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF32Desc(unsigned int *__res
                 slrun159 = (slrun159 + __popc(slm164));
                 slrk8[i160] = __popc((__shfl_sync(0xffffffffu, slm164, sld163) & ((1u << lane) - 1u)));
             }
-            sthist4[(33 * lane + warp)] = ((lane < 32u) ? slrun159 : 0u);
+            sthist4[(33 * lane + warp)] = slrun159;
         }
         __syncthreads();
         {
@@ -2104,7 +2104,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
                 slrun16 = (slrun16 + __popc(slm21));
                 slrk10[i17] = __popc((__shfl_sync(0xffffffffu, slm21, sld20) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun16 : 0u);
+            sthist5[(33 * lane + warp)] = slrun16;
         }
         __syncthreads();
         {
@@ -2168,7 +2168,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
                 slrun45 = (slrun45 + __popc(slm50));
                 slrk10[i46] = __popc((__shfl_sync(0xffffffffu, slm50, sld49) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun45 : 0u);
+            sthist5[(33 * lane + warp)] = slrun45;
         }
         __syncthreads();
         {
@@ -2232,7 +2232,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
                 slrun74 = (slrun74 + __popc(slm79));
                 slrk10[i75] = __popc((__shfl_sync(0xffffffffu, slm79, sld78) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun74 : 0u);
+            sthist5[(33 * lane + warp)] = slrun74;
         }
         __syncthreads();
         {
@@ -2296,7 +2296,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
                 slrun103 = (slrun103 + __popc(slm108));
                 slrk10[i104] = __popc((__shfl_sync(0xffffffffu, slm108, sld107) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun103 : 0u);
+            sthist5[(33 * lane + warp)] = slrun103;
         }
         __syncthreads();
         {
@@ -2360,7 +2360,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
                 slrun132 = (slrun132 + __popc(slm137));
                 slrk10[i133] = __popc((__shfl_sync(0xffffffffu, slm137, sld136) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun132 : 0u);
+            sthist5[(33 * lane + warp)] = slrun132;
         }
         __syncthreads();
         {
@@ -2424,7 +2424,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32(int *__restrict__ 
                 slrun161 = (slrun161 + __popc(slm166));
                 slrk10[i162] = __popc((__shfl_sync(0xffffffffu, slm166, sld165) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun161 : 0u);
+            sthist5[(33 * lane + warp)] = slrun161;
         }
         __syncthreads();
         {
@@ -2634,7 +2634,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
                 slrun16 = (slrun16 + __popc(slm21));
                 slrk10[i17] = __popc((__shfl_sync(0xffffffffu, slm21, sld20) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun16 : 0u);
+            sthist5[(33 * lane + warp)] = slrun16;
         }
         __syncthreads();
         {
@@ -2698,7 +2698,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
                 slrun45 = (slrun45 + __popc(slm50));
                 slrk10[i46] = __popc((__shfl_sync(0xffffffffu, slm50, sld49) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun45 : 0u);
+            sthist5[(33 * lane + warp)] = slrun45;
         }
         __syncthreads();
         {
@@ -2762,7 +2762,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
                 slrun74 = (slrun74 + __popc(slm79));
                 slrk10[i75] = __popc((__shfl_sync(0xffffffffu, slm79, sld78) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun74 : 0u);
+            sthist5[(33 * lane + warp)] = slrun74;
         }
         __syncthreads();
         {
@@ -2826,7 +2826,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
                 slrun103 = (slrun103 + __popc(slm108));
                 slrk10[i104] = __popc((__shfl_sync(0xffffffffu, slm108, sld107) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun103 : 0u);
+            sthist5[(33 * lane + warp)] = slrun103;
         }
         __syncthreads();
         {
@@ -2890,7 +2890,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
                 slrun132 = (slrun132 + __popc(slm137));
                 slrk10[i133] = __popc((__shfl_sync(0xffffffffu, slm137, sld136) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun132 : 0u);
+            sthist5[(33 * lane + warp)] = slrun132;
         }
         __syncthreads();
         {
@@ -2954,7 +2954,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32Desc(unsigned int *
                 slrun161 = (slrun161 + __popc(slm166));
                 slrk10[i162] = __popc((__shfl_sync(0xffffffffu, slm166, sld165) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun161 : 0u);
+            sthist5[(33 * lane + warp)] = slrun161;
         }
         __syncthreads();
         {
@@ -3154,7 +3154,7 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(2 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(2 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -3216,7 +3216,7 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(2 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(2 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -3278,7 +3278,7 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(2 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(2 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -3340,7 +3340,7 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(2 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(2 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -3402,7 +3402,7 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(2 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(2 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -3464,7 +3464,7 @@ extern "C" __global__ void __launch_bounds__(32) stWarpI32(int *__restrict__ out
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(2 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(2 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {
@@ -3658,7 +3658,7 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7 = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(3 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(3 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -3717,7 +3717,7 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7 = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(3 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(3 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -3776,7 +3776,7 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7 = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(3 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(3 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -3835,7 +3835,7 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7 = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(3 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(3 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -3894,7 +3894,7 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7 = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(3 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(3 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -3953,7 +3953,7 @@ extern "C" __global__ void __launch_bounds__(64) stTinyU32(unsigned int *__restr
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7 = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(3 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(3 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {
@@ -4143,7 +4143,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(33 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -4204,7 +4204,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(33 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -4265,7 +4265,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(33 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -4326,7 +4326,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(33 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -4387,7 +4387,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(33 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -4448,7 +4448,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(33 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {
@@ -4509,7 +4509,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun181 = (slrun181 + __popc(slm185));
                 slrk7[i182] = __popc((__shfl_sync(0xffffffffu, slm185, sld184) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun181 : 0u);
+            sthist3[(33 * lane + warp)] = slrun181;
         }
         __syncthreads();
         {
@@ -4570,7 +4570,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun209 = (slrun209 + __popc(slm213));
                 slrk7[i210] = __popc((__shfl_sync(0xffffffffu, slm213, sld212) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun209 : 0u);
+            sthist3[(33 * lane + warp)] = slrun209;
         }
         __syncthreads();
         {
@@ -4631,7 +4631,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun237 = (slrun237 + __popc(slm241));
                 slrk7[i238] = __popc((__shfl_sync(0xffffffffu, slm241, sld240) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun237 : 0u);
+            sthist3[(33 * lane + warp)] = slrun237;
         }
         __syncthreads();
         {
@@ -4692,7 +4692,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun265 = (slrun265 + __popc(slm269));
                 slrk7[i266] = __popc((__shfl_sync(0xffffffffu, slm269, sld268) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun265 : 0u);
+            sthist3[(33 * lane + warp)] = slrun265;
         }
         __syncthreads();
         {
@@ -4753,7 +4753,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun293 = (slrun293 + __popc(slm297));
                 slrk7[i294] = __popc((__shfl_sync(0xffffffffu, slm297, sld296) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun293 : 0u);
+            sthist3[(33 * lane + warp)] = slrun293;
         }
         __syncthreads();
         {
@@ -4814,7 +4814,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64(unsigned long long *__r
                 slrun321 = (slrun321 + __popc(slm325));
                 slrk7[i322] = __popc((__shfl_sync(0xffffffffu, slm325, sld324) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun321 : 0u);
+            sthist3[(33 * lane + warp)] = slrun321;
         }
         __syncthreads();
         {
@@ -5011,7 +5011,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(33 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -5072,7 +5072,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(33 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -5133,7 +5133,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(33 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -5194,7 +5194,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(33 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -5255,7 +5255,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(33 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -5316,7 +5316,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(33 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {
@@ -5377,7 +5377,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun181 = (slrun181 + __popc(slm185));
                 slrk7[i182] = __popc((__shfl_sync(0xffffffffu, slm185, sld184) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun181 : 0u);
+            sthist3[(33 * lane + warp)] = slrun181;
         }
         __syncthreads();
         {
@@ -5438,7 +5438,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun209 = (slrun209 + __popc(slm213));
                 slrk7[i210] = __popc((__shfl_sync(0xffffffffu, slm213, sld212) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun209 : 0u);
+            sthist3[(33 * lane + warp)] = slrun209;
         }
         __syncthreads();
         {
@@ -5499,7 +5499,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun237 = (slrun237 + __popc(slm241));
                 slrk7[i238] = __popc((__shfl_sync(0xffffffffu, slm241, sld240) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun237 : 0u);
+            sthist3[(33 * lane + warp)] = slrun237;
         }
         __syncthreads();
         {
@@ -5560,7 +5560,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun265 = (slrun265 + __popc(slm269));
                 slrk7[i266] = __popc((__shfl_sync(0xffffffffu, slm269, sld268) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun265 : 0u);
+            sthist3[(33 * lane + warp)] = slrun265;
         }
         __syncthreads();
         {
@@ -5621,7 +5621,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun293 = (slrun293 + __popc(slm297));
                 slrk7[i294] = __popc((__shfl_sync(0xffffffffu, slm297, sld296) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun293 : 0u);
+            sthist3[(33 * lane + warp)] = slrun293;
         }
         __syncthreads();
         {
@@ -5682,7 +5682,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64(long long *__restrict__
                 slrun321 = (slrun321 + __popc(slm325));
                 slrk7[i322] = __popc((__shfl_sync(0xffffffffu, slm325, sld324) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun321 : 0u);
+            sthist3[(33 * lane + warp)] = slrun321;
         }
         __syncthreads();
         {
@@ -5881,7 +5881,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun15 = (slrun15 + __popc(slm21));
                 slrk9[i16] = __popc((__shfl_sync(0xffffffffu, slm21, sld20) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun15 : 0u);
+            sthist5[(33 * lane + warp)] = slrun15;
         }
         __syncthreads();
         {
@@ -5944,7 +5944,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun45 = (slrun45 + __popc(slm51));
                 slrk9[i46] = __popc((__shfl_sync(0xffffffffu, slm51, sld50) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun45 : 0u);
+            sthist5[(33 * lane + warp)] = slrun45;
         }
         __syncthreads();
         {
@@ -6007,7 +6007,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun75 = (slrun75 + __popc(slm81));
                 slrk9[i76] = __popc((__shfl_sync(0xffffffffu, slm81, sld80) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun75 : 0u);
+            sthist5[(33 * lane + warp)] = slrun75;
         }
         __syncthreads();
         {
@@ -6070,7 +6070,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun105 = (slrun105 + __popc(slm111));
                 slrk9[i106] = __popc((__shfl_sync(0xffffffffu, slm111, sld110) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun105 : 0u);
+            sthist5[(33 * lane + warp)] = slrun105;
         }
         __syncthreads();
         {
@@ -6133,7 +6133,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun135 = (slrun135 + __popc(slm141));
                 slrk9[i136] = __popc((__shfl_sync(0xffffffffu, slm141, sld140) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun135 : 0u);
+            sthist5[(33 * lane + warp)] = slrun135;
         }
         __syncthreads();
         {
@@ -6196,7 +6196,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun165 = (slrun165 + __popc(slm171));
                 slrk9[i166] = __popc((__shfl_sync(0xffffffffu, slm171, sld170) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun165 : 0u);
+            sthist5[(33 * lane + warp)] = slrun165;
         }
         __syncthreads();
         {
@@ -6259,7 +6259,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun195 = (slrun195 + __popc(slm201));
                 slrk9[i196] = __popc((__shfl_sync(0xffffffffu, slm201, sld200) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun195 : 0u);
+            sthist5[(33 * lane + warp)] = slrun195;
         }
         __syncthreads();
         {
@@ -6322,7 +6322,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun225 = (slrun225 + __popc(slm231));
                 slrk9[i226] = __popc((__shfl_sync(0xffffffffu, slm231, sld230) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun225 : 0u);
+            sthist5[(33 * lane + warp)] = slrun225;
         }
         __syncthreads();
         {
@@ -6385,7 +6385,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun255 = (slrun255 + __popc(slm261));
                 slrk9[i256] = __popc((__shfl_sync(0xffffffffu, slm261, sld260) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun255 : 0u);
+            sthist5[(33 * lane + warp)] = slrun255;
         }
         __syncthreads();
         {
@@ -6448,7 +6448,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun285 = (slrun285 + __popc(slm291));
                 slrk9[i286] = __popc((__shfl_sync(0xffffffffu, slm291, sld290) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun285 : 0u);
+            sthist5[(33 * lane + warp)] = slrun285;
         }
         __syncthreads();
         {
@@ -6511,7 +6511,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun315 = (slrun315 + __popc(slm321));
                 slrk9[i316] = __popc((__shfl_sync(0xffffffffu, slm321, sld320) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun315 : 0u);
+            sthist5[(33 * lane + warp)] = slrun315;
         }
         __syncthreads();
         {
@@ -6574,7 +6574,7 @@ extern "C" __global__ void __launch_bounds__(1024) stF64(unsigned long long *__r
                 slrun345 = (slrun345 + __popc(slm351));
                 slrk9[i346] = __popc((__shfl_sync(0xffffffffu, slm351, sld350) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun345 : 0u);
+            sthist5[(33 * lane + warp)] = slrun345;
         }
         __syncthreads();
         {
@@ -6773,7 +6773,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(33 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -6834,7 +6834,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(33 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -6895,7 +6895,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(33 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -6956,7 +6956,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(33 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -7017,7 +7017,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(33 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -7078,7 +7078,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(33 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {
@@ -7139,7 +7139,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun181 = (slrun181 + __popc(slm185));
                 slrk7[i182] = __popc((__shfl_sync(0xffffffffu, slm185, sld184) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun181 : 0u);
+            sthist3[(33 * lane + warp)] = slrun181;
         }
         __syncthreads();
         {
@@ -7200,7 +7200,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun209 = (slrun209 + __popc(slm213));
                 slrk7[i210] = __popc((__shfl_sync(0xffffffffu, slm213, sld212) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun209 : 0u);
+            sthist3[(33 * lane + warp)] = slrun209;
         }
         __syncthreads();
         {
@@ -7261,7 +7261,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun237 = (slrun237 + __popc(slm241));
                 slrk7[i238] = __popc((__shfl_sync(0xffffffffu, slm241, sld240) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun237 : 0u);
+            sthist3[(33 * lane + warp)] = slrun237;
         }
         __syncthreads();
         {
@@ -7322,7 +7322,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun265 = (slrun265 + __popc(slm269));
                 slrk7[i266] = __popc((__shfl_sync(0xffffffffu, slm269, sld268) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun265 : 0u);
+            sthist3[(33 * lane + warp)] = slrun265;
         }
         __syncthreads();
         {
@@ -7383,7 +7383,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun293 = (slrun293 + __popc(slm297));
                 slrk7[i294] = __popc((__shfl_sync(0xffffffffu, slm297, sld296) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun293 : 0u);
+            sthist3[(33 * lane + warp)] = slrun293;
         }
         __syncthreads();
         {
@@ -7444,7 +7444,7 @@ extern "C" __global__ void __launch_bounds__(1024) stI64Desc(long long *__restri
                 slrun321 = (slrun321 + __popc(slm325));
                 slrk7[i322] = __popc((__shfl_sync(0xffffffffu, slm325, sld324) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun321 : 0u);
+            sthist3[(33 * lane + warp)] = slrun321;
         }
         __syncthreads();
         {
@@ -7650,7 +7650,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
                 slrun16 = (slrun16 + __popc(slm20));
                 slrk10[i17] = __popc((__shfl_sync(0xffffffffu, slm20, sld19) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun16 : 0u);
+            sthist5[(33 * lane + warp)] = slrun16;
         }
         __syncthreads();
         {
@@ -7713,7 +7713,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
                 slrun44 = (slrun44 + __popc(slm48));
                 slrk10[i45] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun44 : 0u);
+            sthist5[(33 * lane + warp)] = slrun44;
         }
         __syncthreads();
         {
@@ -7776,7 +7776,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
                 slrun72 = (slrun72 + __popc(slm76));
                 slrk10[i73] = __popc((__shfl_sync(0xffffffffu, slm76, sld75) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+            sthist5[(33 * lane + warp)] = slrun72;
         }
         __syncthreads();
         {
@@ -7839,7 +7839,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
                 slrun100 = (slrun100 + __popc(slm104));
                 slrk10[i101] = __popc((__shfl_sync(0xffffffffu, slm104, sld103) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun100 : 0u);
+            sthist5[(33 * lane + warp)] = slrun100;
         }
         __syncthreads();
         {
@@ -7902,7 +7902,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
                 slrun128 = (slrun128 + __popc(slm132));
                 slrk10[i129] = __popc((__shfl_sync(0xffffffffu, slm132, sld131) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun128 : 0u);
+            sthist5[(33 * lane + warp)] = slrun128;
         }
         __syncthreads();
         {
@@ -7965,7 +7965,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU32U64(unsigned int *_
                 slrun156 = (slrun156 + __popc(slm160));
                 slrk10[i157] = __popc((__shfl_sync(0xffffffffu, slm160, sld159) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun156 : 0u);
+            sthist5[(33 * lane + warp)] = slrun156;
         }
         __syncthreads();
         {
@@ -8173,7 +8173,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun16 = (slrun16 + __popc(slm20));
                 slrk10[i17] = __popc((__shfl_sync(0xffffffffu, slm20, sld19) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun16 : 0u);
+            sthist5[(33 * lane + warp)] = slrun16;
         }
         __syncthreads();
         {
@@ -8236,7 +8236,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun44 = (slrun44 + __popc(slm48));
                 slrk10[i45] = __popc((__shfl_sync(0xffffffffu, slm48, sld47) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun44 : 0u);
+            sthist5[(33 * lane + warp)] = slrun44;
         }
         __syncthreads();
         {
@@ -8299,7 +8299,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun72 = (slrun72 + __popc(slm76));
                 slrk10[i73] = __popc((__shfl_sync(0xffffffffu, slm76, sld75) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun72 : 0u);
+            sthist5[(33 * lane + warp)] = slrun72;
         }
         __syncthreads();
         {
@@ -8362,7 +8362,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun100 = (slrun100 + __popc(slm104));
                 slrk10[i101] = __popc((__shfl_sync(0xffffffffu, slm104, sld103) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun100 : 0u);
+            sthist5[(33 * lane + warp)] = slrun100;
         }
         __syncthreads();
         {
@@ -8425,7 +8425,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun128 = (slrun128 + __popc(slm132));
                 slrk10[i129] = __popc((__shfl_sync(0xffffffffu, slm132, sld131) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun128 : 0u);
+            sthist5[(33 * lane + warp)] = slrun128;
         }
         __syncthreads();
         {
@@ -8488,7 +8488,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun156 = (slrun156 + __popc(slm160));
                 slrk10[i157] = __popc((__shfl_sync(0xffffffffu, slm160, sld159) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun156 : 0u);
+            sthist5[(33 * lane + warp)] = slrun156;
         }
         __syncthreads();
         {
@@ -8551,7 +8551,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun184 = (slrun184 + __popc(slm188));
                 slrk10[i185] = __popc((__shfl_sync(0xffffffffu, slm188, sld187) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun184 : 0u);
+            sthist5[(33 * lane + warp)] = slrun184;
         }
         __syncthreads();
         {
@@ -8614,7 +8614,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun212 = (slrun212 + __popc(slm216));
                 slrk10[i213] = __popc((__shfl_sync(0xffffffffu, slm216, sld215) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun212 : 0u);
+            sthist5[(33 * lane + warp)] = slrun212;
         }
         __syncthreads();
         {
@@ -8677,7 +8677,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun240 = (slrun240 + __popc(slm244));
                 slrk10[i241] = __popc((__shfl_sync(0xffffffffu, slm244, sld243) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun240 : 0u);
+            sthist5[(33 * lane + warp)] = slrun240;
         }
         __syncthreads();
         {
@@ -8740,7 +8740,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun268 = (slrun268 + __popc(slm272));
                 slrk10[i269] = __popc((__shfl_sync(0xffffffffu, slm272, sld271) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun268 : 0u);
+            sthist5[(33 * lane + warp)] = slrun268;
         }
         __syncthreads();
         {
@@ -8803,7 +8803,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun296 = (slrun296 + __popc(slm300));
                 slrk10[i297] = __popc((__shfl_sync(0xffffffffu, slm300, sld299) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun296 : 0u);
+            sthist5[(33 * lane + warp)] = slrun296;
         }
         __syncthreads();
         {
@@ -8866,7 +8866,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsU64U32(unsigned long l
                 slrun324 = (slrun324 + __popc(slm328));
                 slrk10[i325] = __popc((__shfl_sync(0xffffffffu, slm328, sld327) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun324 : 0u);
+            sthist5[(33 * lane + warp)] = slrun324;
         }
         __syncthreads();
         {
@@ -9081,7 +9081,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun18 = (slrun18 + __popc(slm25));
                 slrk12[i19] = __popc((__shfl_sync(0xffffffffu, slm25, sld24) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun18 : 0u);
+            sthist7[(33 * lane + warp)] = slrun18;
         }
         __syncthreads();
         {
@@ -9147,7 +9147,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun49 = (slrun49 + __popc(slm56));
                 slrk12[i50] = __popc((__shfl_sync(0xffffffffu, slm56, sld55) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun49 : 0u);
+            sthist7[(33 * lane + warp)] = slrun49;
         }
         __syncthreads();
         {
@@ -9213,7 +9213,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun80 = (slrun80 + __popc(slm87));
                 slrk12[i81] = __popc((__shfl_sync(0xffffffffu, slm87, sld86) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun80 : 0u);
+            sthist7[(33 * lane + warp)] = slrun80;
         }
         __syncthreads();
         {
@@ -9279,7 +9279,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun111 = (slrun111 + __popc(slm118));
                 slrk12[i112] = __popc((__shfl_sync(0xffffffffu, slm118, sld117) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun111 : 0u);
+            sthist7[(33 * lane + warp)] = slrun111;
         }
         __syncthreads();
         {
@@ -9345,7 +9345,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun142 = (slrun142 + __popc(slm149));
                 slrk12[i143] = __popc((__shfl_sync(0xffffffffu, slm149, sld148) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun142 : 0u);
+            sthist7[(33 * lane + warp)] = slrun142;
         }
         __syncthreads();
         {
@@ -9411,7 +9411,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun173 = (slrun173 + __popc(slm180));
                 slrk12[i174] = __popc((__shfl_sync(0xffffffffu, slm180, sld179) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun173 : 0u);
+            sthist7[(33 * lane + warp)] = slrun173;
         }
         __syncthreads();
         {
@@ -9477,7 +9477,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun204 = (slrun204 + __popc(slm211));
                 slrk12[i205] = __popc((__shfl_sync(0xffffffffu, slm211, sld210) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun204 : 0u);
+            sthist7[(33 * lane + warp)] = slrun204;
         }
         __syncthreads();
         {
@@ -9543,7 +9543,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun235 = (slrun235 + __popc(slm242));
                 slrk12[i236] = __popc((__shfl_sync(0xffffffffu, slm242, sld241) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun235 : 0u);
+            sthist7[(33 * lane + warp)] = slrun235;
         }
         __syncthreads();
         {
@@ -9609,7 +9609,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun266 = (slrun266 + __popc(slm273));
                 slrk12[i267] = __popc((__shfl_sync(0xffffffffu, slm273, sld272) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun266 : 0u);
+            sthist7[(33 * lane + warp)] = slrun266;
         }
         __syncthreads();
         {
@@ -9675,7 +9675,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun297 = (slrun297 + __popc(slm304));
                 slrk12[i298] = __popc((__shfl_sync(0xffffffffu, slm304, sld303) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun297 : 0u);
+            sthist7[(33 * lane + warp)] = slrun297;
         }
         __syncthreads();
         {
@@ -9741,7 +9741,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun328 = (slrun328 + __popc(slm335));
                 slrk12[i329] = __popc((__shfl_sync(0xffffffffu, slm335, sld334) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun328 : 0u);
+            sthist7[(33 * lane + warp)] = slrun328;
         }
         __syncthreads();
         {
@@ -9807,7 +9807,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsF64I64(unsigned long l
                 slrun359 = (slrun359 + __popc(slm366));
                 slrk12[i360] = __popc((__shfl_sync(0xffffffffu, slm366, sld365) & ((1u << lane) - 1u)));
             }
-            sthist7[(33 * lane + warp)] = ((lane < 32u) ? slrun359 : 0u);
+            sthist7[(33 * lane + warp)] = slrun359;
         }
         __syncthreads();
         {
@@ -10023,7 +10023,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
                 slrun16 = (slrun16 + __popc(slm21));
                 slrk10[i17] = __popc((__shfl_sync(0xffffffffu, slm21, sld20) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun16 : 0u);
+            sthist5[(33 * lane + warp)] = slrun16;
         }
         __syncthreads();
         {
@@ -10087,7 +10087,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
                 slrun45 = (slrun45 + __popc(slm50));
                 slrk10[i46] = __popc((__shfl_sync(0xffffffffu, slm50, sld49) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun45 : 0u);
+            sthist5[(33 * lane + warp)] = slrun45;
         }
         __syncthreads();
         {
@@ -10151,7 +10151,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
                 slrun74 = (slrun74 + __popc(slm79));
                 slrk10[i75] = __popc((__shfl_sync(0xffffffffu, slm79, sld78) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun74 : 0u);
+            sthist5[(33 * lane + warp)] = slrun74;
         }
         __syncthreads();
         {
@@ -10215,7 +10215,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
                 slrun103 = (slrun103 + __popc(slm108));
                 slrk10[i104] = __popc((__shfl_sync(0xffffffffu, slm108, sld107) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun103 : 0u);
+            sthist5[(33 * lane + warp)] = slrun103;
         }
         __syncthreads();
         {
@@ -10279,7 +10279,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
                 slrun132 = (slrun132 + __popc(slm137));
                 slrk10[i133] = __popc((__shfl_sync(0xffffffffu, slm137, sld136) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun132 : 0u);
+            sthist5[(33 * lane + warp)] = slrun132;
         }
         __syncthreads();
         {
@@ -10343,7 +10343,7 @@ extern "C" __global__ void __launch_bounds__(1024) stPairsI32F64(int *__restrict
                 slrun161 = (slrun161 + __popc(slm166));
                 slrk10[i162] = __popc((__shfl_sync(0xffffffffu, slm166, sld165) & ((1u << lane) - 1u)));
             }
-            sthist5[(33 * lane + warp)] = ((lane < 32u) ? slrun161 : 0u);
+            sthist5[(33 * lane + warp)] = slrun161;
         }
         __syncthreads();
         {
@@ -10543,7 +10543,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
                 slrun13 = (slrun13 + __popc(slm17));
                 slrk7[i14] = __popc((__shfl_sync(0xffffffffu, slm17, sld16) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun13 : 0u);
+            sthist3[(33 * lane + warp)] = slrun13;
         }
         __syncthreads();
         {
@@ -10604,7 +10604,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
                 slrun41 = (slrun41 + __popc(slm45));
                 slrk7[i42] = __popc((__shfl_sync(0xffffffffu, slm45, sld44) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun41 : 0u);
+            sthist3[(33 * lane + warp)] = slrun41;
         }
         __syncthreads();
         {
@@ -10665,7 +10665,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
                 slrun69 = (slrun69 + __popc(slm73));
                 slrk7[i70] = __popc((__shfl_sync(0xffffffffu, slm73, sld72) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun69 : 0u);
+            sthist3[(33 * lane + warp)] = slrun69;
         }
         __syncthreads();
         {
@@ -10726,7 +10726,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
                 slrun97 = (slrun97 + __popc(slm101));
                 slrk7[i98] = __popc((__shfl_sync(0xffffffffu, slm101, sld100) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun97 : 0u);
+            sthist3[(33 * lane + warp)] = slrun97;
         }
         __syncthreads();
         {
@@ -10787,7 +10787,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
                 slrun125 = (slrun125 + __popc(slm129));
                 slrk7[i126] = __popc((__shfl_sync(0xffffffffu, slm129, sld128) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun125 : 0u);
+            sthist3[(33 * lane + warp)] = slrun125;
         }
         __syncthreads();
         {
@@ -10848,7 +10848,7 @@ extern "C" __global__ void __launch_bounds__(1024) stU64Lo(unsigned long long *_
                 slrun153 = (slrun153 + __popc(slm157));
                 slrk7[i154] = __popc((__shfl_sync(0xffffffffu, slm157, sld156) & ((1u << lane) - 1u)));
             }
-            sthist3[(33 * lane + warp)] = ((lane < 32u) ? slrun153 : 0u);
+            sthist3[(33 * lane + warp)] = slrun153;
         }
         __syncthreads();
         {

@@ -525,8 +525,8 @@ static void st_lanes_rank(St *s, int d)
     lw_store(w, s->rrk, ri, spopc(s, sbin(s, OP_BAND, SK_U32, sshfl_idx(s, m, dg), below)));
     lw_close_loop(w, sl, ss);
     /* lanes past the digit's range (a narrower last digit) hold another lane's count */
-    X *mydigit = sbin(s, OP_LT, SK_BOOL, lx, slit(s, 1ull << bits));
-    lw_store(w, s->hist, nat_add(a, nat_mul(a, lane, sc(s, s->W + 1)), warp), ssel(s, mydigit, run, slit(s, 0)));
+    X *count = bits < SL_BITS ? ssel(s, sbin(s, OP_LT, SK_BOOL, lx, slit(s, 1ull << bits)), run, slit(s, 0)) : run;
+    lw_store(w, s->hist, nat_add(a, nat_mul(a, lane, sc(s, s->W + 1)), warp), count);
     lw_close_loop(w, tl, ts);
 }
 
