@@ -82,8 +82,9 @@ static const char prelude_match[] =
  * patc_vote_bit64 a u64). The AND and the test are PTX so that ptxas sees them: from C,
  * NVVM turns x & 2^i != 0 into a shift, an AND with 1 and a compare (three ALU
  * instructions a vote, where ptxas makes one LOP3 to a predicate, or one R2P for several
- * bits); a sort of 4096 u32 keys by the 384 x 11 tile took 14.1 us of GPU time with the C
- * test and 11.5 us with this (H200, bench/results/2026-11-28-nvidia-h200-sort-vote) */
+ * bits): on an H200, a hand-written sort of 4096 u32 keys at 384 x 11 took 11.1-11.4 us of
+ * GPU time with this and 13.8-14.0 with the C test, patc's kernel of the C test 13.8-14.1 in
+ * the same run (uniform and few keys; CUB 12.3; bench/results/2026-11-28-nvidia-h200-sort-vote, p11) */
 static const char prelude_votebit[] =
     "static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, unsigned int i) { unsigned int v; "
     "asm volatile(\"{ .reg .pred q; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }\" "

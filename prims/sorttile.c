@@ -424,8 +424,9 @@ static void st_store(St *s, Buffer *out, Buffer *out2)
  * 384 x 11 against 14.8-15.1 (12.4-12.5); at 8192 the 8-bit passes were faster
  * (1024 x 8 22.6-23.2 us, 512 x 16 by hand 24.3-24.8), and 32 items a thread spilled
  * registers. The votes are SHFL_VOTEBIT (the printer's patc_vote_bit keeps each bit's
- * test one instruction): 4096 keys at 384 x 11 then took 11.5 us against 14.1 on an H200
- * (CUB 12.2-12.3; bench/results/2026-11-28-nvidia-h200-sort-vote). */
+ * test one instruction): on an H200, 4096 keys at 384 x 11 took 11.1-11.5 us with it
+ * (p12), 13.8-14.1 with the C test in another run (p10; CUB 12.2-12.3 in both;
+ * bench/results/2026-11-28-nvidia-h200-sort-vote). */
 enum { SL_BITS = 5, SL_MAX_TILE = 5120, SL_MAX_IPT = 16 };
 static bool st_in_lanes(const St *s) { return s->TILE <= SL_MAX_TILE && s->IPT <= SL_MAX_IPT; }
 

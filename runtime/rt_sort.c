@@ -29,15 +29,8 @@
  * offsets_dev).
  *
  * Up to small_max keys the sort is one launch instead (sortSmall0..5: rsSmall, the
- * sortTiles primitive, one block sorting the whole input: 256 threads of 4 keys up to
- * 1024, 256 of 8 up to 2048, 256 of 16 up to 4096, 384 of 13 up to 4992 and 512 of 10
- * up to 5120, ranked in registers, then 1024 of 8 up to 8192 in shared memory; for a
- * pair with an 8-byte key or value up to 5120: small_tiles), which needs no temporary
- * memory. CUB sorts up to 4864 4-byte keys in one block; 256 x 16 and 384 x 13 are the
- * fastest of the tiles tried there (bench/results/2026-11-28-nvidia-h200-sort-vote: at
- * 4096 u32 keys 10.5-10.8 us of GPU time against 11.1-11.5 for 384 x 11, CUB 12.3; at
- * 4864 12.1-12.5 for 384 x 13 against 13.1-13.3 for 448 x 11 and 13.3 for 512 x 10, CUB
- * 12.5; 17 or more a thread were not unrolled by nvcc and took twice as long).
+ * sortTiles primitive, one block sorting the whole input, in the first of small_tiles
+ * that holds it), which needs no temporary memory.
  */
 #include "patc.h"
 #include "rt_internal.h"
@@ -56,19 +49,20 @@ enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16 };
 /* The small sort's tiles: up to small_max keys one launch of one block (sortSmallK, the
  * first tile that holds n). Six launches cost 41-47 us on an H100 at n = 1000..4097
  * against CUB's 14-16 (bench/results/2026-11-26-nvidia-h100-sort and -sort-small2: CUB
- * sorts up to 4864 4-byte keys in one block). Tiles of up to 5120 elements and 16 a
- * thread rank in the lanes' registers (sortTiles' 5-bit passes, docs/language.md). On an
- * H100, CUB's time over patc's over uniform, few and sorted keys, against the earlier
- * tiles of 8-bit passes in shared memory (512 x 4 to 2048 keys, 1024 x 4 to 4096, 1024 x 8
- * above): u32 keys 1.44-1.58 against 1.11-1.16 at 1000, 1.26-1.33 against 1.10-1.14 at
- * 2048, 0.92-0.94 against 0.86-0.89 at 4096, 0.92-0.95 against 0.71-0.76 at 4097,
- * 2.57-2.73 against 2.18-2.37 at 5120; f32 keys 0.85-0.88 at 4096 (as before) and at
- * 4097 (against 0.69-0.84); f32 keys with u32 values 0.89-0.94 against 0.92-0.93 at 4096
- * (slower), 0.88-0.93 against 0.76-0.79 at 4097; u64 keys 1.29-1.31 against 0.92-0.95 at
- * 1000, 0.98-1.00 against 0.89-0.91 at 2048, 2.42-2.54 against 2.53-2.60 at 4096 (slower)
- * (bench/results/2026-11-28-nvidia-h100-sort-small, runs 3 to 6). 1024 x 8 stays in
- * shared memory: hand-written kernels ranking in registers at 512 x 16 took 24.3-24.8 us
- * of GPU time at 8192 keys against its 22.6-23.2. It keeps the tile twice in shared
+ * sorts up to 4864 4-byte keys in one block). 256 threads of 4 keys up to 1024, 256 of 8
+ * up to 2048, 256 of 16 up to 4096, 384 of 13 up to 4992 and 512 of 10 up to 5120 rank
+ * in the lanes' registers (sortTiles' 5-bit passes, docs/language.md); 1024 of 8 up to
+ * 8192 in shared memory. Among generated kernels of u32 keys on an H200, 256 x 16 and
+ * 384 x 13 were the fastest tried where CUB sorts in one block: at 4096 keys 10.5-10.8 us
+ * of GPU time against 11.1-11.5 for 384 x 11 (CUB 12.3), at 4864 12.1-12.5 against
+ * 13.1-13.3 for 448 x 11 and 13.3 for 512 x 10 (CUB 12.5); 17 or more a thread were not
+ * unrolled by nvcc and took about twice as long (bench/results/2026-11-28-nvidia-h200-sort-vote).
+ * On an H100, CUB's time over patc's over uniform, few and sorted keys: 1.07-1.13 for u32
+ * keys, 1.01-1.03 for f32 keys and 1.05-1.10 for f32 keys with u32 values from 4097 to
+ * 4864, 1.12-1.18 at 4096 (bench/results/2026-11-28-nvidia-h100-sort-vote, r6). 1024 x 8
+ * stays in shared memory: hand-written kernels ranking in registers at 512 x 16 took
+ * 24.3-24.8 us of GPU time at 8192 keys against its 22.6-23.2
+ * (bench/results/2026-11-28-nvidia-h100-sort-small). It keeps the tile twice in shared
  * memory, under the 227 KB a block can have: 131 KB for 4-byte keys, 197 KB for 4-byte
  * pairs or 8-byte keys; an element of 12 or 16 bytes (a pair with an 8-byte key or value)
  * stops at 5120 keys. */
