@@ -22,7 +22,7 @@ static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, u
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * max(1, (n + 2047) / 2048 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -68,7 +68,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch0(unsigned int *__
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * max(1, (n + 2047) / 2048 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * max(1, (n + 2047) / 2048 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -150,7 +150,6 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                 }
             }
         }
-        __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
@@ -160,12 +159,6 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                     if (msok41) {
                         msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
                     }
-                    unsigned int msb43 = (msok41 ? min((msx42 & 255u), 255u) : 0u);
-                    if (msok41) {
-                        long long ix44 = ((long long)msb43);
-                        atomicAdd(&mshist30[(256 * warp + ix44)], 1u);
-                    }
-                    msinfo33[i40] = msb43;
                     msval32[i40] = msx42;
                 }
             }
@@ -178,208 +171,234 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                     if (msok41) {
                         msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
                     }
-                    unsigned int msb43 = (msok41 ? min((msx42 & 255u), 255u) : 0u);
-                    if (msok41) {
-                        long long ix44 = ((long long)msb43);
-                        atomicAdd(&mshist30[(256 * warp + ix44)], 1u);
-                    }
-                    msinfo33[i40] = msb43;
                     msval32[i40] = msx42;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t45 = threadIdx.x;
+        if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int i46 = 0;
-                if (((t45 + 256 * i46) < 256)) {
-                    unsigned int msrun47 = 0u;
-                    for (patc_int i48 = 0; i48 < 8; i48 += 1) {
-                        unsigned int msc49 = mshist30[(t45 + 256 * i46 + 256 * i48)];
-                        mshist30[(t45 + 256 * i46 + 256 * i48)] = msrun47;
-                        msrun47 = (msrun47 + msc49);
+                #pragma unroll
+                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = (msok45 ? min((msval32[i44] & 255u), 255u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(256 * warp + ix47)], 1u);
                     }
-                    if ((b24 < 1)) {
-                        patc_set32(&msstate22[(256 * b24 + t45 + 256 * i46)], (((2u | mspar29) << 30u) | msrun47));
+                    msinfo33[i44] = msb46;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                    bool msok45 = ((lane + 256 * warp + 2048 * b24 + 32 * i44) < n);
+                    unsigned int msb46 = (msok45 ? min((msval32[i44] & 255u), 255u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(256 * warp + ix47)], 1u);
                     }
-                    if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(256 * b24 + t45 + 256 * i46)], (((2u | mspar29) << 29u) | msrun47));
-                    }
-                    mststart34[(t45 + 256 * i46)] = msrun47;
-                    msbase31[(t45 + 256 * i46)] = msrun47;
+                    msinfo33[i44] = msb46;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t50 = threadIdx.x;
-            if ((t50 < 256)) {
-                unsigned int mscnt51 = mststart34[t50];
-                unsigned int msinc52 = mscnt51;
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
-                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
-                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
-                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
-                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
-                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
-                mststart34[t50] = (msinc52 - mscnt51);
+            const patc_int t48 = threadIdx.x;
+            {
+                const patc_int i49 = 0;
+                if (((t48 + 256 * i49) < 256)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 256 * i51)];
+                        mshist30[(t48 + 256 * i49 + 256 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
+                    }
+                    if (((b24 + 1) < ((n + 2047) / 2048))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
+                        }
+                    }
+                    mststart34[(t48 + 256 * i49)] = msrun50;
+                    msbase31[(t48 + 256 * i49)] = msrun50;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t53 = threadIdx.x;
+            if ((t53 < 256)) {
+                unsigned int mscnt54 = mststart34[t53];
+                unsigned int msinc55 = mscnt54;
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
+                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
+                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
+                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
+                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
+                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
+                mststart34[t53] = (msinc55 - mscnt54);
                 if ((lane == 31)) {
-                    mswsum35[warp] = msinc52;
+                    mswsum35[warp] = msinc55;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t58 = threadIdx.x;
-            if ((t58 < 256)) {
-                unsigned int msst59 = mststart34[t58];
-                for (patc_int i60 = 0; i60 < 8; i60 += 1) {
-                    if ((i60 < warp)) {
-                        msst59 = (msst59 + mswsum35[i60]);
+            const patc_int t61 = threadIdx.x;
+            if ((t61 < 256)) {
+                unsigned int msst62 = mststart34[t61];
+                for (patc_int i63 = 0; i63 < 8; i63 += 1) {
+                    if ((i63 < warp)) {
+                        msst62 = (msst62 + mswsum35[i63]);
                     }
                 }
-                for (patc_int i61 = 0; i61 < 8; i61 += 1) {
-                    mshist30[(t58 + 256 * i61)] = (mshist30[(t58 + 256 * i61)] + msst59);
+                for (patc_int i64 = 0; i64 < 8; i64 += 1) {
+                    mshist30[(t61 + 256 * i64)] = (mshist30[(t61 + 256 * i64)] + msst62);
                 }
-                mststart34[t58] = msst59;
+                mststart34[t61] = msst62;
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i63 = 0; i63 < 8; i63 += 1) {
-                    bool msok64 = true;
-                    unsigned int msb65 = msinfo33[i63];
-                    unsigned int mspm66 = (__ballot_sync(0xffffffffu, msok64) & patc_match_bits(msb65, 8u));
-                    unsigned int msrk67 = __popc((mspm66 & ((1u << lane) - 1u)));
-                    unsigned int msct68 = __popc(mspm66);
-                    long long ix69 = ((long long)msb65);
-                    unsigned int msh70 = 0u;
-                    if (msok64) {
-                        msh70 = mshist30[(256 * warp + ix69)];
+                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
+                    bool msok67 = true;
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 8u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(256 * warp + ix72)];
                     }
                     __syncwarp();
-                    if ((msok64 && ((msrk67 + 1u) == msct68))) {
-                        mshist30[(256 * warp + ix69)] = (msh70 + msct68);
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(256 * warp + ix72)] = (msh73 + msct71);
                     }
                     __syncwarp();
-                    if (msok64) {
-                        unsigned int msq71 = (msh70 + msrk67);
-                        long long ix72 = ((long long)msq71);
-                        mssval36[ix72] = msval32[i63];
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval36[ix75] = msval32[i66];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i63 = 0; i63 < 8; i63 += 1) {
-                    bool msok64 = ((lane + 256 * warp + 2048 * b24 + 32 * i63) < n);
-                    unsigned int msb65 = msinfo33[i63];
-                    unsigned int mspm66 = (__ballot_sync(0xffffffffu, msok64) & patc_match_bits(msb65, 8u));
-                    unsigned int msrk67 = __popc((mspm66 & ((1u << lane) - 1u)));
-                    unsigned int msct68 = __popc(mspm66);
-                    long long ix69 = ((long long)msb65);
-                    unsigned int msh70 = 0u;
-                    if (msok64) {
-                        msh70 = mshist30[(256 * warp + ix69)];
+                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
+                    bool msok67 = ((lane + 256 * warp + 2048 * b24 + 32 * i66) < n);
+                    unsigned int msb68 = msinfo33[i66];
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 8u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msb68);
+                    unsigned int msh73 = 0u;
+                    if (msok67) {
+                        msh73 = mshist30[(256 * warp + ix72)];
                     }
                     __syncwarp();
-                    if ((msok64 && ((msrk67 + 1u) == msct68))) {
-                        mshist30[(256 * warp + ix69)] = (msh70 + msct68);
+                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
+                        mshist30[(256 * warp + ix72)] = (msh73 + msct71);
                     }
                     __syncwarp();
-                    if (msok64) {
-                        unsigned int msq71 = (msh70 + msrk67);
-                        long long ix72 = ((long long)msq71);
-                        mssval36[ix72] = msval32[i63];
+                    if (msok67) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval36[ix75] = msval32[i66];
                     }
                 }
             }
         }
         {
-            const patc_int t73 = threadIdx.x;
+            const patc_int t76 = threadIdx.x;
             {
-                const patc_int i74 = 0;
-                if (((t73 + 256 * i74) < 256)) {
-                    unsigned int msc75 = msbase31[(t73 + 256 * i74)];
-                    unsigned int mspre76 = 0u;
+                const patc_int i77 = 0;
+                if (((t76 + 256 * i77) < 256)) {
+                    unsigned int msc78 = msbase31[(t76 + 256 * i77)];
+                    unsigned int mspre79 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd77 = 0; ; msd77 += 1) {
-                            unsigned int msw78;
-                            bool msfull79;
+                        for (patc_int msd80 = 0; ; msd80 += 1) {
+                            unsigned int msw81;
+                            bool msfull82;
                             for (;;) {
-                                msw78 = patc_peek32(&msstate22[(256 * b24 + t73 + 256 * i74 - 256 * msd77 - 256)]);
-                                msfull79 = ((msw78 >> 30u) == (2u | mspar29));
-                                if ((msfull79 || ((msw78 >> 29u) == (2u | mspar29)))) {
+                                msw81 = patc_peek32(&msstate22[(256 * b24 + t76 + 256 * i77 - 256 * msd80 - 256)]);
+                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
+                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre76 = (mspre76 + (msw78 & (msfull79 ? 1073741823u : 536870911u)));
-                            if (msfull79) {
+                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
+                            if (msfull82) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(256 * b24 + t73 + 256 * i74)], (((2u | mspar29) << 30u) | (mspre76 + msc75)));
+                        if (((b24 + 1) < ((n + 2047) / 2048))) {
+                            patc_set32(&msstate22[(256 * b24 + t76 + 256 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                        }
                     }
-                    msbase31[(t73 + 256 * i74)] = ((glob12[(t73 + 256 * i74)] + mspre76) - mststart34[(t73 + 256 * i74)]);
+                    msbase31[(t76 + 256 * i77)] = ((glob12[(t76 + 256 * i77)] + mspre79) - mststart34[(t76 + 256 * i77)]);
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t80 = threadIdx.x;
-                for (patc_int i81 = 0; i81 < 8; i81 += 1) {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
                     {
-                        unsigned int msv82 = mssval36[(t80 + 256 * i81)];
-                        unsigned int msbk83 = min((msv82 & 255u), 255u);
-                        long long ix84 = ((long long)msbk83);
-                        if ((((patc_uint)(msbase31[ix84] + ((unsigned int)(t80 + 256 * i81)))) < ((patc_uint)n))) {
-                            const patc_int msdst85 = ((patc_uint)(msbase31[ix84] + ((unsigned int)(t80 + 256 * i81))));
-                            out[msdst85] = msv82;
+                        unsigned int msv85 = mssval36[(t83 + 256 * i84)];
+                        unsigned int msbk86 = min((msv85 & 255u), 255u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
+                            out[msdst88] = msv85;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t80 = threadIdx.x;
-                for (patc_int i81 = 0; i81 < 8; i81 += 1) {
-                    if (((2048 * b24 + t80 + 256 * i81) < n)) {
-                        unsigned int msv82 = mssval36[(t80 + 256 * i81)];
-                        unsigned int msbk83 = min((msv82 & 255u), 255u);
-                        long long ix84 = ((long long)msbk83);
-                        if ((((patc_uint)(msbase31[ix84] + ((unsigned int)(t80 + 256 * i81)))) < ((patc_uint)n))) {
-                            const patc_int msdst85 = ((patc_uint)(msbase31[ix84] + ((unsigned int)(t80 + 256 * i81))));
-                            out[msdst85] = msv82;
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                    if (((2048 * b24 + t83 + 256 * i84) < n)) {
+                        unsigned int msv85 = mssval36[(t83 + 256 * i84)];
+                        unsigned int msbk86 = min((msv85 & 255u), 255u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
+                            out[msdst88] = msv85;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar86 = mspar29;
-        const patc_int msh87 = ((unsigned int)msctr23[(-mspar86 + 2)]);
+        const patc_int mspar89 = mspar29;
+        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
         {
-            const patc_int t88 = threadIdx.x;
-            if (((b24 < 1) && (t88 < 1))) {
-                msctr23[(mspar86 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            const patc_int t91 = threadIdx.x;
+            if (((b24 < 1) && (t91 < 1))) {
+                msctr23[(mspar89 + 1)] = ((unsigned long long)(((n + 2047) / 2048) - 1));
             }
-            unsigned int mszi89 = ((unsigned int)(256 * b24 + t88 + 256 * ((n + 2047) / 2048)));
+            unsigned int mszi92 = ((unsigned int)(256 * b24 + t91 + 256 * ((n + 2047) / 2048) - 256));
             for (;;) {
-                if ((mszi89 >= ((unsigned int)(256 * msh87)))) {
+                if ((mszi92 >= ((unsigned int)(256 * msh90)))) {
                     break;
                 }
-                const patc_int msz90 = mszi89;
-                msstate22[msz90] = 0u;
-                mszi89 = (mszi89 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz93 = mszi92;
+                msstate22[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }
@@ -391,7 +410,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
  *   data parameters: xs: n.i32
  *   nat parameters:  n, g
  *   output:          out: n.i32 (n x int)
- *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * max(1, (n + 991) / 992 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -437,7 +456,7 @@ extern "C" __global__ void __launch_bounds__(256) msI32_launch0(int *__restrict_
  *   data parameters: xs: n.i32
  *   nat parameters:  n, g
  *   output:          out: n.i32 (n x int)
- *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * max(1, (n + 991) / 992 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (7, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -477,7 +496,7 @@ extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ 
  *   data parameters: xs: n.i32
  *   nat parameters:  n, g
  *   output:          out: n.i32 (n x int)
- *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * max(1, (n + 991) / 992 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 991) / 992, 1, 1) blocks
@@ -519,7 +538,6 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                 }
             }
         }
-        __syncthreads();
         if (((992 * b24 + 991) < n)) {
             {
                 #pragma unroll
@@ -529,12 +547,6 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                     if (msok40) {
                         msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(7 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -547,82 +559,106 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                     if (msok40) {
                         msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(7 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t44 = threadIdx.x;
+        if (((992 * b24 + 991) < n)) {
             {
-                const patc_int i45 = 0;
-                if (((t44 + 32 * i45) < 7)) {
-                    unsigned int msrun46 = 0u;
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 31; i43 += 1) {
+                    bool msok44 = true;
+                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] % 7)), 6u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(7 * warp + ix46)], 1u);
+                    }
+                    msinfo33[i43] = msb45;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 31; i43 += 1) {
+                    bool msok44 = ((lane + 992 * warp + 992 * b24 + 32 * i43) < n);
+                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] % 7)), 6u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(7 * warp + ix46)], 1u);
+                    }
+                    msinfo33[i43] = msb45;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t47 = threadIdx.x;
+            {
+                const patc_int i48 = 0;
+                if (((t47 + 32 * i48) < 7)) {
+                    unsigned int msrun49 = 0u;
                     {
-                        const patc_int i47 = 0;
-                        unsigned int msc48 = mshist30[(t44 + 32 * i45 + 7 * i47)];
-                        mshist30[(t44 + 32 * i45 + 7 * i47)] = msrun46;
-                        msrun46 = (msrun46 + msc48);
+                        const patc_int i50 = 0;
+                        unsigned int msc51 = mshist30[(t47 + 32 * i48 + 7 * i50)];
+                        mshist30[(t47 + 32 * i48 + 7 * i50)] = msrun49;
+                        msrun49 = (msrun49 + msc51);
                     }
-                    if ((b24 < 1)) {
-                        patc_set32(&msstate22[(7 * b24 + t44 + 32 * i45)], (((2u | mspar29) << 30u) | msrun46));
+                    if (((b24 + 1) < ((n + 991) / 992))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(7 * b24 + t47 + 32 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(7 * b24 + t47 + 32 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                        }
                     }
-                    if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(7 * b24 + t44 + 32 * i45)], (((2u | mspar29) << 29u) | msrun46));
-                    }
-                    mststart34[(t44 + 32 * i45)] = msrun46;
-                    msbase31[(t44 + 32 * i45)] = msrun46;
+                    mststart34[(t47 + 32 * i48)] = msrun49;
+                    msbase31[(t47 + 32 * i48)] = msrun49;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum50 = 0u;
+                unsigned int mssum53 = 0u;
                 {
-                    const patc_int i51 = 0;
-                    if (((lane + i51) < 7)) {
-                        mssum50 = (mssum50 + mststart34[(lane + i51)]);
+                    const patc_int i54 = 0;
+                    if (((lane + i54) < 7)) {
+                        mssum53 = (mssum53 + mststart34[(lane + i54)]);
                     }
                 }
-                unsigned int msinc52 = mssum50;
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
-                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
-                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
-                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
-                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
-                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
-                unsigned int msat58 = (msinc52 - mssum50);
+                unsigned int msinc55 = mssum53;
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
+                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
+                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
+                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
+                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
+                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
+                unsigned int msat61 = (msinc55 - mssum53);
                 {
-                    const patc_int i59 = 0;
-                    if (((lane + i59) < 7)) {
-                        unsigned int mscb60 = mststart34[(lane + i59)];
-                        mststart34[(lane + i59)] = msat58;
-                        msat58 = (msat58 + mscb60);
+                    const patc_int i62 = 0;
+                    if (((lane + i62) < 7)) {
+                        unsigned int mscb63 = mststart34[(lane + i62)];
+                        mststart34[(lane + i62)] = msat61;
+                        msat61 = (msat61 + mscb63);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
+            const patc_int t64 = threadIdx.x;
             {
-                const patc_int i62 = 0;
-                if (((t61 + 32 * i62) < 7)) {
-                    unsigned int msst63 = mststart34[(t61 + 32 * i62)];
+                const patc_int i65 = 0;
+                if (((t64 + 32 * i65) < 7)) {
+                    unsigned int msst66 = mststart34[(t64 + 32 * i65)];
                     {
-                        const patc_int i64 = 0;
-                        mshist30[(t61 + 32 * i62 + 7 * i64)] = (mshist30[(t61 + 32 * i62 + 7 * i64)] + msst63);
+                        const patc_int i67 = 0;
+                        mshist30[(t64 + 32 * i65 + 7 * i67)] = (mshist30[(t64 + 32 * i65 + 7 * i67)] + msst66);
                     }
                 }
             }
@@ -631,133 +667,135 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
         if (((992 * b24 + 991) < n)) {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 31; i66 += 1) {
-                    bool msok67 = true;
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 3u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(7 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 31; i69 += 1) {
+                    bool msok70 = true;
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 3u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(7 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(7 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(7 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 31; i66 += 1) {
-                    bool msok67 = ((lane + 992 * warp + 992 * b24 + 32 * i66) < n);
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 3u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(7 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 31; i69 += 1) {
+                    bool msok70 = ((lane + 992 * warp + 992 * b24 + 32 * i69) < n);
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 3u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(7 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(7 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(7 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         }
         {
-            const patc_int t76 = threadIdx.x;
+            const patc_int t79 = threadIdx.x;
             {
-                const patc_int i77 = 0;
-                if (((t76 + 32 * i77) < 7)) {
-                    unsigned int msc78 = msbase31[(t76 + 32 * i77)];
-                    unsigned int mspre79 = 0u;
+                const patc_int i80 = 0;
+                if (((t79 + 32 * i80) < 7)) {
+                    unsigned int msc81 = msbase31[(t79 + 32 * i80)];
+                    unsigned int mspre82 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd80 = 0; ; msd80 += 1) {
-                            unsigned int msw81;
-                            bool msfull82;
+                        for (patc_int msd83 = 0; ; msd83 += 1) {
+                            unsigned int msw84;
+                            bool msfull85;
                             for (;;) {
-                                msw81 = patc_peek32(&msstate22[(7 * b24 + t76 + 32 * i77 - 7 * msd80 - 7)]);
-                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
-                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                msw84 = patc_peek32(&msstate22[(7 * b24 + t79 + 32 * i80 - 7 * msd83 - 7)]);
+                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
+                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
-                            if (msfull82) {
+                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
+                            if (msfull85) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(7 * b24 + t76 + 32 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                        if (((b24 + 1) < ((n + 991) / 992))) {
+                            patc_set32(&msstate22[(7 * b24 + t79 + 32 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                        }
                     }
-                    msbase31[(t76 + 32 * i77)] = ((glob12[(t76 + 32 * i77)] + mspre79) - mststart34[(t76 + 32 * i77)]);
+                    msbase31[(t79 + 32 * i80)] = ((glob12[(t79 + 32 * i80)] + mspre82) - mststart34[(t79 + 32 * i80)]);
                 }
             }
         }
         __syncthreads();
         if (((992 * b24 + 991) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 31; i84 += 1) {
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 31; i87 += 1) {
                     {
-                        int msv85 = mssval35[(t83 + 32 * i84)];
-                        unsigned int msbk86 = min(((unsigned int)(msv85 % 7)), 6u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 32 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 32 * i84))));
-                            out[msdst88] = msv85;
+                        int msv88 = mssval35[(t86 + 32 * i87)];
+                        unsigned int msbk89 = min(((unsigned int)(msv88 % 7)), 6u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 32 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 32 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 31; i84 += 1) {
-                    if (((992 * b24 + t83 + 32 * i84) < n)) {
-                        int msv85 = mssval35[(t83 + 32 * i84)];
-                        unsigned int msbk86 = min(((unsigned int)(msv85 % 7)), 6u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 32 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 32 * i84))));
-                            out[msdst88] = msv85;
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 31; i87 += 1) {
+                    if (((992 * b24 + t86 + 32 * i87) < n)) {
+                        int msv88 = mssval35[(t86 + 32 * i87)];
+                        unsigned int msbk89 = min(((unsigned int)(msv88 % 7)), 6u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 32 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 32 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar89 = mspar29;
-        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        const patc_int mspar92 = mspar29;
+        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
         {
-            const patc_int t91 = threadIdx.x;
-            if (((b24 < 1) && (t91 < 1))) {
-                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 991) / 992));
+            const patc_int t94 = threadIdx.x;
+            if (((b24 < 1) && (t94 < 1))) {
+                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 991) / 992) - 1));
             }
-            unsigned int mszi92 = ((unsigned int)(32 * b24 + t91 + 7 * ((n + 991) / 992)));
+            unsigned int mszi95 = ((unsigned int)(32 * b24 + t94 + 7 * ((n + 991) / 992) - 7));
             for (;;) {
-                if ((mszi92 >= ((unsigned int)(7 * msh90)))) {
+                if ((mszi95 >= ((unsigned int)(7 * msh93)))) {
                     break;
                 }
-                const patc_int msz93 = mszi92;
-                msstate22[msz93] = 0u;
-                mszi92 = (mszi92 + ((unsigned int)(32 * ((n + 991) / 992))));
+                const patc_int msz96 = mszi95;
+                msstate22[msz96] = 0u;
+                mszi95 = (mszi95 + ((unsigned int)(32 * ((n + 991) / 992))));
             }
         }
     }
@@ -769,7 +807,7 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
  *   data parameters: xs: n.f32
  *   nat parameters:  n, g
  *   output:          out: n.f32 (n x float)
- *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * max(1, (n + 639) / 640 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -815,7 +853,7 @@ extern "C" __global__ void __launch_bounds__(256) msF32_launch0(float *__restric
  *   data parameters: xs: n.f32
  *   nat parameters:  n, g
  *   output:          out: n.f32 (n x float)
- *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * max(1, (n + 639) / 640 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (16, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -855,7 +893,7 @@ extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict
  *   data parameters: xs: n.f32
  *   nat parameters:  n, g
  *   output:          out: n.f32 (n x float)
- *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * max(1, (n + 639) / 640 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 639) / 640, 1, 1) blocks
@@ -897,7 +935,6 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                 }
             }
         }
-        __syncthreads();
         if (((640 * b24 + 639) < n)) {
             {
                 #pragma unroll
@@ -907,12 +944,6 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                     if (msok40) {
                         msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(16 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -925,80 +956,104 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                     if (msok40) {
                         msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(16 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t44 = threadIdx.x;
+        if (((640 * b24 + 639) < n)) {
             {
-                const patc_int i45 = 0;
-                if (((t44 + 128 * i45) < 16)) {
-                    unsigned int msrun46 = 0u;
-                    for (patc_int i47 = 0; i47 < 4; i47 += 1) {
-                        unsigned int msc48 = mshist30[(t44 + 128 * i45 + 16 * i47)];
-                        mshist30[(t44 + 128 * i45 + 16 * i47)] = msrun46;
-                        msrun46 = (msrun46 + msc48);
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 5; i43 += 1) {
+                    bool msok44 = true;
+                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] * 16.0f)), 15u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(16 * warp + ix46)], 1u);
                     }
-                    if ((b24 < 1)) {
-                        patc_set32(&msstate22[(16 * b24 + t44 + 128 * i45)], (((2u | mspar29) << 30u) | msrun46));
+                    msinfo33[i43] = msb45;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 5; i43 += 1) {
+                    bool msok44 = ((lane + 160 * warp + 640 * b24 + 32 * i43) < n);
+                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] * 16.0f)), 15u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(16 * warp + ix46)], 1u);
                     }
-                    if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(16 * b24 + t44 + 128 * i45)], (((2u | mspar29) << 29u) | msrun46));
+                    msinfo33[i43] = msb45;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t47 = threadIdx.x;
+            {
+                const patc_int i48 = 0;
+                if (((t47 + 128 * i48) < 16)) {
+                    unsigned int msrun49 = 0u;
+                    for (patc_int i50 = 0; i50 < 4; i50 += 1) {
+                        unsigned int msc51 = mshist30[(t47 + 128 * i48 + 16 * i50)];
+                        mshist30[(t47 + 128 * i48 + 16 * i50)] = msrun49;
+                        msrun49 = (msrun49 + msc51);
                     }
-                    mststart34[(t44 + 128 * i45)] = msrun46;
-                    msbase31[(t44 + 128 * i45)] = msrun46;
+                    if (((b24 + 1) < ((n + 639) / 640))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(16 * b24 + t47 + 128 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(16 * b24 + t47 + 128 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                        }
+                    }
+                    mststart34[(t47 + 128 * i48)] = msrun49;
+                    msbase31[(t47 + 128 * i48)] = msrun49;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum50 = 0u;
+                unsigned int mssum53 = 0u;
                 {
-                    const patc_int i51 = 0;
-                    if (((lane + i51) < 16)) {
-                        mssum50 = (mssum50 + mststart34[(lane + i51)]);
+                    const patc_int i54 = 0;
+                    if (((lane + i54) < 16)) {
+                        mssum53 = (mssum53 + mststart34[(lane + i54)]);
                     }
                 }
-                unsigned int msinc52 = mssum50;
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
-                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
-                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
-                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
-                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
-                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
-                unsigned int msat58 = (msinc52 - mssum50);
+                unsigned int msinc55 = mssum53;
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
+                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
+                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
+                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
+                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
+                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
+                unsigned int msat61 = (msinc55 - mssum53);
                 {
-                    const patc_int i59 = 0;
-                    if (((lane + i59) < 16)) {
-                        unsigned int mscb60 = mststart34[(lane + i59)];
-                        mststart34[(lane + i59)] = msat58;
-                        msat58 = (msat58 + mscb60);
+                    const patc_int i62 = 0;
+                    if (((lane + i62) < 16)) {
+                        unsigned int mscb63 = mststart34[(lane + i62)];
+                        mststart34[(lane + i62)] = msat61;
+                        msat61 = (msat61 + mscb63);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
+            const patc_int t64 = threadIdx.x;
             {
-                const patc_int i62 = 0;
-                if (((t61 + 128 * i62) < 16)) {
-                    unsigned int msst63 = mststart34[(t61 + 128 * i62)];
-                    for (patc_int i64 = 0; i64 < 4; i64 += 1) {
-                        mshist30[(t61 + 128 * i62 + 16 * i64)] = (mshist30[(t61 + 128 * i62 + 16 * i64)] + msst63);
+                const patc_int i65 = 0;
+                if (((t64 + 128 * i65) < 16)) {
+                    unsigned int msst66 = mststart34[(t64 + 128 * i65)];
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        mshist30[(t64 + 128 * i65 + 16 * i67)] = (mshist30[(t64 + 128 * i65 + 16 * i67)] + msst66);
                     }
                 }
             }
@@ -1007,133 +1062,135 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
         if (((640 * b24 + 639) < n)) {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 5; i66 += 1) {
-                    bool msok67 = true;
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 4u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(16 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 5; i69 += 1) {
+                    bool msok70 = true;
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 4u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(16 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(16 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(16 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 5; i66 += 1) {
-                    bool msok67 = ((lane + 160 * warp + 640 * b24 + 32 * i66) < n);
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 4u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(16 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 5; i69 += 1) {
+                    bool msok70 = ((lane + 160 * warp + 640 * b24 + 32 * i69) < n);
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 4u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(16 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(16 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(16 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         }
         {
-            const patc_int t76 = threadIdx.x;
+            const patc_int t79 = threadIdx.x;
             {
-                const patc_int i77 = 0;
-                if (((t76 + 128 * i77) < 16)) {
-                    unsigned int msc78 = msbase31[(t76 + 128 * i77)];
-                    unsigned int mspre79 = 0u;
+                const patc_int i80 = 0;
+                if (((t79 + 128 * i80) < 16)) {
+                    unsigned int msc81 = msbase31[(t79 + 128 * i80)];
+                    unsigned int mspre82 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd80 = 0; ; msd80 += 1) {
-                            unsigned int msw81;
-                            bool msfull82;
+                        for (patc_int msd83 = 0; ; msd83 += 1) {
+                            unsigned int msw84;
+                            bool msfull85;
                             for (;;) {
-                                msw81 = patc_peek32(&msstate22[(16 * b24 + t76 + 128 * i77 - 16 * msd80 - 16)]);
-                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
-                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                msw84 = patc_peek32(&msstate22[(16 * b24 + t79 + 128 * i80 - 16 * msd83 - 16)]);
+                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
+                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
-                            if (msfull82) {
+                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
+                            if (msfull85) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(16 * b24 + t76 + 128 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                        if (((b24 + 1) < ((n + 639) / 640))) {
+                            patc_set32(&msstate22[(16 * b24 + t79 + 128 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                        }
                     }
-                    msbase31[(t76 + 128 * i77)] = ((glob12[(t76 + 128 * i77)] + mspre79) - mststart34[(t76 + 128 * i77)]);
+                    msbase31[(t79 + 128 * i80)] = ((glob12[(t79 + 128 * i80)] + mspre82) - mststart34[(t79 + 128 * i80)]);
                 }
             }
         }
         __syncthreads();
         if (((640 * b24 + 639) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 5; i84 += 1) {
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 5; i87 += 1) {
                     {
-                        float msv85 = mssval35[(t83 + 128 * i84)];
-                        unsigned int msbk86 = min(((unsigned int)(msv85 * 16.0f)), 15u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 128 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 128 * i84))));
-                            out[msdst88] = msv85;
+                        float msv88 = mssval35[(t86 + 128 * i87)];
+                        unsigned int msbk89 = min(((unsigned int)(msv88 * 16.0f)), 15u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 128 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 128 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 5; i84 += 1) {
-                    if (((640 * b24 + t83 + 128 * i84) < n)) {
-                        float msv85 = mssval35[(t83 + 128 * i84)];
-                        unsigned int msbk86 = min(((unsigned int)(msv85 * 16.0f)), 15u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 128 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 128 * i84))));
-                            out[msdst88] = msv85;
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 5; i87 += 1) {
+                    if (((640 * b24 + t86 + 128 * i87) < n)) {
+                        float msv88 = mssval35[(t86 + 128 * i87)];
+                        unsigned int msbk89 = min(((unsigned int)(msv88 * 16.0f)), 15u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 128 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 128 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar89 = mspar29;
-        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        const patc_int mspar92 = mspar29;
+        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
         {
-            const patc_int t91 = threadIdx.x;
-            if (((b24 < 1) && (t91 < 1))) {
-                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 639) / 640));
+            const patc_int t94 = threadIdx.x;
+            if (((b24 < 1) && (t94 < 1))) {
+                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 639) / 640) - 1));
             }
-            unsigned int mszi92 = ((unsigned int)(128 * b24 + t91 + 16 * ((n + 639) / 640)));
+            unsigned int mszi95 = ((unsigned int)(128 * b24 + t94 + 16 * ((n + 639) / 640) - 16));
             for (;;) {
-                if ((mszi92 >= ((unsigned int)(16 * msh90)))) {
+                if ((mszi95 >= ((unsigned int)(16 * msh93)))) {
                     break;
                 }
-                const patc_int msz93 = mszi92;
-                msstate22[msz93] = 0u;
-                mszi92 = (mszi92 + ((unsigned int)(128 * ((n + 639) / 640))));
+                const patc_int msz96 = mszi95;
+                msstate22[msz96] = 0u;
+                mszi95 = (mszi95 + ((unsigned int)(128 * ((n + 639) / 640))));
             }
         }
     }
@@ -1145,7 +1202,7 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
  *   data parameters: xs: n.u64
  *   nat parameters:  n, g
  *   output:          out: n.u64 (n x unsigned long long)
- *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * max(1, (n + 1023) / 1024 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1000, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -1191,7 +1248,7 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch0(unsigned long l
  *   data parameters: xs: n.u64
  *   nat parameters:  n, g
  *   output:          out: n.u64 (n x unsigned long long)
- *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * max(1, (n + 1023) / 1024 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1000, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -1231,7 +1288,7 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long l
  *   data parameters: xs: n.u64
  *   nat parameters:  n, g
  *   output:          out: n.u64 (n x unsigned long long)
- *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * max(1, (n + 1023) / 1024 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
@@ -1272,7 +1329,6 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                 }
             }
         }
-        __syncthreads();
         if (((1024 * b24 + 1023) < n)) {
             {
                 #pragma unroll
@@ -1282,12 +1338,6 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                     if (msok40) {
                         msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(1000 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -1300,76 +1350,100 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                     if (msok40) {
                         msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(1000 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
+        if (((1024 * b24 + 1023) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                    bool msok44 = true;
+                    unsigned int msb45 = (msok44 ? min((((unsigned int)((msval32[i43] * ((unsigned long long)10)) + (msval32[i43] / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(1000 * warp + ix46)], 1u);
+                    }
+                    msinfo33[i43] = msb45;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
+                    bool msok44 = ((lane + 128 * warp + 1024 * b24 + 32 * i43) < n);
+                    unsigned int msb45 = (msok44 ? min((((unsigned int)((msval32[i43] * ((unsigned long long)10)) + (msval32[i43] / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(1000 * warp + ix46)], 1u);
+                    }
+                    msinfo33[i43] = msb45;
+                }
+            }
+        }
+        __syncthreads();
         {
-            const patc_int t44 = threadIdx.x;
-            for (patc_int i45 = 0; i45 < 4; i45 += 1) {
-                if (((t44 + 256 * i45) < 1000)) {
-                    unsigned int msrun46 = 0u;
-                    for (patc_int i47 = 0; i47 < 8; i47 += 1) {
-                        unsigned int msc48 = mshist30[(t44 + 256 * i45 + 1000 * i47)];
-                        mshist30[(t44 + 256 * i45 + 1000 * i47)] = msrun46;
-                        msrun46 = (msrun46 + msc48);
+            const patc_int t47 = threadIdx.x;
+            for (patc_int i48 = 0; i48 < 4; i48 += 1) {
+                if (((t47 + 256 * i48) < 1000)) {
+                    unsigned int msrun49 = 0u;
+                    for (patc_int i50 = 0; i50 < 8; i50 += 1) {
+                        unsigned int msc51 = mshist30[(t47 + 256 * i48 + 1000 * i50)];
+                        mshist30[(t47 + 256 * i48 + 1000 * i50)] = msrun49;
+                        msrun49 = (msrun49 + msc51);
                     }
-                    if ((b24 < 1)) {
-                        patc_set32(&msstate22[(1000 * b24 + t44 + 256 * i45)], (((2u | mspar29) << 30u) | msrun46));
+                    if (((b24 + 1) < ((n + 1023) / 1024))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(1000 * b24 + t47 + 256 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(1000 * b24 + t47 + 256 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                        }
                     }
-                    if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(1000 * b24 + t44 + 256 * i45)], (((2u | mspar29) << 29u) | msrun46));
-                    }
-                    mststart34[(t44 + 256 * i45)] = msrun46;
-                    msbase31[(t44 + 256 * i45)] = msrun46;
+                    mststart34[(t47 + 256 * i48)] = msrun49;
+                    msbase31[(t47 + 256 * i48)] = msrun49;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum50 = 0u;
-                for (patc_int i51 = 0; i51 < 32; i51 += 1) {
-                    if (((32 * lane + i51) < 1000)) {
-                        mssum50 = (mssum50 + mststart34[(32 * lane + i51)]);
+                unsigned int mssum53 = 0u;
+                for (patc_int i54 = 0; i54 < 32; i54 += 1) {
+                    if (((32 * lane + i54) < 1000)) {
+                        mssum53 = (mssum53 + mststart34[(32 * lane + i54)]);
                     }
                 }
-                unsigned int msinc52 = mssum50;
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
-                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
-                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
-                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
-                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
-                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
-                unsigned int msat58 = (msinc52 - mssum50);
-                for (patc_int i59 = 0; i59 < 32; i59 += 1) {
-                    if (((32 * lane + i59) < 1000)) {
-                        unsigned int mscb60 = mststart34[(32 * lane + i59)];
-                        mststart34[(32 * lane + i59)] = msat58;
-                        msat58 = (msat58 + mscb60);
+                unsigned int msinc55 = mssum53;
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
+                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
+                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
+                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
+                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
+                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
+                unsigned int msat61 = (msinc55 - mssum53);
+                for (patc_int i62 = 0; i62 < 32; i62 += 1) {
+                    if (((32 * lane + i62) < 1000)) {
+                        unsigned int mscb63 = mststart34[(32 * lane + i62)];
+                        mststart34[(32 * lane + i62)] = msat61;
+                        msat61 = (msat61 + mscb63);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
-            for (patc_int i62 = 0; i62 < 4; i62 += 1) {
-                if (((t61 + 256 * i62) < 1000)) {
-                    unsigned int msst63 = mststart34[(t61 + 256 * i62)];
-                    for (patc_int i64 = 0; i64 < 8; i64 += 1) {
-                        mshist30[(t61 + 256 * i62 + 1000 * i64)] = (mshist30[(t61 + 256 * i62 + 1000 * i64)] + msst63);
+            const patc_int t64 = threadIdx.x;
+            for (patc_int i65 = 0; i65 < 4; i65 += 1) {
+                if (((t64 + 256 * i65) < 1000)) {
+                    unsigned int msst66 = mststart34[(t64 + 256 * i65)];
+                    for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                        mshist30[(t64 + 256 * i65 + 1000 * i67)] = (mshist30[(t64 + 256 * i65 + 1000 * i67)] + msst66);
                     }
                 }
             }
@@ -1378,132 +1452,134 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
         if (((1024 * b24 + 1023) < n)) {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
-                    bool msok67 = true;
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 10u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(1000 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                    bool msok70 = true;
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 10u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(1000 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(1000 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(1000 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
-                    bool msok67 = ((lane + 128 * warp + 1024 * b24 + 32 * i66) < n);
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 10u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(1000 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                    bool msok70 = ((lane + 128 * warp + 1024 * b24 + 32 * i69) < n);
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 10u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(1000 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(1000 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(1000 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         }
         {
-            const patc_int t76 = threadIdx.x;
-            for (patc_int i77 = 0; i77 < 4; i77 += 1) {
-                if (((t76 + 256 * i77) < 1000)) {
-                    unsigned int msc78 = msbase31[(t76 + 256 * i77)];
-                    unsigned int mspre79 = 0u;
+            const patc_int t79 = threadIdx.x;
+            for (patc_int i80 = 0; i80 < 4; i80 += 1) {
+                if (((t79 + 256 * i80) < 1000)) {
+                    unsigned int msc81 = msbase31[(t79 + 256 * i80)];
+                    unsigned int mspre82 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd80 = 0; ; msd80 += 1) {
-                            unsigned int msw81;
-                            bool msfull82;
+                        for (patc_int msd83 = 0; ; msd83 += 1) {
+                            unsigned int msw84;
+                            bool msfull85;
                             for (;;) {
-                                msw81 = patc_peek32(&msstate22[(1000 * b24 + t76 + 256 * i77 - 1000 * msd80 - 1000)]);
-                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
-                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                msw84 = patc_peek32(&msstate22[(1000 * b24 + t79 + 256 * i80 - 1000 * msd83 - 1000)]);
+                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
+                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
-                            if (msfull82) {
+                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
+                            if (msfull85) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(1000 * b24 + t76 + 256 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                        if (((b24 + 1) < ((n + 1023) / 1024))) {
+                            patc_set32(&msstate22[(1000 * b24 + t79 + 256 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                        }
                     }
-                    msbase31[(t76 + 256 * i77)] = ((glob12[(t76 + 256 * i77)] + mspre79) - mststart34[(t76 + 256 * i77)]);
+                    msbase31[(t79 + 256 * i80)] = ((glob12[(t79 + 256 * i80)] + mspre82) - mststart34[(t79 + 256 * i80)]);
                 }
             }
         }
         __syncthreads();
         if (((1024 * b24 + 1023) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 4; i84 += 1) {
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
                     {
-                        unsigned long long msv85 = mssval35[(t83 + 256 * i84)];
-                        unsigned int msbk86 = min((((unsigned int)((msv85 * ((unsigned long long)10)) + (msv85 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
-                            out[msdst88] = msv85;
+                        unsigned long long msv88 = mssval35[(t86 + 256 * i87)];
+                        unsigned int msbk89 = min((((unsigned int)((msv88 * ((unsigned long long)10)) + (msv88 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 4; i84 += 1) {
-                    if (((1024 * b24 + t83 + 256 * i84) < n)) {
-                        unsigned long long msv85 = mssval35[(t83 + 256 * i84)];
-                        unsigned int msbk86 = min((((unsigned int)((msv85 * ((unsigned long long)10)) + (msv85 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
-                            out[msdst88] = msv85;
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
+                    if (((1024 * b24 + t86 + 256 * i87) < n)) {
+                        unsigned long long msv88 = mssval35[(t86 + 256 * i87)];
+                        unsigned int msbk89 = min((((unsigned int)((msv88 * ((unsigned long long)10)) + (msv88 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar89 = mspar29;
-        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        const patc_int mspar92 = mspar29;
+        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
         {
-            const patc_int t91 = threadIdx.x;
-            if (((b24 < 1) && (t91 < 1))) {
-                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 1023) / 1024));
+            const patc_int t94 = threadIdx.x;
+            if (((b24 < 1) && (t94 < 1))) {
+                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 1023) / 1024) - 1));
             }
-            unsigned int mszi92 = ((unsigned int)(256 * b24 + t91 + 1000 * ((n + 1023) / 1024)));
+            unsigned int mszi95 = ((unsigned int)(256 * b24 + t94 + 1000 * ((n + 1023) / 1024) - 1000));
             for (;;) {
-                if ((mszi92 >= ((unsigned int)(1000 * msh90)))) {
+                if ((mszi95 >= ((unsigned int)(1000 * msh93)))) {
                     break;
                 }
-                const patc_int msz93 = mszi92;
-                msstate22[msz93] = 0u;
-                mszi92 = (mszi92 + ((unsigned int)(256 * ((n + 1023) / 1024))));
+                const patc_int msz96 = mszi95;
+                msstate22[msz96] = 0u;
+                mszi95 = (mszi95 + ((unsigned int)(256 * ((n + 1023) / 1024))));
             }
         }
     }
@@ -1515,7 +1591,7 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
  *   data parameters: xs: n.i64
  *   nat parameters:  n, g
  *   output:          out: n.i64 (n x long long)
- *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * max(1, (n + 191) / 192 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -1561,7 +1637,7 @@ extern "C" __global__ void __launch_bounds__(256) msI64_launch0(long long *__res
  *   data parameters: xs: n.i64
  *   nat parameters:  n, g
  *   output:          out: n.i64 (n x long long)
- *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * max(1, (n + 191) / 192 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (2, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -1601,7 +1677,7 @@ extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restr
  *   data parameters: xs: n.i64
  *   nat parameters:  n, g
  *   output:          out: n.i64 (n x long long)
- *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * max(1, (n + 191) / 192 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (64, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
@@ -1643,7 +1719,6 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                 }
             }
         }
-        __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
@@ -1653,12 +1728,6 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                     if (msok40) {
                         msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(2 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -1671,80 +1740,104 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                     if (msok40) {
                         msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(2 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t44 = threadIdx.x;
+        if (((192 * b24 + 191) < n)) {
             {
-                const patc_int i45 = 0;
-                if (((t44 + 64 * i45) < 2)) {
-                    unsigned int msrun46 = 0u;
-                    for (patc_int i47 = 0; i47 < 2; i47 += 1) {
-                        unsigned int msc48 = mshist30[(t44 + 64 * i45 + 2 * i47)];
-                        mshist30[(t44 + 64 * i45 + 2 * i47)] = msrun46;
-                        msrun46 = (msrun46 + msc48);
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 3; i43 += 1) {
+                    bool msok44 = true;
+                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] & ((long long)1))), 1u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(2 * warp + ix46)], 1u);
                     }
-                    if ((b24 < 1)) {
-                        patc_set32(&msstate22[(2 * b24 + t44 + 64 * i45)], (((2u | mspar29) << 30u) | msrun46));
+                    msinfo33[i43] = msb45;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 3; i43 += 1) {
+                    bool msok44 = ((lane + 96 * warp + 192 * b24 + 32 * i43) < n);
+                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] & ((long long)1))), 1u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(2 * warp + ix46)], 1u);
                     }
-                    if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(2 * b24 + t44 + 64 * i45)], (((2u | mspar29) << 29u) | msrun46));
+                    msinfo33[i43] = msb45;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t47 = threadIdx.x;
+            {
+                const patc_int i48 = 0;
+                if (((t47 + 64 * i48) < 2)) {
+                    unsigned int msrun49 = 0u;
+                    for (patc_int i50 = 0; i50 < 2; i50 += 1) {
+                        unsigned int msc51 = mshist30[(t47 + 64 * i48 + 2 * i50)];
+                        mshist30[(t47 + 64 * i48 + 2 * i50)] = msrun49;
+                        msrun49 = (msrun49 + msc51);
                     }
-                    mststart34[(t44 + 64 * i45)] = msrun46;
-                    msbase31[(t44 + 64 * i45)] = msrun46;
+                    if (((b24 + 1) < ((n + 191) / 192))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(2 * b24 + t47 + 64 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(2 * b24 + t47 + 64 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                        }
+                    }
+                    mststart34[(t47 + 64 * i48)] = msrun49;
+                    msbase31[(t47 + 64 * i48)] = msrun49;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum50 = 0u;
+                unsigned int mssum53 = 0u;
                 {
-                    const patc_int i51 = 0;
-                    if (((lane + i51) < 2)) {
-                        mssum50 = (mssum50 + mststart34[(lane + i51)]);
+                    const patc_int i54 = 0;
+                    if (((lane + i54) < 2)) {
+                        mssum53 = (mssum53 + mststart34[(lane + i54)]);
                     }
                 }
-                unsigned int msinc52 = mssum50;
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
-                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
-                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
-                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
-                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
-                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
-                unsigned int msat58 = (msinc52 - mssum50);
+                unsigned int msinc55 = mssum53;
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
+                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
+                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
+                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
+                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
+                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
+                unsigned int msat61 = (msinc55 - mssum53);
                 {
-                    const patc_int i59 = 0;
-                    if (((lane + i59) < 2)) {
-                        unsigned int mscb60 = mststart34[(lane + i59)];
-                        mststart34[(lane + i59)] = msat58;
-                        msat58 = (msat58 + mscb60);
+                    const patc_int i62 = 0;
+                    if (((lane + i62) < 2)) {
+                        unsigned int mscb63 = mststart34[(lane + i62)];
+                        mststart34[(lane + i62)] = msat61;
+                        msat61 = (msat61 + mscb63);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
+            const patc_int t64 = threadIdx.x;
             {
-                const patc_int i62 = 0;
-                if (((t61 + 64 * i62) < 2)) {
-                    unsigned int msst63 = mststart34[(t61 + 64 * i62)];
-                    for (patc_int i64 = 0; i64 < 2; i64 += 1) {
-                        mshist30[(t61 + 64 * i62 + 2 * i64)] = (mshist30[(t61 + 64 * i62 + 2 * i64)] + msst63);
+                const patc_int i65 = 0;
+                if (((t64 + 64 * i65) < 2)) {
+                    unsigned int msst66 = mststart34[(t64 + 64 * i65)];
+                    for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                        mshist30[(t64 + 64 * i65 + 2 * i67)] = (mshist30[(t64 + 64 * i65 + 2 * i67)] + msst66);
                     }
                 }
             }
@@ -1753,133 +1846,135 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 3; i66 += 1) {
-                    bool msok67 = true;
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 1u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(2 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 3; i69 += 1) {
+                    bool msok70 = true;
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 1u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(2 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(2 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(2 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 3; i66 += 1) {
-                    bool msok67 = ((lane + 96 * warp + 192 * b24 + 32 * i66) < n);
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 1u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(2 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 3; i69 += 1) {
+                    bool msok70 = ((lane + 96 * warp + 192 * b24 + 32 * i69) < n);
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 1u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(2 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(2 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(2 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         }
         {
-            const patc_int t76 = threadIdx.x;
+            const patc_int t79 = threadIdx.x;
             {
-                const patc_int i77 = 0;
-                if (((t76 + 64 * i77) < 2)) {
-                    unsigned int msc78 = msbase31[(t76 + 64 * i77)];
-                    unsigned int mspre79 = 0u;
+                const patc_int i80 = 0;
+                if (((t79 + 64 * i80) < 2)) {
+                    unsigned int msc81 = msbase31[(t79 + 64 * i80)];
+                    unsigned int mspre82 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd80 = 0; ; msd80 += 1) {
-                            unsigned int msw81;
-                            bool msfull82;
+                        for (patc_int msd83 = 0; ; msd83 += 1) {
+                            unsigned int msw84;
+                            bool msfull85;
                             for (;;) {
-                                msw81 = patc_peek32(&msstate22[(2 * b24 + t76 + 64 * i77 - 2 * msd80 - 2)]);
-                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
-                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                msw84 = patc_peek32(&msstate22[(2 * b24 + t79 + 64 * i80 - 2 * msd83 - 2)]);
+                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
+                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
-                            if (msfull82) {
+                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
+                            if (msfull85) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(2 * b24 + t76 + 64 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                        if (((b24 + 1) < ((n + 191) / 192))) {
+                            patc_set32(&msstate22[(2 * b24 + t79 + 64 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                        }
                     }
-                    msbase31[(t76 + 64 * i77)] = ((glob12[(t76 + 64 * i77)] + mspre79) - mststart34[(t76 + 64 * i77)]);
+                    msbase31[(t79 + 64 * i80)] = ((glob12[(t79 + 64 * i80)] + mspre82) - mststart34[(t79 + 64 * i80)]);
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 3; i84 += 1) {
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 3; i87 += 1) {
                     {
-                        long long msv85 = mssval35[(t83 + 64 * i84)];
-                        unsigned int msbk86 = min(((unsigned int)(msv85 & ((long long)1))), 1u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 64 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 64 * i84))));
-                            out[msdst88] = msv85;
+                        long long msv88 = mssval35[(t86 + 64 * i87)];
+                        unsigned int msbk89 = min(((unsigned int)(msv88 & ((long long)1))), 1u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 64 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 64 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 3; i84 += 1) {
-                    if (((192 * b24 + t83 + 64 * i84) < n)) {
-                        long long msv85 = mssval35[(t83 + 64 * i84)];
-                        unsigned int msbk86 = min(((unsigned int)(msv85 & ((long long)1))), 1u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 64 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 64 * i84))));
-                            out[msdst88] = msv85;
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 3; i87 += 1) {
+                    if (((192 * b24 + t86 + 64 * i87) < n)) {
+                        long long msv88 = mssval35[(t86 + 64 * i87)];
+                        unsigned int msbk89 = min(((unsigned int)(msv88 & ((long long)1))), 1u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 64 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 64 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar89 = mspar29;
-        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        const patc_int mspar92 = mspar29;
+        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
         {
-            const patc_int t91 = threadIdx.x;
-            if (((b24 < 1) && (t91 < 1))) {
-                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 191) / 192));
+            const patc_int t94 = threadIdx.x;
+            if (((b24 < 1) && (t94 < 1))) {
+                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 191) / 192) - 1));
             }
-            unsigned int mszi92 = ((unsigned int)(64 * b24 + t91 + 2 * ((n + 191) / 192)));
+            unsigned int mszi95 = ((unsigned int)(64 * b24 + t94 + 2 * ((n + 191) / 192) - 2));
             for (;;) {
-                if ((mszi92 >= ((unsigned int)(2 * msh90)))) {
+                if ((mszi95 >= ((unsigned int)(2 * msh93)))) {
                     break;
                 }
-                const patc_int msz93 = mszi92;
-                msstate22[msz93] = 0u;
-                mszi92 = (mszi92 + ((unsigned int)(64 * ((n + 191) / 192))));
+                const patc_int msz96 = mszi95;
+                msstate22[msz96] = 0u;
+                mszi95 = (mszi95 + ((unsigned int)(64 * ((n + 191) / 192))));
             }
         }
     }
@@ -1891,7 +1986,7 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
  *   data parameters: xs: n.f64
  *   nat parameters:  n, g
  *   output:          out: n.f64 (n x double)
- *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * max(1, (n + 191) / 192 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -1937,7 +2032,7 @@ extern "C" __global__ void __launch_bounds__(256) msF64_launch0(double *__restri
  *   data parameters: xs: n.f64
  *   nat parameters:  n, g
  *   output:          out: n.f64 (n x double)
- *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * max(1, (n + 191) / 192 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (5, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -1977,7 +2072,7 @@ extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict
  *   data parameters: xs: n.f64
  *   nat parameters:  n, g
  *   output:          out: n.f64 (n x double)
- *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * max(1, (n + 191) / 192 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (96, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
@@ -2019,7 +2114,6 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                 }
             }
         }
-        __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
@@ -2029,12 +2123,6 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                     if (msok40) {
                         msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(5 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -2047,80 +2135,104 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                     if (msok40) {
                         msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(5 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t44 = threadIdx.x;
+        if (((192 * b24 + 191) < n)) {
             {
-                const patc_int i45 = 0;
-                if (((t44 + 96 * i45) < 5)) {
-                    unsigned int msrun46 = 0u;
-                    for (patc_int i47 = 0; i47 < 3; i47 += 1) {
-                        unsigned int msc48 = mshist30[(t44 + 96 * i45 + 5 * i47)];
-                        mshist30[(t44 + 96 * i45 + 5 * i47)] = msrun46;
-                        msrun46 = (msrun46 + msc48);
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 2; i43 += 1) {
+                    bool msok44 = true;
+                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] * 5.0)), 4u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(5 * warp + ix46)], 1u);
                     }
-                    if ((b24 < 1)) {
-                        patc_set32(&msstate22[(5 * b24 + t44 + 96 * i45)], (((2u | mspar29) << 30u) | msrun46));
+                    msinfo33[i43] = msb45;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 2; i43 += 1) {
+                    bool msok44 = ((lane + 64 * warp + 192 * b24 + 32 * i43) < n);
+                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] * 5.0)), 4u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(5 * warp + ix46)], 1u);
                     }
-                    if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(5 * b24 + t44 + 96 * i45)], (((2u | mspar29) << 29u) | msrun46));
+                    msinfo33[i43] = msb45;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t47 = threadIdx.x;
+            {
+                const patc_int i48 = 0;
+                if (((t47 + 96 * i48) < 5)) {
+                    unsigned int msrun49 = 0u;
+                    for (patc_int i50 = 0; i50 < 3; i50 += 1) {
+                        unsigned int msc51 = mshist30[(t47 + 96 * i48 + 5 * i50)];
+                        mshist30[(t47 + 96 * i48 + 5 * i50)] = msrun49;
+                        msrun49 = (msrun49 + msc51);
                     }
-                    mststart34[(t44 + 96 * i45)] = msrun46;
-                    msbase31[(t44 + 96 * i45)] = msrun46;
+                    if (((b24 + 1) < ((n + 191) / 192))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(5 * b24 + t47 + 96 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(5 * b24 + t47 + 96 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                        }
+                    }
+                    mststart34[(t47 + 96 * i48)] = msrun49;
+                    msbase31[(t47 + 96 * i48)] = msrun49;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum50 = 0u;
+                unsigned int mssum53 = 0u;
                 {
-                    const patc_int i51 = 0;
-                    if (((lane + i51) < 5)) {
-                        mssum50 = (mssum50 + mststart34[(lane + i51)]);
+                    const patc_int i54 = 0;
+                    if (((lane + i54) < 5)) {
+                        mssum53 = (mssum53 + mststart34[(lane + i54)]);
                     }
                 }
-                unsigned int msinc52 = mssum50;
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
-                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
-                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
-                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
-                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
-                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
-                unsigned int msat58 = (msinc52 - mssum50);
+                unsigned int msinc55 = mssum53;
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
+                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
+                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
+                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
+                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
+                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
+                unsigned int msat61 = (msinc55 - mssum53);
                 {
-                    const patc_int i59 = 0;
-                    if (((lane + i59) < 5)) {
-                        unsigned int mscb60 = mststart34[(lane + i59)];
-                        mststart34[(lane + i59)] = msat58;
-                        msat58 = (msat58 + mscb60);
+                    const patc_int i62 = 0;
+                    if (((lane + i62) < 5)) {
+                        unsigned int mscb63 = mststart34[(lane + i62)];
+                        mststart34[(lane + i62)] = msat61;
+                        msat61 = (msat61 + mscb63);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
+            const patc_int t64 = threadIdx.x;
             {
-                const patc_int i62 = 0;
-                if (((t61 + 96 * i62) < 5)) {
-                    unsigned int msst63 = mststart34[(t61 + 96 * i62)];
-                    for (patc_int i64 = 0; i64 < 3; i64 += 1) {
-                        mshist30[(t61 + 96 * i62 + 5 * i64)] = (mshist30[(t61 + 96 * i62 + 5 * i64)] + msst63);
+                const patc_int i65 = 0;
+                if (((t64 + 96 * i65) < 5)) {
+                    unsigned int msst66 = mststart34[(t64 + 96 * i65)];
+                    for (patc_int i67 = 0; i67 < 3; i67 += 1) {
+                        mshist30[(t64 + 96 * i65 + 5 * i67)] = (mshist30[(t64 + 96 * i65 + 5 * i67)] + msst66);
                     }
                 }
             }
@@ -2129,133 +2241,135 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
-                    bool msok67 = true;
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 3u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(5 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 2; i69 += 1) {
+                    bool msok70 = true;
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 3u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(5 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(5 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(5 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
-                    bool msok67 = ((lane + 64 * warp + 192 * b24 + 32 * i66) < n);
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 3u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(5 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 2; i69 += 1) {
+                    bool msok70 = ((lane + 64 * warp + 192 * b24 + 32 * i69) < n);
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 3u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(5 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(5 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(5 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         }
         {
-            const patc_int t76 = threadIdx.x;
+            const patc_int t79 = threadIdx.x;
             {
-                const patc_int i77 = 0;
-                if (((t76 + 96 * i77) < 5)) {
-                    unsigned int msc78 = msbase31[(t76 + 96 * i77)];
-                    unsigned int mspre79 = 0u;
+                const patc_int i80 = 0;
+                if (((t79 + 96 * i80) < 5)) {
+                    unsigned int msc81 = msbase31[(t79 + 96 * i80)];
+                    unsigned int mspre82 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd80 = 0; ; msd80 += 1) {
-                            unsigned int msw81;
-                            bool msfull82;
+                        for (patc_int msd83 = 0; ; msd83 += 1) {
+                            unsigned int msw84;
+                            bool msfull85;
                             for (;;) {
-                                msw81 = patc_peek32(&msstate22[(5 * b24 + t76 + 96 * i77 - 5 * msd80 - 5)]);
-                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
-                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                msw84 = patc_peek32(&msstate22[(5 * b24 + t79 + 96 * i80 - 5 * msd83 - 5)]);
+                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
+                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
-                            if (msfull82) {
+                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
+                            if (msfull85) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(5 * b24 + t76 + 96 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                        if (((b24 + 1) < ((n + 191) / 192))) {
+                            patc_set32(&msstate22[(5 * b24 + t79 + 96 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                        }
                     }
-                    msbase31[(t76 + 96 * i77)] = ((glob12[(t76 + 96 * i77)] + mspre79) - mststart34[(t76 + 96 * i77)]);
+                    msbase31[(t79 + 96 * i80)] = ((glob12[(t79 + 96 * i80)] + mspre82) - mststart34[(t79 + 96 * i80)]);
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 2; i84 += 1) {
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 2; i87 += 1) {
                     {
-                        double msv85 = mssval35[(t83 + 96 * i84)];
-                        unsigned int msbk86 = min(((unsigned int)(msv85 * 5.0)), 4u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 96 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 96 * i84))));
-                            out[msdst88] = msv85;
+                        double msv88 = mssval35[(t86 + 96 * i87)];
+                        unsigned int msbk89 = min(((unsigned int)(msv88 * 5.0)), 4u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 96 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 96 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 2; i84 += 1) {
-                    if (((192 * b24 + t83 + 96 * i84) < n)) {
-                        double msv85 = mssval35[(t83 + 96 * i84)];
-                        unsigned int msbk86 = min(((unsigned int)(msv85 * 5.0)), 4u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 96 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 96 * i84))));
-                            out[msdst88] = msv85;
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 2; i87 += 1) {
+                    if (((192 * b24 + t86 + 96 * i87) < n)) {
+                        double msv88 = mssval35[(t86 + 96 * i87)];
+                        unsigned int msbk89 = min(((unsigned int)(msv88 * 5.0)), 4u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 96 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 96 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar89 = mspar29;
-        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        const patc_int mspar92 = mspar29;
+        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
         {
-            const patc_int t91 = threadIdx.x;
-            if (((b24 < 1) && (t91 < 1))) {
-                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 191) / 192));
+            const patc_int t94 = threadIdx.x;
+            if (((b24 < 1) && (t94 < 1))) {
+                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 191) / 192) - 1));
             }
-            unsigned int mszi92 = ((unsigned int)(96 * b24 + t91 + 5 * ((n + 191) / 192)));
+            unsigned int mszi95 = ((unsigned int)(96 * b24 + t94 + 5 * ((n + 191) / 192) - 5));
             for (;;) {
-                if ((mszi92 >= ((unsigned int)(5 * msh90)))) {
+                if ((mszi95 >= ((unsigned int)(5 * msh93)))) {
                     break;
                 }
-                const patc_int msz93 = mszi92;
-                msstate22[msz93] = 0u;
-                mszi92 = (mszi92 + ((unsigned int)(96 * ((n + 191) / 192))));
+                const patc_int msz96 = mszi95;
+                msstate22[msz96] = 0u;
+                mszi95 = (mszi95 + ((unsigned int)(96 * ((n + 191) / 192))));
             }
         }
     }
@@ -2267,7 +2381,7 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned int, msctr21: 3 x unsigned long long
+ *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: max(1, (n + 31) / 32 - 1) x unsigned int, msctr21: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -2311,7 +2425,7 @@ extern "C" __global__ void __launch_bounds__(256) msOne_launch0(unsigned int *__
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned int, msctr21: 3 x unsigned long long
+ *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: max(1, (n + 31) / 32 - 1) x unsigned int, msctr21: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -2352,13 +2466,13 @@ extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__re
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned int, msctr21: 3 x unsigned long long
+ *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: max(1, (n + 31) / 32 - 1) x unsigned int, msctr21: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 31) / 32, 1, 1) blocks
  *   shared memory:   192 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(33554433, max(33 * ((n + 30) / 32) + 65, max(32 * nwarps + 32 * ((n + 30) / 32) + 64, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(33554433, max(33 * ((n + 30) / 32) + 66, max(32 * nwarps + 32 * ((n + 30) / 32) + 64, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned int *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
@@ -2394,7 +2508,6 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                 }
             }
         }
-        __syncthreads();
         if (((32 * b22 + 31) < n)) {
             {
                 {
@@ -2403,12 +2516,6 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                     if (msok38) {
                         msx39 = xs[(lane + 32 * warp + 32 * b22)];
                     }
-                    unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
-                    if (msok38) {
-                        long long ix41 = ((long long)msb40);
-                        atomicAdd(&mshist28[(warp + ix41)], 1u);
-                    }
-                    msinfo31 = msb40;
                     msval30 = msx39;
                 }
             }
@@ -2420,82 +2527,104 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
                     if (msok38) {
                         msx39 = xs[(lane + 32 * warp + 32 * b22)];
                     }
-                    unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
-                    if (msok38) {
-                        long long ix41 = ((long long)msb40);
-                        atomicAdd(&mshist28[(warp + ix41)], 1u);
-                    }
-                    msinfo31 = msb40;
                     msval30 = msx39;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t42 = threadIdx.x;
+        if (((32 * b22 + 31) < n)) {
             {
-                const patc_int i43 = 0;
-                if (((t42 + 32 * i43) < 1)) {
-                    unsigned int msrun44 = 0u;
+                {
+                    bool msok42 = true;
+                    unsigned int msb43 = (msok42 ? min(0u, 0u) : 0u);
+                    if (msok42) {
+                        long long ix44 = ((long long)msb43);
+                        atomicAdd(&mshist28[(warp + ix44)], 1u);
+                    }
+                    msinfo31 = msb43;
+                }
+            }
+        } else {
+            {
+                {
+                    bool msok42 = ((lane + 32 * warp + 32 * b22) < n);
+                    unsigned int msb43 = (msok42 ? min(0u, 0u) : 0u);
+                    if (msok42) {
+                        long long ix44 = ((long long)msb43);
+                        atomicAdd(&mshist28[(warp + ix44)], 1u);
+                    }
+                    msinfo31 = msb43;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t45 = threadIdx.x;
+            {
+                const patc_int i46 = 0;
+                if (((t45 + 32 * i46) < 1)) {
+                    unsigned int msrun47 = 0u;
                     {
-                        const patc_int i45 = 0;
-                        unsigned int msc46 = mshist28[(t42 + 32 * i43 + i45)];
-                        mshist28[(t42 + 32 * i43 + i45)] = msrun44;
-                        msrun44 = (msrun44 + msc46);
+                        const patc_int i48 = 0;
+                        unsigned int msc49 = mshist28[(t45 + 32 * i46 + i48)];
+                        mshist28[(t45 + 32 * i46 + i48)] = msrun47;
+                        msrun47 = (msrun47 + msc49);
                     }
-                    if ((b22 < 1)) {
-                        patc_set32(&msstate20[(b22 + t42 + 32 * i43)], (((2u | mspar27) << 30u) | msrun44));
+                    if (((b22 + 1) < ((n + 31) / 32))) {
+                        if ((b22 < 1)) {
+                            patc_set32(&msstate20[(b22 + t45 + 32 * i46)], (((2u | mspar27) << 30u) | msrun47));
+                        }
+                        if ((!(b22 < 1))) {
+                            patc_set32(&msstate20[(b22 + t45 + 32 * i46)], (((2u | mspar27) << 29u) | msrun47));
+                        }
                     }
-                    if ((!(b22 < 1))) {
-                        patc_set32(&msstate20[(b22 + t42 + 32 * i43)], (((2u | mspar27) << 29u) | msrun44));
-                    }
-                    mststart32[(t42 + 32 * i43)] = msrun44;
-                    msbase29[(t42 + 32 * i43)] = msrun44;
+                    mststart32[(t45 + 32 * i46)] = msrun47;
+                    msbase29[(t45 + 32 * i46)] = msrun47;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum48 = 0u;
+                unsigned int mssum51 = 0u;
                 {
-                    const patc_int i49 = 0;
-                    if (((lane + i49) < 1)) {
-                        mssum48 = (mssum48 + mststart32[(lane + i49)]);
+                    const patc_int i52 = 0;
+                    if (((lane + i52) < 1)) {
+                        mssum51 = (mssum51 + mststart32[(lane + i52)]);
                     }
                 }
-                unsigned int msinc50 = mssum48;
-                unsigned int msup51 = __shfl_up_sync(0xffffffffu, msinc50, 1);
-                msinc50 = ((lane >= 1) ? (msinc50 + msup51) : msinc50);
-                unsigned int msup52 = __shfl_up_sync(0xffffffffu, msinc50, 2);
-                msinc50 = ((lane >= 2) ? (msinc50 + msup52) : msinc50);
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc50, 4);
-                msinc50 = ((lane >= 4) ? (msinc50 + msup53) : msinc50);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc50, 8);
-                msinc50 = ((lane >= 8) ? (msinc50 + msup54) : msinc50);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc50, 16);
-                msinc50 = ((lane >= 16) ? (msinc50 + msup55) : msinc50);
-                unsigned int msat56 = (msinc50 - mssum48);
+                unsigned int msinc53 = mssum51;
+                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc53, 1);
+                msinc53 = ((lane >= 1) ? (msinc53 + msup54) : msinc53);
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc53, 2);
+                msinc53 = ((lane >= 2) ? (msinc53 + msup55) : msinc53);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc53, 4);
+                msinc53 = ((lane >= 4) ? (msinc53 + msup56) : msinc53);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc53, 8);
+                msinc53 = ((lane >= 8) ? (msinc53 + msup57) : msinc53);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc53, 16);
+                msinc53 = ((lane >= 16) ? (msinc53 + msup58) : msinc53);
+                unsigned int msat59 = (msinc53 - mssum51);
                 {
-                    const patc_int i57 = 0;
-                    if (((lane + i57) < 1)) {
-                        unsigned int mscb58 = mststart32[(lane + i57)];
-                        mststart32[(lane + i57)] = msat56;
-                        msat56 = (msat56 + mscb58);
+                    const patc_int i60 = 0;
+                    if (((lane + i60) < 1)) {
+                        unsigned int mscb61 = mststart32[(lane + i60)];
+                        mststart32[(lane + i60)] = msat59;
+                        msat59 = (msat59 + mscb61);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t59 = threadIdx.x;
+            const patc_int t62 = threadIdx.x;
             {
-                const patc_int i60 = 0;
-                if (((t59 + 32 * i60) < 1)) {
-                    unsigned int msst61 = mststart32[(t59 + 32 * i60)];
+                const patc_int i63 = 0;
+                if (((t62 + 32 * i63) < 1)) {
+                    unsigned int msst64 = mststart32[(t62 + 32 * i63)];
                     {
-                        const patc_int i62 = 0;
-                        mshist28[(t59 + 32 * i60 + i62)] = (mshist28[(t59 + 32 * i60 + i62)] + msst61);
+                        const patc_int i65 = 0;
+                        mshist28[(t62 + 32 * i63 + i65)] = (mshist28[(t62 + 32 * i63 + i65)] + msst64);
                     }
                 }
             }
@@ -2504,131 +2633,133 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         if (((32 * b22 + 31) < n)) {
             {
                 {
-                    bool msok65 = true;
-                    unsigned int mspm66 = (__ballot_sync(0xffffffffu, msok65) & patc_match_bits(msinfo31, 0u));
-                    unsigned int msrk67 = __popc((mspm66 & ((1u << lane) - 1u)));
-                    unsigned int msct68 = __popc(mspm66);
-                    long long ix69 = ((long long)msinfo31);
-                    unsigned int msh70 = 0u;
-                    if (msok65) {
-                        msh70 = mshist28[(warp + ix69)];
+                    bool msok68 = true;
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok68) & patc_match_bits(msinfo31, 0u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msinfo31);
+                    unsigned int msh73 = 0u;
+                    if (msok68) {
+                        msh73 = mshist28[(warp + ix72)];
                     }
                     __syncwarp();
-                    if ((msok65 && ((msrk67 + 1u) == msct68))) {
-                        mshist28[(warp + ix69)] = (msh70 + msct68);
+                    if ((msok68 && ((msrk70 + 1u) == msct71))) {
+                        mshist28[(warp + ix72)] = (msh73 + msct71);
                     }
                     __syncwarp();
-                    if (msok65) {
-                        unsigned int msq71 = (msh70 + msrk67);
-                        long long ix72 = ((long long)msq71);
-                        mssval33[ix72] = msval30;
+                    if (msok68) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval33[ix75] = msval30;
                     }
                 }
             }
         } else {
             {
                 {
-                    bool msok65 = ((lane + 32 * warp + 32 * b22) < n);
-                    unsigned int mspm66 = (__ballot_sync(0xffffffffu, msok65) & patc_match_bits(msinfo31, 0u));
-                    unsigned int msrk67 = __popc((mspm66 & ((1u << lane) - 1u)));
-                    unsigned int msct68 = __popc(mspm66);
-                    long long ix69 = ((long long)msinfo31);
-                    unsigned int msh70 = 0u;
-                    if (msok65) {
-                        msh70 = mshist28[(warp + ix69)];
+                    bool msok68 = ((lane + 32 * warp + 32 * b22) < n);
+                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok68) & patc_match_bits(msinfo31, 0u));
+                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
+                    unsigned int msct71 = __popc(mspm69);
+                    long long ix72 = ((long long)msinfo31);
+                    unsigned int msh73 = 0u;
+                    if (msok68) {
+                        msh73 = mshist28[(warp + ix72)];
                     }
                     __syncwarp();
-                    if ((msok65 && ((msrk67 + 1u) == msct68))) {
-                        mshist28[(warp + ix69)] = (msh70 + msct68);
+                    if ((msok68 && ((msrk70 + 1u) == msct71))) {
+                        mshist28[(warp + ix72)] = (msh73 + msct71);
                     }
                     __syncwarp();
-                    if (msok65) {
-                        unsigned int msq71 = (msh70 + msrk67);
-                        long long ix72 = ((long long)msq71);
-                        mssval33[ix72] = msval30;
+                    if (msok68) {
+                        unsigned int msq74 = (msh73 + msrk70);
+                        long long ix75 = ((long long)msq74);
+                        mssval33[ix75] = msval30;
                     }
                 }
             }
         }
         {
-            const patc_int t73 = threadIdx.x;
+            const patc_int t76 = threadIdx.x;
             {
-                const patc_int i74 = 0;
-                if (((t73 + 32 * i74) < 1)) {
-                    unsigned int msc75 = msbase29[(t73 + 32 * i74)];
-                    unsigned int mspre76 = 0u;
+                const patc_int i77 = 0;
+                if (((t76 + 32 * i77) < 1)) {
+                    unsigned int msc78 = msbase29[(t76 + 32 * i77)];
+                    unsigned int mspre79 = 0u;
                     if ((!(b22 < 1))) {
-                        for (patc_int msd77 = 0; ; msd77 += 1) {
-                            unsigned int msw78;
-                            bool msfull79;
+                        for (patc_int msd80 = 0; ; msd80 += 1) {
+                            unsigned int msw81;
+                            bool msfull82;
                             for (;;) {
-                                msw78 = patc_peek32(&msstate20[(b22 + t73 + 32 * i74 - msd77 - 1)]);
-                                msfull79 = ((msw78 >> 30u) == (2u | mspar27));
-                                if ((msfull79 || ((msw78 >> 29u) == (2u | mspar27)))) {
+                                msw81 = patc_peek32(&msstate20[(b22 + t76 + 32 * i77 - msd80 - 1)]);
+                                msfull82 = ((msw81 >> 30u) == (2u | mspar27));
+                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar27)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre76 = (mspre76 + (msw78 & (msfull79 ? 1073741823u : 536870911u)));
-                            if (msfull79) {
+                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
+                            if (msfull82) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate20[(b22 + t73 + 32 * i74)], (((2u | mspar27) << 30u) | (mspre76 + msc75)));
+                        if (((b22 + 1) < ((n + 31) / 32))) {
+                            patc_set32(&msstate20[(b22 + t76 + 32 * i77)], (((2u | mspar27) << 30u) | (mspre79 + msc78)));
+                        }
                     }
-                    msbase29[(t73 + 32 * i74)] = ((glob10[(t73 + 32 * i74)] + mspre76) - mststart32[(t73 + 32 * i74)]);
+                    msbase29[(t76 + 32 * i77)] = ((glob10[(t76 + 32 * i77)] + mspre79) - mststart32[(t76 + 32 * i77)]);
                 }
             }
         }
         __syncthreads();
         if (((32 * b22 + 31) < n)) {
             {
-                const patc_int t80 = threadIdx.x;
+                const patc_int t83 = threadIdx.x;
                 {
-                    const patc_int i81 = 0;
+                    const patc_int i84 = 0;
                     {
-                        unsigned int msv82 = mssval33[(t80 + 32 * i81)];
-                        unsigned int msbk83 = min(0u, 0u);
-                        long long ix84 = ((long long)msbk83);
-                        if ((((patc_uint)(msbase29[ix84] + ((unsigned int)(t80 + 32 * i81)))) < ((patc_uint)n))) {
-                            const patc_int msdst85 = ((patc_uint)(msbase29[ix84] + ((unsigned int)(t80 + 32 * i81))));
-                            out[msdst85] = msv82;
+                        unsigned int msv85 = mssval33[(t83 + 32 * i84)];
+                        unsigned int msbk86 = min(0u, 0u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase29[ix87] + ((unsigned int)(t83 + 32 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase29[ix87] + ((unsigned int)(t83 + 32 * i84))));
+                            out[msdst88] = msv85;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t80 = threadIdx.x;
+                const patc_int t83 = threadIdx.x;
                 {
-                    const patc_int i81 = 0;
-                    if (((32 * b22 + t80 + 32 * i81) < n)) {
-                        unsigned int msv82 = mssval33[(t80 + 32 * i81)];
-                        unsigned int msbk83 = min(0u, 0u);
-                        long long ix84 = ((long long)msbk83);
-                        if ((((patc_uint)(msbase29[ix84] + ((unsigned int)(t80 + 32 * i81)))) < ((patc_uint)n))) {
-                            const patc_int msdst85 = ((patc_uint)(msbase29[ix84] + ((unsigned int)(t80 + 32 * i81))));
-                            out[msdst85] = msv82;
+                    const patc_int i84 = 0;
+                    if (((32 * b22 + t83 + 32 * i84) < n)) {
+                        unsigned int msv85 = mssval33[(t83 + 32 * i84)];
+                        unsigned int msbk86 = min(0u, 0u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase29[ix87] + ((unsigned int)(t83 + 32 * i84)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase29[ix87] + ((unsigned int)(t83 + 32 * i84))));
+                            out[msdst88] = msv85;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar86 = mspar27;
-        const patc_int msh87 = ((unsigned int)msctr21[(-mspar86 + 2)]);
+        const patc_int mspar89 = mspar27;
+        const patc_int msh90 = ((unsigned int)msctr21[(-mspar89 + 2)]);
         {
-            const patc_int t88 = threadIdx.x;
-            if (((b22 < 1) && (t88 < 1))) {
-                msctr21[(mspar86 + 1)] = ((unsigned long long)((n + 31) / 32));
+            const patc_int t91 = threadIdx.x;
+            if (((b22 < 1) && (t91 < 1))) {
+                msctr21[(mspar89 + 1)] = ((unsigned long long)(((n + 31) / 32) - 1));
             }
-            unsigned int mszi89 = ((unsigned int)(32 * b22 + t88 + ((n + 31) / 32)));
+            unsigned int mszi92 = ((unsigned int)(32 * b22 + t91 + ((n + 31) / 32) - 1));
             for (;;) {
-                if ((mszi89 >= ((unsigned int)msh87))) {
+                if ((mszi92 >= ((unsigned int)msh90))) {
                     break;
                 }
-                const patc_int msz90 = mszi89;
-                msstate20[msz90] = 0u;
-                mszi89 = (mszi89 + ((unsigned int)(32 * ((n + 31) / 32))));
+                const patc_int msz93 = mszi92;
+                msstate20[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(32 * ((n + 31) / 32))));
             }
         }
     }
@@ -2640,7 +2771,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * max(1, (n + 2047) / 2048 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -2684,7 +2815,7 @@ extern "C" __global__ void __launch_bounds__(1024) msWide_launch0(unsigned int *
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * max(1, (n + 2047) / 2048 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
@@ -2723,7 +2854,7 @@ extern "C" __global__ void __launch_bounds__(1024) msWide_launch1(unsigned int *
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned int, msctr23: 3 x unsigned long long
+ *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * max(1, (n + 2047) / 2048 - 1) x unsigned int, msctr23: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -2764,7 +2895,6 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                 }
             }
         }
-        __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
@@ -2774,12 +2904,6 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                     if (msok40) {
                         msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(4096 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
@@ -2792,76 +2916,100 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                     if (msok40) {
                         msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
-                    unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
-                    if (msok40) {
-                        long long ix43 = ((long long)msb42);
-                        atomicAdd(&mshist30[(4096 * warp + ix43)], 1u);
-                    }
-                    msinfo33[i39] = msb42;
                     msval32[i39] = msx41;
                 }
             }
         }
         __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
+                    bool msok44 = true;
+                    unsigned int msb45 = (msok44 ? min((msval32[i43] & 4095u), 4095u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(4096 * warp + ix46)], 1u);
+                    }
+                    msinfo33[i43] = msb45;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
+                    bool msok44 = ((lane + 256 * warp + 2048 * b24 + 32 * i43) < n);
+                    unsigned int msb45 = (msok44 ? min((msval32[i43] & 4095u), 4095u) : 0u);
+                    if (msok44) {
+                        long long ix46 = ((long long)msb45);
+                        atomicAdd(&mshist30[(4096 * warp + ix46)], 1u);
+                    }
+                    msinfo33[i43] = msb45;
+                }
+            }
+        }
+        __syncthreads();
         {
-            const patc_int t44 = threadIdx.x;
-            for (patc_int i45 = 0; i45 < 16; i45 += 1) {
-                if (((t44 + 256 * i45) < 4096)) {
-                    unsigned int msrun46 = 0u;
-                    for (patc_int i47 = 0; i47 < 8; i47 += 1) {
-                        unsigned int msc48 = mshist30[(t44 + 256 * i45 + 4096 * i47)];
-                        mshist30[(t44 + 256 * i45 + 4096 * i47)] = msrun46;
-                        msrun46 = (msrun46 + msc48);
+            const patc_int t47 = threadIdx.x;
+            for (patc_int i48 = 0; i48 < 16; i48 += 1) {
+                if (((t47 + 256 * i48) < 4096)) {
+                    unsigned int msrun49 = 0u;
+                    for (patc_int i50 = 0; i50 < 8; i50 += 1) {
+                        unsigned int msc51 = mshist30[(t47 + 256 * i48 + 4096 * i50)];
+                        mshist30[(t47 + 256 * i48 + 4096 * i50)] = msrun49;
+                        msrun49 = (msrun49 + msc51);
                     }
-                    if ((b24 < 1)) {
-                        patc_set32(&msstate22[(4096 * b24 + t44 + 256 * i45)], (((2u | mspar29) << 30u) | msrun46));
+                    if (((b24 + 1) < ((n + 2047) / 2048))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(4096 * b24 + t47 + 256 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(4096 * b24 + t47 + 256 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                        }
                     }
-                    if ((!(b24 < 1))) {
-                        patc_set32(&msstate22[(4096 * b24 + t44 + 256 * i45)], (((2u | mspar29) << 29u) | msrun46));
-                    }
-                    mststart34[(t44 + 256 * i45)] = msrun46;
-                    msbase31[(t44 + 256 * i45)] = msrun46;
+                    mststart34[(t47 + 256 * i48)] = msrun49;
+                    msbase31[(t47 + 256 * i48)] = msrun49;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum50 = 0u;
-                for (patc_int i51 = 0; i51 < 128; i51 += 1) {
-                    if (((128 * lane + i51) < 4096)) {
-                        mssum50 = (mssum50 + mststart34[(128 * lane + i51)]);
+                unsigned int mssum53 = 0u;
+                for (patc_int i54 = 0; i54 < 128; i54 += 1) {
+                    if (((128 * lane + i54) < 4096)) {
+                        mssum53 = (mssum53 + mststart34[(128 * lane + i54)]);
                     }
                 }
-                unsigned int msinc52 = mssum50;
-                unsigned int msup53 = __shfl_up_sync(0xffffffffu, msinc52, 1);
-                msinc52 = ((lane >= 1) ? (msinc52 + msup53) : msinc52);
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc52, 2);
-                msinc52 = ((lane >= 2) ? (msinc52 + msup54) : msinc52);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc52, 4);
-                msinc52 = ((lane >= 4) ? (msinc52 + msup55) : msinc52);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc52, 8);
-                msinc52 = ((lane >= 8) ? (msinc52 + msup56) : msinc52);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc52, 16);
-                msinc52 = ((lane >= 16) ? (msinc52 + msup57) : msinc52);
-                unsigned int msat58 = (msinc52 - mssum50);
-                for (patc_int i59 = 0; i59 < 128; i59 += 1) {
-                    if (((128 * lane + i59) < 4096)) {
-                        unsigned int mscb60 = mststart34[(128 * lane + i59)];
-                        mststart34[(128 * lane + i59)] = msat58;
-                        msat58 = (msat58 + mscb60);
+                unsigned int msinc55 = mssum53;
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
+                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
+                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
+                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
+                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
+                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
+                unsigned int msat61 = (msinc55 - mssum53);
+                for (patc_int i62 = 0; i62 < 128; i62 += 1) {
+                    if (((128 * lane + i62) < 4096)) {
+                        unsigned int mscb63 = mststart34[(128 * lane + i62)];
+                        mststart34[(128 * lane + i62)] = msat61;
+                        msat61 = (msat61 + mscb63);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
-            for (patc_int i62 = 0; i62 < 16; i62 += 1) {
-                if (((t61 + 256 * i62) < 4096)) {
-                    unsigned int msst63 = mststart34[(t61 + 256 * i62)];
-                    for (patc_int i64 = 0; i64 < 8; i64 += 1) {
-                        mshist30[(t61 + 256 * i62 + 4096 * i64)] = (mshist30[(t61 + 256 * i62 + 4096 * i64)] + msst63);
+            const patc_int t64 = threadIdx.x;
+            for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                if (((t64 + 256 * i65) < 4096)) {
+                    unsigned int msst66 = mststart34[(t64 + 256 * i65)];
+                    for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                        mshist30[(t64 + 256 * i65 + 4096 * i67)] = (mshist30[(t64 + 256 * i65 + 4096 * i67)] + msst66);
                     }
                 }
             }
@@ -2870,132 +3018,134 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
-                    bool msok67 = true;
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 12u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(4096 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 8; i69 += 1) {
+                    bool msok70 = true;
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 12u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(4096 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(4096 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(4096 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
-                    bool msok67 = ((lane + 256 * warp + 2048 * b24 + 32 * i66) < n);
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 12u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(4096 * warp + ix72)];
+                for (patc_int i69 = 0; i69 < 8; i69 += 1) {
+                    bool msok70 = ((lane + 256 * warp + 2048 * b24 + 32 * i69) < n);
+                    unsigned int msb71 = msinfo33[i69];
+                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 12u));
+                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
+                    unsigned int msct74 = __popc(mspm72);
+                    long long ix75 = ((long long)msb71);
+                    unsigned int msh76 = 0u;
+                    if (msok70) {
+                        msh76 = mshist30[(4096 * warp + ix75)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(4096 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
+                        mshist30[(4096 * warp + ix75)] = (msh76 + msct74);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval35[ix75] = msval32[i66];
+                    if (msok70) {
+                        unsigned int msq77 = (msh76 + msrk73);
+                        long long ix78 = ((long long)msq77);
+                        mssval35[ix78] = msval32[i69];
                     }
                 }
             }
         }
         {
-            const patc_int t76 = threadIdx.x;
-            for (patc_int i77 = 0; i77 < 16; i77 += 1) {
-                if (((t76 + 256 * i77) < 4096)) {
-                    unsigned int msc78 = msbase31[(t76 + 256 * i77)];
-                    unsigned int mspre79 = 0u;
+            const patc_int t79 = threadIdx.x;
+            for (patc_int i80 = 0; i80 < 16; i80 += 1) {
+                if (((t79 + 256 * i80) < 4096)) {
+                    unsigned int msc81 = msbase31[(t79 + 256 * i80)];
+                    unsigned int mspre82 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd80 = 0; ; msd80 += 1) {
-                            unsigned int msw81;
-                            bool msfull82;
+                        for (patc_int msd83 = 0; ; msd83 += 1) {
+                            unsigned int msw84;
+                            bool msfull85;
                             for (;;) {
-                                msw81 = patc_peek32(&msstate22[(4096 * b24 + t76 + 256 * i77 - 4096 * msd80 - 4096)]);
-                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
-                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                msw84 = patc_peek32(&msstate22[(4096 * b24 + t79 + 256 * i80 - 4096 * msd83 - 4096)]);
+                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
+                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
-                            if (msfull82) {
+                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
+                            if (msfull85) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate22[(4096 * b24 + t76 + 256 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                        if (((b24 + 1) < ((n + 2047) / 2048))) {
+                            patc_set32(&msstate22[(4096 * b24 + t79 + 256 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                        }
                     }
-                    msbase31[(t76 + 256 * i77)] = ((glob12[(t76 + 256 * i77)] + mspre79) - mststart34[(t76 + 256 * i77)]);
+                    msbase31[(t79 + 256 * i80)] = ((glob12[(t79 + 256 * i80)] + mspre82) - mststart34[(t79 + 256 * i80)]);
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 8; i87 += 1) {
                     {
-                        unsigned int msv85 = mssval35[(t83 + 256 * i84)];
-                        unsigned int msbk86 = min((msv85 & 4095u), 4095u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
-                            out[msdst88] = msv85;
+                        unsigned int msv88 = mssval35[(t86 + 256 * i87)];
+                        unsigned int msbk89 = min((msv88 & 4095u), 4095u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
-                    if (((2048 * b24 + t83 + 256 * i84) < n)) {
-                        unsigned int msv85 = mssval35[(t83 + 256 * i84)];
-                        unsigned int msbk86 = min((msv85 & 4095u), 4095u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
-                            out[msdst88] = msv85;
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 8; i87 += 1) {
+                    if (((2048 * b24 + t86 + 256 * i87) < n)) {
+                        unsigned int msv88 = mssval35[(t86 + 256 * i87)];
+                        unsigned int msbk89 = min((msv88 & 4095u), 4095u);
+                        long long ix90 = ((long long)msbk89);
+                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87)))) < ((patc_uint)n))) {
+                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87))));
+                            out[msdst91] = msv88;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar89 = mspar29;
-        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        const patc_int mspar92 = mspar29;
+        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
         {
-            const patc_int t91 = threadIdx.x;
-            if (((b24 < 1) && (t91 < 1))) {
-                msctr23[(mspar89 + 1)] = ((unsigned long long)((n + 2047) / 2048));
+            const patc_int t94 = threadIdx.x;
+            if (((b24 < 1) && (t94 < 1))) {
+                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 2047) / 2048) - 1));
             }
-            unsigned int mszi92 = ((unsigned int)(256 * b24 + t91 + 4096 * ((n + 2047) / 2048)));
+            unsigned int mszi95 = ((unsigned int)(256 * b24 + t94 + 4096 * ((n + 2047) / 2048) - 4096));
             for (;;) {
-                if ((mszi92 >= ((unsigned int)(4096 * msh90)))) {
+                if ((mszi95 >= ((unsigned int)(4096 * msh93)))) {
                     break;
                 }
-                const patc_int msz93 = mszi92;
-                msstate22[msz93] = 0u;
-                mszi92 = (mszi92 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz96 = mszi95;
+                msstate22[msz96] = 0u;
+                mszi95 = (mszi95 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }

@@ -527,7 +527,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanF32(unsigned int *_
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.u32
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate1: 256 * ((n + 6143) / 6144) x unsigned int, msctr2: 3 x unsigned long long
+ *   scratch:         msstate1: 256 * max(1, (n + 6143) / 6144 - 1) x unsigned int, msctr2: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -569,7 +569,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                 }
             }
         }
-        __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
@@ -579,12 +578,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                     if (msok20) {
                         msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
-                    unsigned int msb22 = (msok20 ? min(((msx21 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok20) {
-                        long long ix23 = ((long long)msb22);
-                        atomicAdd(&mshist9[(256 * warp + ix23)], 1u);
-                    }
-                    msinfo12[i19] = msb22;
                     msval11[i19] = msx21;
                 }
             }
@@ -597,208 +590,234 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                     if (msok20) {
                         msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
-                    unsigned int msb22 = (msok20 ? min(((msx21 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok20) {
-                        long long ix23 = ((long long)msb22);
-                        atomicAdd(&mshist9[(256 * warp + ix23)], 1u);
-                    }
-                    msinfo12[i19] = msb22;
                     msval11[i19] = msx21;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t24 = threadIdx.x;
+        if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int i25 = 0;
-                if (((t24 + 384 * i25) < 256)) {
-                    unsigned int msrun26 = 0u;
-                    for (patc_int i27 = 0; i27 < 12; i27 += 1) {
-                        unsigned int msc28 = mshist9[(t24 + 384 * i25 + 256 * i27)];
-                        mshist9[(t24 + 384 * i25 + 256 * i27)] = msrun26;
-                        msrun26 = (msrun26 + msc28);
+                #pragma unroll
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = true;
+                    unsigned int msb25 = (msok24 ? min(((msval11[i23] >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok24) {
+                        long long ix26 = ((long long)msb25);
+                        atomicAdd(&mshist9[(256 * warp + ix26)], 1u);
                     }
-                    if ((b3 < 1)) {
-                        patc_set32(&msstate1[(256 * b3 + t24 + 384 * i25)], (((2u | mspar8) << 30u) | msrun26));
+                    msinfo12[i23] = msb25;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = ((lane + 512 * warp + 6144 * b3 + 32 * i23) < n);
+                    unsigned int msb25 = (msok24 ? min(((msval11[i23] >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok24) {
+                        long long ix26 = ((long long)msb25);
+                        atomicAdd(&mshist9[(256 * warp + ix26)], 1u);
                     }
-                    if ((!(b3 < 1))) {
-                        patc_set32(&msstate1[(256 * b3 + t24 + 384 * i25)], (((2u | mspar8) << 29u) | msrun26));
-                    }
-                    mststart13[(t24 + 384 * i25)] = msrun26;
-                    msbase10[(t24 + 384 * i25)] = msrun26;
+                    msinfo12[i23] = msb25;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
-            if ((t29 < 256)) {
-                unsigned int mscnt30 = mststart13[t29];
-                unsigned int msinc31 = mscnt30;
-                unsigned int msup32 = __shfl_up_sync(0xffffffffu, msinc31, 1);
-                msinc31 = ((lane >= 1) ? (msinc31 + msup32) : msinc31);
-                unsigned int msup33 = __shfl_up_sync(0xffffffffu, msinc31, 2);
-                msinc31 = ((lane >= 2) ? (msinc31 + msup33) : msinc31);
-                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc31, 4);
-                msinc31 = ((lane >= 4) ? (msinc31 + msup34) : msinc31);
-                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc31, 8);
-                msinc31 = ((lane >= 8) ? (msinc31 + msup35) : msinc31);
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc31, 16);
-                msinc31 = ((lane >= 16) ? (msinc31 + msup36) : msinc31);
-                mststart13[t29] = (msinc31 - mscnt30);
+            const patc_int t27 = threadIdx.x;
+            {
+                const patc_int i28 = 0;
+                if (((t27 + 384 * i28) < 256)) {
+                    unsigned int msrun29 = 0u;
+                    for (patc_int i30 = 0; i30 < 12; i30 += 1) {
+                        unsigned int msc31 = mshist9[(t27 + 384 * i28 + 256 * i30)];
+                        mshist9[(t27 + 384 * i28 + 256 * i30)] = msrun29;
+                        msrun29 = (msrun29 + msc31);
+                    }
+                    if (((b3 + 1) < ((n + 6143) / 6144))) {
+                        if ((b3 < 1)) {
+                            patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | msrun29));
+                        }
+                        if ((!(b3 < 1))) {
+                            patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 29u) | msrun29));
+                        }
+                    }
+                    mststart13[(t27 + 384 * i28)] = msrun29;
+                    msbase10[(t27 + 384 * i28)] = msrun29;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t32 = threadIdx.x;
+            if ((t32 < 256)) {
+                unsigned int mscnt33 = mststart13[t32];
+                unsigned int msinc34 = mscnt33;
+                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc34, 1);
+                msinc34 = ((lane >= 1) ? (msinc34 + msup35) : msinc34);
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc34, 2);
+                msinc34 = ((lane >= 2) ? (msinc34 + msup36) : msinc34);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc34, 4);
+                msinc34 = ((lane >= 4) ? (msinc34 + msup37) : msinc34);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc34, 8);
+                msinc34 = ((lane >= 8) ? (msinc34 + msup38) : msinc34);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc34, 16);
+                msinc34 = ((lane >= 16) ? (msinc34 + msup39) : msinc34);
+                mststart13[t32] = (msinc34 - mscnt33);
                 if ((lane == 31)) {
-                    mswsum14[warp] = msinc31;
+                    mswsum14[warp] = msinc34;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t37 = threadIdx.x;
-            if ((t37 < 256)) {
-                unsigned int msst38 = mststart13[t37];
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    if ((i39 < warp)) {
-                        msst38 = (msst38 + mswsum14[i39]);
+            const patc_int t40 = threadIdx.x;
+            if ((t40 < 256)) {
+                unsigned int msst41 = mststart13[t40];
+                for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                    if ((i42 < warp)) {
+                        msst41 = (msst41 + mswsum14[i42]);
                     }
                 }
-                for (patc_int i40 = 0; i40 < 12; i40 += 1) {
-                    mshist9[(t37 + 256 * i40)] = (mshist9[(t37 + 256 * i40)] + msst38);
+                for (patc_int i43 = 0; i43 < 12; i43 += 1) {
+                    mshist9[(t40 + 256 * i43)] = (mshist9[(t40 + 256 * i43)] + msst41);
                 }
-                mststart13[t37] = msst38;
+                mststart13[t40] = msst41;
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i42 = 0; i42 < 16; i42 += 1) {
-                    bool msok43 = true;
-                    unsigned int msb44 = msinfo12[i42];
-                    unsigned int mspm45 = (__ballot_sync(0xffffffffu, msok43) & patc_match_bits(msb44, 8u));
-                    unsigned int msrk46 = __popc((mspm45 & ((1u << lane) - 1u)));
-                    unsigned int msct47 = __popc(mspm45);
-                    long long ix48 = ((long long)msb44);
-                    unsigned int msh49 = 0u;
-                    if (msok43) {
-                        msh49 = mshist9[(256 * warp + ix48)];
+                for (patc_int i45 = 0; i45 < 16; i45 += 1) {
+                    bool msok46 = true;
+                    unsigned int msb47 = msinfo12[i45];
+                    unsigned int mspm48 = (__ballot_sync(0xffffffffu, msok46) & patc_match_bits(msb47, 8u));
+                    unsigned int msrk49 = __popc((mspm48 & ((1u << lane) - 1u)));
+                    unsigned int msct50 = __popc(mspm48);
+                    long long ix51 = ((long long)msb47);
+                    unsigned int msh52 = 0u;
+                    if (msok46) {
+                        msh52 = mshist9[(256 * warp + ix51)];
                     }
                     __syncwarp();
-                    if ((msok43 && ((msrk46 + 1u) == msct47))) {
-                        mshist9[(256 * warp + ix48)] = (msh49 + msct47);
+                    if ((msok46 && ((msrk49 + 1u) == msct50))) {
+                        mshist9[(256 * warp + ix51)] = (msh52 + msct50);
                     }
                     __syncwarp();
-                    if (msok43) {
-                        unsigned int msq50 = (msh49 + msrk46);
-                        long long ix51 = ((long long)msq50);
-                        mssval15[ix51] = msval11[i42];
+                    if (msok46) {
+                        unsigned int msq53 = (msh52 + msrk49);
+                        long long ix54 = ((long long)msq53);
+                        mssval15[ix54] = msval11[i45];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i42 = 0; i42 < 16; i42 += 1) {
-                    bool msok43 = ((lane + 512 * warp + 6144 * b3 + 32 * i42) < n);
-                    unsigned int msb44 = msinfo12[i42];
-                    unsigned int mspm45 = (__ballot_sync(0xffffffffu, msok43) & patc_match_bits(msb44, 8u));
-                    unsigned int msrk46 = __popc((mspm45 & ((1u << lane) - 1u)));
-                    unsigned int msct47 = __popc(mspm45);
-                    long long ix48 = ((long long)msb44);
-                    unsigned int msh49 = 0u;
-                    if (msok43) {
-                        msh49 = mshist9[(256 * warp + ix48)];
+                for (patc_int i45 = 0; i45 < 16; i45 += 1) {
+                    bool msok46 = ((lane + 512 * warp + 6144 * b3 + 32 * i45) < n);
+                    unsigned int msb47 = msinfo12[i45];
+                    unsigned int mspm48 = (__ballot_sync(0xffffffffu, msok46) & patc_match_bits(msb47, 8u));
+                    unsigned int msrk49 = __popc((mspm48 & ((1u << lane) - 1u)));
+                    unsigned int msct50 = __popc(mspm48);
+                    long long ix51 = ((long long)msb47);
+                    unsigned int msh52 = 0u;
+                    if (msok46) {
+                        msh52 = mshist9[(256 * warp + ix51)];
                     }
                     __syncwarp();
-                    if ((msok43 && ((msrk46 + 1u) == msct47))) {
-                        mshist9[(256 * warp + ix48)] = (msh49 + msct47);
+                    if ((msok46 && ((msrk49 + 1u) == msct50))) {
+                        mshist9[(256 * warp + ix51)] = (msh52 + msct50);
                     }
                     __syncwarp();
-                    if (msok43) {
-                        unsigned int msq50 = (msh49 + msrk46);
-                        long long ix51 = ((long long)msq50);
-                        mssval15[ix51] = msval11[i42];
+                    if (msok46) {
+                        unsigned int msq53 = (msh52 + msrk49);
+                        long long ix54 = ((long long)msq53);
+                        mssval15[ix54] = msval11[i45];
                     }
                 }
             }
         }
         {
-            const patc_int t52 = threadIdx.x;
+            const patc_int t55 = threadIdx.x;
             {
-                const patc_int i53 = 0;
-                if (((t52 + 384 * i53) < 256)) {
-                    unsigned int msc54 = msbase10[(t52 + 384 * i53)];
-                    unsigned int mspre55 = 0u;
+                const patc_int i56 = 0;
+                if (((t55 + 384 * i56) < 256)) {
+                    unsigned int msc57 = msbase10[(t55 + 384 * i56)];
+                    unsigned int mspre58 = 0u;
                     if ((!(b3 < 1))) {
-                        for (patc_int msd56 = 0; ; msd56 += 1) {
-                            unsigned int msw57;
-                            bool msfull58;
+                        for (patc_int msd59 = 0; ; msd59 += 1) {
+                            unsigned int msw60;
+                            bool msfull61;
                             for (;;) {
-                                msw57 = patc_peek32(&msstate1[(256 * b3 + t52 + 384 * i53 - 256 * msd56 - 256)]);
-                                msfull58 = ((msw57 >> 30u) == (2u | mspar8));
-                                if ((msfull58 || ((msw57 >> 29u) == (2u | mspar8)))) {
+                                msw60 = patc_peek32(&msstate1[(256 * b3 + t55 + 384 * i56 - 256 * msd59 - 256)]);
+                                msfull61 = ((msw60 >> 30u) == (2u | mspar8));
+                                if ((msfull61 || ((msw60 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre55 = (mspre55 + (msw57 & (msfull58 ? 1073741823u : 536870911u)));
-                            if (msfull58) {
+                            mspre58 = (mspre58 + (msw60 & (msfull61 ? 1073741823u : 536870911u)));
+                            if (msfull61) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate1[(256 * b3 + t52 + 384 * i53)], (((2u | mspar8) << 30u) | (mspre55 + msc54)));
+                        if (((b3 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate1[(256 * b3 + t55 + 384 * i56)], (((2u | mspar8) << 30u) | (mspre58 + msc57)));
+                        }
                     }
-                    msbase10[(t52 + 384 * i53)] = ((offs[(t52 + 384 * i53)] + mspre55) - mststart13[(t52 + 384 * i53)]);
+                    msbase10[(t55 + 384 * i56)] = ((offs[(t55 + 384 * i56)] + mspre58) - mststart13[(t55 + 384 * i56)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t59 = threadIdx.x;
-                for (patc_int i60 = 0; i60 < 16; i60 += 1) {
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
                     {
-                        unsigned int msv61 = mssval15[(t59 + 384 * i60)];
-                        unsigned int msbk62 = min(((msv61 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix63 = ((long long)msbk62);
-                        if ((((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60)))) < ((patc_uint)n))) {
-                            const patc_int msdst64 = ((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60))));
-                            out[msdst64] = msv61;
+                        unsigned int msv64 = mssval15[(t62 + 384 * i63)];
+                        unsigned int msbk65 = min(((msv64 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        if ((((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63)))) < ((patc_uint)n))) {
+                            const patc_int msdst67 = ((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63))));
+                            out[msdst67] = msv64;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t59 = threadIdx.x;
-                for (patc_int i60 = 0; i60 < 16; i60 += 1) {
-                    if (((6144 * b3 + t59 + 384 * i60) < n)) {
-                        unsigned int msv61 = mssval15[(t59 + 384 * i60)];
-                        unsigned int msbk62 = min(((msv61 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix63 = ((long long)msbk62);
-                        if ((((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60)))) < ((patc_uint)n))) {
-                            const patc_int msdst64 = ((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60))));
-                            out[msdst64] = msv61;
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    if (((6144 * b3 + t62 + 384 * i63) < n)) {
+                        unsigned int msv64 = mssval15[(t62 + 384 * i63)];
+                        unsigned int msbk65 = min(((msv64 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        if ((((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63)))) < ((patc_uint)n))) {
+                            const patc_int msdst67 = ((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63))));
+                            out[msdst67] = msv64;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar65 = mspar8;
-        const patc_int msh66 = ((unsigned int)msctr2[(-mspar65 + 2)]);
+        const patc_int mspar68 = mspar8;
+        const patc_int msh69 = ((unsigned int)msctr2[(-mspar68 + 2)]);
         {
-            const patc_int t67 = threadIdx.x;
-            if (((b3 < 1) && (t67 < 1))) {
-                msctr2[(mspar65 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t70 = threadIdx.x;
+            if (((b3 < 1) && (t70 < 1))) {
+                msctr2[(mspar68 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi68 = ((unsigned int)(384 * b3 + t67 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi71 = ((unsigned int)(384 * b3 + t70 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi68 >= ((unsigned int)(256 * msh66)))) {
+                if ((mszi71 >= ((unsigned int)(256 * msh69)))) {
                     break;
                 }
-                const patc_int msz69 = mszi68;
-                msstate1[msz69] = 0u;
-                mszi68 = (mszi68 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz72 = mszi71;
+                msstate1[msz72] = 0u;
+                mszi71 = (mszi71 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -808,7 +827,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.i32
  *   nat parameters:  n
  *   output:          out: n.i32 (n x int)
- *   scratch:         msstate1: 256 * ((n + 6143) / 6144) x unsigned int, msctr2: 3 x unsigned long long
+ *   scratch:         msstate1: 256 * max(1, (n + 6143) / 6144 - 1) x unsigned int, msctr2: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -850,7 +869,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                 }
             }
         }
-        __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
@@ -860,12 +878,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                     if (msok20) {
                         msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
-                    unsigned int msb22 = (msok20 ? min((((((unsigned int)msx21) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok20) {
-                        long long ix23 = ((long long)msb22);
-                        atomicAdd(&mshist9[(256 * warp + ix23)], 1u);
-                    }
-                    msinfo12[i19] = msb22;
                     msval11[i19] = msx21;
                 }
             }
@@ -878,208 +890,234 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                     if (msok20) {
                         msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
                     }
-                    unsigned int msb22 = (msok20 ? min((((((unsigned int)msx21) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok20) {
-                        long long ix23 = ((long long)msb22);
-                        atomicAdd(&mshist9[(256 * warp + ix23)], 1u);
-                    }
-                    msinfo12[i19] = msb22;
                     msval11[i19] = msx21;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t24 = threadIdx.x;
+        if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int i25 = 0;
-                if (((t24 + 384 * i25) < 256)) {
-                    unsigned int msrun26 = 0u;
-                    for (patc_int i27 = 0; i27 < 12; i27 += 1) {
-                        unsigned int msc28 = mshist9[(t24 + 384 * i25 + 256 * i27)];
-                        mshist9[(t24 + 384 * i25 + 256 * i27)] = msrun26;
-                        msrun26 = (msrun26 + msc28);
+                #pragma unroll
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = true;
+                    unsigned int msb25 = (msok24 ? min((((((unsigned int)msval11[i23]) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok24) {
+                        long long ix26 = ((long long)msb25);
+                        atomicAdd(&mshist9[(256 * warp + ix26)], 1u);
                     }
-                    if ((b3 < 1)) {
-                        patc_set32(&msstate1[(256 * b3 + t24 + 384 * i25)], (((2u | mspar8) << 30u) | msrun26));
+                    msinfo12[i23] = msb25;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = ((lane + 512 * warp + 6144 * b3 + 32 * i23) < n);
+                    unsigned int msb25 = (msok24 ? min((((((unsigned int)msval11[i23]) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok24) {
+                        long long ix26 = ((long long)msb25);
+                        atomicAdd(&mshist9[(256 * warp + ix26)], 1u);
                     }
-                    if ((!(b3 < 1))) {
-                        patc_set32(&msstate1[(256 * b3 + t24 + 384 * i25)], (((2u | mspar8) << 29u) | msrun26));
-                    }
-                    mststart13[(t24 + 384 * i25)] = msrun26;
-                    msbase10[(t24 + 384 * i25)] = msrun26;
+                    msinfo12[i23] = msb25;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
-            if ((t29 < 256)) {
-                unsigned int mscnt30 = mststart13[t29];
-                unsigned int msinc31 = mscnt30;
-                unsigned int msup32 = __shfl_up_sync(0xffffffffu, msinc31, 1);
-                msinc31 = ((lane >= 1) ? (msinc31 + msup32) : msinc31);
-                unsigned int msup33 = __shfl_up_sync(0xffffffffu, msinc31, 2);
-                msinc31 = ((lane >= 2) ? (msinc31 + msup33) : msinc31);
-                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc31, 4);
-                msinc31 = ((lane >= 4) ? (msinc31 + msup34) : msinc31);
-                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc31, 8);
-                msinc31 = ((lane >= 8) ? (msinc31 + msup35) : msinc31);
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc31, 16);
-                msinc31 = ((lane >= 16) ? (msinc31 + msup36) : msinc31);
-                mststart13[t29] = (msinc31 - mscnt30);
+            const patc_int t27 = threadIdx.x;
+            {
+                const patc_int i28 = 0;
+                if (((t27 + 384 * i28) < 256)) {
+                    unsigned int msrun29 = 0u;
+                    for (patc_int i30 = 0; i30 < 12; i30 += 1) {
+                        unsigned int msc31 = mshist9[(t27 + 384 * i28 + 256 * i30)];
+                        mshist9[(t27 + 384 * i28 + 256 * i30)] = msrun29;
+                        msrun29 = (msrun29 + msc31);
+                    }
+                    if (((b3 + 1) < ((n + 6143) / 6144))) {
+                        if ((b3 < 1)) {
+                            patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | msrun29));
+                        }
+                        if ((!(b3 < 1))) {
+                            patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 29u) | msrun29));
+                        }
+                    }
+                    mststart13[(t27 + 384 * i28)] = msrun29;
+                    msbase10[(t27 + 384 * i28)] = msrun29;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t32 = threadIdx.x;
+            if ((t32 < 256)) {
+                unsigned int mscnt33 = mststart13[t32];
+                unsigned int msinc34 = mscnt33;
+                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc34, 1);
+                msinc34 = ((lane >= 1) ? (msinc34 + msup35) : msinc34);
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc34, 2);
+                msinc34 = ((lane >= 2) ? (msinc34 + msup36) : msinc34);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc34, 4);
+                msinc34 = ((lane >= 4) ? (msinc34 + msup37) : msinc34);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc34, 8);
+                msinc34 = ((lane >= 8) ? (msinc34 + msup38) : msinc34);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc34, 16);
+                msinc34 = ((lane >= 16) ? (msinc34 + msup39) : msinc34);
+                mststart13[t32] = (msinc34 - mscnt33);
                 if ((lane == 31)) {
-                    mswsum14[warp] = msinc31;
+                    mswsum14[warp] = msinc34;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t37 = threadIdx.x;
-            if ((t37 < 256)) {
-                unsigned int msst38 = mststart13[t37];
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    if ((i39 < warp)) {
-                        msst38 = (msst38 + mswsum14[i39]);
+            const patc_int t40 = threadIdx.x;
+            if ((t40 < 256)) {
+                unsigned int msst41 = mststart13[t40];
+                for (patc_int i42 = 0; i42 < 8; i42 += 1) {
+                    if ((i42 < warp)) {
+                        msst41 = (msst41 + mswsum14[i42]);
                     }
                 }
-                for (patc_int i40 = 0; i40 < 12; i40 += 1) {
-                    mshist9[(t37 + 256 * i40)] = (mshist9[(t37 + 256 * i40)] + msst38);
+                for (patc_int i43 = 0; i43 < 12; i43 += 1) {
+                    mshist9[(t40 + 256 * i43)] = (mshist9[(t40 + 256 * i43)] + msst41);
                 }
-                mststart13[t37] = msst38;
+                mststart13[t40] = msst41;
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i42 = 0; i42 < 16; i42 += 1) {
-                    bool msok43 = true;
-                    unsigned int msb44 = msinfo12[i42];
-                    unsigned int mspm45 = (__ballot_sync(0xffffffffu, msok43) & patc_match_bits(msb44, 8u));
-                    unsigned int msrk46 = __popc((mspm45 & ((1u << lane) - 1u)));
-                    unsigned int msct47 = __popc(mspm45);
-                    long long ix48 = ((long long)msb44);
-                    unsigned int msh49 = 0u;
-                    if (msok43) {
-                        msh49 = mshist9[(256 * warp + ix48)];
+                for (patc_int i45 = 0; i45 < 16; i45 += 1) {
+                    bool msok46 = true;
+                    unsigned int msb47 = msinfo12[i45];
+                    unsigned int mspm48 = (__ballot_sync(0xffffffffu, msok46) & patc_match_bits(msb47, 8u));
+                    unsigned int msrk49 = __popc((mspm48 & ((1u << lane) - 1u)));
+                    unsigned int msct50 = __popc(mspm48);
+                    long long ix51 = ((long long)msb47);
+                    unsigned int msh52 = 0u;
+                    if (msok46) {
+                        msh52 = mshist9[(256 * warp + ix51)];
                     }
                     __syncwarp();
-                    if ((msok43 && ((msrk46 + 1u) == msct47))) {
-                        mshist9[(256 * warp + ix48)] = (msh49 + msct47);
+                    if ((msok46 && ((msrk49 + 1u) == msct50))) {
+                        mshist9[(256 * warp + ix51)] = (msh52 + msct50);
                     }
                     __syncwarp();
-                    if (msok43) {
-                        unsigned int msq50 = (msh49 + msrk46);
-                        long long ix51 = ((long long)msq50);
-                        mssval15[ix51] = msval11[i42];
+                    if (msok46) {
+                        unsigned int msq53 = (msh52 + msrk49);
+                        long long ix54 = ((long long)msq53);
+                        mssval15[ix54] = msval11[i45];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i42 = 0; i42 < 16; i42 += 1) {
-                    bool msok43 = ((lane + 512 * warp + 6144 * b3 + 32 * i42) < n);
-                    unsigned int msb44 = msinfo12[i42];
-                    unsigned int mspm45 = (__ballot_sync(0xffffffffu, msok43) & patc_match_bits(msb44, 8u));
-                    unsigned int msrk46 = __popc((mspm45 & ((1u << lane) - 1u)));
-                    unsigned int msct47 = __popc(mspm45);
-                    long long ix48 = ((long long)msb44);
-                    unsigned int msh49 = 0u;
-                    if (msok43) {
-                        msh49 = mshist9[(256 * warp + ix48)];
+                for (patc_int i45 = 0; i45 < 16; i45 += 1) {
+                    bool msok46 = ((lane + 512 * warp + 6144 * b3 + 32 * i45) < n);
+                    unsigned int msb47 = msinfo12[i45];
+                    unsigned int mspm48 = (__ballot_sync(0xffffffffu, msok46) & patc_match_bits(msb47, 8u));
+                    unsigned int msrk49 = __popc((mspm48 & ((1u << lane) - 1u)));
+                    unsigned int msct50 = __popc(mspm48);
+                    long long ix51 = ((long long)msb47);
+                    unsigned int msh52 = 0u;
+                    if (msok46) {
+                        msh52 = mshist9[(256 * warp + ix51)];
                     }
                     __syncwarp();
-                    if ((msok43 && ((msrk46 + 1u) == msct47))) {
-                        mshist9[(256 * warp + ix48)] = (msh49 + msct47);
+                    if ((msok46 && ((msrk49 + 1u) == msct50))) {
+                        mshist9[(256 * warp + ix51)] = (msh52 + msct50);
                     }
                     __syncwarp();
-                    if (msok43) {
-                        unsigned int msq50 = (msh49 + msrk46);
-                        long long ix51 = ((long long)msq50);
-                        mssval15[ix51] = msval11[i42];
+                    if (msok46) {
+                        unsigned int msq53 = (msh52 + msrk49);
+                        long long ix54 = ((long long)msq53);
+                        mssval15[ix54] = msval11[i45];
                     }
                 }
             }
         }
         {
-            const patc_int t52 = threadIdx.x;
+            const patc_int t55 = threadIdx.x;
             {
-                const patc_int i53 = 0;
-                if (((t52 + 384 * i53) < 256)) {
-                    unsigned int msc54 = msbase10[(t52 + 384 * i53)];
-                    unsigned int mspre55 = 0u;
+                const patc_int i56 = 0;
+                if (((t55 + 384 * i56) < 256)) {
+                    unsigned int msc57 = msbase10[(t55 + 384 * i56)];
+                    unsigned int mspre58 = 0u;
                     if ((!(b3 < 1))) {
-                        for (patc_int msd56 = 0; ; msd56 += 1) {
-                            unsigned int msw57;
-                            bool msfull58;
+                        for (patc_int msd59 = 0; ; msd59 += 1) {
+                            unsigned int msw60;
+                            bool msfull61;
                             for (;;) {
-                                msw57 = patc_peek32(&msstate1[(256 * b3 + t52 + 384 * i53 - 256 * msd56 - 256)]);
-                                msfull58 = ((msw57 >> 30u) == (2u | mspar8));
-                                if ((msfull58 || ((msw57 >> 29u) == (2u | mspar8)))) {
+                                msw60 = patc_peek32(&msstate1[(256 * b3 + t55 + 384 * i56 - 256 * msd59 - 256)]);
+                                msfull61 = ((msw60 >> 30u) == (2u | mspar8));
+                                if ((msfull61 || ((msw60 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre55 = (mspre55 + (msw57 & (msfull58 ? 1073741823u : 536870911u)));
-                            if (msfull58) {
+                            mspre58 = (mspre58 + (msw60 & (msfull61 ? 1073741823u : 536870911u)));
+                            if (msfull61) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate1[(256 * b3 + t52 + 384 * i53)], (((2u | mspar8) << 30u) | (mspre55 + msc54)));
+                        if (((b3 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate1[(256 * b3 + t55 + 384 * i56)], (((2u | mspar8) << 30u) | (mspre58 + msc57)));
+                        }
                     }
-                    msbase10[(t52 + 384 * i53)] = ((offs[(t52 + 384 * i53)] + mspre55) - mststart13[(t52 + 384 * i53)]);
+                    msbase10[(t55 + 384 * i56)] = ((offs[(t55 + 384 * i56)] + mspre58) - mststart13[(t55 + 384 * i56)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t59 = threadIdx.x;
-                for (patc_int i60 = 0; i60 < 16; i60 += 1) {
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
                     {
-                        int msv61 = mssval15[(t59 + 384 * i60)];
-                        unsigned int msbk62 = min((((((unsigned int)msv61) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix63 = ((long long)msbk62);
-                        if ((((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60)))) < ((patc_uint)n))) {
-                            const patc_int msdst64 = ((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60))));
-                            out[msdst64] = msv61;
+                        int msv64 = mssval15[(t62 + 384 * i63)];
+                        unsigned int msbk65 = min((((((unsigned int)msv64) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        if ((((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63)))) < ((patc_uint)n))) {
+                            const patc_int msdst67 = ((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63))));
+                            out[msdst67] = msv64;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t59 = threadIdx.x;
-                for (patc_int i60 = 0; i60 < 16; i60 += 1) {
-                    if (((6144 * b3 + t59 + 384 * i60) < n)) {
-                        int msv61 = mssval15[(t59 + 384 * i60)];
-                        unsigned int msbk62 = min((((((unsigned int)msv61) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix63 = ((long long)msbk62);
-                        if ((((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60)))) < ((patc_uint)n))) {
-                            const patc_int msdst64 = ((patc_uint)(msbase10[ix63] + ((unsigned int)(t59 + 384 * i60))));
-                            out[msdst64] = msv61;
+                const patc_int t62 = threadIdx.x;
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    if (((6144 * b3 + t62 + 384 * i63) < n)) {
+                        int msv64 = mssval15[(t62 + 384 * i63)];
+                        unsigned int msbk65 = min((((((unsigned int)msv64) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix66 = ((long long)msbk65);
+                        if ((((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63)))) < ((patc_uint)n))) {
+                            const patc_int msdst67 = ((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63))));
+                            out[msdst67] = msv64;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar65 = mspar8;
-        const patc_int msh66 = ((unsigned int)msctr2[(-mspar65 + 2)]);
+        const patc_int mspar68 = mspar8;
+        const patc_int msh69 = ((unsigned int)msctr2[(-mspar68 + 2)]);
         {
-            const patc_int t67 = threadIdx.x;
-            if (((b3 < 1) && (t67 < 1))) {
-                msctr2[(mspar65 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t70 = threadIdx.x;
+            if (((b3 < 1) && (t70 < 1))) {
+                msctr2[(mspar68 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi68 = ((unsigned int)(384 * b3 + t67 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi71 = ((unsigned int)(384 * b3 + t70 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi68 >= ((unsigned int)(256 * msh66)))) {
+                if ((mszi71 >= ((unsigned int)(256 * msh69)))) {
                     break;
                 }
-                const patc_int msz69 = mszi68;
-                msstate1[msz69] = 0u;
-                mszi68 = (mszi68 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz72 = mszi71;
+                msstate1[msz72] = 0u;
+                mszi71 = (mszi71 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1089,7 +1127,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.u32
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned int, msctr3: 3 x unsigned long long
+ *   scratch:         msstate2: 256 * max(1, (n + 6143) / 6144 - 1) x unsigned int, msctr3: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -1131,7 +1169,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                 }
             }
         }
-        __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
@@ -1141,13 +1178,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                     if (msok21) {
                         msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int s23 = (~0u);
-                    unsigned int msb24 = (msok21 ? min(((((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok21) {
-                        long long ix25 = ((long long)msb24);
-                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
-                    }
-                    msinfo13[i20] = msb24;
                     msval12[i20] = msx22;
                 }
             }
@@ -1160,211 +1190,238 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                     if (msok21) {
                         msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int s23 = (~0u);
-                    unsigned int msb24 = (msok21 ? min(((((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok21) {
-                        long long ix25 = ((long long)msb24);
-                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
-                    }
-                    msinfo13[i20] = msb24;
                     msval12[i20] = msx22;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t26 = threadIdx.x;
+        if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int i27 = 0;
-                if (((t26 + 384 * i27) < 256)) {
-                    unsigned int msrun28 = 0u;
-                    for (patc_int i29 = 0; i29 < 12; i29 += 1) {
-                        unsigned int msc30 = mshist10[(t26 + 384 * i27 + 256 * i29)];
-                        mshist10[(t26 + 384 * i27 + 256 * i29)] = msrun28;
-                        msrun28 = (msrun28 + msc30);
+                #pragma unroll
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = true;
+                    unsigned int s26 = (~0u);
+                    unsigned int msb27 = (msok25 ? min(((((msval12[i24] | 2147483648u) ^ ((msval12[i24] > 2147483648u) ? s26 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok25) {
+                        long long ix28 = ((long long)msb27);
+                        atomicAdd(&mshist10[(256 * warp + ix28)], 1u);
                     }
-                    if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 30u) | msrun28));
+                    msinfo13[i24] = msb27;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = ((lane + 512 * warp + 6144 * b4 + 32 * i24) < n);
+                    unsigned int s26 = (~0u);
+                    unsigned int msb27 = (msok25 ? min(((((msval12[i24] | 2147483648u) ^ ((msval12[i24] > 2147483648u) ? s26 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok25) {
+                        long long ix28 = ((long long)msb27);
+                        atomicAdd(&mshist10[(256 * warp + ix28)], 1u);
                     }
-                    if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 29u) | msrun28));
-                    }
-                    mststart14[(t26 + 384 * i27)] = msrun28;
-                    msbase11[(t26 + 384 * i27)] = msrun28;
+                    msinfo13[i24] = msb27;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t31 = threadIdx.x;
-            if ((t31 < 256)) {
-                unsigned int mscnt32 = mststart14[t31];
-                unsigned int msinc33 = mscnt32;
-                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc33, 1);
-                msinc33 = ((lane >= 1) ? (msinc33 + msup34) : msinc33);
-                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc33, 2);
-                msinc33 = ((lane >= 2) ? (msinc33 + msup35) : msinc33);
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc33, 4);
-                msinc33 = ((lane >= 4) ? (msinc33 + msup36) : msinc33);
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc33, 8);
-                msinc33 = ((lane >= 8) ? (msinc33 + msup37) : msinc33);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc33, 16);
-                msinc33 = ((lane >= 16) ? (msinc33 + msup38) : msinc33);
-                mststart14[t31] = (msinc33 - mscnt32);
+            const patc_int t29 = threadIdx.x;
+            {
+                const patc_int i30 = 0;
+                if (((t29 + 384 * i30) < 256)) {
+                    unsigned int msrun31 = 0u;
+                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
+                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
+                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
+                        msrun31 = (msrun31 + msc33);
+                    }
+                    if (((b4 + 1) < ((n + 6143) / 6144))) {
+                        if ((b4 < 1)) {
+                            patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
+                        }
+                        if ((!(b4 < 1))) {
+                            patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
+                        }
+                    }
+                    mststart14[(t29 + 384 * i30)] = msrun31;
+                    msbase11[(t29 + 384 * i30)] = msrun31;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t34 = threadIdx.x;
+            if ((t34 < 256)) {
+                unsigned int mscnt35 = mststart14[t34];
+                unsigned int msinc36 = mscnt35;
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc36, 1);
+                msinc36 = ((lane >= 1) ? (msinc36 + msup37) : msinc36);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc36, 2);
+                msinc36 = ((lane >= 2) ? (msinc36 + msup38) : msinc36);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc36, 4);
+                msinc36 = ((lane >= 4) ? (msinc36 + msup39) : msinc36);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc36, 8);
+                msinc36 = ((lane >= 8) ? (msinc36 + msup40) : msinc36);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc36, 16);
+                msinc36 = ((lane >= 16) ? (msinc36 + msup41) : msinc36);
+                mststart14[t34] = (msinc36 - mscnt35);
                 if ((lane == 31)) {
-                    mswsum15[warp] = msinc33;
+                    mswsum15[warp] = msinc36;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t39 = threadIdx.x;
-            if ((t39 < 256)) {
-                unsigned int msst40 = mststart14[t39];
-                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
-                    if ((i41 < warp)) {
-                        msst40 = (msst40 + mswsum15[i41]);
+            const patc_int t42 = threadIdx.x;
+            if ((t42 < 256)) {
+                unsigned int msst43 = mststart14[t42];
+                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                    if ((i44 < warp)) {
+                        msst43 = (msst43 + mswsum15[i44]);
                     }
                 }
-                for (patc_int i42 = 0; i42 < 12; i42 += 1) {
-                    mshist10[(t39 + 256 * i42)] = (mshist10[(t39 + 256 * i42)] + msst40);
+                for (patc_int i45 = 0; i45 < 12; i45 += 1) {
+                    mshist10[(t42 + 256 * i45)] = (mshist10[(t42 + 256 * i45)] + msst43);
                 }
-                mststart14[t39] = msst40;
+                mststart14[t42] = msst43;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                    bool msok45 = true;
-                    unsigned int msb46 = msinfo13[i44];
-                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
-                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm47);
-                    long long ix50 = ((long long)msb46);
-                    unsigned int msh51 = 0u;
-                    if (msok45) {
-                        msh51 = mshist10[(256 * warp + ix50)];
+                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
+                    bool msok48 = true;
+                    unsigned int msb49 = msinfo13[i47];
+                    unsigned int mspm50 = (__ballot_sync(0xffffffffu, msok48) & patc_match_bits(msb49, 8u));
+                    unsigned int msrk51 = __popc((mspm50 & ((1u << lane) - 1u)));
+                    unsigned int msct52 = __popc(mspm50);
+                    long long ix53 = ((long long)msb49);
+                    unsigned int msh54 = 0u;
+                    if (msok48) {
+                        msh54 = mshist10[(256 * warp + ix53)];
                     }
                     __syncwarp();
-                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
-                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok48 && ((msrk51 + 1u) == msct52))) {
+                        mshist10[(256 * warp + ix53)] = (msh54 + msct52);
                     }
                     __syncwarp();
-                    if (msok45) {
-                        unsigned int msq52 = (msh51 + msrk48);
-                        long long ix53 = ((long long)msq52);
-                        mssval16[ix53] = msval12[i44];
+                    if (msok48) {
+                        unsigned int msq55 = (msh54 + msrk51);
+                        long long ix56 = ((long long)msq55);
+                        mssval16[ix56] = msval12[i47];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                    bool msok45 = ((lane + 512 * warp + 6144 * b4 + 32 * i44) < n);
-                    unsigned int msb46 = msinfo13[i44];
-                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
-                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm47);
-                    long long ix50 = ((long long)msb46);
-                    unsigned int msh51 = 0u;
-                    if (msok45) {
-                        msh51 = mshist10[(256 * warp + ix50)];
+                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
+                    bool msok48 = ((lane + 512 * warp + 6144 * b4 + 32 * i47) < n);
+                    unsigned int msb49 = msinfo13[i47];
+                    unsigned int mspm50 = (__ballot_sync(0xffffffffu, msok48) & patc_match_bits(msb49, 8u));
+                    unsigned int msrk51 = __popc((mspm50 & ((1u << lane) - 1u)));
+                    unsigned int msct52 = __popc(mspm50);
+                    long long ix53 = ((long long)msb49);
+                    unsigned int msh54 = 0u;
+                    if (msok48) {
+                        msh54 = mshist10[(256 * warp + ix53)];
                     }
                     __syncwarp();
-                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
-                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok48 && ((msrk51 + 1u) == msct52))) {
+                        mshist10[(256 * warp + ix53)] = (msh54 + msct52);
                     }
                     __syncwarp();
-                    if (msok45) {
-                        unsigned int msq52 = (msh51 + msrk48);
-                        long long ix53 = ((long long)msq52);
-                        mssval16[ix53] = msval12[i44];
+                    if (msok48) {
+                        unsigned int msq55 = (msh54 + msrk51);
+                        long long ix56 = ((long long)msq55);
+                        mssval16[ix56] = msval12[i47];
                     }
                 }
             }
         }
         {
-            const patc_int t54 = threadIdx.x;
+            const patc_int t57 = threadIdx.x;
             {
-                const patc_int i55 = 0;
-                if (((t54 + 384 * i55) < 256)) {
-                    unsigned int msc56 = msbase11[(t54 + 384 * i55)];
-                    unsigned int mspre57 = 0u;
+                const patc_int i58 = 0;
+                if (((t57 + 384 * i58) < 256)) {
+                    unsigned int msc59 = msbase11[(t57 + 384 * i58)];
+                    unsigned int mspre60 = 0u;
                     if ((!(b4 < 1))) {
-                        for (patc_int msd58 = 0; ; msd58 += 1) {
-                            unsigned int msw59;
-                            bool msfull60;
+                        for (patc_int msd61 = 0; ; msd61 += 1) {
+                            unsigned int msw62;
+                            bool msfull63;
                             for (;;) {
-                                msw59 = patc_peek32(&msstate2[(256 * b4 + t54 + 384 * i55 - 256 * msd58 - 256)]);
-                                msfull60 = ((msw59 >> 30u) == (2u | mspar9));
-                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar9)))) {
+                                msw62 = patc_peek32(&msstate2[(256 * b4 + t57 + 384 * i58 - 256 * msd61 - 256)]);
+                                msfull63 = ((msw62 >> 30u) == (2u | mspar9));
+                                if ((msfull63 || ((msw62 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
-                            if (msfull60) {
+                            mspre60 = (mspre60 + (msw62 & (msfull63 ? 1073741823u : 536870911u)));
+                            if (msfull63) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t54 + 384 * i55)], (((2u | mspar9) << 30u) | (mspre57 + msc56)));
+                        if (((b4 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate2[(256 * b4 + t57 + 384 * i58)], (((2u | mspar9) << 30u) | (mspre60 + msc59)));
+                        }
                     }
-                    msbase11[(t54 + 384 * i55)] = ((offs[(t54 + 384 * i55)] + mspre57) - mststart14[(t54 + 384 * i55)]);
+                    msbase11[(t57 + 384 * i58)] = ((offs[(t57 + 384 * i58)] + mspre60) - mststart14[(t57 + 384 * i58)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t61 = threadIdx.x;
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                const patc_int t64 = threadIdx.x;
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
                     {
-                        unsigned int msv63 = mssval16[(t61 + 384 * i62)];
-                        unsigned int s64 = (~0u);
-                        unsigned int msbk65 = min(((((msv63 | 2147483648u) ^ ((msv63 > 2147483648u) ? s64 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        if ((((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62)))) < ((patc_uint)n))) {
-                            const patc_int msdst67 = ((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62))));
-                            out[msdst67] = msv63;
+                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
+                        unsigned int s67 = (~0u);
+                        unsigned int msbk68 = min(((((msv66 | 2147483648u) ^ ((msv66 > 2147483648u) ? s67 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix69 = ((long long)msbk68);
+                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
+                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
+                            out[msdst70] = msv66;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t61 = threadIdx.x;
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
-                    if (((6144 * b4 + t61 + 384 * i62) < n)) {
-                        unsigned int msv63 = mssval16[(t61 + 384 * i62)];
-                        unsigned int s64 = (~0u);
-                        unsigned int msbk65 = min(((((msv63 | 2147483648u) ^ ((msv63 > 2147483648u) ? s64 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        if ((((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62)))) < ((patc_uint)n))) {
-                            const patc_int msdst67 = ((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62))));
-                            out[msdst67] = msv63;
+                const patc_int t64 = threadIdx.x;
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    if (((6144 * b4 + t64 + 384 * i65) < n)) {
+                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
+                        unsigned int s67 = (~0u);
+                        unsigned int msbk68 = min(((((msv66 | 2147483648u) ^ ((msv66 > 2147483648u) ? s67 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix69 = ((long long)msbk68);
+                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
+                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
+                            out[msdst70] = msv66;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar68 = mspar9;
-        const patc_int msh69 = ((unsigned int)msctr3[(-mspar68 + 2)]);
+        const patc_int mspar71 = mspar9;
+        const patc_int msh72 = ((unsigned int)msctr3[(-mspar71 + 2)]);
         {
-            const patc_int t70 = threadIdx.x;
-            if (((b4 < 1) && (t70 < 1))) {
-                msctr3[(mspar68 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t73 = threadIdx.x;
+            if (((b4 < 1) && (t73 < 1))) {
+                msctr3[(mspar71 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi71 = ((unsigned int)(384 * b4 + t70 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi74 = ((unsigned int)(384 * b4 + t73 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi71 >= ((unsigned int)(256 * msh69)))) {
+                if ((mszi74 >= ((unsigned int)(256 * msh72)))) {
                     break;
                 }
-                const patc_int msz72 = mszi71;
-                msstate2[msz72] = 0u;
-                mszi71 = (mszi71 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz75 = mszi74;
+                msstate2[msz75] = 0u;
+                mszi74 = (mszi74 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

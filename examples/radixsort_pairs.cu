@@ -25,7 +25,7 @@ static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, uns
  *   nat parameters:  n
  *   outputs:         out0: n.u32 (n x unsigned int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned int, msctr3: 3 x unsigned long long
+ *   scratch:         msstate2: 256 * max(1, (n + 6143) / 6144 - 1) x unsigned int, msctr3: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -68,7 +68,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                 }
             }
         }
-        __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
@@ -78,12 +77,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                     if (msok22) {
                         msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb24 = (msok22 ? min(((msx23 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok22) {
-                        long long ix25 = ((long long)msb24);
-                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
-                    }
-                    msinfo13[i21] = msb24;
                     msval12[i21] = msx23;
                 }
             }
@@ -96,180 +89,208 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                     if (msok22) {
                         msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb24 = (msok22 ? min(((msx23 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok22) {
-                        long long ix25 = ((long long)msb24);
-                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
-                    }
-                    msinfo13[i21] = msb24;
                     msval12[i21] = msx23;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t26 = threadIdx.x;
+        if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int i27 = 0;
-                if (((t26 + 384 * i27) < 256)) {
-                    unsigned int msrun28 = 0u;
-                    for (patc_int i29 = 0; i29 < 12; i29 += 1) {
-                        unsigned int msc30 = mshist10[(t26 + 384 * i27 + 256 * i29)];
-                        mshist10[(t26 + 384 * i27 + 256 * i29)] = msrun28;
-                        msrun28 = (msrun28 + msc30);
+                #pragma unroll
+                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
+                    bool msok26 = true;
+                    unsigned int v27 = msval12[i25];
+                    unsigned int msb28 = (msok26 ? min(((v27 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok26) {
+                        long long ix29 = ((long long)msb28);
+                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
                     }
-                    if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 30u) | msrun28));
+                    msinfo13[i25] = msb28;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
+                    bool msok26 = ((lane + 512 * warp + 6144 * b4 + 32 * i25) < n);
+                    unsigned int v27 = msval12[i25];
+                    unsigned int msb28 = (msok26 ? min(((v27 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok26) {
+                        long long ix29 = ((long long)msb28);
+                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
                     }
-                    if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 29u) | msrun28));
-                    }
-                    mststart14[(t26 + 384 * i27)] = msrun28;
-                    msbase11[(t26 + 384 * i27)] = msrun28;
+                    msinfo13[i25] = msb28;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t31 = threadIdx.x;
-            if ((t31 < 256)) {
-                unsigned int mscnt32 = mststart14[t31];
-                unsigned int msinc33 = mscnt32;
-                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc33, 1);
-                msinc33 = ((lane >= 1) ? (msinc33 + msup34) : msinc33);
-                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc33, 2);
-                msinc33 = ((lane >= 2) ? (msinc33 + msup35) : msinc33);
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc33, 4);
-                msinc33 = ((lane >= 4) ? (msinc33 + msup36) : msinc33);
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc33, 8);
-                msinc33 = ((lane >= 8) ? (msinc33 + msup37) : msinc33);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc33, 16);
-                msinc33 = ((lane >= 16) ? (msinc33 + msup38) : msinc33);
-                mststart14[t31] = (msinc33 - mscnt32);
+            const patc_int t30 = threadIdx.x;
+            {
+                const patc_int i31 = 0;
+                if (((t30 + 384 * i31) < 256)) {
+                    unsigned int msrun32 = 0u;
+                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
+                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
+                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
+                        msrun32 = (msrun32 + msc34);
+                    }
+                    if (((b4 + 1) < ((n + 6143) / 6144))) {
+                        if ((b4 < 1)) {
+                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
+                        }
+                        if ((!(b4 < 1))) {
+                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
+                        }
+                    }
+                    mststart14[(t30 + 384 * i31)] = msrun32;
+                    msbase11[(t30 + 384 * i31)] = msrun32;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t35 = threadIdx.x;
+            if ((t35 < 256)) {
+                unsigned int mscnt36 = mststart14[t35];
+                unsigned int msinc37 = mscnt36;
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc37, 1);
+                msinc37 = ((lane >= 1) ? (msinc37 + msup38) : msinc37);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc37, 2);
+                msinc37 = ((lane >= 2) ? (msinc37 + msup39) : msinc37);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc37, 4);
+                msinc37 = ((lane >= 4) ? (msinc37 + msup40) : msinc37);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc37, 8);
+                msinc37 = ((lane >= 8) ? (msinc37 + msup41) : msinc37);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc37, 16);
+                msinc37 = ((lane >= 16) ? (msinc37 + msup42) : msinc37);
+                mststart14[t35] = (msinc37 - mscnt36);
                 if ((lane == 31)) {
-                    mswsum15[warp] = msinc33;
+                    mswsum15[warp] = msinc37;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t39 = threadIdx.x;
-            if ((t39 < 256)) {
-                unsigned int msst40 = mststart14[t39];
-                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
-                    if ((i41 < warp)) {
-                        msst40 = (msst40 + mswsum15[i41]);
+            const patc_int t43 = threadIdx.x;
+            if ((t43 < 256)) {
+                unsigned int msst44 = mststart14[t43];
+                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
+                    if ((i45 < warp)) {
+                        msst44 = (msst44 + mswsum15[i45]);
                     }
                 }
-                for (patc_int i42 = 0; i42 < 12; i42 += 1) {
-                    mshist10[(t39 + 256 * i42)] = (mshist10[(t39 + 256 * i42)] + msst40);
+                for (patc_int i46 = 0; i46 < 12; i46 += 1) {
+                    mshist10[(t43 + 256 * i46)] = (mshist10[(t43 + 256 * i46)] + msst44);
                 }
-                mststart14[t39] = msst40;
+                mststart14[t43] = msst44;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                    bool msok45 = true;
-                    unsigned int msb46 = msinfo13[i44];
-                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
-                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm47);
-                    long long ix50 = ((long long)msb46);
-                    unsigned int msh51 = 0u;
-                    if (msok45) {
-                        msh51 = mshist10[(256 * warp + ix50)];
+                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
+                    bool msok49 = true;
+                    unsigned int msb50 = msinfo13[i48];
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm51);
+                    long long ix54 = ((long long)msb50);
+                    unsigned int msh55 = 0u;
+                    if (msok49) {
+                        msh55 = mshist10[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
-                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
+                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
                     }
                     __syncwarp();
-                    if (msok45) {
-                        unsigned int msq52 = (msh51 + msrk48);
-                        long long ix53 = ((long long)msq52);
-                        mssval16[ix53] = msval12[i44];
-                        msinfo13[i44] = msq52;
+                    if (msok49) {
+                        unsigned int msq56 = (msh55 + msrk52);
+                        long long ix57 = ((long long)msq56);
+                        mssval16[ix57] = msval12[i48];
+                        msinfo13[i48] = msq56;
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                    bool msok45 = ((lane + 512 * warp + 6144 * b4 + 32 * i44) < n);
-                    unsigned int msb46 = msinfo13[i44];
-                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
-                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm47);
-                    long long ix50 = ((long long)msb46);
-                    unsigned int msh51 = 0u;
-                    if (msok45) {
-                        msh51 = mshist10[(256 * warp + ix50)];
+                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
+                    bool msok49 = ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n);
+                    unsigned int msb50 = msinfo13[i48];
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm51);
+                    long long ix54 = ((long long)msb50);
+                    unsigned int msh55 = 0u;
+                    if (msok49) {
+                        msh55 = mshist10[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
-                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
+                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
                     }
                     __syncwarp();
-                    if (msok45) {
-                        unsigned int msq52 = (msh51 + msrk48);
-                        long long ix53 = ((long long)msq52);
-                        mssval16[ix53] = msval12[i44];
-                        msinfo13[i44] = msq52;
+                    if (msok49) {
+                        unsigned int msq56 = (msh55 + msrk52);
+                        long long ix57 = ((long long)msq56);
+                        mssval16[ix57] = msval12[i48];
+                        msinfo13[i48] = msq56;
                     }
                 }
             }
         }
         {
-            const patc_int t54 = threadIdx.x;
+            const patc_int t58 = threadIdx.x;
             {
-                const patc_int i55 = 0;
-                if (((t54 + 384 * i55) < 256)) {
-                    unsigned int msc56 = msbase11[(t54 + 384 * i55)];
-                    unsigned int mspre57 = 0u;
+                const patc_int i59 = 0;
+                if (((t58 + 384 * i59) < 256)) {
+                    unsigned int msc60 = msbase11[(t58 + 384 * i59)];
+                    unsigned int mspre61 = 0u;
                     if ((!(b4 < 1))) {
-                        for (patc_int msd58 = 0; ; msd58 += 1) {
-                            unsigned int msw59;
-                            bool msfull60;
+                        for (patc_int msd62 = 0; ; msd62 += 1) {
+                            unsigned int msw63;
+                            bool msfull64;
                             for (;;) {
-                                msw59 = patc_peek32(&msstate2[(256 * b4 + t54 + 384 * i55 - 256 * msd58 - 256)]);
-                                msfull60 = ((msw59 >> 30u) == (2u | mspar9));
-                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar9)))) {
+                                msw63 = patc_peek32(&msstate2[(256 * b4 + t58 + 384 * i59 - 256 * msd62 - 256)]);
+                                msfull64 = ((msw63 >> 30u) == (2u | mspar9));
+                                if ((msfull64 || ((msw63 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
-                            if (msfull60) {
+                            mspre61 = (mspre61 + (msw63 & (msfull64 ? 1073741823u : 536870911u)));
+                            if (msfull64) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t54 + 384 * i55)], (((2u | mspar9) << 30u) | (mspre57 + msc56)));
+                        if (((b4 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate2[(256 * b4 + t58 + 384 * i59)], (((2u | mspar9) << 30u) | (mspre61 + msc60)));
+                        }
                     }
-                    msbase11[(t54 + 384 * i55)] = ((offs[(t54 + 384 * i55)] + mspre57) - mststart14[(t54 + 384 * i55)]);
+                    msbase11[(t58 + 384 * i59)] = ((offs[(t58 + 384 * i59)] + mspre61) - mststart14[(t58 + 384 * i59)]);
                 }
             }
         }
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
                     {
-                        long long ix63 = ((long long)msinfo13[i62]);
-                        mssval217[ix63] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i62)];
+                        long long ix67 = ((long long)msinfo13[i66]);
+                        mssval217[ix67] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i66)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i62) < n)) {
-                        long long ix63 = ((long long)msinfo13[i62]);
-                        mssval217[ix63] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i62)];
+                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i66) < n)) {
+                        long long ix67 = ((long long)msinfo13[i66]);
+                        mssval217[ix67] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i66)];
                     }
                 }
             }
@@ -277,54 +298,54 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t64 = threadIdx.x;
-                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                const patc_int t68 = threadIdx.x;
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
                     {
-                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
-                        unsigned int msv67 = mssval217[(t64 + 384 * i65)];
-                        unsigned int msbk68 = min(((msv66 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix69 = ((long long)msbk68);
-                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
-                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
-                            out0[msdst70] = msv66;
-                            out1[msdst70] = msv67;
+                        unsigned int msv70 = mssval16[(t68 + 384 * i69)];
+                        unsigned int msv71 = mssval217[(t68 + 384 * i69)];
+                        unsigned int msbk72 = min(((msv70 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix73 = ((long long)msbk72);
+                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69)))) < ((patc_uint)n))) {
+                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69))));
+                            out0[msdst74] = msv70;
+                            out1[msdst74] = msv71;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t64 = threadIdx.x;
-                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
-                    if (((6144 * b4 + t64 + 384 * i65) < n)) {
-                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
-                        unsigned int msv67 = mssval217[(t64 + 384 * i65)];
-                        unsigned int msbk68 = min(((msv66 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix69 = ((long long)msbk68);
-                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
-                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
-                            out0[msdst70] = msv66;
-                            out1[msdst70] = msv67;
+                const patc_int t68 = threadIdx.x;
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                    if (((6144 * b4 + t68 + 384 * i69) < n)) {
+                        unsigned int msv70 = mssval16[(t68 + 384 * i69)];
+                        unsigned int msv71 = mssval217[(t68 + 384 * i69)];
+                        unsigned int msbk72 = min(((msv70 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix73 = ((long long)msbk72);
+                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69)))) < ((patc_uint)n))) {
+                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69))));
+                            out0[msdst74] = msv70;
+                            out1[msdst74] = msv71;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar71 = mspar9;
-        const patc_int msh72 = ((unsigned int)msctr3[(-mspar71 + 2)]);
+        const patc_int mspar75 = mspar9;
+        const patc_int msh76 = ((unsigned int)msctr3[(-mspar75 + 2)]);
         {
-            const patc_int t73 = threadIdx.x;
-            if (((b4 < 1) && (t73 < 1))) {
-                msctr3[(mspar71 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t77 = threadIdx.x;
+            if (((b4 < 1) && (t77 < 1))) {
+                msctr3[(mspar75 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi74 = ((unsigned int)(384 * b4 + t73 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi78 = ((unsigned int)(384 * b4 + t77 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi74 >= ((unsigned int)(256 * msh72)))) {
+                if ((mszi78 >= ((unsigned int)(256 * msh76)))) {
                     break;
                 }
-                const patc_int msz75 = mszi74;
-                msstate2[msz75] = 0u;
-                mszi74 = (mszi74 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz79 = mszi78;
+                msstate2[msz79] = 0u;
+                mszi78 = (mszi78 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -335,7 +356,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
  *   nat parameters:  n
  *   outputs:         out0: n.i32 (n x int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned int, msctr3: 3 x unsigned long long
+ *   scratch:         msstate2: 256 * max(1, (n + 6143) / 6144 - 1) x unsigned int, msctr3: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -378,7 +399,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                 }
             }
         }
-        __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
@@ -388,12 +408,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                     if (msok22) {
                         msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb24 = (msok22 ? min((((((unsigned int)msx23) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok22) {
-                        long long ix25 = ((long long)msb24);
-                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
-                    }
-                    msinfo13[i21] = msb24;
                     msval12[i21] = msx23;
                 }
             }
@@ -406,180 +420,208 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                     if (msok22) {
                         msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    unsigned int msb24 = (msok22 ? min((((((unsigned int)msx23) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok22) {
-                        long long ix25 = ((long long)msb24);
-                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
-                    }
-                    msinfo13[i21] = msb24;
                     msval12[i21] = msx23;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t26 = threadIdx.x;
+        if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int i27 = 0;
-                if (((t26 + 384 * i27) < 256)) {
-                    unsigned int msrun28 = 0u;
-                    for (patc_int i29 = 0; i29 < 12; i29 += 1) {
-                        unsigned int msc30 = mshist10[(t26 + 384 * i27 + 256 * i29)];
-                        mshist10[(t26 + 384 * i27 + 256 * i29)] = msrun28;
-                        msrun28 = (msrun28 + msc30);
+                #pragma unroll
+                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
+                    bool msok26 = true;
+                    int v27 = msval12[i25];
+                    unsigned int msb28 = (msok26 ? min((((((unsigned int)v27) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok26) {
+                        long long ix29 = ((long long)msb28);
+                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
                     }
-                    if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 30u) | msrun28));
+                    msinfo13[i25] = msb28;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
+                    bool msok26 = ((lane + 512 * warp + 6144 * b4 + 32 * i25) < n);
+                    int v27 = msval12[i25];
+                    unsigned int msb28 = (msok26 ? min((((((unsigned int)v27) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok26) {
+                        long long ix29 = ((long long)msb28);
+                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
                     }
-                    if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 29u) | msrun28));
-                    }
-                    mststart14[(t26 + 384 * i27)] = msrun28;
-                    msbase11[(t26 + 384 * i27)] = msrun28;
+                    msinfo13[i25] = msb28;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t31 = threadIdx.x;
-            if ((t31 < 256)) {
-                unsigned int mscnt32 = mststart14[t31];
-                unsigned int msinc33 = mscnt32;
-                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc33, 1);
-                msinc33 = ((lane >= 1) ? (msinc33 + msup34) : msinc33);
-                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc33, 2);
-                msinc33 = ((lane >= 2) ? (msinc33 + msup35) : msinc33);
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc33, 4);
-                msinc33 = ((lane >= 4) ? (msinc33 + msup36) : msinc33);
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc33, 8);
-                msinc33 = ((lane >= 8) ? (msinc33 + msup37) : msinc33);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc33, 16);
-                msinc33 = ((lane >= 16) ? (msinc33 + msup38) : msinc33);
-                mststart14[t31] = (msinc33 - mscnt32);
+            const patc_int t30 = threadIdx.x;
+            {
+                const patc_int i31 = 0;
+                if (((t30 + 384 * i31) < 256)) {
+                    unsigned int msrun32 = 0u;
+                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
+                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
+                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
+                        msrun32 = (msrun32 + msc34);
+                    }
+                    if (((b4 + 1) < ((n + 6143) / 6144))) {
+                        if ((b4 < 1)) {
+                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
+                        }
+                        if ((!(b4 < 1))) {
+                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
+                        }
+                    }
+                    mststart14[(t30 + 384 * i31)] = msrun32;
+                    msbase11[(t30 + 384 * i31)] = msrun32;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t35 = threadIdx.x;
+            if ((t35 < 256)) {
+                unsigned int mscnt36 = mststart14[t35];
+                unsigned int msinc37 = mscnt36;
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc37, 1);
+                msinc37 = ((lane >= 1) ? (msinc37 + msup38) : msinc37);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc37, 2);
+                msinc37 = ((lane >= 2) ? (msinc37 + msup39) : msinc37);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc37, 4);
+                msinc37 = ((lane >= 4) ? (msinc37 + msup40) : msinc37);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc37, 8);
+                msinc37 = ((lane >= 8) ? (msinc37 + msup41) : msinc37);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc37, 16);
+                msinc37 = ((lane >= 16) ? (msinc37 + msup42) : msinc37);
+                mststart14[t35] = (msinc37 - mscnt36);
                 if ((lane == 31)) {
-                    mswsum15[warp] = msinc33;
+                    mswsum15[warp] = msinc37;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t39 = threadIdx.x;
-            if ((t39 < 256)) {
-                unsigned int msst40 = mststart14[t39];
-                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
-                    if ((i41 < warp)) {
-                        msst40 = (msst40 + mswsum15[i41]);
+            const patc_int t43 = threadIdx.x;
+            if ((t43 < 256)) {
+                unsigned int msst44 = mststart14[t43];
+                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
+                    if ((i45 < warp)) {
+                        msst44 = (msst44 + mswsum15[i45]);
                     }
                 }
-                for (patc_int i42 = 0; i42 < 12; i42 += 1) {
-                    mshist10[(t39 + 256 * i42)] = (mshist10[(t39 + 256 * i42)] + msst40);
+                for (patc_int i46 = 0; i46 < 12; i46 += 1) {
+                    mshist10[(t43 + 256 * i46)] = (mshist10[(t43 + 256 * i46)] + msst44);
                 }
-                mststart14[t39] = msst40;
+                mststart14[t43] = msst44;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                    bool msok45 = true;
-                    unsigned int msb46 = msinfo13[i44];
-                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
-                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm47);
-                    long long ix50 = ((long long)msb46);
-                    unsigned int msh51 = 0u;
-                    if (msok45) {
-                        msh51 = mshist10[(256 * warp + ix50)];
+                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
+                    bool msok49 = true;
+                    unsigned int msb50 = msinfo13[i48];
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm51);
+                    long long ix54 = ((long long)msb50);
+                    unsigned int msh55 = 0u;
+                    if (msok49) {
+                        msh55 = mshist10[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
-                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
+                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
                     }
                     __syncwarp();
-                    if (msok45) {
-                        unsigned int msq52 = (msh51 + msrk48);
-                        long long ix53 = ((long long)msq52);
-                        mssval16[ix53] = msval12[i44];
-                        msinfo13[i44] = msq52;
+                    if (msok49) {
+                        unsigned int msq56 = (msh55 + msrk52);
+                        long long ix57 = ((long long)msq56);
+                        mssval16[ix57] = msval12[i48];
+                        msinfo13[i48] = msq56;
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                    bool msok45 = ((lane + 512 * warp + 6144 * b4 + 32 * i44) < n);
-                    unsigned int msb46 = msinfo13[i44];
-                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
-                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm47);
-                    long long ix50 = ((long long)msb46);
-                    unsigned int msh51 = 0u;
-                    if (msok45) {
-                        msh51 = mshist10[(256 * warp + ix50)];
+                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
+                    bool msok49 = ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n);
+                    unsigned int msb50 = msinfo13[i48];
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm51);
+                    long long ix54 = ((long long)msb50);
+                    unsigned int msh55 = 0u;
+                    if (msok49) {
+                        msh55 = mshist10[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
-                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
+                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
                     }
                     __syncwarp();
-                    if (msok45) {
-                        unsigned int msq52 = (msh51 + msrk48);
-                        long long ix53 = ((long long)msq52);
-                        mssval16[ix53] = msval12[i44];
-                        msinfo13[i44] = msq52;
+                    if (msok49) {
+                        unsigned int msq56 = (msh55 + msrk52);
+                        long long ix57 = ((long long)msq56);
+                        mssval16[ix57] = msval12[i48];
+                        msinfo13[i48] = msq56;
                     }
                 }
             }
         }
         {
-            const patc_int t54 = threadIdx.x;
+            const patc_int t58 = threadIdx.x;
             {
-                const patc_int i55 = 0;
-                if (((t54 + 384 * i55) < 256)) {
-                    unsigned int msc56 = msbase11[(t54 + 384 * i55)];
-                    unsigned int mspre57 = 0u;
+                const patc_int i59 = 0;
+                if (((t58 + 384 * i59) < 256)) {
+                    unsigned int msc60 = msbase11[(t58 + 384 * i59)];
+                    unsigned int mspre61 = 0u;
                     if ((!(b4 < 1))) {
-                        for (patc_int msd58 = 0; ; msd58 += 1) {
-                            unsigned int msw59;
-                            bool msfull60;
+                        for (patc_int msd62 = 0; ; msd62 += 1) {
+                            unsigned int msw63;
+                            bool msfull64;
                             for (;;) {
-                                msw59 = patc_peek32(&msstate2[(256 * b4 + t54 + 384 * i55 - 256 * msd58 - 256)]);
-                                msfull60 = ((msw59 >> 30u) == (2u | mspar9));
-                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar9)))) {
+                                msw63 = patc_peek32(&msstate2[(256 * b4 + t58 + 384 * i59 - 256 * msd62 - 256)]);
+                                msfull64 = ((msw63 >> 30u) == (2u | mspar9));
+                                if ((msfull64 || ((msw63 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
-                            if (msfull60) {
+                            mspre61 = (mspre61 + (msw63 & (msfull64 ? 1073741823u : 536870911u)));
+                            if (msfull64) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t54 + 384 * i55)], (((2u | mspar9) << 30u) | (mspre57 + msc56)));
+                        if (((b4 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate2[(256 * b4 + t58 + 384 * i59)], (((2u | mspar9) << 30u) | (mspre61 + msc60)));
+                        }
                     }
-                    msbase11[(t54 + 384 * i55)] = ((offs[(t54 + 384 * i55)] + mspre57) - mststart14[(t54 + 384 * i55)]);
+                    msbase11[(t58 + 384 * i59)] = ((offs[(t58 + 384 * i59)] + mspre61) - mststart14[(t58 + 384 * i59)]);
                 }
             }
         }
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
                     {
-                        long long ix63 = ((long long)msinfo13[i62]);
-                        mssval217[ix63] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i62)];
+                        long long ix67 = ((long long)msinfo13[i66]);
+                        mssval217[ix67] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i66)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i62) < n)) {
-                        long long ix63 = ((long long)msinfo13[i62]);
-                        mssval217[ix63] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i62)];
+                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i66) < n)) {
+                        long long ix67 = ((long long)msinfo13[i66]);
+                        mssval217[ix67] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i66)];
                     }
                 }
             }
@@ -587,54 +629,54 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t64 = threadIdx.x;
-                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                const patc_int t68 = threadIdx.x;
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
                     {
-                        int msv66 = mssval16[(t64 + 384 * i65)];
-                        unsigned int msv67 = mssval217[(t64 + 384 * i65)];
-                        unsigned int msbk68 = min((((((unsigned int)msv66) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix69 = ((long long)msbk68);
-                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
-                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
-                            out0[msdst70] = msv66;
-                            out1[msdst70] = msv67;
+                        int msv70 = mssval16[(t68 + 384 * i69)];
+                        unsigned int msv71 = mssval217[(t68 + 384 * i69)];
+                        unsigned int msbk72 = min((((((unsigned int)msv70) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix73 = ((long long)msbk72);
+                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69)))) < ((patc_uint)n))) {
+                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69))));
+                            out0[msdst74] = msv70;
+                            out1[msdst74] = msv71;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t64 = threadIdx.x;
-                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
-                    if (((6144 * b4 + t64 + 384 * i65) < n)) {
-                        int msv66 = mssval16[(t64 + 384 * i65)];
-                        unsigned int msv67 = mssval217[(t64 + 384 * i65)];
-                        unsigned int msbk68 = min((((((unsigned int)msv66) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix69 = ((long long)msbk68);
-                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
-                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
-                            out0[msdst70] = msv66;
-                            out1[msdst70] = msv67;
+                const patc_int t68 = threadIdx.x;
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                    if (((6144 * b4 + t68 + 384 * i69) < n)) {
+                        int msv70 = mssval16[(t68 + 384 * i69)];
+                        unsigned int msv71 = mssval217[(t68 + 384 * i69)];
+                        unsigned int msbk72 = min((((((unsigned int)msv70) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix73 = ((long long)msbk72);
+                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69)))) < ((patc_uint)n))) {
+                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69))));
+                            out0[msdst74] = msv70;
+                            out1[msdst74] = msv71;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar71 = mspar9;
-        const patc_int msh72 = ((unsigned int)msctr3[(-mspar71 + 2)]);
+        const patc_int mspar75 = mspar9;
+        const patc_int msh76 = ((unsigned int)msctr3[(-mspar75 + 2)]);
         {
-            const patc_int t73 = threadIdx.x;
-            if (((b4 < 1) && (t73 < 1))) {
-                msctr3[(mspar71 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t77 = threadIdx.x;
+            if (((b4 < 1) && (t77 < 1))) {
+                msctr3[(mspar75 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi74 = ((unsigned int)(384 * b4 + t73 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi78 = ((unsigned int)(384 * b4 + t77 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi74 >= ((unsigned int)(256 * msh72)))) {
+                if ((mszi78 >= ((unsigned int)(256 * msh76)))) {
                     break;
                 }
-                const patc_int msz75 = mszi74;
-                msstate2[msz75] = 0u;
-                mszi74 = (mszi74 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz79 = mszi78;
+                msstate2[msz79] = 0u;
+                mszi78 = (mszi78 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -645,7 +687,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
  *   nat parameters:  n
  *   outputs:         out0: n.u32 (n x unsigned int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate3: 256 * ((n + 6143) / 6144) x unsigned int, msctr4: 3 x unsigned long long
+ *   scratch:         msstate3: 256 * max(1, (n + 6143) / 6144 - 1) x unsigned int, msctr4: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -688,7 +730,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                 }
             }
         }
-        __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
@@ -698,13 +739,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                     if (msok23) {
                         msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
                     }
-                    unsigned int s25 = (~0u);
-                    unsigned int msb26 = (msok23 ? min(((((msx24 | 2147483648u) ^ ((msx24 > 2147483648u) ? s25 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok23) {
-                        long long ix27 = ((long long)msb26);
-                        atomicAdd(&mshist11[(256 * warp + ix27)], 1u);
-                    }
-                    msinfo14[i22] = msb26;
                     msval13[i22] = msx24;
                 }
             }
@@ -717,181 +751,210 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                     if (msok23) {
                         msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
                     }
-                    unsigned int s25 = (~0u);
-                    unsigned int msb26 = (msok23 ? min(((((msx24 | 2147483648u) ^ ((msx24 > 2147483648u) ? s25 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok23) {
-                        long long ix27 = ((long long)msb26);
-                        atomicAdd(&mshist11[(256 * warp + ix27)], 1u);
-                    }
-                    msinfo14[i22] = msb26;
                     msval13[i22] = msx24;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t28 = threadIdx.x;
+        if (((6144 * b5 + 6143) < n)) {
             {
-                const patc_int i29 = 0;
-                if (((t28 + 384 * i29) < 256)) {
-                    unsigned int msrun30 = 0u;
-                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
-                        unsigned int msc32 = mshist11[(t28 + 384 * i29 + 256 * i31)];
-                        mshist11[(t28 + 384 * i29 + 256 * i31)] = msrun30;
-                        msrun30 = (msrun30 + msc32);
+                #pragma unroll
+                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
+                    bool msok27 = true;
+                    unsigned int v28 = msval13[i26];
+                    unsigned int s29 = (~0u);
+                    unsigned int msb30 = (msok27 ? min(((((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok27) {
+                        long long ix31 = ((long long)msb30);
+                        atomicAdd(&mshist11[(256 * warp + ix31)], 1u);
                     }
-                    if ((b5 < 1)) {
-                        patc_set32(&msstate3[(256 * b5 + t28 + 384 * i29)], (((2u | mspar10) << 30u) | msrun30));
+                    msinfo14[i26] = msb30;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
+                    bool msok27 = ((lane + 512 * warp + 6144 * b5 + 32 * i26) < n);
+                    unsigned int v28 = msval13[i26];
+                    unsigned int s29 = (~0u);
+                    unsigned int msb30 = (msok27 ? min(((((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok27) {
+                        long long ix31 = ((long long)msb30);
+                        atomicAdd(&mshist11[(256 * warp + ix31)], 1u);
                     }
-                    if ((!(b5 < 1))) {
-                        patc_set32(&msstate3[(256 * b5 + t28 + 384 * i29)], (((2u | mspar10) << 29u) | msrun30));
-                    }
-                    mststart15[(t28 + 384 * i29)] = msrun30;
-                    msbase12[(t28 + 384 * i29)] = msrun30;
+                    msinfo14[i26] = msb30;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t33 = threadIdx.x;
-            if ((t33 < 256)) {
-                unsigned int mscnt34 = mststart15[t33];
-                unsigned int msinc35 = mscnt34;
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc35, 1);
-                msinc35 = ((lane >= 1) ? (msinc35 + msup36) : msinc35);
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc35, 2);
-                msinc35 = ((lane >= 2) ? (msinc35 + msup37) : msinc35);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc35, 4);
-                msinc35 = ((lane >= 4) ? (msinc35 + msup38) : msinc35);
-                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc35, 8);
-                msinc35 = ((lane >= 8) ? (msinc35 + msup39) : msinc35);
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc35, 16);
-                msinc35 = ((lane >= 16) ? (msinc35 + msup40) : msinc35);
-                mststart15[t33] = (msinc35 - mscnt34);
+            const patc_int t32 = threadIdx.x;
+            {
+                const patc_int i33 = 0;
+                if (((t32 + 384 * i33) < 256)) {
+                    unsigned int msrun34 = 0u;
+                    for (patc_int i35 = 0; i35 < 12; i35 += 1) {
+                        unsigned int msc36 = mshist11[(t32 + 384 * i33 + 256 * i35)];
+                        mshist11[(t32 + 384 * i33 + 256 * i35)] = msrun34;
+                        msrun34 = (msrun34 + msc36);
+                    }
+                    if (((b5 + 1) < ((n + 6143) / 6144))) {
+                        if ((b5 < 1)) {
+                            patc_set32(&msstate3[(256 * b5 + t32 + 384 * i33)], (((2u | mspar10) << 30u) | msrun34));
+                        }
+                        if ((!(b5 < 1))) {
+                            patc_set32(&msstate3[(256 * b5 + t32 + 384 * i33)], (((2u | mspar10) << 29u) | msrun34));
+                        }
+                    }
+                    mststart15[(t32 + 384 * i33)] = msrun34;
+                    msbase12[(t32 + 384 * i33)] = msrun34;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t37 = threadIdx.x;
+            if ((t37 < 256)) {
+                unsigned int mscnt38 = mststart15[t37];
+                unsigned int msinc39 = mscnt38;
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
+                msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
+                msinc39 = ((lane >= 2) ? (msinc39 + msup41) : msinc39);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc39, 4);
+                msinc39 = ((lane >= 4) ? (msinc39 + msup42) : msinc39);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc39, 8);
+                msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
+                msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
+                mststart15[t37] = (msinc39 - mscnt38);
                 if ((lane == 31)) {
-                    mswsum16[warp] = msinc35;
+                    mswsum16[warp] = msinc39;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t41 = threadIdx.x;
-            if ((t41 < 256)) {
-                unsigned int msst42 = mststart15[t41];
-                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
-                    if ((i43 < warp)) {
-                        msst42 = (msst42 + mswsum16[i43]);
+            const patc_int t45 = threadIdx.x;
+            if ((t45 < 256)) {
+                unsigned int msst46 = mststart15[t45];
+                for (patc_int i47 = 0; i47 < 8; i47 += 1) {
+                    if ((i47 < warp)) {
+                        msst46 = (msst46 + mswsum16[i47]);
                     }
                 }
-                for (patc_int i44 = 0; i44 < 12; i44 += 1) {
-                    mshist11[(t41 + 256 * i44)] = (mshist11[(t41 + 256 * i44)] + msst42);
+                for (patc_int i48 = 0; i48 < 12; i48 += 1) {
+                    mshist11[(t45 + 256 * i48)] = (mshist11[(t45 + 256 * i48)] + msst46);
                 }
-                mststart15[t41] = msst42;
+                mststart15[t45] = msst46;
             }
         }
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
-                    bool msok47 = true;
-                    unsigned int msb48 = msinfo14[i46];
-                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
-                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
-                    unsigned int msct51 = __popc(mspm49);
-                    long long ix52 = ((long long)msb48);
-                    unsigned int msh53 = 0u;
-                    if (msok47) {
-                        msh53 = mshist11[(256 * warp + ix52)];
+                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
+                    bool msok51 = true;
+                    unsigned int msb52 = msinfo14[i50];
+                    unsigned int mspm53 = (__ballot_sync(0xffffffffu, msok51) & patc_match_bits(msb52, 8u));
+                    unsigned int msrk54 = __popc((mspm53 & ((1u << lane) - 1u)));
+                    unsigned int msct55 = __popc(mspm53);
+                    long long ix56 = ((long long)msb52);
+                    unsigned int msh57 = 0u;
+                    if (msok51) {
+                        msh57 = mshist11[(256 * warp + ix56)];
                     }
                     __syncwarp();
-                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
-                        mshist11[(256 * warp + ix52)] = (msh53 + msct51);
+                    if ((msok51 && ((msrk54 + 1u) == msct55))) {
+                        mshist11[(256 * warp + ix56)] = (msh57 + msct55);
                     }
                     __syncwarp();
-                    if (msok47) {
-                        unsigned int msq54 = (msh53 + msrk50);
-                        long long ix55 = ((long long)msq54);
-                        mssval17[ix55] = msval13[i46];
-                        msinfo14[i46] = msq54;
+                    if (msok51) {
+                        unsigned int msq58 = (msh57 + msrk54);
+                        long long ix59 = ((long long)msq58);
+                        mssval17[ix59] = msval13[i50];
+                        msinfo14[i50] = msq58;
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
-                    bool msok47 = ((lane + 512 * warp + 6144 * b5 + 32 * i46) < n);
-                    unsigned int msb48 = msinfo14[i46];
-                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
-                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
-                    unsigned int msct51 = __popc(mspm49);
-                    long long ix52 = ((long long)msb48);
-                    unsigned int msh53 = 0u;
-                    if (msok47) {
-                        msh53 = mshist11[(256 * warp + ix52)];
+                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
+                    bool msok51 = ((lane + 512 * warp + 6144 * b5 + 32 * i50) < n);
+                    unsigned int msb52 = msinfo14[i50];
+                    unsigned int mspm53 = (__ballot_sync(0xffffffffu, msok51) & patc_match_bits(msb52, 8u));
+                    unsigned int msrk54 = __popc((mspm53 & ((1u << lane) - 1u)));
+                    unsigned int msct55 = __popc(mspm53);
+                    long long ix56 = ((long long)msb52);
+                    unsigned int msh57 = 0u;
+                    if (msok51) {
+                        msh57 = mshist11[(256 * warp + ix56)];
                     }
                     __syncwarp();
-                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
-                        mshist11[(256 * warp + ix52)] = (msh53 + msct51);
+                    if ((msok51 && ((msrk54 + 1u) == msct55))) {
+                        mshist11[(256 * warp + ix56)] = (msh57 + msct55);
                     }
                     __syncwarp();
-                    if (msok47) {
-                        unsigned int msq54 = (msh53 + msrk50);
-                        long long ix55 = ((long long)msq54);
-                        mssval17[ix55] = msval13[i46];
-                        msinfo14[i46] = msq54;
+                    if (msok51) {
+                        unsigned int msq58 = (msh57 + msrk54);
+                        long long ix59 = ((long long)msq58);
+                        mssval17[ix59] = msval13[i50];
+                        msinfo14[i50] = msq58;
                     }
                 }
             }
         }
         {
-            const patc_int t56 = threadIdx.x;
+            const patc_int t60 = threadIdx.x;
             {
-                const patc_int i57 = 0;
-                if (((t56 + 384 * i57) < 256)) {
-                    unsigned int msc58 = msbase12[(t56 + 384 * i57)];
-                    unsigned int mspre59 = 0u;
+                const patc_int i61 = 0;
+                if (((t60 + 384 * i61) < 256)) {
+                    unsigned int msc62 = msbase12[(t60 + 384 * i61)];
+                    unsigned int mspre63 = 0u;
                     if ((!(b5 < 1))) {
-                        for (patc_int msd60 = 0; ; msd60 += 1) {
-                            unsigned int msw61;
-                            bool msfull62;
+                        for (patc_int msd64 = 0; ; msd64 += 1) {
+                            unsigned int msw65;
+                            bool msfull66;
                             for (;;) {
-                                msw61 = patc_peek32(&msstate3[(256 * b5 + t56 + 384 * i57 - 256 * msd60 - 256)]);
-                                msfull62 = ((msw61 >> 30u) == (2u | mspar10));
-                                if ((msfull62 || ((msw61 >> 29u) == (2u | mspar10)))) {
+                                msw65 = patc_peek32(&msstate3[(256 * b5 + t60 + 384 * i61 - 256 * msd64 - 256)]);
+                                msfull66 = ((msw65 >> 30u) == (2u | mspar10));
+                                if ((msfull66 || ((msw65 >> 29u) == (2u | mspar10)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre59 = (mspre59 + (msw61 & (msfull62 ? 1073741823u : 536870911u)));
-                            if (msfull62) {
+                            mspre63 = (mspre63 + (msw65 & (msfull66 ? 1073741823u : 536870911u)));
+                            if (msfull66) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate3[(256 * b5 + t56 + 384 * i57)], (((2u | mspar10) << 30u) | (mspre59 + msc58)));
+                        if (((b5 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate3[(256 * b5 + t60 + 384 * i61)], (((2u | mspar10) << 30u) | (mspre63 + msc62)));
+                        }
                     }
-                    msbase12[(t56 + 384 * i57)] = ((offs[(t56 + 384 * i57)] + mspre59) - mststart15[(t56 + 384 * i57)]);
+                    msbase12[(t60 + 384 * i61)] = ((offs[(t60 + 384 * i61)] + mspre63) - mststart15[(t60 + 384 * i61)]);
                 }
             }
         }
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
+                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
                     {
-                        long long ix65 = ((long long)msinfo14[i64]);
-                        mssval218[ix65] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i64)];
+                        long long ix69 = ((long long)msinfo14[i68]);
+                        mssval218[ix69] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i68)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
-                    if (((lane + 512 * warp + 6144 * b5 + 32 * i64) < n)) {
-                        long long ix65 = ((long long)msinfo14[i64]);
-                        mssval218[ix65] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i64)];
+                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i68) < n)) {
+                        long long ix69 = ((long long)msinfo14[i68]);
+                        mssval218[ix69] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i68)];
                     }
                 }
             }
@@ -899,56 +962,56 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                const patc_int t70 = threadIdx.x;
+                for (patc_int i71 = 0; i71 < 16; i71 += 1) {
                     {
-                        unsigned int msv68 = mssval17[(t66 + 384 * i67)];
-                        unsigned int msv69 = mssval218[(t66 + 384 * i67)];
-                        unsigned int s70 = (~0u);
-                        unsigned int msbk71 = min(((((msv68 | 2147483648u) ^ ((msv68 > 2147483648u) ? s70 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix72 = ((long long)msbk71);
-                        if ((((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67)))) < ((patc_uint)n))) {
-                            const patc_int msdst73 = ((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67))));
-                            out0[msdst73] = msv68;
-                            out1[msdst73] = msv69;
+                        unsigned int msv72 = mssval17[(t70 + 384 * i71)];
+                        unsigned int msv73 = mssval218[(t70 + 384 * i71)];
+                        unsigned int s74 = (~0u);
+                        unsigned int msbk75 = min(((((msv72 | 2147483648u) ^ ((msv72 > 2147483648u) ? s74 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix76 = ((long long)msbk75);
+                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71))));
+                            out0[msdst77] = msv72;
+                            out1[msdst77] = msv73;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                    if (((6144 * b5 + t66 + 384 * i67) < n)) {
-                        unsigned int msv68 = mssval17[(t66 + 384 * i67)];
-                        unsigned int msv69 = mssval218[(t66 + 384 * i67)];
-                        unsigned int s70 = (~0u);
-                        unsigned int msbk71 = min(((((msv68 | 2147483648u) ^ ((msv68 > 2147483648u) ? s70 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix72 = ((long long)msbk71);
-                        if ((((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67)))) < ((patc_uint)n))) {
-                            const patc_int msdst73 = ((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67))));
-                            out0[msdst73] = msv68;
-                            out1[msdst73] = msv69;
+                const patc_int t70 = threadIdx.x;
+                for (patc_int i71 = 0; i71 < 16; i71 += 1) {
+                    if (((6144 * b5 + t70 + 384 * i71) < n)) {
+                        unsigned int msv72 = mssval17[(t70 + 384 * i71)];
+                        unsigned int msv73 = mssval218[(t70 + 384 * i71)];
+                        unsigned int s74 = (~0u);
+                        unsigned int msbk75 = min(((((msv72 | 2147483648u) ^ ((msv72 > 2147483648u) ? s74 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix76 = ((long long)msbk75);
+                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71))));
+                            out0[msdst77] = msv72;
+                            out1[msdst77] = msv73;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar74 = mspar10;
-        const patc_int msh75 = ((unsigned int)msctr4[(-mspar74 + 2)]);
+        const patc_int mspar78 = mspar10;
+        const patc_int msh79 = ((unsigned int)msctr4[(-mspar78 + 2)]);
         {
-            const patc_int t76 = threadIdx.x;
-            if (((b5 < 1) && (t76 < 1))) {
-                msctr4[(mspar74 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t80 = threadIdx.x;
+            if (((b5 < 1) && (t80 < 1))) {
+                msctr4[(mspar78 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi77 = ((unsigned int)(384 * b5 + t76 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi81 = ((unsigned int)(384 * b5 + t80 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi77 >= ((unsigned int)(256 * msh75)))) {
+                if ((mszi81 >= ((unsigned int)(256 * msh79)))) {
                     break;
                 }
-                const patc_int msz78 = mszi77;
-                msstate3[msz78] = 0u;
-                mszi77 = (mszi77 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz82 = mszi81;
+                msstate3[msz82] = 0u;
+                mszi81 = (mszi81 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1035,7 +1098,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
  *   data parameters: d: u32 (by value), offs: 256.u32, xs: n.u32
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate2: 256 * ((n + 6143) / 6144) x unsigned int, msctr3: 3 x unsigned long long
+ *   scratch:         msstate2: 256 * max(1, (n + 6143) / 6144 - 1) x unsigned int, msctr3: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -1077,7 +1140,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                 }
             }
         }
-        __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
@@ -1087,13 +1149,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                     if (msok21) {
                         msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int s23 = (~0u);
-                    unsigned int msb24 = (msok21 ? min((((~((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok21) {
-                        long long ix25 = ((long long)msb24);
-                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
-                    }
-                    msinfo13[i20] = msb24;
                     msval12[i20] = msx22;
                 }
             }
@@ -1106,211 +1161,238 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                     if (msok21) {
                         msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
                     }
-                    unsigned int s23 = (~0u);
-                    unsigned int msb24 = (msok21 ? min((((~((msx22 | 2147483648u) ^ ((msx22 > 2147483648u) ? s23 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok21) {
-                        long long ix25 = ((long long)msb24);
-                        atomicAdd(&mshist10[(256 * warp + ix25)], 1u);
-                    }
-                    msinfo13[i20] = msb24;
                     msval12[i20] = msx22;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t26 = threadIdx.x;
+        if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int i27 = 0;
-                if (((t26 + 384 * i27) < 256)) {
-                    unsigned int msrun28 = 0u;
-                    for (patc_int i29 = 0; i29 < 12; i29 += 1) {
-                        unsigned int msc30 = mshist10[(t26 + 384 * i27 + 256 * i29)];
-                        mshist10[(t26 + 384 * i27 + 256 * i29)] = msrun28;
-                        msrun28 = (msrun28 + msc30);
+                #pragma unroll
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = true;
+                    unsigned int s26 = (~0u);
+                    unsigned int msb27 = (msok25 ? min((((~((msval12[i24] | 2147483648u) ^ ((msval12[i24] > 2147483648u) ? s26 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok25) {
+                        long long ix28 = ((long long)msb27);
+                        atomicAdd(&mshist10[(256 * warp + ix28)], 1u);
                     }
-                    if ((b4 < 1)) {
-                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 30u) | msrun28));
+                    msinfo13[i24] = msb27;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = ((lane + 512 * warp + 6144 * b4 + 32 * i24) < n);
+                    unsigned int s26 = (~0u);
+                    unsigned int msb27 = (msok25 ? min((((~((msval12[i24] | 2147483648u) ^ ((msval12[i24] > 2147483648u) ? s26 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok25) {
+                        long long ix28 = ((long long)msb27);
+                        atomicAdd(&mshist10[(256 * warp + ix28)], 1u);
                     }
-                    if ((!(b4 < 1))) {
-                        patc_set32(&msstate2[(256 * b4 + t26 + 384 * i27)], (((2u | mspar9) << 29u) | msrun28));
-                    }
-                    mststart14[(t26 + 384 * i27)] = msrun28;
-                    msbase11[(t26 + 384 * i27)] = msrun28;
+                    msinfo13[i24] = msb27;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t31 = threadIdx.x;
-            if ((t31 < 256)) {
-                unsigned int mscnt32 = mststart14[t31];
-                unsigned int msinc33 = mscnt32;
-                unsigned int msup34 = __shfl_up_sync(0xffffffffu, msinc33, 1);
-                msinc33 = ((lane >= 1) ? (msinc33 + msup34) : msinc33);
-                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc33, 2);
-                msinc33 = ((lane >= 2) ? (msinc33 + msup35) : msinc33);
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc33, 4);
-                msinc33 = ((lane >= 4) ? (msinc33 + msup36) : msinc33);
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc33, 8);
-                msinc33 = ((lane >= 8) ? (msinc33 + msup37) : msinc33);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc33, 16);
-                msinc33 = ((lane >= 16) ? (msinc33 + msup38) : msinc33);
-                mststart14[t31] = (msinc33 - mscnt32);
+            const patc_int t29 = threadIdx.x;
+            {
+                const patc_int i30 = 0;
+                if (((t29 + 384 * i30) < 256)) {
+                    unsigned int msrun31 = 0u;
+                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
+                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
+                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
+                        msrun31 = (msrun31 + msc33);
+                    }
+                    if (((b4 + 1) < ((n + 6143) / 6144))) {
+                        if ((b4 < 1)) {
+                            patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
+                        }
+                        if ((!(b4 < 1))) {
+                            patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
+                        }
+                    }
+                    mststart14[(t29 + 384 * i30)] = msrun31;
+                    msbase11[(t29 + 384 * i30)] = msrun31;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t34 = threadIdx.x;
+            if ((t34 < 256)) {
+                unsigned int mscnt35 = mststart14[t34];
+                unsigned int msinc36 = mscnt35;
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc36, 1);
+                msinc36 = ((lane >= 1) ? (msinc36 + msup37) : msinc36);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc36, 2);
+                msinc36 = ((lane >= 2) ? (msinc36 + msup38) : msinc36);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc36, 4);
+                msinc36 = ((lane >= 4) ? (msinc36 + msup39) : msinc36);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc36, 8);
+                msinc36 = ((lane >= 8) ? (msinc36 + msup40) : msinc36);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc36, 16);
+                msinc36 = ((lane >= 16) ? (msinc36 + msup41) : msinc36);
+                mststart14[t34] = (msinc36 - mscnt35);
                 if ((lane == 31)) {
-                    mswsum15[warp] = msinc33;
+                    mswsum15[warp] = msinc36;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t39 = threadIdx.x;
-            if ((t39 < 256)) {
-                unsigned int msst40 = mststart14[t39];
-                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
-                    if ((i41 < warp)) {
-                        msst40 = (msst40 + mswsum15[i41]);
+            const patc_int t42 = threadIdx.x;
+            if ((t42 < 256)) {
+                unsigned int msst43 = mststart14[t42];
+                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                    if ((i44 < warp)) {
+                        msst43 = (msst43 + mswsum15[i44]);
                     }
                 }
-                for (patc_int i42 = 0; i42 < 12; i42 += 1) {
-                    mshist10[(t39 + 256 * i42)] = (mshist10[(t39 + 256 * i42)] + msst40);
+                for (patc_int i45 = 0; i45 < 12; i45 += 1) {
+                    mshist10[(t42 + 256 * i45)] = (mshist10[(t42 + 256 * i45)] + msst43);
                 }
-                mststart14[t39] = msst40;
+                mststart14[t42] = msst43;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                    bool msok45 = true;
-                    unsigned int msb46 = msinfo13[i44];
-                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
-                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm47);
-                    long long ix50 = ((long long)msb46);
-                    unsigned int msh51 = 0u;
-                    if (msok45) {
-                        msh51 = mshist10[(256 * warp + ix50)];
+                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
+                    bool msok48 = true;
+                    unsigned int msb49 = msinfo13[i47];
+                    unsigned int mspm50 = (__ballot_sync(0xffffffffu, msok48) & patc_match_bits(msb49, 8u));
+                    unsigned int msrk51 = __popc((mspm50 & ((1u << lane) - 1u)));
+                    unsigned int msct52 = __popc(mspm50);
+                    long long ix53 = ((long long)msb49);
+                    unsigned int msh54 = 0u;
+                    if (msok48) {
+                        msh54 = mshist10[(256 * warp + ix53)];
                     }
                     __syncwarp();
-                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
-                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok48 && ((msrk51 + 1u) == msct52))) {
+                        mshist10[(256 * warp + ix53)] = (msh54 + msct52);
                     }
                     __syncwarp();
-                    if (msok45) {
-                        unsigned int msq52 = (msh51 + msrk48);
-                        long long ix53 = ((long long)msq52);
-                        mssval16[ix53] = msval12[i44];
+                    if (msok48) {
+                        unsigned int msq55 = (msh54 + msrk51);
+                        long long ix56 = ((long long)msq55);
+                        mssval16[ix56] = msval12[i47];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                    bool msok45 = ((lane + 512 * warp + 6144 * b4 + 32 * i44) < n);
-                    unsigned int msb46 = msinfo13[i44];
-                    unsigned int mspm47 = (__ballot_sync(0xffffffffu, msok45) & patc_match_bits(msb46, 8u));
-                    unsigned int msrk48 = __popc((mspm47 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm47);
-                    long long ix50 = ((long long)msb46);
-                    unsigned int msh51 = 0u;
-                    if (msok45) {
-                        msh51 = mshist10[(256 * warp + ix50)];
+                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
+                    bool msok48 = ((lane + 512 * warp + 6144 * b4 + 32 * i47) < n);
+                    unsigned int msb49 = msinfo13[i47];
+                    unsigned int mspm50 = (__ballot_sync(0xffffffffu, msok48) & patc_match_bits(msb49, 8u));
+                    unsigned int msrk51 = __popc((mspm50 & ((1u << lane) - 1u)));
+                    unsigned int msct52 = __popc(mspm50);
+                    long long ix53 = ((long long)msb49);
+                    unsigned int msh54 = 0u;
+                    if (msok48) {
+                        msh54 = mshist10[(256 * warp + ix53)];
                     }
                     __syncwarp();
-                    if ((msok45 && ((msrk48 + 1u) == msct49))) {
-                        mshist10[(256 * warp + ix50)] = (msh51 + msct49);
+                    if ((msok48 && ((msrk51 + 1u) == msct52))) {
+                        mshist10[(256 * warp + ix53)] = (msh54 + msct52);
                     }
                     __syncwarp();
-                    if (msok45) {
-                        unsigned int msq52 = (msh51 + msrk48);
-                        long long ix53 = ((long long)msq52);
-                        mssval16[ix53] = msval12[i44];
+                    if (msok48) {
+                        unsigned int msq55 = (msh54 + msrk51);
+                        long long ix56 = ((long long)msq55);
+                        mssval16[ix56] = msval12[i47];
                     }
                 }
             }
         }
         {
-            const patc_int t54 = threadIdx.x;
+            const patc_int t57 = threadIdx.x;
             {
-                const patc_int i55 = 0;
-                if (((t54 + 384 * i55) < 256)) {
-                    unsigned int msc56 = msbase11[(t54 + 384 * i55)];
-                    unsigned int mspre57 = 0u;
+                const patc_int i58 = 0;
+                if (((t57 + 384 * i58) < 256)) {
+                    unsigned int msc59 = msbase11[(t57 + 384 * i58)];
+                    unsigned int mspre60 = 0u;
                     if ((!(b4 < 1))) {
-                        for (patc_int msd58 = 0; ; msd58 += 1) {
-                            unsigned int msw59;
-                            bool msfull60;
+                        for (patc_int msd61 = 0; ; msd61 += 1) {
+                            unsigned int msw62;
+                            bool msfull63;
                             for (;;) {
-                                msw59 = patc_peek32(&msstate2[(256 * b4 + t54 + 384 * i55 - 256 * msd58 - 256)]);
-                                msfull60 = ((msw59 >> 30u) == (2u | mspar9));
-                                if ((msfull60 || ((msw59 >> 29u) == (2u | mspar9)))) {
+                                msw62 = patc_peek32(&msstate2[(256 * b4 + t57 + 384 * i58 - 256 * msd61 - 256)]);
+                                msfull63 = ((msw62 >> 30u) == (2u | mspar9));
+                                if ((msfull63 || ((msw62 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre57 = (mspre57 + (msw59 & (msfull60 ? 1073741823u : 536870911u)));
-                            if (msfull60) {
+                            mspre60 = (mspre60 + (msw62 & (msfull63 ? 1073741823u : 536870911u)));
+                            if (msfull63) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate2[(256 * b4 + t54 + 384 * i55)], (((2u | mspar9) << 30u) | (mspre57 + msc56)));
+                        if (((b4 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate2[(256 * b4 + t57 + 384 * i58)], (((2u | mspar9) << 30u) | (mspre60 + msc59)));
+                        }
                     }
-                    msbase11[(t54 + 384 * i55)] = ((offs[(t54 + 384 * i55)] + mspre57) - mststart14[(t54 + 384 * i55)]);
+                    msbase11[(t57 + 384 * i58)] = ((offs[(t57 + 384 * i58)] + mspre60) - mststart14[(t57 + 384 * i58)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t61 = threadIdx.x;
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
+                const patc_int t64 = threadIdx.x;
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
                     {
-                        unsigned int msv63 = mssval16[(t61 + 384 * i62)];
-                        unsigned int s64 = (~0u);
-                        unsigned int msbk65 = min((((~((msv63 | 2147483648u) ^ ((msv63 > 2147483648u) ? s64 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        if ((((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62)))) < ((patc_uint)n))) {
-                            const patc_int msdst67 = ((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62))));
-                            out[msdst67] = msv63;
+                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
+                        unsigned int s67 = (~0u);
+                        unsigned int msbk68 = min((((~((msv66 | 2147483648u) ^ ((msv66 > 2147483648u) ? s67 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix69 = ((long long)msbk68);
+                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
+                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
+                            out[msdst70] = msv66;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t61 = threadIdx.x;
-                for (patc_int i62 = 0; i62 < 16; i62 += 1) {
-                    if (((6144 * b4 + t61 + 384 * i62) < n)) {
-                        unsigned int msv63 = mssval16[(t61 + 384 * i62)];
-                        unsigned int s64 = (~0u);
-                        unsigned int msbk65 = min((((~((msv63 | 2147483648u) ^ ((msv63 > 2147483648u) ? s64 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        if ((((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62)))) < ((patc_uint)n))) {
-                            const patc_int msdst67 = ((patc_uint)(msbase11[ix66] + ((unsigned int)(t61 + 384 * i62))));
-                            out[msdst67] = msv63;
+                const patc_int t64 = threadIdx.x;
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    if (((6144 * b4 + t64 + 384 * i65) < n)) {
+                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
+                        unsigned int s67 = (~0u);
+                        unsigned int msbk68 = min((((~((msv66 | 2147483648u) ^ ((msv66 > 2147483648u) ? s67 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix69 = ((long long)msbk68);
+                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
+                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
+                            out[msdst70] = msv66;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar68 = mspar9;
-        const patc_int msh69 = ((unsigned int)msctr3[(-mspar68 + 2)]);
+        const patc_int mspar71 = mspar9;
+        const patc_int msh72 = ((unsigned int)msctr3[(-mspar71 + 2)]);
         {
-            const patc_int t70 = threadIdx.x;
-            if (((b4 < 1) && (t70 < 1))) {
-                msctr3[(mspar68 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t73 = threadIdx.x;
+            if (((b4 < 1) && (t73 < 1))) {
+                msctr3[(mspar71 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi71 = ((unsigned int)(384 * b4 + t70 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi74 = ((unsigned int)(384 * b4 + t73 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi71 >= ((unsigned int)(256 * msh69)))) {
+                if ((mszi74 >= ((unsigned int)(256 * msh72)))) {
                     break;
                 }
-                const patc_int msz72 = mszi71;
-                msstate2[msz72] = 0u;
-                mszi71 = (mszi71 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz75 = mszi74;
+                msstate2[msz75] = 0u;
+                mszi74 = (mszi74 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1321,7 +1403,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
  *   nat parameters:  n
  *   outputs:         out0: n.u32 (n x unsigned int)
  *                    out1: n.u32 (n x unsigned int)
- *   scratch:         msstate3: 256 * ((n + 6143) / 6144) x unsigned int, msctr4: 3 x unsigned long long
+ *   scratch:         msstate3: 256 * max(1, (n + 6143) / 6144 - 1) x unsigned int, msctr4: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (384, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
@@ -1364,7 +1446,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                 }
             }
         }
-        __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
@@ -1374,13 +1455,6 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                     if (msok23) {
                         msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
                     }
-                    unsigned int s25 = (~0u);
-                    unsigned int msb26 = (msok23 ? min((((~((msx24 | 2147483648u) ^ ((msx24 > 2147483648u) ? s25 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok23) {
-                        long long ix27 = ((long long)msb26);
-                        atomicAdd(&mshist11[(256 * warp + ix27)], 1u);
-                    }
-                    msinfo14[i22] = msb26;
                     msval13[i22] = msx24;
                 }
             }
@@ -1393,181 +1467,210 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                     if (msok23) {
                         msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
                     }
-                    unsigned int s25 = (~0u);
-                    unsigned int msb26 = (msok23 ? min((((~((msx24 | 2147483648u) ^ ((msx24 > 2147483648u) ? s25 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok23) {
-                        long long ix27 = ((long long)msb26);
-                        atomicAdd(&mshist11[(256 * warp + ix27)], 1u);
-                    }
-                    msinfo14[i22] = msb26;
                     msval13[i22] = msx24;
                 }
             }
         }
         __syncthreads();
-        {
-            const patc_int t28 = threadIdx.x;
+        if (((6144 * b5 + 6143) < n)) {
             {
-                const patc_int i29 = 0;
-                if (((t28 + 384 * i29) < 256)) {
-                    unsigned int msrun30 = 0u;
-                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
-                        unsigned int msc32 = mshist11[(t28 + 384 * i29 + 256 * i31)];
-                        mshist11[(t28 + 384 * i29 + 256 * i31)] = msrun30;
-                        msrun30 = (msrun30 + msc32);
+                #pragma unroll
+                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
+                    bool msok27 = true;
+                    unsigned int v28 = msval13[i26];
+                    unsigned int s29 = (~0u);
+                    unsigned int msb30 = (msok27 ? min((((~((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok27) {
+                        long long ix31 = ((long long)msb30);
+                        atomicAdd(&mshist11[(256 * warp + ix31)], 1u);
                     }
-                    if ((b5 < 1)) {
-                        patc_set32(&msstate3[(256 * b5 + t28 + 384 * i29)], (((2u | mspar10) << 30u) | msrun30));
+                    msinfo14[i26] = msb30;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
+                    bool msok27 = ((lane + 512 * warp + 6144 * b5 + 32 * i26) < n);
+                    unsigned int v28 = msval13[i26];
+                    unsigned int s29 = (~0u);
+                    unsigned int msb30 = (msok27 ? min((((~((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok27) {
+                        long long ix31 = ((long long)msb30);
+                        atomicAdd(&mshist11[(256 * warp + ix31)], 1u);
                     }
-                    if ((!(b5 < 1))) {
-                        patc_set32(&msstate3[(256 * b5 + t28 + 384 * i29)], (((2u | mspar10) << 29u) | msrun30));
-                    }
-                    mststart15[(t28 + 384 * i29)] = msrun30;
-                    msbase12[(t28 + 384 * i29)] = msrun30;
+                    msinfo14[i26] = msb30;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t33 = threadIdx.x;
-            if ((t33 < 256)) {
-                unsigned int mscnt34 = mststart15[t33];
-                unsigned int msinc35 = mscnt34;
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc35, 1);
-                msinc35 = ((lane >= 1) ? (msinc35 + msup36) : msinc35);
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc35, 2);
-                msinc35 = ((lane >= 2) ? (msinc35 + msup37) : msinc35);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc35, 4);
-                msinc35 = ((lane >= 4) ? (msinc35 + msup38) : msinc35);
-                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc35, 8);
-                msinc35 = ((lane >= 8) ? (msinc35 + msup39) : msinc35);
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc35, 16);
-                msinc35 = ((lane >= 16) ? (msinc35 + msup40) : msinc35);
-                mststart15[t33] = (msinc35 - mscnt34);
+            const patc_int t32 = threadIdx.x;
+            {
+                const patc_int i33 = 0;
+                if (((t32 + 384 * i33) < 256)) {
+                    unsigned int msrun34 = 0u;
+                    for (patc_int i35 = 0; i35 < 12; i35 += 1) {
+                        unsigned int msc36 = mshist11[(t32 + 384 * i33 + 256 * i35)];
+                        mshist11[(t32 + 384 * i33 + 256 * i35)] = msrun34;
+                        msrun34 = (msrun34 + msc36);
+                    }
+                    if (((b5 + 1) < ((n + 6143) / 6144))) {
+                        if ((b5 < 1)) {
+                            patc_set32(&msstate3[(256 * b5 + t32 + 384 * i33)], (((2u | mspar10) << 30u) | msrun34));
+                        }
+                        if ((!(b5 < 1))) {
+                            patc_set32(&msstate3[(256 * b5 + t32 + 384 * i33)], (((2u | mspar10) << 29u) | msrun34));
+                        }
+                    }
+                    mststart15[(t32 + 384 * i33)] = msrun34;
+                    msbase12[(t32 + 384 * i33)] = msrun34;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t37 = threadIdx.x;
+            if ((t37 < 256)) {
+                unsigned int mscnt38 = mststart15[t37];
+                unsigned int msinc39 = mscnt38;
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
+                msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
+                msinc39 = ((lane >= 2) ? (msinc39 + msup41) : msinc39);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc39, 4);
+                msinc39 = ((lane >= 4) ? (msinc39 + msup42) : msinc39);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc39, 8);
+                msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
+                msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
+                mststart15[t37] = (msinc39 - mscnt38);
                 if ((lane == 31)) {
-                    mswsum16[warp] = msinc35;
+                    mswsum16[warp] = msinc39;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t41 = threadIdx.x;
-            if ((t41 < 256)) {
-                unsigned int msst42 = mststart15[t41];
-                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
-                    if ((i43 < warp)) {
-                        msst42 = (msst42 + mswsum16[i43]);
+            const patc_int t45 = threadIdx.x;
+            if ((t45 < 256)) {
+                unsigned int msst46 = mststart15[t45];
+                for (patc_int i47 = 0; i47 < 8; i47 += 1) {
+                    if ((i47 < warp)) {
+                        msst46 = (msst46 + mswsum16[i47]);
                     }
                 }
-                for (patc_int i44 = 0; i44 < 12; i44 += 1) {
-                    mshist11[(t41 + 256 * i44)] = (mshist11[(t41 + 256 * i44)] + msst42);
+                for (patc_int i48 = 0; i48 < 12; i48 += 1) {
+                    mshist11[(t45 + 256 * i48)] = (mshist11[(t45 + 256 * i48)] + msst46);
                 }
-                mststart15[t41] = msst42;
+                mststart15[t45] = msst46;
             }
         }
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
-                    bool msok47 = true;
-                    unsigned int msb48 = msinfo14[i46];
-                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
-                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
-                    unsigned int msct51 = __popc(mspm49);
-                    long long ix52 = ((long long)msb48);
-                    unsigned int msh53 = 0u;
-                    if (msok47) {
-                        msh53 = mshist11[(256 * warp + ix52)];
+                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
+                    bool msok51 = true;
+                    unsigned int msb52 = msinfo14[i50];
+                    unsigned int mspm53 = (__ballot_sync(0xffffffffu, msok51) & patc_match_bits(msb52, 8u));
+                    unsigned int msrk54 = __popc((mspm53 & ((1u << lane) - 1u)));
+                    unsigned int msct55 = __popc(mspm53);
+                    long long ix56 = ((long long)msb52);
+                    unsigned int msh57 = 0u;
+                    if (msok51) {
+                        msh57 = mshist11[(256 * warp + ix56)];
                     }
                     __syncwarp();
-                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
-                        mshist11[(256 * warp + ix52)] = (msh53 + msct51);
+                    if ((msok51 && ((msrk54 + 1u) == msct55))) {
+                        mshist11[(256 * warp + ix56)] = (msh57 + msct55);
                     }
                     __syncwarp();
-                    if (msok47) {
-                        unsigned int msq54 = (msh53 + msrk50);
-                        long long ix55 = ((long long)msq54);
-                        mssval17[ix55] = msval13[i46];
-                        msinfo14[i46] = msq54;
+                    if (msok51) {
+                        unsigned int msq58 = (msh57 + msrk54);
+                        long long ix59 = ((long long)msq58);
+                        mssval17[ix59] = msval13[i50];
+                        msinfo14[i50] = msq58;
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
-                    bool msok47 = ((lane + 512 * warp + 6144 * b5 + 32 * i46) < n);
-                    unsigned int msb48 = msinfo14[i46];
-                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
-                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
-                    unsigned int msct51 = __popc(mspm49);
-                    long long ix52 = ((long long)msb48);
-                    unsigned int msh53 = 0u;
-                    if (msok47) {
-                        msh53 = mshist11[(256 * warp + ix52)];
+                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
+                    bool msok51 = ((lane + 512 * warp + 6144 * b5 + 32 * i50) < n);
+                    unsigned int msb52 = msinfo14[i50];
+                    unsigned int mspm53 = (__ballot_sync(0xffffffffu, msok51) & patc_match_bits(msb52, 8u));
+                    unsigned int msrk54 = __popc((mspm53 & ((1u << lane) - 1u)));
+                    unsigned int msct55 = __popc(mspm53);
+                    long long ix56 = ((long long)msb52);
+                    unsigned int msh57 = 0u;
+                    if (msok51) {
+                        msh57 = mshist11[(256 * warp + ix56)];
                     }
                     __syncwarp();
-                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
-                        mshist11[(256 * warp + ix52)] = (msh53 + msct51);
+                    if ((msok51 && ((msrk54 + 1u) == msct55))) {
+                        mshist11[(256 * warp + ix56)] = (msh57 + msct55);
                     }
                     __syncwarp();
-                    if (msok47) {
-                        unsigned int msq54 = (msh53 + msrk50);
-                        long long ix55 = ((long long)msq54);
-                        mssval17[ix55] = msval13[i46];
-                        msinfo14[i46] = msq54;
+                    if (msok51) {
+                        unsigned int msq58 = (msh57 + msrk54);
+                        long long ix59 = ((long long)msq58);
+                        mssval17[ix59] = msval13[i50];
+                        msinfo14[i50] = msq58;
                     }
                 }
             }
         }
         {
-            const patc_int t56 = threadIdx.x;
+            const patc_int t60 = threadIdx.x;
             {
-                const patc_int i57 = 0;
-                if (((t56 + 384 * i57) < 256)) {
-                    unsigned int msc58 = msbase12[(t56 + 384 * i57)];
-                    unsigned int mspre59 = 0u;
+                const patc_int i61 = 0;
+                if (((t60 + 384 * i61) < 256)) {
+                    unsigned int msc62 = msbase12[(t60 + 384 * i61)];
+                    unsigned int mspre63 = 0u;
                     if ((!(b5 < 1))) {
-                        for (patc_int msd60 = 0; ; msd60 += 1) {
-                            unsigned int msw61;
-                            bool msfull62;
+                        for (patc_int msd64 = 0; ; msd64 += 1) {
+                            unsigned int msw65;
+                            bool msfull66;
                             for (;;) {
-                                msw61 = patc_peek32(&msstate3[(256 * b5 + t56 + 384 * i57 - 256 * msd60 - 256)]);
-                                msfull62 = ((msw61 >> 30u) == (2u | mspar10));
-                                if ((msfull62 || ((msw61 >> 29u) == (2u | mspar10)))) {
+                                msw65 = patc_peek32(&msstate3[(256 * b5 + t60 + 384 * i61 - 256 * msd64 - 256)]);
+                                msfull66 = ((msw65 >> 30u) == (2u | mspar10));
+                                if ((msfull66 || ((msw65 >> 29u) == (2u | mspar10)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre59 = (mspre59 + (msw61 & (msfull62 ? 1073741823u : 536870911u)));
-                            if (msfull62) {
+                            mspre63 = (mspre63 + (msw65 & (msfull66 ? 1073741823u : 536870911u)));
+                            if (msfull66) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate3[(256 * b5 + t56 + 384 * i57)], (((2u | mspar10) << 30u) | (mspre59 + msc58)));
+                        if (((b5 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate3[(256 * b5 + t60 + 384 * i61)], (((2u | mspar10) << 30u) | (mspre63 + msc62)));
+                        }
                     }
-                    msbase12[(t56 + 384 * i57)] = ((offs[(t56 + 384 * i57)] + mspre59) - mststart15[(t56 + 384 * i57)]);
+                    msbase12[(t60 + 384 * i61)] = ((offs[(t60 + 384 * i61)] + mspre63) - mststart15[(t60 + 384 * i61)]);
                 }
             }
         }
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
+                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
                     {
-                        long long ix65 = ((long long)msinfo14[i64]);
-                        mssval218[ix65] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i64)];
+                        long long ix69 = ((long long)msinfo14[i68]);
+                        mssval218[ix69] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i68)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
-                    if (((lane + 512 * warp + 6144 * b5 + 32 * i64) < n)) {
-                        long long ix65 = ((long long)msinfo14[i64]);
-                        mssval218[ix65] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i64)];
+                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i68) < n)) {
+                        long long ix69 = ((long long)msinfo14[i68]);
+                        mssval218[ix69] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i68)];
                     }
                 }
             }
@@ -1575,56 +1678,56 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                const patc_int t70 = threadIdx.x;
+                for (patc_int i71 = 0; i71 < 16; i71 += 1) {
                     {
-                        unsigned int msv68 = mssval17[(t66 + 384 * i67)];
-                        unsigned int msv69 = mssval218[(t66 + 384 * i67)];
-                        unsigned int s70 = (~0u);
-                        unsigned int msbk71 = min((((~((msv68 | 2147483648u) ^ ((msv68 > 2147483648u) ? s70 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix72 = ((long long)msbk71);
-                        if ((((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67)))) < ((patc_uint)n))) {
-                            const patc_int msdst73 = ((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67))));
-                            out0[msdst73] = msv68;
-                            out1[msdst73] = msv69;
+                        unsigned int msv72 = mssval17[(t70 + 384 * i71)];
+                        unsigned int msv73 = mssval218[(t70 + 384 * i71)];
+                        unsigned int s74 = (~0u);
+                        unsigned int msbk75 = min((((~((msv72 | 2147483648u) ^ ((msv72 > 2147483648u) ? s74 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix76 = ((long long)msbk75);
+                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71))));
+                            out0[msdst77] = msv72;
+                            out1[msdst77] = msv73;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                    if (((6144 * b5 + t66 + 384 * i67) < n)) {
-                        unsigned int msv68 = mssval17[(t66 + 384 * i67)];
-                        unsigned int msv69 = mssval218[(t66 + 384 * i67)];
-                        unsigned int s70 = (~0u);
-                        unsigned int msbk71 = min((((~((msv68 | 2147483648u) ^ ((msv68 > 2147483648u) ? s70 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix72 = ((long long)msbk71);
-                        if ((((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67)))) < ((patc_uint)n))) {
-                            const patc_int msdst73 = ((patc_uint)(msbase12[ix72] + ((unsigned int)(t66 + 384 * i67))));
-                            out0[msdst73] = msv68;
-                            out1[msdst73] = msv69;
+                const patc_int t70 = threadIdx.x;
+                for (patc_int i71 = 0; i71 < 16; i71 += 1) {
+                    if (((6144 * b5 + t70 + 384 * i71) < n)) {
+                        unsigned int msv72 = mssval17[(t70 + 384 * i71)];
+                        unsigned int msv73 = mssval218[(t70 + 384 * i71)];
+                        unsigned int s74 = (~0u);
+                        unsigned int msbk75 = min((((~((msv72 | 2147483648u) ^ ((msv72 > 2147483648u) ? s74 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix76 = ((long long)msbk75);
+                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71))));
+                            out0[msdst77] = msv72;
+                            out1[msdst77] = msv73;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar74 = mspar10;
-        const patc_int msh75 = ((unsigned int)msctr4[(-mspar74 + 2)]);
+        const patc_int mspar78 = mspar10;
+        const patc_int msh79 = ((unsigned int)msctr4[(-mspar78 + 2)]);
         {
-            const patc_int t76 = threadIdx.x;
-            if (((b5 < 1) && (t76 < 1))) {
-                msctr4[(mspar74 + 1)] = ((unsigned long long)((n + 6143) / 6144));
+            const patc_int t80 = threadIdx.x;
+            if (((b5 < 1) && (t80 < 1))) {
+                msctr4[(mspar78 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi77 = ((unsigned int)(384 * b5 + t76 + 256 * ((n + 6143) / 6144)));
+            unsigned int mszi81 = ((unsigned int)(384 * b5 + t80 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi77 >= ((unsigned int)(256 * msh75)))) {
+                if ((mszi81 >= ((unsigned int)(256 * msh79)))) {
                     break;
                 }
-                const patc_int msz78 = mszi77;
-                msstate3[msz78] = 0u;
-                mszi77 = (mszi77 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz82 = mszi81;
+                msstate3[msz82] = 0u;
+                mszi81 = (mszi81 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

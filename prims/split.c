@@ -255,6 +255,12 @@ static X *mbin(Ms *m, BinOp op, ScalarKind sk, X *l, X *r) { return lw_xbin(m->w
 static X *msel(Ms *m, X *c, X *p, X *q) { return lw_xsel(m->w, c, p, q); }
 static X *mreg(Ms *m, Buffer *b) { return lw_xload(m->w, b, mc(m, 0)); }
 static X *mnat_lt(Ms *m, Nat *l, Nat *r) { return lw_xbin(m->w, OP_LT, SK_BOOL, lw_xnat(m->w, l), lw_xnat(m->w, r)); }
+/* Whether this tile publishes tile words: every tile but the last, which no tile reads,
+ * so a launch of T tiles keeps T - 1 rows of k words (mrows), a row less of temporary
+ * memory; the most rows below CUB's look-back decides which tiles fit (rt_sort.c). */
+static X *mnotlast(Ms *m) { return mnat_lt(m, nat_add(m->a, m->tile, mc(m, 1)), m->tiles); }
+/* The rows of tile words a launch writes: tiles - 1 */
+static Nat *mrows(Ms *m) { return nat_sub(m->a, m->tiles, mc(m, 1)); }
 static X *mballot(Ms *m, X *v) { return lw_xballot(m->w, v); }
 static X *mpopc(Ms *m, X *v) { return lw_xpopc(m->w, v); }
 static X *mdecl(Ms *m, const char *prefix, ScalarKind sk, X *init, Buffer **b)
@@ -360,7 +366,15 @@ static void ms_clear(Ms *m)
  * reads its element (a pair's key), computes its bucket and adds 1 to its warp's count
  * of the bucket (hist, the warp's own row; a shared atomic, which the lanes of one
  * bucket share). The element and its bucket stay in the thread's registers (val, info)
- * for ms_rank, so that the bucket function runs once an element. Counting before
+ * for ms_rank, so that the bucket function runs once an element. The reads are a loop
+ * of their own, before the counting, so that they are in flight together: read and
+ * counted in one loop, a sort whose passes ended in a half-full tile was slower than one
+ * of whole tiles (12288 u32 keys in 512 x 16 tiles: 49.5-50.1 us against 40.8-42.1 for
+ * 16384 on an H200); apart, 40.8-43.2 us against 51.0-52.8 on an H100, and f32 keys
+ * and f32 keys with u32 values 13-16 % faster there too
+ * (bench/results/2026-11-28-nvidia-h100-sort-stop57). The
+ * guarded reads of the partial tile waiting on the atomics between them would explain
+ * it; the SASS was not examined. Counting before
  * ranking lets the tile publish its counts (ms_counts) before it ranks, so that the
  * look-back of the tiles after it seldom waits for them (CUB's Onesweep counts early
  * too, Adinets and Merrill 2022), and lets ranking give each element its place in the
@@ -372,16 +386,21 @@ static void ms_count(Ms *m, Buffer *in, Buffer *in2)
     Stmt *is;
     Mloops l;
     Nat *r, *gi = mrounds(m, &l, &r);
-    Nat *warp = nat_var(a, w->k->hw.warp);
     Buffer *xb, *bb;
     X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
     X *x = mdecl(m, "msx", m->sk, mlit(m, m->sk, 0), &xb);
-    /* the value read only where the bucket function reads it (below the select on
-     * valid); ms_values reads it again to place it */
-    X *y = m->pairs ? lw_xload(w, in2, gi) : NULL;
     lw_open_if(w, valid, &is);
     lw_store(w, xb, mc(m, 0), lw_xload(w, in, gi));
     w->cur = is;
+    lw_store(w, m->val, mreg_at(m, r), x);
+    mclose(m, &l);
+    gi = mrounds(m, &l, &r);
+    Nat *warp = nat_var(a, w->k->hw.warp);
+    valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
+    x = lw_xload(w, m->val, mreg_at(m, r));
+    /* the value read only where the bucket function reads it (below the select on
+     * valid); ms_values reads it again to place it */
+    X *y = m->pairs ? lw_xload(w, in2, gi) : NULL;
     X *b = mdecl(m, "msb", SK_U32, msel(m, valid, mbucket(m, x, y), mlit(m, SK_U32, 0)), &bb);
     lw_open_if(w, valid, &is);
     Stmt *s = lw_snew(w, S_STORE);
@@ -392,7 +411,6 @@ static void ms_count(Ms *m, Buffer *in, Buffer *in2)
     lw_emit(w, s);
     w->cur = is;
     lw_store(w, m->info, mreg_at(m, r), b); /* read only where valid (ms_rank) */
-    lw_store(w, m->val, mreg_at(m, r), x);
     mclose(m, &l);
 }
 
@@ -517,12 +535,14 @@ static void ms_counts(Ms *m, Buffer *state)
     lw_close_loop(w, vl, vs);
     Nat *mine = nat_add(a, nat_mul(a, m->tile, mc(m, m->K)), b);
     X *first = mnat_lt(m, m->tile, mc(m, 1));
+    Stmt *tl;
+    lw_open_if(w, mnotlast(m), &tl);
     lw_open_if(w, first, &t0);
     ms_publish(m, state, mine, 2, rx);
     w->cur = t0;
     lw_open_if(w, lw_xnot(m->w, first), &t0);
     ms_publish(m, state, mine, 1, rx);
-    w->cur = t0;
+    w->cur = tl;
     lw_store(w, m->tstart, b, rx);
     lw_store(w, m->base, b, mwide(m, rx));
     mclose(m, &l);
@@ -577,6 +597,8 @@ static void ms_walk(Ms *m, Buffer *offs, Buffer *state)
     lw_open_if(w, hx, &ib);
     mjump(m, JK_BREAK);
     w->cur = wl;
+    Stmt *tl;
+    lw_open_if(w, mnotlast(m), &tl);
     ms_publish(m, state, mine, 2, mbin(m, OP_ADD, SK_U32, px, rx));
     w->cur = t0;
     X *ob = mbin(m, OP_ADD, m->osk, lw_xload(w, offs, b), mwide(m, px));
@@ -731,10 +753,11 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
 }
 
 /* 8. The tile words stay of this launch or the one before (ms_word's parity tells them
- * apart): a launch of T tiles after one of H > T tiles clears words T*k .. H*k - 1,
- * which it does not write and a later, longer launch would read, spread over its blocks
- * (a tile's threads a stride of T*nt words apart), and records T for the next launch in
- * its parity's slot of ctr (ctr[1 + p]; the launch before wrote ctr[2 - p]). Clearing
+ * apart): a launch that writes R rows of words (T tiles, R = T - 1: mnotlast) after one
+ * that wrote H > R clears words R*k .. H*k - 1, which it does not write and a later,
+ * longer launch would read, spread over its blocks (a tile's threads a stride of T*nt
+ * words apart), and records R for the next launch in its parity's slot of ctr (ctr[1 +
+ * p]; the launch before wrote ctr[2 - p]). Clearing
  * costs at most the words a longer launch wrote, once. The index is a register (u32
  * where it stays below 2^32), so that the bound of the index arithmetic is that of the
  * words (a loop count times the stride would bound it by far more, taking every launch
@@ -750,14 +773,14 @@ static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
     Nat *h = lw_let(m->w, "msh", lw_xun(m->w, X_CAST, SK_U32, lw_xload(w, ctr, nat_sub(a, mc(m, 2), par))), 0, hmax);
     Nat *tid = mthreads(m, &tl, &ts);
     lw_open_if(w, lw_xbin(w, OP_AND, SK_BOOL, mnat_lt(m, m->tile, mc(m, 1)), mnat_lt(m, tid, mc(m, 1))), &is);
-    lw_store(w, ctr, nat_add(a, mc(m, 1), par), lw_xun(m->w, X_CAST, SK_U64, lw_xnat(w, m->tiles)));
+    lw_store(w, ctr, nat_add(a, mc(m, 1), par), lw_xun(m->w, X_CAST, SK_U64, lw_xnat(w, mrows(m))));
     w->cur = is;
     /* the register's largest value: under h*k plus a stride */
     int64_t hm;
     nat_is_const(hmax, &hm);
     ScalarKind isk = hm * (m->K + m->NT) < ((int64_t)1 << 32) ? SK_U32 : SK_U64;
     Buffer *ib;
-    Nat *start = nat_add(a, nat_mul(a, m->tiles, mc(m, m->K)), nat_add(a, nat_mul(a, m->tile, mc(m, m->NT)), tid));
+    Nat *start = nat_add(a, nat_mul(a, mrows(m), mc(m, m->K)), nat_add(a, nat_mul(a, m->tile, mc(m, m->NT)), tid));
     X *ix = mdecl(m, "mszi", isk, lw_xun(m->w, X_CAST, isk, lw_xnat(w, start)), &ib);
     lw_open_while(w, NULL, &zl);
     lw_open_if(w, lw_xbin(w, OP_GE, SK_BOOL, ix, lw_xun(m->w, X_CAST, isk, lw_xnat(w, nat_mul(a, h, mc(m, m->K))))), &is);
@@ -873,7 +896,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     if (r->k != VAL_SCALAR) die("multisplit: the type rule let a bucket function through that is not a scalar");
     m.tiles = nat_div(a, nat_add(a, m.n, nat_cst(a, m.TILE - 1)), nat_cst(a, m.TILE));
     ms_limit(&m, e->sp);
-    Buffer *state = lw_scratch_buffer(w, "msstate", SK_U32, nat_mul(a, m.tiles, nat_cst(a, m.K)));
+    Buffer *state = lw_scratch_buffer(w, "msstate", SK_U32, nat_mul(a, nat_max(a, mrows(&m), nat_cst(a, 1)), nat_cst(a, m.K)));
     Buffer *ctr = k->draw = lw_scratch_buffer(w, "msctr", SK_U64, nat_cst(a, 3));
     NatVar *bv;
     Stmt *bsaved, *blk = lw_open_loop(w, LVL_BLOCK, 0, m.tiles, &bv, &bsaved);

@@ -638,9 +638,9 @@ void patc_sorter_free(patc_sorter *s);
  * bytes of offsets per bucket per pass (4 KiB for four 8-bit digits; in portions, 12
  * bytes a portion and 8 more: a u32 count and a u64 offset), which it allocates on the
  * first call that needs more and keeps, plus the kernels' scratch (multisplit's
- * look-back: a 4-byte word per bucket per tile of a portion, 1 KiB a tile of 256
- * buckets; the tiles are 6144 to 10240 keys by type and size, rt_sort.c's tile_steps,
- * docs/api.md), which they keep. With 8-bit digits, at most CUB's DeviceRadixSort's for
+ * look-back: a 4-byte word per bucket per tile of a portion but its last, 1 KiB a tile
+ * of 256 buckets; the tiles are 6144 to 12288 keys by type and size, rt_sort.c's
+ * tile_steps, docs/api.md), which they keep. With 8-bit digits, at most CUB's DeviceRadixSort's for
  * the same call. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
 /* Sort n keys (1 <= n <= 2^40) of `in` into `out` on `stream` (NULL the default stream;

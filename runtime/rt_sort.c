@@ -166,50 +166,38 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  * with 8-bit digits: steps, each from a size on to the next step of its type; 384x16
  * (sortPass) below the first step and for the cases not here (other types and widths
  * were not timed in other shapes). Each step's tile is a kernel of its own, sortPassB0,
- * B1, ...
- * A tile of fewer keys than CUB's takes more look-back words (4 bytes a bucket a tile,
- * as CUB's): CUB's Onesweep tiles on sm_90 are 7680 keys for u32 and i32, 7296 for f32
- * and 8832 for 4-byte keys with 4-byte values (worked out from its temp_storage_bytes,
- * bench/results/2026-11-27-nvidia-h200-sort-tempmem), so below 2^20 keys 4-byte keys
- * take 512x16 (8192), not 384x16 (6144, which took up to 34 KB more than CUB at 2^20
- * - 1), and pairs of them 512x18 (9216). On an H200, CUB/patc from 8193 to 2^20 - 1
- * keys was 1.19-1.36 for u32 and f32 keys at 512x16 (1.09-1.37 at 384x16), 1.07-1.27 for
- * pairs at 512x18 (1.05-1.43 at 384x16; 512x20 and 384x24 were slower still at 8193).
- * i32 keys take u32's tiles (the same pass but for the sign bit), and pairs of any
- * 4-byte key f32's. So sortPass (384x16) is left to the other types and digit widths.
- * The tiles from 2^21 keys were chosen on one H100 (bench/results/2026-11-27-nvidia-h100-sort-tiles:
- * eight shapes, each a run of its own, uniform keys at 2^21, 2^22, 2^23, 2^24 and 2^26),
- * after the pass's ranking took a vote per bit in PTX (patc_match_bits), which made it
- * shorter and moved every type's best shape (the pairs' on an H200, below):
- *  - u32 keys: 512x18 from 2^20 (as before: 75.5 us at 2^20 against 87-88 at 384x16,
- *    bench/results/2026-11-26-nvidia-h100-sort-tiles), 512x20 from 2^23 (273.9 us at
- *    2^23, 485.2 at 2^24, 1675.7 at 2^26 against 284.5, 497.0, 1726.8 at 512x18);
- *  - f32 keys: 384x24 from 2^20 (as before: 79.1 us against 90 at 384x16), 512x16 from
- *    2^21 (98.4 and 164.2 us at 2^21 and 2^22 against 101.4 and 173.9 at 384x24), 512x20
- *    from 2^23 (289.2, 503.5, 1739.6 us at 2^23, 2^24, 2^26; 512x16 292.4, 517.0, 1860.7),
- *    then 384x19 from 2^23 at three blocks an SM (minb 3, 56 registers: CUB's own
- *    configuration for float keys): 1530 us against 1591 at 2^26 and 5838 against 6075
- *    at 2^28, uniform, the same in three runs, where 384x18 and 384x20 at three
- *    blocks were slower than 512x20 (bench/results/2026-11-27-nvidia-h100-sort-f32-3blocks;
- *    u32 keys gained nothing there and keep 512x20);
- *  - f32 keys with 4-byte values: 512x18 up to 2^22, 512x20 from 2^22 (H200,
- *    bench/results/2026-11-27-nvidia-h200-sort-tempmem: uniform 2^21, 2^22, 1.5 x 2^22
- *    and 2^23 keys took 120.1, 207.0, 285.7, 347.0 us at 512x18, 119.7, 204.4, 275.7,
- *    335.4 at 512x20 and 116.9, 203.7, 285.0, 360.2 at 512x16, whose 8192-key tiles took
- *    22-79 KB more than CUB; the pass keeps no values in registers: it reads them after ranking);
- *  - u64 keys: 512x16 from 2^20 at every size (203.7, 378.7, 693.4, 1236.8, 4541.2 us at
- *    2^21 to 2^26; 384x16 249.3, 431.2, 767.3, 1397.4, 4998.6; 384x20 238.8 to 4730.3);
- *    i64 and f64 keys take these rows too (step_key): f64 keys 6-15 % faster from 2^20
- *    than at 384x16, CUB/patc 1.03-1.07 -> 1.20-1.24 at 2^20 and 2^21, 0.90-0.91 ->
- *    0.96-0.99 at 2^24 and 2^26 (bench/results/2026-11-27-nvidia-h100-sort-f64tiles).
- * Tiles of 18 or more items a thread are compiled for two blocks an SM (multisplit's own
- * launch bound): without it ptxas gave the pairs' pass at 384x20 94 registers and one
- * block an SM, 27-40 % slower (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds).
- * Every shape here was timed with multisplit's earlier kernel, which ranked a tile
- * before it counted and published it; since it counts first (prims/split.c) the sort
- * of keys alone is 7-14 % faster from 2^22 keys and that of pairs 6-11 % from 2^24 in
- * these same tiles, which were not timed again
- * (bench/results/2026-11-27-nvidia-h200-sort-count-first). */
+ * B1, ...; sortPassN (portions) takes the last step's.
+ * The look-back words bound the tiles from below: 4 bytes a bucket a tile but the last
+ * (multisplit's last tile publishes none), CUB's 4 bytes a bucket a tile. CUB's Onesweep
+ * tiles on sm_90 are 7680 keys for u32 and i32, 7296 for f32 and 8832 for 4-byte keys
+ * with 4-byte values (worked out from its temp_storage_bytes,
+ * bench/results/2026-11-27-nvidia-h200-sort-tempmem), so a tile of fewer keys than
+ * CUB's keeps the temporary memory at most CUB's only while its tiles are at most one
+ * more than CUB's: the pairs' 512x16 up to 114688 pairs (tests/gpu/sort_temp.cu checks
+ * every step at n = 1 .. 2^31 - 1).
+ * Chosen on an H100 (bench/results/2026-11-28-nvidia-h100-sort-stop57, r1: eleven
+ * shapes, each a run of its own, at 8193, 2^16, 2^20, 2^22, 2^24 and 2^26 keys, uniform
+ * figures below) and checked on an H200 (-h200-sort-stop57, r2), after multisplit
+ * counted its tiles before ranking them, which moved the best shapes:
+ *  - u32 keys: 512x16 below 2^23 (62.0 us at 2^20 against 64.6 at 512x18), 512x20 from
+ *    2^23, 512x24 from 2^25 (1333.7 us at 2^26 against 1384.8 at 512x20);
+ *  - f32 keys: 512x16 below 2^23 (61.4 us at 2^20 against 70.8 at 384x24), 384x19 from
+ *    2^23 at three blocks an SM (minb 3, 56 registers: CUB's own configuration for float
+ *    keys; 396.3 us at 2^24, the fastest there), 512x24 from 2^26 (1324.6 us at 2^26
+ *    against 1341.6; on the H200 at 2^25 699.1 against 685.5, so not from 2^25);
+ *  - f32 keys with 4-byte values: 512x16 below 98304 (42.2 us at 8193 against 63.7 at
+ *    512x18, 50.0 against 60.3 at 2^16), 512x18 to 2^23 (205.9 us at 2^22 against 223.9
+ *    at 512x20), 512x20 from 2^23 (631.5 us at 2^24 against 642.0 at 512x18; at 2^24 to
+ *    2^26 none of 384x22, 384x23, 448x20 and 512x18 was faster, r4);
+ *  - u64 keys: 512x16 at every size (77.4 us at 8193 against 90.2 at 384x16, 92.0 at
+ *    2^16 against 102.1; slower where n is a multiple of 6144 keys: 82.4 us against 74.0
+ *    at 12288, CUB/patc 1.07-1.12 there, r3).
+ * With these against the tiles before, u32 keys were 3-8 % faster from 2^25 to 2^28
+ * keys and f32 keys 1-4 % from 2^26 (r3 on the H100, r2 on the H200); u32 keys at 2^28
+ * sort at 1.27-1.31 of CUB's speed (r4, r5). Tiles of 18 or
+ * more items a thread are compiled for two blocks an SM (multisplit's own launch bound):
+ * without it ptxas gave the pairs' pass at 384x20 94 registers and one block an SM,
+ * 27-40 % slower (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds). */
 static const struct {
     patc_type key;
     int vbytes;
@@ -217,28 +205,15 @@ static const struct {
     Tile t;
 } tile_steps[] = {
     {PATC_U32, 0, 1, {512, 16, 0}},
-    {PATC_U32, 0, 1LL << 20, {512, 18, 0}},
     {PATC_U32, 0, 1LL << 23, {512, 20, 0}},
+    {PATC_U32, 0, 1LL << 25, {512, 24, 0}},
     {PATC_F32, 0, 1, {512, 16, 0}},
-    {PATC_F32, 0, 1LL << 20, {384, 24, 0}},
-    {PATC_F32, 0, 1LL << 21, {512, 16, 0}},
     {PATC_F32, 0, 1LL << 23, {384, 19, 3}},
-    {PATC_F32, 4, 1, {512, 18, 0}},
-    {PATC_F32, 4, 1LL << 22, {512, 20, 0}},
-    {PATC_U64, 0, 1LL << 20, {512, 16, 0}},
-};
-
-/* sortPassN's tile, the pass of a sort in portions, where it is not the last step's:
- * f32 keys alone keep 512 x 20 there. At 384 x 19 (CUB's own tile for them) a portion
- * of 2^28 keys has one tile more than CUB's portion (the most whole tiles under 2^28),
- * and with the portions' offsets the temporary memory went past CUB's (2 185 192 472
- * bytes against 2 185 171 455 at 2^29 keys). */
-static const struct {
-    patc_type key;
-    int vbytes;
-    Tile t;
-} portion_tiles[] = {
-    {PATC_F32, 0, {512, 20, 0}},
+    {PATC_F32, 0, 1LL << 26, {512, 24, 0}},
+    {PATC_F32, 4, 1, {512, 16, 0}},
+    {PATC_F32, 4, 98304, {512, 18, 0}},
+    {PATC_F32, 4, 1LL << 23, {512, 20, 0}},
+    {PATC_U64, 0, 1, {512, 16, 0}},
 };
 
 /* The tile_steps rows of a sorter: i32 keys alone take u32's (the same pass but for the
@@ -253,7 +228,7 @@ static patc_type step_key(const patc_sorter *s)
 }
 
 /* The sorter's steps (tile_steps of its key type, value bytes and digit width 8) and
- * sortPassN's tile (the last step's, or portion_tiles') */
+ * sortPassN's tile (the last step's) */
 static void pass_steps(patc_sorter *s, int w)
 {
     s->nsteps = 0;
@@ -263,8 +238,6 @@ static void pass_steps(patc_sorter *s, int w)
             s->step[s->nsteps++] = tile_steps[i].t;
         }
     s->ptile = s->nsteps ? s->step[s->nsteps - 1] : pass_tile;
-    for (size_t i = 0; w == 8 && i < sizeof portion_tiles / sizeof portion_tiles[0]; i++)
-        if (portion_tiles[i].key == step_key(s) && portion_tiles[i].vbytes == s->vs) s->ptile = portion_tiles[i].t;
 }
 
 /* The kernel of step i: sortPassB<i> */

@@ -288,14 +288,14 @@ END_TEST
  * 4 KiB of offsets (1024 u32) for a sort of one portion (up to P = 2^28 keys), in
  * np = ceil(n / P) portions of ceil(n / np) keys (the last shorter) 4 KiB of counts a
  * portion (1024 u32) and 8 KiB of offsets a portion and one more (1024 u64), and the
- * kernels' scratch, which for the multisplit pass is 4 bytes per
- * bucket per tile of one portion (256 * ceil(ceil(n / np) / T) words, T the tile
- * of rt_sort.c's tile_steps: 8192 (512 x 16) below 2^20; from 2^20 9216 (u32 and i32
- * 512 x 18, f32 384 x 24), for f32 8192 from 2^21 (512 x 16); 10240 from 2^23
- * (512 x 20), for f32 7296 (384 x 19) in one portion, 10240 in portions
- * (portion_tiles)) and a few words more (the tile counter, the histogram's ticket; its bins
- * are the offsets themselves, compiled with bins_in_result): so between n*4 + the
- * offsets + 1024 * tiles and that plus 256 bytes, for every key type. */
+ * kernels' scratch, which for the multisplit pass is 4 bytes per bucket per tile of one
+ * portion but its last (256 * max(1, ceil(ceil(n / np) / T) - 1) words, T the tile of
+ * rt_sort.c's tile_steps: 8192 (512 x 16) below 2^23; from 2^23 10240 (u32 and i32
+ * 512 x 20), for f32 7296 (384 x 19); 12288 (512 x 24) from 2^25, for f32 from 2^26,
+ * and in portions) and a
+ * few words more (the tile counter, the histogram's ticket; its bins are the offsets
+ * themselves, compiled with bins_in_result): so between n*4 + the offsets + 1024 * rows
+ * and that plus 256 bytes, for every key type. */
 START_TEST(sorter_temp_bytes)
 {
     static const long long small[] = {1, 31, 2048, 2049, 4095, 4096, 4097, 8192};
@@ -315,13 +315,12 @@ START_TEST(sorter_temp_bytes)
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
             size_t P = 1u << 28, b = 0, n = (size_t)ns[i], np = (n + P - 1) / P, n0 = (n + np - 1) / np;
-            size_t T = ns[i] < (1 << 20) ? 8192 : ns[i] >= (1 << 23) ? (kind == 2 && np == 1 ? 7296 : 10240)
-                                                 : kind == 2 && ns[i] >= (1 << 21) ? 8192 : 9216;
-            size_t tiles = (n0 + T - 1) / T;
+            size_t T = ns[i] < (1 << 23) ? 8192 : ns[i] >= (kind == 2 ? 1 << 26 : 1 << 25) || np > 1 ? 12288 : kind == 2 ? 7296 : 10240;
+            size_t tiles = (n0 + T - 1) / T, rows = tiles > 1 ? tiles - 1 : 1;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
             /* one portion: 1024 u32 offsets; in portions: each portion's 1024 counts, and
              * 1024 u64 offsets for each portion and one more */
-            size_t lo = (n * 4 + 255) / 256 * 256 + (np > 1 ? 4096 * np + 8192 * (np + 1) : 4096) + 1024 * tiles;
+            size_t lo = (n * 4 + 255) / 256 * 256 + (np > 1 ? 4096 * np + 8192 * (np + 1) : 4096) + 1024 * rows;
             ck_assert_msg(b >= lo && b <= lo + 256, "n = %zu: %zu bytes, expected %zu to %zu", n, b, lo, lo + 256);
         }
         size_t b;
@@ -387,20 +386,21 @@ START_TEST(sorter_temp_within_cub)
 END_TEST
 
 /* The pass's tile steps for f32 keys with u32 values, for u64 keys and for f32 keys
- * alone (rt_sort.c's tile_steps): the pairs 512x18 (9216 keys) below 2^22, 512x20
- * (10240) from 2^22; u64 keys 384x16 (6144) below 2^20, 512x16 (8192) from 2^20 on, and
- * i64 and f64 keys as u64 keys (step_key); f32 keys 512x16 (8192) below 2^20, 384x24
- * (9216) from 2^20, 512x16 from 2^21 and 384x19 (7296, CUB's tile for them) from 2^23.
- * Seen in the temporary memory: the second buffers (each rounded up to 256 bytes), the
- * offsets (nd*256 u32, sortHistScan's result, which are also its bins), a 4-byte
- * look-back word per bucket per tile, and a rest (the kernels' counters and the
- * histogram's ticket) that is the same at every n of one sorter. */
+ * alone (rt_sort.c's tile_steps): the pairs 512x16 (8192 keys) below 98304, 512x18
+ * (9216) from there, 512x20 (10240) from 2^23; u64 keys 512x16 at every size, and i64
+ * and f64 keys as u64 keys (step_key); f32 keys 512x16 below 2^23, 384x19 (7296, CUB's
+ * tile for them) from 2^23 and 512x24 (12288) from 2^26. Seen in the temporary memory:
+ * the second buffers (each rounded up to 256 bytes), the offsets (nd*256 u32,
+ * sortHistScan's result, which are also its bins), a 4-byte look-back word per bucket
+ * per tile but the last (multisplit's last tile publishes none), at least one tile's,
+ * and a rest (the kernels' counters and the histogram's ticket) that is the same at
+ * every n of one sorter. */
 START_TEST(sorter_tile_steps)
 {
-    static const long long ns[] = {8193, (1 << 20) - 1, 1 << 20, (1 << 22) - 1, 1 << 22, (1 << 23) - 1, 1 << 23, 1 << 24};
-    static const size_t T[3][8] = {{9216, 9216, 9216, 9216, 10240, 10240, 10240, 10240},
-                                   {6144, 6144, 8192, 8192, 8192, 8192, 8192, 8192},
-                                   {8192, 8192, 9216, 8192, 8192, 8192, 7296, 7296}};
+    static const long long ns[] = {8193, 98303, 98304, (1 << 22) - 1, 1 << 22, (1 << 23) - 1, 1 << 23, 1 << 26};
+    static const size_t T[3][8] = {{8192, 8192, 9216, 9216, 9216, 9216, 10240, 10240},
+                                   {8192, 8192, 8192, 8192, 8192, 8192, 8192, 8192},
+                                   {8192, 8192, 8192, 8192, 8192, 8192, 7296, 12288}};
     /* each sorter: its row of T, its second buffers (how many, of what element bytes)
      * and its passes */
     static const struct {
@@ -418,8 +418,8 @@ START_TEST(sorter_tile_steps)
         size_t rest0 = 0;
         ck_assert_int_eq(patc_sorter_create_spec(ctx, &cs[s].sp, &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-            size_t b = 0, n = (size_t)ns[i], tiles = (n + T[k][i] - 1) / T[k][i];
-            size_t fixed = cs[s].bufs * ((n * cs[s].eb + 255) / 256 * 256) + cs[s].nd * 256 * 4 + 1024 * tiles;
+            size_t b = 0, n = (size_t)ns[i], tiles = (n + T[k][i] - 1) / T[k][i], rows = tiles > 1 ? tiles - 1 : 1;
+            size_t fixed = cs[s].bufs * ((n * cs[s].eb + 255) / 256 * 256) + cs[s].nd * 256 * 4 + 1024 * rows;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
             ck_assert_msg(b > fixed && b - fixed < 256, "spec %zu n = %zu: %zu bytes, %zu without the rest", s, n, b, fixed);
             if (i == 0) rest0 = b - fixed;
@@ -994,11 +994,13 @@ START_TEST(wide_sorter_arguments)
         ck_assert_msg(patc_sorter_temp_bytes(so, n, out[i]) == PATC_OK, "%s", patc_last_error(ctx));
         patc_sorter_free(so);
     }
-    /* u64 keys: 4000000 more key bytes, 8 x 256 - 4 x 256 more u32 offsets than u32's,
-     * and at n below 2^20 tiles of 6144 keys (384 x 16: 163 of them) where u32's are
-     * 8192 (512 x 16: 123), a look-back word a bucket a tile */
-    ck_assert_msg(b64 == b32 + 4000000 + 4096 + 1024 * (163 - 123), "f64: %zu bytes, u32: %zu", b64, b32);
-    ck_assert_msg(bp == b64 + 8000000, "i64+u64: %zu bytes, f64 keys: %zu", bp, b64);
+    /* u64 keys: 4000000 more key bytes and 8 x 256 - 4 x 256 more u32 offsets than
+     * u32's; below 2^20 both take tiles of 8192 keys (512 x 16), so the same look-back
+     * words */
+    ck_assert_msg(b64 == b32 + 4000000 + 4096, "f64: %zu bytes, u32: %zu", b64, b32);
+    /* pairs of 8-byte keys and values: 8000000 value bytes more, and tiles of 6144 keys
+     * (384 x 16, sortPass: no step) where u64 keys take 8192, 163 where those are 123 */
+    ck_assert_msg(bp == b64 + 8000000 + 1024 * (163 - 123), "i64+u64: %zu bytes, f64 keys: %zu", bp, b64);
     /* the one launch, no temporary memory: up to 8192 keys of 8 bytes, 5120 pairs of an
      * 8-byte key or value (rt_sort.c's second table of tiles) */
     static const struct {

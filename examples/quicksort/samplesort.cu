@@ -909,7 +909,7 @@ extern "C" __global__ void __launch_bounds__(32) ssScan(unsigned int *__restrict
  *   data parameters: offs: 4096.u32, smp: (k * r).u32, xs: n.u32
  *   nat parameters:  n, k, r
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         msstate62: 4096 * ((n + 4095) / 4096) x unsigned int, msctr63: 3 x unsigned long long
+ *   scratch:         msstate62: 4096 * max(1, (n + 4095) / 4096 - 1) x unsigned int, msctr63: 3 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
@@ -950,7 +950,6 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
                 }
             }
         }
-        __syncthreads();
         if (((4096 * b64 + 4095) < n)) {
             {
                 #pragma unroll
@@ -960,73 +959,6 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
                     if (msok80) {
                         msx81 = xs[(lane + 512 * warp + 4096 * b64 + 32 * i79)];
                     }
-                    unsigned int s82 = (~0u);
-                    unsigned int v83 = ((msx81 | 2147483648u) ^ ((msx81 > 2147483648u) ? s82 : 0u));
-                    unsigned int v84 = (((unsigned int)k) >> 1u);
-                    long long ix85 = ((long long)((0u + v84) * ((unsigned int)r)));
-                    unsigned int v86 = smp[ix85];
-                    unsigned int s87 = (~0u);
-                    unsigned int v88 = (0u + ((((v86 | 2147483648u) ^ ((v86 > 2147483648u) ? s87 : 0u)) <= v83) ? v84 : 0u));
-                    unsigned int v89 = (((unsigned int)k) >> 2u);
-                    long long ix90 = ((long long)((v88 + v89) * ((unsigned int)r)));
-                    unsigned int v91 = smp[ix90];
-                    unsigned int s92 = (~0u);
-                    unsigned int v93 = (v88 + ((((v91 | 2147483648u) ^ ((v91 > 2147483648u) ? s92 : 0u)) <= v83) ? v89 : 0u));
-                    unsigned int v94 = (((unsigned int)k) >> 3u);
-                    long long ix95 = ((long long)((v93 + v94) * ((unsigned int)r)));
-                    unsigned int v96 = smp[ix95];
-                    unsigned int s97 = (~0u);
-                    unsigned int v98 = (v93 + ((((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u)) <= v83) ? v94 : 0u));
-                    unsigned int v99 = (((unsigned int)k) >> 4u);
-                    long long ix100 = ((long long)((v98 + v99) * ((unsigned int)r)));
-                    unsigned int v101 = smp[ix100];
-                    unsigned int s102 = (~0u);
-                    unsigned int v103 = (v98 + ((((v101 | 2147483648u) ^ ((v101 > 2147483648u) ? s102 : 0u)) <= v83) ? v99 : 0u));
-                    unsigned int v104 = (((unsigned int)k) >> 5u);
-                    long long ix105 = ((long long)((v103 + v104) * ((unsigned int)r)));
-                    unsigned int v106 = smp[ix105];
-                    unsigned int s107 = (~0u);
-                    unsigned int v108 = (v103 + ((((v106 | 2147483648u) ^ ((v106 > 2147483648u) ? s107 : 0u)) <= v83) ? v104 : 0u));
-                    unsigned int v109 = (((unsigned int)k) >> 6u);
-                    long long ix110 = ((long long)((v108 + v109) * ((unsigned int)r)));
-                    unsigned int v111 = smp[ix110];
-                    unsigned int s112 = (~0u);
-                    unsigned int v113 = (v108 + ((((v111 | 2147483648u) ^ ((v111 > 2147483648u) ? s112 : 0u)) <= v83) ? v109 : 0u));
-                    unsigned int v114 = (((unsigned int)k) >> 7u);
-                    long long ix115 = ((long long)((v113 + v114) * ((unsigned int)r)));
-                    unsigned int v116 = smp[ix115];
-                    unsigned int s117 = (~0u);
-                    unsigned int v118 = (v113 + ((((v116 | 2147483648u) ^ ((v116 > 2147483648u) ? s117 : 0u)) <= v83) ? v114 : 0u));
-                    unsigned int v119 = (((unsigned int)k) >> 8u);
-                    long long ix120 = ((long long)((v118 + v119) * ((unsigned int)r)));
-                    unsigned int v121 = smp[ix120];
-                    unsigned int s122 = (~0u);
-                    unsigned int v123 = (v118 + ((((v121 | 2147483648u) ^ ((v121 > 2147483648u) ? s122 : 0u)) <= v83) ? v119 : 0u));
-                    unsigned int v124 = (((unsigned int)k) >> 9u);
-                    long long ix125 = ((long long)((v123 + v124) * ((unsigned int)r)));
-                    unsigned int v126 = smp[ix125];
-                    unsigned int s127 = (~0u);
-                    unsigned int v128 = (v123 + ((((v126 | 2147483648u) ^ ((v126 > 2147483648u) ? s127 : 0u)) <= v83) ? v124 : 0u));
-                    unsigned int v129 = (((unsigned int)k) >> 10u);
-                    long long ix130 = ((long long)((v128 + v129) * ((unsigned int)r)));
-                    unsigned int v131 = smp[ix130];
-                    unsigned int s132 = (~0u);
-                    unsigned int v133 = (v128 + ((((v131 | 2147483648u) ^ ((v131 > 2147483648u) ? s132 : 0u)) <= v83) ? v129 : 0u));
-                    unsigned int v134 = (((unsigned int)k) >> 11u);
-                    long long ix135 = ((long long)((v133 + v134) * ((unsigned int)r)));
-                    unsigned int v136 = smp[ix135];
-                    unsigned int s137 = (~0u);
-                    unsigned int v138 = (v133 + ((((v136 | 2147483648u) ^ ((v136 > 2147483648u) ? s137 : 0u)) <= v83) ? v134 : 0u));
-                    unsigned int v139 = (((unsigned int)k) >> 12u);
-                    long long ix140 = ((long long)((v138 + v139) * ((unsigned int)r)));
-                    unsigned int v141 = smp[ix140];
-                    unsigned int s142 = (~0u);
-                    unsigned int msb143 = (msok80 ? min((v138 + ((((v141 | 2147483648u) ^ ((v141 > 2147483648u) ? s142 : 0u)) <= v83) ? v139 : 0u)), 4095u) : 0u);
-                    if (msok80) {
-                        long long ix144 = ((long long)msb143);
-                        atomicAdd(&mshist70[(4096 * warp + ix144)], 1u);
-                    }
-                    msinfo73[i79] = msb143;
                     msval72[i79] = msx81;
                 }
             }
@@ -1039,137 +971,222 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
                     if (msok80) {
                         msx81 = xs[(lane + 512 * warp + 4096 * b64 + 32 * i79)];
                     }
-                    unsigned int s82 = (~0u);
-                    unsigned int v83 = ((msx81 | 2147483648u) ^ ((msx81 > 2147483648u) ? s82 : 0u));
-                    unsigned int v84 = (((unsigned int)k) >> 1u);
-                    long long ix85 = ((long long)((0u + v84) * ((unsigned int)r)));
-                    unsigned int v86 = smp[ix85];
-                    unsigned int s87 = (~0u);
-                    unsigned int v88 = (0u + ((((v86 | 2147483648u) ^ ((v86 > 2147483648u) ? s87 : 0u)) <= v83) ? v84 : 0u));
-                    unsigned int v89 = (((unsigned int)k) >> 2u);
-                    long long ix90 = ((long long)((v88 + v89) * ((unsigned int)r)));
-                    unsigned int v91 = smp[ix90];
-                    unsigned int s92 = (~0u);
-                    unsigned int v93 = (v88 + ((((v91 | 2147483648u) ^ ((v91 > 2147483648u) ? s92 : 0u)) <= v83) ? v89 : 0u));
-                    unsigned int v94 = (((unsigned int)k) >> 3u);
-                    long long ix95 = ((long long)((v93 + v94) * ((unsigned int)r)));
-                    unsigned int v96 = smp[ix95];
-                    unsigned int s97 = (~0u);
-                    unsigned int v98 = (v93 + ((((v96 | 2147483648u) ^ ((v96 > 2147483648u) ? s97 : 0u)) <= v83) ? v94 : 0u));
-                    unsigned int v99 = (((unsigned int)k) >> 4u);
-                    long long ix100 = ((long long)((v98 + v99) * ((unsigned int)r)));
-                    unsigned int v101 = smp[ix100];
-                    unsigned int s102 = (~0u);
-                    unsigned int v103 = (v98 + ((((v101 | 2147483648u) ^ ((v101 > 2147483648u) ? s102 : 0u)) <= v83) ? v99 : 0u));
-                    unsigned int v104 = (((unsigned int)k) >> 5u);
-                    long long ix105 = ((long long)((v103 + v104) * ((unsigned int)r)));
-                    unsigned int v106 = smp[ix105];
-                    unsigned int s107 = (~0u);
-                    unsigned int v108 = (v103 + ((((v106 | 2147483648u) ^ ((v106 > 2147483648u) ? s107 : 0u)) <= v83) ? v104 : 0u));
-                    unsigned int v109 = (((unsigned int)k) >> 6u);
-                    long long ix110 = ((long long)((v108 + v109) * ((unsigned int)r)));
-                    unsigned int v111 = smp[ix110];
-                    unsigned int s112 = (~0u);
-                    unsigned int v113 = (v108 + ((((v111 | 2147483648u) ^ ((v111 > 2147483648u) ? s112 : 0u)) <= v83) ? v109 : 0u));
-                    unsigned int v114 = (((unsigned int)k) >> 7u);
-                    long long ix115 = ((long long)((v113 + v114) * ((unsigned int)r)));
-                    unsigned int v116 = smp[ix115];
-                    unsigned int s117 = (~0u);
-                    unsigned int v118 = (v113 + ((((v116 | 2147483648u) ^ ((v116 > 2147483648u) ? s117 : 0u)) <= v83) ? v114 : 0u));
-                    unsigned int v119 = (((unsigned int)k) >> 8u);
-                    long long ix120 = ((long long)((v118 + v119) * ((unsigned int)r)));
-                    unsigned int v121 = smp[ix120];
-                    unsigned int s122 = (~0u);
-                    unsigned int v123 = (v118 + ((((v121 | 2147483648u) ^ ((v121 > 2147483648u) ? s122 : 0u)) <= v83) ? v119 : 0u));
-                    unsigned int v124 = (((unsigned int)k) >> 9u);
-                    long long ix125 = ((long long)((v123 + v124) * ((unsigned int)r)));
-                    unsigned int v126 = smp[ix125];
-                    unsigned int s127 = (~0u);
-                    unsigned int v128 = (v123 + ((((v126 | 2147483648u) ^ ((v126 > 2147483648u) ? s127 : 0u)) <= v83) ? v124 : 0u));
-                    unsigned int v129 = (((unsigned int)k) >> 10u);
-                    long long ix130 = ((long long)((v128 + v129) * ((unsigned int)r)));
-                    unsigned int v131 = smp[ix130];
-                    unsigned int s132 = (~0u);
-                    unsigned int v133 = (v128 + ((((v131 | 2147483648u) ^ ((v131 > 2147483648u) ? s132 : 0u)) <= v83) ? v129 : 0u));
-                    unsigned int v134 = (((unsigned int)k) >> 11u);
-                    long long ix135 = ((long long)((v133 + v134) * ((unsigned int)r)));
-                    unsigned int v136 = smp[ix135];
-                    unsigned int s137 = (~0u);
-                    unsigned int v138 = (v133 + ((((v136 | 2147483648u) ^ ((v136 > 2147483648u) ? s137 : 0u)) <= v83) ? v134 : 0u));
-                    unsigned int v139 = (((unsigned int)k) >> 12u);
-                    long long ix140 = ((long long)((v138 + v139) * ((unsigned int)r)));
-                    unsigned int v141 = smp[ix140];
-                    unsigned int s142 = (~0u);
-                    unsigned int msb143 = (msok80 ? min((v138 + ((((v141 | 2147483648u) ^ ((v141 > 2147483648u) ? s142 : 0u)) <= v83) ? v139 : 0u)), 4095u) : 0u);
-                    if (msok80) {
-                        long long ix144 = ((long long)msb143);
-                        atomicAdd(&mshist70[(4096 * warp + ix144)], 1u);
-                    }
-                    msinfo73[i79] = msb143;
                     msval72[i79] = msx81;
                 }
             }
         }
         __syncthreads();
+        if (((4096 * b64 + 4095) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i83 = 0; i83 < 16; i83 += 1) {
+                    bool msok84 = true;
+                    unsigned int s85 = (~0u);
+                    unsigned int v86 = ((msval72[i83] | 2147483648u) ^ ((msval72[i83] > 2147483648u) ? s85 : 0u));
+                    unsigned int v87 = (((unsigned int)k) >> 1u);
+                    long long ix88 = ((long long)((0u + v87) * ((unsigned int)r)));
+                    unsigned int v89 = smp[ix88];
+                    unsigned int s90 = (~0u);
+                    unsigned int v91 = (0u + ((((v89 | 2147483648u) ^ ((v89 > 2147483648u) ? s90 : 0u)) <= v86) ? v87 : 0u));
+                    unsigned int v92 = (((unsigned int)k) >> 2u);
+                    long long ix93 = ((long long)((v91 + v92) * ((unsigned int)r)));
+                    unsigned int v94 = smp[ix93];
+                    unsigned int s95 = (~0u);
+                    unsigned int v96 = (v91 + ((((v94 | 2147483648u) ^ ((v94 > 2147483648u) ? s95 : 0u)) <= v86) ? v92 : 0u));
+                    unsigned int v97 = (((unsigned int)k) >> 3u);
+                    long long ix98 = ((long long)((v96 + v97) * ((unsigned int)r)));
+                    unsigned int v99 = smp[ix98];
+                    unsigned int s100 = (~0u);
+                    unsigned int v101 = (v96 + ((((v99 | 2147483648u) ^ ((v99 > 2147483648u) ? s100 : 0u)) <= v86) ? v97 : 0u));
+                    unsigned int v102 = (((unsigned int)k) >> 4u);
+                    long long ix103 = ((long long)((v101 + v102) * ((unsigned int)r)));
+                    unsigned int v104 = smp[ix103];
+                    unsigned int s105 = (~0u);
+                    unsigned int v106 = (v101 + ((((v104 | 2147483648u) ^ ((v104 > 2147483648u) ? s105 : 0u)) <= v86) ? v102 : 0u));
+                    unsigned int v107 = (((unsigned int)k) >> 5u);
+                    long long ix108 = ((long long)((v106 + v107) * ((unsigned int)r)));
+                    unsigned int v109 = smp[ix108];
+                    unsigned int s110 = (~0u);
+                    unsigned int v111 = (v106 + ((((v109 | 2147483648u) ^ ((v109 > 2147483648u) ? s110 : 0u)) <= v86) ? v107 : 0u));
+                    unsigned int v112 = (((unsigned int)k) >> 6u);
+                    long long ix113 = ((long long)((v111 + v112) * ((unsigned int)r)));
+                    unsigned int v114 = smp[ix113];
+                    unsigned int s115 = (~0u);
+                    unsigned int v116 = (v111 + ((((v114 | 2147483648u) ^ ((v114 > 2147483648u) ? s115 : 0u)) <= v86) ? v112 : 0u));
+                    unsigned int v117 = (((unsigned int)k) >> 7u);
+                    long long ix118 = ((long long)((v116 + v117) * ((unsigned int)r)));
+                    unsigned int v119 = smp[ix118];
+                    unsigned int s120 = (~0u);
+                    unsigned int v121 = (v116 + ((((v119 | 2147483648u) ^ ((v119 > 2147483648u) ? s120 : 0u)) <= v86) ? v117 : 0u));
+                    unsigned int v122 = (((unsigned int)k) >> 8u);
+                    long long ix123 = ((long long)((v121 + v122) * ((unsigned int)r)));
+                    unsigned int v124 = smp[ix123];
+                    unsigned int s125 = (~0u);
+                    unsigned int v126 = (v121 + ((((v124 | 2147483648u) ^ ((v124 > 2147483648u) ? s125 : 0u)) <= v86) ? v122 : 0u));
+                    unsigned int v127 = (((unsigned int)k) >> 9u);
+                    long long ix128 = ((long long)((v126 + v127) * ((unsigned int)r)));
+                    unsigned int v129 = smp[ix128];
+                    unsigned int s130 = (~0u);
+                    unsigned int v131 = (v126 + ((((v129 | 2147483648u) ^ ((v129 > 2147483648u) ? s130 : 0u)) <= v86) ? v127 : 0u));
+                    unsigned int v132 = (((unsigned int)k) >> 10u);
+                    long long ix133 = ((long long)((v131 + v132) * ((unsigned int)r)));
+                    unsigned int v134 = smp[ix133];
+                    unsigned int s135 = (~0u);
+                    unsigned int v136 = (v131 + ((((v134 | 2147483648u) ^ ((v134 > 2147483648u) ? s135 : 0u)) <= v86) ? v132 : 0u));
+                    unsigned int v137 = (((unsigned int)k) >> 11u);
+                    long long ix138 = ((long long)((v136 + v137) * ((unsigned int)r)));
+                    unsigned int v139 = smp[ix138];
+                    unsigned int s140 = (~0u);
+                    unsigned int v141 = (v136 + ((((v139 | 2147483648u) ^ ((v139 > 2147483648u) ? s140 : 0u)) <= v86) ? v137 : 0u));
+                    unsigned int v142 = (((unsigned int)k) >> 12u);
+                    long long ix143 = ((long long)((v141 + v142) * ((unsigned int)r)));
+                    unsigned int v144 = smp[ix143];
+                    unsigned int s145 = (~0u);
+                    unsigned int msb146 = (msok84 ? min((v141 + ((((v144 | 2147483648u) ^ ((v144 > 2147483648u) ? s145 : 0u)) <= v86) ? v142 : 0u)), 4095u) : 0u);
+                    if (msok84) {
+                        long long ix147 = ((long long)msb146);
+                        atomicAdd(&mshist70[(4096 * warp + ix147)], 1u);
+                    }
+                    msinfo73[i83] = msb146;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i83 = 0; i83 < 16; i83 += 1) {
+                    bool msok84 = ((lane + 512 * warp + 4096 * b64 + 32 * i83) < n);
+                    unsigned int s85 = (~0u);
+                    unsigned int v86 = ((msval72[i83] | 2147483648u) ^ ((msval72[i83] > 2147483648u) ? s85 : 0u));
+                    unsigned int v87 = (((unsigned int)k) >> 1u);
+                    long long ix88 = ((long long)((0u + v87) * ((unsigned int)r)));
+                    unsigned int v89 = smp[ix88];
+                    unsigned int s90 = (~0u);
+                    unsigned int v91 = (0u + ((((v89 | 2147483648u) ^ ((v89 > 2147483648u) ? s90 : 0u)) <= v86) ? v87 : 0u));
+                    unsigned int v92 = (((unsigned int)k) >> 2u);
+                    long long ix93 = ((long long)((v91 + v92) * ((unsigned int)r)));
+                    unsigned int v94 = smp[ix93];
+                    unsigned int s95 = (~0u);
+                    unsigned int v96 = (v91 + ((((v94 | 2147483648u) ^ ((v94 > 2147483648u) ? s95 : 0u)) <= v86) ? v92 : 0u));
+                    unsigned int v97 = (((unsigned int)k) >> 3u);
+                    long long ix98 = ((long long)((v96 + v97) * ((unsigned int)r)));
+                    unsigned int v99 = smp[ix98];
+                    unsigned int s100 = (~0u);
+                    unsigned int v101 = (v96 + ((((v99 | 2147483648u) ^ ((v99 > 2147483648u) ? s100 : 0u)) <= v86) ? v97 : 0u));
+                    unsigned int v102 = (((unsigned int)k) >> 4u);
+                    long long ix103 = ((long long)((v101 + v102) * ((unsigned int)r)));
+                    unsigned int v104 = smp[ix103];
+                    unsigned int s105 = (~0u);
+                    unsigned int v106 = (v101 + ((((v104 | 2147483648u) ^ ((v104 > 2147483648u) ? s105 : 0u)) <= v86) ? v102 : 0u));
+                    unsigned int v107 = (((unsigned int)k) >> 5u);
+                    long long ix108 = ((long long)((v106 + v107) * ((unsigned int)r)));
+                    unsigned int v109 = smp[ix108];
+                    unsigned int s110 = (~0u);
+                    unsigned int v111 = (v106 + ((((v109 | 2147483648u) ^ ((v109 > 2147483648u) ? s110 : 0u)) <= v86) ? v107 : 0u));
+                    unsigned int v112 = (((unsigned int)k) >> 6u);
+                    long long ix113 = ((long long)((v111 + v112) * ((unsigned int)r)));
+                    unsigned int v114 = smp[ix113];
+                    unsigned int s115 = (~0u);
+                    unsigned int v116 = (v111 + ((((v114 | 2147483648u) ^ ((v114 > 2147483648u) ? s115 : 0u)) <= v86) ? v112 : 0u));
+                    unsigned int v117 = (((unsigned int)k) >> 7u);
+                    long long ix118 = ((long long)((v116 + v117) * ((unsigned int)r)));
+                    unsigned int v119 = smp[ix118];
+                    unsigned int s120 = (~0u);
+                    unsigned int v121 = (v116 + ((((v119 | 2147483648u) ^ ((v119 > 2147483648u) ? s120 : 0u)) <= v86) ? v117 : 0u));
+                    unsigned int v122 = (((unsigned int)k) >> 8u);
+                    long long ix123 = ((long long)((v121 + v122) * ((unsigned int)r)));
+                    unsigned int v124 = smp[ix123];
+                    unsigned int s125 = (~0u);
+                    unsigned int v126 = (v121 + ((((v124 | 2147483648u) ^ ((v124 > 2147483648u) ? s125 : 0u)) <= v86) ? v122 : 0u));
+                    unsigned int v127 = (((unsigned int)k) >> 9u);
+                    long long ix128 = ((long long)((v126 + v127) * ((unsigned int)r)));
+                    unsigned int v129 = smp[ix128];
+                    unsigned int s130 = (~0u);
+                    unsigned int v131 = (v126 + ((((v129 | 2147483648u) ^ ((v129 > 2147483648u) ? s130 : 0u)) <= v86) ? v127 : 0u));
+                    unsigned int v132 = (((unsigned int)k) >> 10u);
+                    long long ix133 = ((long long)((v131 + v132) * ((unsigned int)r)));
+                    unsigned int v134 = smp[ix133];
+                    unsigned int s135 = (~0u);
+                    unsigned int v136 = (v131 + ((((v134 | 2147483648u) ^ ((v134 > 2147483648u) ? s135 : 0u)) <= v86) ? v132 : 0u));
+                    unsigned int v137 = (((unsigned int)k) >> 11u);
+                    long long ix138 = ((long long)((v136 + v137) * ((unsigned int)r)));
+                    unsigned int v139 = smp[ix138];
+                    unsigned int s140 = (~0u);
+                    unsigned int v141 = (v136 + ((((v139 | 2147483648u) ^ ((v139 > 2147483648u) ? s140 : 0u)) <= v86) ? v137 : 0u));
+                    unsigned int v142 = (((unsigned int)k) >> 12u);
+                    long long ix143 = ((long long)((v141 + v142) * ((unsigned int)r)));
+                    unsigned int v144 = smp[ix143];
+                    unsigned int s145 = (~0u);
+                    unsigned int msb146 = (msok84 ? min((v141 + ((((v144 | 2147483648u) ^ ((v144 > 2147483648u) ? s145 : 0u)) <= v86) ? v142 : 0u)), 4095u) : 0u);
+                    if (msok84) {
+                        long long ix147 = ((long long)msb146);
+                        atomicAdd(&mshist70[(4096 * warp + ix147)], 1u);
+                    }
+                    msinfo73[i83] = msb146;
+                }
+            }
+        }
+        __syncthreads();
         {
-            const patc_int t145 = threadIdx.x;
-            for (patc_int i146 = 0; i146 < 16; i146 += 1) {
-                if (((t145 + 256 * i146) < 4096)) {
-                    unsigned int msrun147 = 0u;
-                    for (patc_int i148 = 0; i148 < 8; i148 += 1) {
-                        unsigned int msc149 = mshist70[(t145 + 256 * i146 + 4096 * i148)];
-                        mshist70[(t145 + 256 * i146 + 4096 * i148)] = msrun147;
-                        msrun147 = (msrun147 + msc149);
+            const patc_int t148 = threadIdx.x;
+            for (patc_int i149 = 0; i149 < 16; i149 += 1) {
+                if (((t148 + 256 * i149) < 4096)) {
+                    unsigned int msrun150 = 0u;
+                    for (patc_int i151 = 0; i151 < 8; i151 += 1) {
+                        unsigned int msc152 = mshist70[(t148 + 256 * i149 + 4096 * i151)];
+                        mshist70[(t148 + 256 * i149 + 4096 * i151)] = msrun150;
+                        msrun150 = (msrun150 + msc152);
                     }
-                    if ((b64 < 1)) {
-                        patc_set32(&msstate62[(4096 * b64 + t145 + 256 * i146)], (((2u | mspar69) << 30u) | msrun147));
+                    if (((b64 + 1) < ((n + 4095) / 4096))) {
+                        if ((b64 < 1)) {
+                            patc_set32(&msstate62[(4096 * b64 + t148 + 256 * i149)], (((2u | mspar69) << 30u) | msrun150));
+                        }
+                        if ((!(b64 < 1))) {
+                            patc_set32(&msstate62[(4096 * b64 + t148 + 256 * i149)], (((2u | mspar69) << 29u) | msrun150));
+                        }
                     }
-                    if ((!(b64 < 1))) {
-                        patc_set32(&msstate62[(4096 * b64 + t145 + 256 * i146)], (((2u | mspar69) << 29u) | msrun147));
-                    }
-                    mststart74[(t145 + 256 * i146)] = msrun147;
-                    msbase71[(t145 + 256 * i146)] = msrun147;
+                    mststart74[(t148 + 256 * i149)] = msrun150;
+                    msbase71[(t148 + 256 * i149)] = msrun150;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum151 = 0u;
-                for (patc_int i152 = 0; i152 < 128; i152 += 1) {
-                    if (((128 * lane + i152) < 4096)) {
-                        mssum151 = (mssum151 + mststart74[(128 * lane + i152)]);
+                unsigned int mssum154 = 0u;
+                for (patc_int i155 = 0; i155 < 128; i155 += 1) {
+                    if (((128 * lane + i155) < 4096)) {
+                        mssum154 = (mssum154 + mststart74[(128 * lane + i155)]);
                     }
                 }
-                unsigned int msinc153 = mssum151;
-                unsigned int msup154 = __shfl_up_sync(0xffffffffu, msinc153, 1);
-                msinc153 = ((lane >= 1) ? (msinc153 + msup154) : msinc153);
-                unsigned int msup155 = __shfl_up_sync(0xffffffffu, msinc153, 2);
-                msinc153 = ((lane >= 2) ? (msinc153 + msup155) : msinc153);
-                unsigned int msup156 = __shfl_up_sync(0xffffffffu, msinc153, 4);
-                msinc153 = ((lane >= 4) ? (msinc153 + msup156) : msinc153);
-                unsigned int msup157 = __shfl_up_sync(0xffffffffu, msinc153, 8);
-                msinc153 = ((lane >= 8) ? (msinc153 + msup157) : msinc153);
-                unsigned int msup158 = __shfl_up_sync(0xffffffffu, msinc153, 16);
-                msinc153 = ((lane >= 16) ? (msinc153 + msup158) : msinc153);
-                unsigned int msat159 = (msinc153 - mssum151);
-                for (patc_int i160 = 0; i160 < 128; i160 += 1) {
-                    if (((128 * lane + i160) < 4096)) {
-                        unsigned int mscb161 = mststart74[(128 * lane + i160)];
-                        mststart74[(128 * lane + i160)] = msat159;
-                        msat159 = (msat159 + mscb161);
+                unsigned int msinc156 = mssum154;
+                unsigned int msup157 = __shfl_up_sync(0xffffffffu, msinc156, 1);
+                msinc156 = ((lane >= 1) ? (msinc156 + msup157) : msinc156);
+                unsigned int msup158 = __shfl_up_sync(0xffffffffu, msinc156, 2);
+                msinc156 = ((lane >= 2) ? (msinc156 + msup158) : msinc156);
+                unsigned int msup159 = __shfl_up_sync(0xffffffffu, msinc156, 4);
+                msinc156 = ((lane >= 4) ? (msinc156 + msup159) : msinc156);
+                unsigned int msup160 = __shfl_up_sync(0xffffffffu, msinc156, 8);
+                msinc156 = ((lane >= 8) ? (msinc156 + msup160) : msinc156);
+                unsigned int msup161 = __shfl_up_sync(0xffffffffu, msinc156, 16);
+                msinc156 = ((lane >= 16) ? (msinc156 + msup161) : msinc156);
+                unsigned int msat162 = (msinc156 - mssum154);
+                for (patc_int i163 = 0; i163 < 128; i163 += 1) {
+                    if (((128 * lane + i163) < 4096)) {
+                        unsigned int mscb164 = mststart74[(128 * lane + i163)];
+                        mststart74[(128 * lane + i163)] = msat162;
+                        msat162 = (msat162 + mscb164);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t162 = threadIdx.x;
-            for (patc_int i163 = 0; i163 < 16; i163 += 1) {
-                if (((t162 + 256 * i163) < 4096)) {
-                    unsigned int msst164 = mststart74[(t162 + 256 * i163)];
-                    for (patc_int i165 = 0; i165 < 8; i165 += 1) {
-                        mshist70[(t162 + 256 * i163 + 4096 * i165)] = (mshist70[(t162 + 256 * i163 + 4096 * i165)] + msst164);
+            const patc_int t165 = threadIdx.x;
+            for (patc_int i166 = 0; i166 < 16; i166 += 1) {
+                if (((t165 + 256 * i166) < 4096)) {
+                    unsigned int msst167 = mststart74[(t165 + 256 * i166)];
+                    for (patc_int i168 = 0; i168 < 8; i168 += 1) {
+                        mshist70[(t165 + 256 * i166 + 4096 * i168)] = (mshist70[(t165 + 256 * i166 + 4096 * i168)] + msst167);
                     }
                 }
             }
@@ -1178,254 +1195,256 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
         if (((4096 * b64 + 4095) < n)) {
             {
                 #pragma unroll
-                for (patc_int i167 = 0; i167 < 16; i167 += 1) {
-                    bool msok168 = true;
-                    unsigned int msb169 = msinfo73[i167];
-                    unsigned int mspm170 = (__ballot_sync(0xffffffffu, msok168) & patc_match_bits(msb169, 12u));
-                    unsigned int msrk171 = __popc((mspm170 & ((1u << lane) - 1u)));
-                    unsigned int msct172 = __popc(mspm170);
-                    long long ix173 = ((long long)msb169);
-                    unsigned int msh174 = 0u;
-                    if (msok168) {
-                        msh174 = mshist70[(4096 * warp + ix173)];
+                for (patc_int i170 = 0; i170 < 16; i170 += 1) {
+                    bool msok171 = true;
+                    unsigned int msb172 = msinfo73[i170];
+                    unsigned int mspm173 = (__ballot_sync(0xffffffffu, msok171) & patc_match_bits(msb172, 12u));
+                    unsigned int msrk174 = __popc((mspm173 & ((1u << lane) - 1u)));
+                    unsigned int msct175 = __popc(mspm173);
+                    long long ix176 = ((long long)msb172);
+                    unsigned int msh177 = 0u;
+                    if (msok171) {
+                        msh177 = mshist70[(4096 * warp + ix176)];
                     }
                     __syncwarp();
-                    if ((msok168 && ((msrk171 + 1u) == msct172))) {
-                        mshist70[(4096 * warp + ix173)] = (msh174 + msct172);
+                    if ((msok171 && ((msrk174 + 1u) == msct175))) {
+                        mshist70[(4096 * warp + ix176)] = (msh177 + msct175);
                     }
                     __syncwarp();
-                    if (msok168) {
-                        unsigned int msq175 = (msh174 + msrk171);
-                        long long ix176 = ((long long)msq175);
-                        mssval75[ix176] = msval72[i167];
+                    if (msok171) {
+                        unsigned int msq178 = (msh177 + msrk174);
+                        long long ix179 = ((long long)msq178);
+                        mssval75[ix179] = msval72[i170];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i167 = 0; i167 < 16; i167 += 1) {
-                    bool msok168 = ((lane + 512 * warp + 4096 * b64 + 32 * i167) < n);
-                    unsigned int msb169 = msinfo73[i167];
-                    unsigned int mspm170 = (__ballot_sync(0xffffffffu, msok168) & patc_match_bits(msb169, 12u));
-                    unsigned int msrk171 = __popc((mspm170 & ((1u << lane) - 1u)));
-                    unsigned int msct172 = __popc(mspm170);
-                    long long ix173 = ((long long)msb169);
-                    unsigned int msh174 = 0u;
-                    if (msok168) {
-                        msh174 = mshist70[(4096 * warp + ix173)];
+                for (patc_int i170 = 0; i170 < 16; i170 += 1) {
+                    bool msok171 = ((lane + 512 * warp + 4096 * b64 + 32 * i170) < n);
+                    unsigned int msb172 = msinfo73[i170];
+                    unsigned int mspm173 = (__ballot_sync(0xffffffffu, msok171) & patc_match_bits(msb172, 12u));
+                    unsigned int msrk174 = __popc((mspm173 & ((1u << lane) - 1u)));
+                    unsigned int msct175 = __popc(mspm173);
+                    long long ix176 = ((long long)msb172);
+                    unsigned int msh177 = 0u;
+                    if (msok171) {
+                        msh177 = mshist70[(4096 * warp + ix176)];
                     }
                     __syncwarp();
-                    if ((msok168 && ((msrk171 + 1u) == msct172))) {
-                        mshist70[(4096 * warp + ix173)] = (msh174 + msct172);
+                    if ((msok171 && ((msrk174 + 1u) == msct175))) {
+                        mshist70[(4096 * warp + ix176)] = (msh177 + msct175);
                     }
                     __syncwarp();
-                    if (msok168) {
-                        unsigned int msq175 = (msh174 + msrk171);
-                        long long ix176 = ((long long)msq175);
-                        mssval75[ix176] = msval72[i167];
+                    if (msok171) {
+                        unsigned int msq178 = (msh177 + msrk174);
+                        long long ix179 = ((long long)msq178);
+                        mssval75[ix179] = msval72[i170];
                     }
                 }
             }
         }
         {
-            const patc_int t177 = threadIdx.x;
-            for (patc_int i178 = 0; i178 < 16; i178 += 1) {
-                if (((t177 + 256 * i178) < 4096)) {
-                    unsigned int msc179 = msbase71[(t177 + 256 * i178)];
-                    unsigned int mspre180 = 0u;
+            const patc_int t180 = threadIdx.x;
+            for (patc_int i181 = 0; i181 < 16; i181 += 1) {
+                if (((t180 + 256 * i181) < 4096)) {
+                    unsigned int msc182 = msbase71[(t180 + 256 * i181)];
+                    unsigned int mspre183 = 0u;
                     if ((!(b64 < 1))) {
-                        for (patc_int msd181 = 0; ; msd181 += 1) {
-                            unsigned int msw182;
-                            bool msfull183;
+                        for (patc_int msd184 = 0; ; msd184 += 1) {
+                            unsigned int msw185;
+                            bool msfull186;
                             for (;;) {
-                                msw182 = patc_peek32(&msstate62[(4096 * b64 + t177 + 256 * i178 - 4096 * msd181 - 4096)]);
-                                msfull183 = ((msw182 >> 30u) == (2u | mspar69));
-                                if ((msfull183 || ((msw182 >> 29u) == (2u | mspar69)))) {
+                                msw185 = patc_peek32(&msstate62[(4096 * b64 + t180 + 256 * i181 - 4096 * msd184 - 4096)]);
+                                msfull186 = ((msw185 >> 30u) == (2u | mspar69));
+                                if ((msfull186 || ((msw185 >> 29u) == (2u | mspar69)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre180 = (mspre180 + (msw182 & (msfull183 ? 1073741823u : 536870911u)));
-                            if (msfull183) {
+                            mspre183 = (mspre183 + (msw185 & (msfull186 ? 1073741823u : 536870911u)));
+                            if (msfull186) {
                                 break;
                             }
                         }
-                        patc_set32(&msstate62[(4096 * b64 + t177 + 256 * i178)], (((2u | mspar69) << 30u) | (mspre180 + msc179)));
+                        if (((b64 + 1) < ((n + 4095) / 4096))) {
+                            patc_set32(&msstate62[(4096 * b64 + t180 + 256 * i181)], (((2u | mspar69) << 30u) | (mspre183 + msc182)));
+                        }
                     }
-                    msbase71[(t177 + 256 * i178)] = ((offs[(t177 + 256 * i178)] + mspre180) - mststart74[(t177 + 256 * i178)]);
+                    msbase71[(t180 + 256 * i181)] = ((offs[(t180 + 256 * i181)] + mspre183) - mststart74[(t180 + 256 * i181)]);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b64 + 4095) < n)) {
             {
-                const patc_int t184 = threadIdx.x;
-                for (patc_int i185 = 0; i185 < 16; i185 += 1) {
+                const patc_int t187 = threadIdx.x;
+                for (patc_int i188 = 0; i188 < 16; i188 += 1) {
                     {
-                        unsigned int msv186 = mssval75[(t184 + 256 * i185)];
-                        unsigned int s187 = (~0u);
-                        unsigned int v188 = ((msv186 | 2147483648u) ^ ((msv186 > 2147483648u) ? s187 : 0u));
-                        unsigned int v189 = (((unsigned int)k) >> 1u);
-                        long long ix190 = ((long long)((0u + v189) * ((unsigned int)r)));
-                        unsigned int v191 = smp[ix190];
-                        unsigned int s192 = (~0u);
-                        unsigned int v193 = (0u + ((((v191 | 2147483648u) ^ ((v191 > 2147483648u) ? s192 : 0u)) <= v188) ? v189 : 0u));
-                        unsigned int v194 = (((unsigned int)k) >> 2u);
-                        long long ix195 = ((long long)((v193 + v194) * ((unsigned int)r)));
-                        unsigned int v196 = smp[ix195];
-                        unsigned int s197 = (~0u);
-                        unsigned int v198 = (v193 + ((((v196 | 2147483648u) ^ ((v196 > 2147483648u) ? s197 : 0u)) <= v188) ? v194 : 0u));
-                        unsigned int v199 = (((unsigned int)k) >> 3u);
-                        long long ix200 = ((long long)((v198 + v199) * ((unsigned int)r)));
-                        unsigned int v201 = smp[ix200];
-                        unsigned int s202 = (~0u);
-                        unsigned int v203 = (v198 + ((((v201 | 2147483648u) ^ ((v201 > 2147483648u) ? s202 : 0u)) <= v188) ? v199 : 0u));
-                        unsigned int v204 = (((unsigned int)k) >> 4u);
-                        long long ix205 = ((long long)((v203 + v204) * ((unsigned int)r)));
-                        unsigned int v206 = smp[ix205];
-                        unsigned int s207 = (~0u);
-                        unsigned int v208 = (v203 + ((((v206 | 2147483648u) ^ ((v206 > 2147483648u) ? s207 : 0u)) <= v188) ? v204 : 0u));
-                        unsigned int v209 = (((unsigned int)k) >> 5u);
-                        long long ix210 = ((long long)((v208 + v209) * ((unsigned int)r)));
-                        unsigned int v211 = smp[ix210];
-                        unsigned int s212 = (~0u);
-                        unsigned int v213 = (v208 + ((((v211 | 2147483648u) ^ ((v211 > 2147483648u) ? s212 : 0u)) <= v188) ? v209 : 0u));
-                        unsigned int v214 = (((unsigned int)k) >> 6u);
-                        long long ix215 = ((long long)((v213 + v214) * ((unsigned int)r)));
-                        unsigned int v216 = smp[ix215];
-                        unsigned int s217 = (~0u);
-                        unsigned int v218 = (v213 + ((((v216 | 2147483648u) ^ ((v216 > 2147483648u) ? s217 : 0u)) <= v188) ? v214 : 0u));
-                        unsigned int v219 = (((unsigned int)k) >> 7u);
-                        long long ix220 = ((long long)((v218 + v219) * ((unsigned int)r)));
-                        unsigned int v221 = smp[ix220];
-                        unsigned int s222 = (~0u);
-                        unsigned int v223 = (v218 + ((((v221 | 2147483648u) ^ ((v221 > 2147483648u) ? s222 : 0u)) <= v188) ? v219 : 0u));
-                        unsigned int v224 = (((unsigned int)k) >> 8u);
-                        long long ix225 = ((long long)((v223 + v224) * ((unsigned int)r)));
-                        unsigned int v226 = smp[ix225];
-                        unsigned int s227 = (~0u);
-                        unsigned int v228 = (v223 + ((((v226 | 2147483648u) ^ ((v226 > 2147483648u) ? s227 : 0u)) <= v188) ? v224 : 0u));
-                        unsigned int v229 = (((unsigned int)k) >> 9u);
-                        long long ix230 = ((long long)((v228 + v229) * ((unsigned int)r)));
-                        unsigned int v231 = smp[ix230];
-                        unsigned int s232 = (~0u);
-                        unsigned int v233 = (v228 + ((((v231 | 2147483648u) ^ ((v231 > 2147483648u) ? s232 : 0u)) <= v188) ? v229 : 0u));
-                        unsigned int v234 = (((unsigned int)k) >> 10u);
-                        long long ix235 = ((long long)((v233 + v234) * ((unsigned int)r)));
-                        unsigned int v236 = smp[ix235];
-                        unsigned int s237 = (~0u);
-                        unsigned int v238 = (v233 + ((((v236 | 2147483648u) ^ ((v236 > 2147483648u) ? s237 : 0u)) <= v188) ? v234 : 0u));
-                        unsigned int v239 = (((unsigned int)k) >> 11u);
-                        long long ix240 = ((long long)((v238 + v239) * ((unsigned int)r)));
-                        unsigned int v241 = smp[ix240];
-                        unsigned int s242 = (~0u);
-                        unsigned int v243 = (v238 + ((((v241 | 2147483648u) ^ ((v241 > 2147483648u) ? s242 : 0u)) <= v188) ? v239 : 0u));
-                        unsigned int v244 = (((unsigned int)k) >> 12u);
-                        long long ix245 = ((long long)((v243 + v244) * ((unsigned int)r)));
-                        unsigned int v246 = smp[ix245];
-                        unsigned int s247 = (~0u);
-                        unsigned int msbk248 = min((v243 + ((((v246 | 2147483648u) ^ ((v246 > 2147483648u) ? s247 : 0u)) <= v188) ? v244 : 0u)), 4095u);
-                        long long ix249 = ((long long)msbk248);
-                        if ((((patc_uint)(msbase71[ix249] + ((unsigned int)(t184 + 256 * i185)))) < ((patc_uint)n))) {
-                            const patc_int msdst250 = ((patc_uint)(msbase71[ix249] + ((unsigned int)(t184 + 256 * i185))));
-                            out[msdst250] = msv186;
+                        unsigned int msv189 = mssval75[(t187 + 256 * i188)];
+                        unsigned int s190 = (~0u);
+                        unsigned int v191 = ((msv189 | 2147483648u) ^ ((msv189 > 2147483648u) ? s190 : 0u));
+                        unsigned int v192 = (((unsigned int)k) >> 1u);
+                        long long ix193 = ((long long)((0u + v192) * ((unsigned int)r)));
+                        unsigned int v194 = smp[ix193];
+                        unsigned int s195 = (~0u);
+                        unsigned int v196 = (0u + ((((v194 | 2147483648u) ^ ((v194 > 2147483648u) ? s195 : 0u)) <= v191) ? v192 : 0u));
+                        unsigned int v197 = (((unsigned int)k) >> 2u);
+                        long long ix198 = ((long long)((v196 + v197) * ((unsigned int)r)));
+                        unsigned int v199 = smp[ix198];
+                        unsigned int s200 = (~0u);
+                        unsigned int v201 = (v196 + ((((v199 | 2147483648u) ^ ((v199 > 2147483648u) ? s200 : 0u)) <= v191) ? v197 : 0u));
+                        unsigned int v202 = (((unsigned int)k) >> 3u);
+                        long long ix203 = ((long long)((v201 + v202) * ((unsigned int)r)));
+                        unsigned int v204 = smp[ix203];
+                        unsigned int s205 = (~0u);
+                        unsigned int v206 = (v201 + ((((v204 | 2147483648u) ^ ((v204 > 2147483648u) ? s205 : 0u)) <= v191) ? v202 : 0u));
+                        unsigned int v207 = (((unsigned int)k) >> 4u);
+                        long long ix208 = ((long long)((v206 + v207) * ((unsigned int)r)));
+                        unsigned int v209 = smp[ix208];
+                        unsigned int s210 = (~0u);
+                        unsigned int v211 = (v206 + ((((v209 | 2147483648u) ^ ((v209 > 2147483648u) ? s210 : 0u)) <= v191) ? v207 : 0u));
+                        unsigned int v212 = (((unsigned int)k) >> 5u);
+                        long long ix213 = ((long long)((v211 + v212) * ((unsigned int)r)));
+                        unsigned int v214 = smp[ix213];
+                        unsigned int s215 = (~0u);
+                        unsigned int v216 = (v211 + ((((v214 | 2147483648u) ^ ((v214 > 2147483648u) ? s215 : 0u)) <= v191) ? v212 : 0u));
+                        unsigned int v217 = (((unsigned int)k) >> 6u);
+                        long long ix218 = ((long long)((v216 + v217) * ((unsigned int)r)));
+                        unsigned int v219 = smp[ix218];
+                        unsigned int s220 = (~0u);
+                        unsigned int v221 = (v216 + ((((v219 | 2147483648u) ^ ((v219 > 2147483648u) ? s220 : 0u)) <= v191) ? v217 : 0u));
+                        unsigned int v222 = (((unsigned int)k) >> 7u);
+                        long long ix223 = ((long long)((v221 + v222) * ((unsigned int)r)));
+                        unsigned int v224 = smp[ix223];
+                        unsigned int s225 = (~0u);
+                        unsigned int v226 = (v221 + ((((v224 | 2147483648u) ^ ((v224 > 2147483648u) ? s225 : 0u)) <= v191) ? v222 : 0u));
+                        unsigned int v227 = (((unsigned int)k) >> 8u);
+                        long long ix228 = ((long long)((v226 + v227) * ((unsigned int)r)));
+                        unsigned int v229 = smp[ix228];
+                        unsigned int s230 = (~0u);
+                        unsigned int v231 = (v226 + ((((v229 | 2147483648u) ^ ((v229 > 2147483648u) ? s230 : 0u)) <= v191) ? v227 : 0u));
+                        unsigned int v232 = (((unsigned int)k) >> 9u);
+                        long long ix233 = ((long long)((v231 + v232) * ((unsigned int)r)));
+                        unsigned int v234 = smp[ix233];
+                        unsigned int s235 = (~0u);
+                        unsigned int v236 = (v231 + ((((v234 | 2147483648u) ^ ((v234 > 2147483648u) ? s235 : 0u)) <= v191) ? v232 : 0u));
+                        unsigned int v237 = (((unsigned int)k) >> 10u);
+                        long long ix238 = ((long long)((v236 + v237) * ((unsigned int)r)));
+                        unsigned int v239 = smp[ix238];
+                        unsigned int s240 = (~0u);
+                        unsigned int v241 = (v236 + ((((v239 | 2147483648u) ^ ((v239 > 2147483648u) ? s240 : 0u)) <= v191) ? v237 : 0u));
+                        unsigned int v242 = (((unsigned int)k) >> 11u);
+                        long long ix243 = ((long long)((v241 + v242) * ((unsigned int)r)));
+                        unsigned int v244 = smp[ix243];
+                        unsigned int s245 = (~0u);
+                        unsigned int v246 = (v241 + ((((v244 | 2147483648u) ^ ((v244 > 2147483648u) ? s245 : 0u)) <= v191) ? v242 : 0u));
+                        unsigned int v247 = (((unsigned int)k) >> 12u);
+                        long long ix248 = ((long long)((v246 + v247) * ((unsigned int)r)));
+                        unsigned int v249 = smp[ix248];
+                        unsigned int s250 = (~0u);
+                        unsigned int msbk251 = min((v246 + ((((v249 | 2147483648u) ^ ((v249 > 2147483648u) ? s250 : 0u)) <= v191) ? v247 : 0u)), 4095u);
+                        long long ix252 = ((long long)msbk251);
+                        if ((((patc_uint)(msbase71[ix252] + ((unsigned int)(t187 + 256 * i188)))) < ((patc_uint)n))) {
+                            const patc_int msdst253 = ((patc_uint)(msbase71[ix252] + ((unsigned int)(t187 + 256 * i188))));
+                            out[msdst253] = msv189;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t184 = threadIdx.x;
-                for (patc_int i185 = 0; i185 < 16; i185 += 1) {
-                    if (((4096 * b64 + t184 + 256 * i185) < n)) {
-                        unsigned int msv186 = mssval75[(t184 + 256 * i185)];
-                        unsigned int s187 = (~0u);
-                        unsigned int v188 = ((msv186 | 2147483648u) ^ ((msv186 > 2147483648u) ? s187 : 0u));
-                        unsigned int v189 = (((unsigned int)k) >> 1u);
-                        long long ix190 = ((long long)((0u + v189) * ((unsigned int)r)));
-                        unsigned int v191 = smp[ix190];
-                        unsigned int s192 = (~0u);
-                        unsigned int v193 = (0u + ((((v191 | 2147483648u) ^ ((v191 > 2147483648u) ? s192 : 0u)) <= v188) ? v189 : 0u));
-                        unsigned int v194 = (((unsigned int)k) >> 2u);
-                        long long ix195 = ((long long)((v193 + v194) * ((unsigned int)r)));
-                        unsigned int v196 = smp[ix195];
-                        unsigned int s197 = (~0u);
-                        unsigned int v198 = (v193 + ((((v196 | 2147483648u) ^ ((v196 > 2147483648u) ? s197 : 0u)) <= v188) ? v194 : 0u));
-                        unsigned int v199 = (((unsigned int)k) >> 3u);
-                        long long ix200 = ((long long)((v198 + v199) * ((unsigned int)r)));
-                        unsigned int v201 = smp[ix200];
-                        unsigned int s202 = (~0u);
-                        unsigned int v203 = (v198 + ((((v201 | 2147483648u) ^ ((v201 > 2147483648u) ? s202 : 0u)) <= v188) ? v199 : 0u));
-                        unsigned int v204 = (((unsigned int)k) >> 4u);
-                        long long ix205 = ((long long)((v203 + v204) * ((unsigned int)r)));
-                        unsigned int v206 = smp[ix205];
-                        unsigned int s207 = (~0u);
-                        unsigned int v208 = (v203 + ((((v206 | 2147483648u) ^ ((v206 > 2147483648u) ? s207 : 0u)) <= v188) ? v204 : 0u));
-                        unsigned int v209 = (((unsigned int)k) >> 5u);
-                        long long ix210 = ((long long)((v208 + v209) * ((unsigned int)r)));
-                        unsigned int v211 = smp[ix210];
-                        unsigned int s212 = (~0u);
-                        unsigned int v213 = (v208 + ((((v211 | 2147483648u) ^ ((v211 > 2147483648u) ? s212 : 0u)) <= v188) ? v209 : 0u));
-                        unsigned int v214 = (((unsigned int)k) >> 6u);
-                        long long ix215 = ((long long)((v213 + v214) * ((unsigned int)r)));
-                        unsigned int v216 = smp[ix215];
-                        unsigned int s217 = (~0u);
-                        unsigned int v218 = (v213 + ((((v216 | 2147483648u) ^ ((v216 > 2147483648u) ? s217 : 0u)) <= v188) ? v214 : 0u));
-                        unsigned int v219 = (((unsigned int)k) >> 7u);
-                        long long ix220 = ((long long)((v218 + v219) * ((unsigned int)r)));
-                        unsigned int v221 = smp[ix220];
-                        unsigned int s222 = (~0u);
-                        unsigned int v223 = (v218 + ((((v221 | 2147483648u) ^ ((v221 > 2147483648u) ? s222 : 0u)) <= v188) ? v219 : 0u));
-                        unsigned int v224 = (((unsigned int)k) >> 8u);
-                        long long ix225 = ((long long)((v223 + v224) * ((unsigned int)r)));
-                        unsigned int v226 = smp[ix225];
-                        unsigned int s227 = (~0u);
-                        unsigned int v228 = (v223 + ((((v226 | 2147483648u) ^ ((v226 > 2147483648u) ? s227 : 0u)) <= v188) ? v224 : 0u));
-                        unsigned int v229 = (((unsigned int)k) >> 9u);
-                        long long ix230 = ((long long)((v228 + v229) * ((unsigned int)r)));
-                        unsigned int v231 = smp[ix230];
-                        unsigned int s232 = (~0u);
-                        unsigned int v233 = (v228 + ((((v231 | 2147483648u) ^ ((v231 > 2147483648u) ? s232 : 0u)) <= v188) ? v229 : 0u));
-                        unsigned int v234 = (((unsigned int)k) >> 10u);
-                        long long ix235 = ((long long)((v233 + v234) * ((unsigned int)r)));
-                        unsigned int v236 = smp[ix235];
-                        unsigned int s237 = (~0u);
-                        unsigned int v238 = (v233 + ((((v236 | 2147483648u) ^ ((v236 > 2147483648u) ? s237 : 0u)) <= v188) ? v234 : 0u));
-                        unsigned int v239 = (((unsigned int)k) >> 11u);
-                        long long ix240 = ((long long)((v238 + v239) * ((unsigned int)r)));
-                        unsigned int v241 = smp[ix240];
-                        unsigned int s242 = (~0u);
-                        unsigned int v243 = (v238 + ((((v241 | 2147483648u) ^ ((v241 > 2147483648u) ? s242 : 0u)) <= v188) ? v239 : 0u));
-                        unsigned int v244 = (((unsigned int)k) >> 12u);
-                        long long ix245 = ((long long)((v243 + v244) * ((unsigned int)r)));
-                        unsigned int v246 = smp[ix245];
-                        unsigned int s247 = (~0u);
-                        unsigned int msbk248 = min((v243 + ((((v246 | 2147483648u) ^ ((v246 > 2147483648u) ? s247 : 0u)) <= v188) ? v244 : 0u)), 4095u);
-                        long long ix249 = ((long long)msbk248);
-                        if ((((patc_uint)(msbase71[ix249] + ((unsigned int)(t184 + 256 * i185)))) < ((patc_uint)n))) {
-                            const patc_int msdst250 = ((patc_uint)(msbase71[ix249] + ((unsigned int)(t184 + 256 * i185))));
-                            out[msdst250] = msv186;
+                const patc_int t187 = threadIdx.x;
+                for (patc_int i188 = 0; i188 < 16; i188 += 1) {
+                    if (((4096 * b64 + t187 + 256 * i188) < n)) {
+                        unsigned int msv189 = mssval75[(t187 + 256 * i188)];
+                        unsigned int s190 = (~0u);
+                        unsigned int v191 = ((msv189 | 2147483648u) ^ ((msv189 > 2147483648u) ? s190 : 0u));
+                        unsigned int v192 = (((unsigned int)k) >> 1u);
+                        long long ix193 = ((long long)((0u + v192) * ((unsigned int)r)));
+                        unsigned int v194 = smp[ix193];
+                        unsigned int s195 = (~0u);
+                        unsigned int v196 = (0u + ((((v194 | 2147483648u) ^ ((v194 > 2147483648u) ? s195 : 0u)) <= v191) ? v192 : 0u));
+                        unsigned int v197 = (((unsigned int)k) >> 2u);
+                        long long ix198 = ((long long)((v196 + v197) * ((unsigned int)r)));
+                        unsigned int v199 = smp[ix198];
+                        unsigned int s200 = (~0u);
+                        unsigned int v201 = (v196 + ((((v199 | 2147483648u) ^ ((v199 > 2147483648u) ? s200 : 0u)) <= v191) ? v197 : 0u));
+                        unsigned int v202 = (((unsigned int)k) >> 3u);
+                        long long ix203 = ((long long)((v201 + v202) * ((unsigned int)r)));
+                        unsigned int v204 = smp[ix203];
+                        unsigned int s205 = (~0u);
+                        unsigned int v206 = (v201 + ((((v204 | 2147483648u) ^ ((v204 > 2147483648u) ? s205 : 0u)) <= v191) ? v202 : 0u));
+                        unsigned int v207 = (((unsigned int)k) >> 4u);
+                        long long ix208 = ((long long)((v206 + v207) * ((unsigned int)r)));
+                        unsigned int v209 = smp[ix208];
+                        unsigned int s210 = (~0u);
+                        unsigned int v211 = (v206 + ((((v209 | 2147483648u) ^ ((v209 > 2147483648u) ? s210 : 0u)) <= v191) ? v207 : 0u));
+                        unsigned int v212 = (((unsigned int)k) >> 5u);
+                        long long ix213 = ((long long)((v211 + v212) * ((unsigned int)r)));
+                        unsigned int v214 = smp[ix213];
+                        unsigned int s215 = (~0u);
+                        unsigned int v216 = (v211 + ((((v214 | 2147483648u) ^ ((v214 > 2147483648u) ? s215 : 0u)) <= v191) ? v212 : 0u));
+                        unsigned int v217 = (((unsigned int)k) >> 6u);
+                        long long ix218 = ((long long)((v216 + v217) * ((unsigned int)r)));
+                        unsigned int v219 = smp[ix218];
+                        unsigned int s220 = (~0u);
+                        unsigned int v221 = (v216 + ((((v219 | 2147483648u) ^ ((v219 > 2147483648u) ? s220 : 0u)) <= v191) ? v217 : 0u));
+                        unsigned int v222 = (((unsigned int)k) >> 7u);
+                        long long ix223 = ((long long)((v221 + v222) * ((unsigned int)r)));
+                        unsigned int v224 = smp[ix223];
+                        unsigned int s225 = (~0u);
+                        unsigned int v226 = (v221 + ((((v224 | 2147483648u) ^ ((v224 > 2147483648u) ? s225 : 0u)) <= v191) ? v222 : 0u));
+                        unsigned int v227 = (((unsigned int)k) >> 8u);
+                        long long ix228 = ((long long)((v226 + v227) * ((unsigned int)r)));
+                        unsigned int v229 = smp[ix228];
+                        unsigned int s230 = (~0u);
+                        unsigned int v231 = (v226 + ((((v229 | 2147483648u) ^ ((v229 > 2147483648u) ? s230 : 0u)) <= v191) ? v227 : 0u));
+                        unsigned int v232 = (((unsigned int)k) >> 9u);
+                        long long ix233 = ((long long)((v231 + v232) * ((unsigned int)r)));
+                        unsigned int v234 = smp[ix233];
+                        unsigned int s235 = (~0u);
+                        unsigned int v236 = (v231 + ((((v234 | 2147483648u) ^ ((v234 > 2147483648u) ? s235 : 0u)) <= v191) ? v232 : 0u));
+                        unsigned int v237 = (((unsigned int)k) >> 10u);
+                        long long ix238 = ((long long)((v236 + v237) * ((unsigned int)r)));
+                        unsigned int v239 = smp[ix238];
+                        unsigned int s240 = (~0u);
+                        unsigned int v241 = (v236 + ((((v239 | 2147483648u) ^ ((v239 > 2147483648u) ? s240 : 0u)) <= v191) ? v237 : 0u));
+                        unsigned int v242 = (((unsigned int)k) >> 11u);
+                        long long ix243 = ((long long)((v241 + v242) * ((unsigned int)r)));
+                        unsigned int v244 = smp[ix243];
+                        unsigned int s245 = (~0u);
+                        unsigned int v246 = (v241 + ((((v244 | 2147483648u) ^ ((v244 > 2147483648u) ? s245 : 0u)) <= v191) ? v242 : 0u));
+                        unsigned int v247 = (((unsigned int)k) >> 12u);
+                        long long ix248 = ((long long)((v246 + v247) * ((unsigned int)r)));
+                        unsigned int v249 = smp[ix248];
+                        unsigned int s250 = (~0u);
+                        unsigned int msbk251 = min((v246 + ((((v249 | 2147483648u) ^ ((v249 > 2147483648u) ? s250 : 0u)) <= v191) ? v247 : 0u)), 4095u);
+                        long long ix252 = ((long long)msbk251);
+                        if ((((patc_uint)(msbase71[ix252] + ((unsigned int)(t187 + 256 * i188)))) < ((patc_uint)n))) {
+                            const patc_int msdst253 = ((patc_uint)(msbase71[ix252] + ((unsigned int)(t187 + 256 * i188))));
+                            out[msdst253] = msv189;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar251 = mspar69;
-        const patc_int msh252 = ((unsigned int)msctr63[(-mspar251 + 2)]);
+        const patc_int mspar254 = mspar69;
+        const patc_int msh255 = ((unsigned int)msctr63[(-mspar254 + 2)]);
         {
-            const patc_int t253 = threadIdx.x;
-            if (((b64 < 1) && (t253 < 1))) {
-                msctr63[(mspar251 + 1)] = ((unsigned long long)((n + 4095) / 4096));
+            const patc_int t256 = threadIdx.x;
+            if (((b64 < 1) && (t256 < 1))) {
+                msctr63[(mspar254 + 1)] = ((unsigned long long)(((n + 4095) / 4096) - 1));
             }
-            unsigned int mszi254 = ((unsigned int)(256 * b64 + t253 + 4096 * ((n + 4095) / 4096)));
+            unsigned int mszi257 = ((unsigned int)(256 * b64 + t256 + 4096 * ((n + 4095) / 4096) - 4096));
             for (;;) {
-                if ((mszi254 >= ((unsigned int)(4096 * msh252)))) {
+                if ((mszi257 >= ((unsigned int)(4096 * msh255)))) {
                     break;
                 }
-                const patc_int msz255 = mszi254;
-                msstate62[msz255] = 0u;
-                mszi254 = (mszi254 + ((unsigned int)(256 * ((n + 4095) / 4096))));
+                const patc_int msz258 = mszi257;
+                msstate62[msz258] = 0u;
+                mszi257 = (mszi257 + ((unsigned int)(256 * ((n + 4095) / 4096))));
             }
         }
     }
