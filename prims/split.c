@@ -256,8 +256,8 @@ static X *msel(Ms *m, X *c, X *p, X *q) { return lw_xsel(m->w, c, p, q); }
 static X *mreg(Ms *m, Buffer *b) { return lw_xload(m->w, b, mc(m, 0)); }
 static X *mnat_lt(Ms *m, Nat *l, Nat *r) { return lw_xbin(m->w, OP_LT, SK_BOOL, lw_xnat(m->w, l), lw_xnat(m->w, r)); }
 /* Whether this tile publishes tile words: every tile but the last, which no tile reads,
- * so a launch of T tiles keeps T - 1 rows of k words (mrows), a row less of temporary
- * memory; the most rows below CUB's look-back decides which tiles fit (rt_sort.c). */
+ * so a launch of T tiles keeps T - 1 rows of k words (mrows): a row of temporary memory
+ * fewer, which lets rt_sort.c take tiles a little smaller than CUB's within CUB's memory. */
 static X *mnotlast(Ms *m) { return mnat_lt(m, nat_add(m->a, m->tile, mc(m, 1)), m->tiles); }
 /* The rows of tile words a launch writes: tiles - 1 */
 static Nat *mrows(Ms *m) { return nat_sub(m->a, m->tiles, mc(m, 1)); }
