@@ -424,9 +424,9 @@ static void st_store(St *s, Buffer *out, Buffer *out2)
  * 384 x 11 against 14.8-15.1 (12.4-12.5); at 8192 the 8-bit passes were faster
  * (1024 x 8 22.6-23.2 us, 512 x 16 by hand 24.3-24.8), and 32 items a thread spilled
  * registers. The votes are SHFL_VOTEBIT (the printer's patc_vote_bit keeps each bit's
- * test one instruction): on an H200, 4096 keys at 384 x 11 took 11.1-11.5 us with it
- * (p12), 13.8-14.1 with the C test in another run (p10; CUB 12.2-12.3 in both;
- * bench/results/2026-11-28-nvidia-h200-sort-vote). */
+ * test one instruction): on an H200, a hand-written sort of 4096 keys at 384 x 11 took
+ * 11.1-11.4 us with the test in PTX and 13.8-14.0 with it in C, in one run (p11; CUB
+ * 12.3; bench/results/2026-11-28-nvidia-h200-sort-vote). */
 enum { SL_BITS = 5, SL_MAX_TILE = 5120, SL_MAX_IPT = 16 };
 static bool st_in_lanes(const St *s) { return s->TILE <= SL_MAX_TILE && s->IPT <= SL_MAX_IPT; }
 
@@ -446,6 +446,25 @@ static Nat *slplace(St *s, Nat *warp, Nat *lane, Nat *r)
     Arena *a = s->a;
     return nat_add(a, nat_add(a, nat_mul(a, warp, sc(s, 32 * s->IPT)), nat_mul(a, r, sc(s, 32))), lane);
 }
+/* The loops over a thread's rounds (its threads' loop, then IPT rounds): *ri is round
+ * r's index in the registers; the result its place in the tile (slplace). slclose closes
+ * both. */
+typedef struct {
+    Stmt *tl, *ts, *sl, *ss;
+} SlLoops;
+static Nat *slrounds(St *s, SlLoops *l, Nat **ri)
+{
+    sthreads(s, &l->tl, &l->ts);
+    Nat *warp = nat_var(s->a, s->w->k->hw.warp), *lane = nat_var(s->a, s->w->k->hw.lane);
+    Nat *r = sseq(s, s->IPT, &l->sl, &l->ss);
+    *ri = sreg_at(s, r);
+    return slplace(s, warp, lane, r);
+}
+static void slclose(St *s, SlLoops *l)
+{
+    lw_close_loop(s->w, l->sl, l->ss);
+    lw_close_loop(s->w, l->tl, l->ts);
+}
 /* the order value of an element (the user's function inlined), in a register */
 static X *sord(St *s, X *x, X *y) { return lw_materialise(s->w, sorder(s, x, y), "slo"); }
 static X *sshfl_idx(St *s, X *v, X *src) { return lw_xshfl(s->w, SHFL_IDX, SK_U32, v, src); }
@@ -462,12 +481,9 @@ static int sl_width(const St *s, int d)
 static void st_lanes_load(St *s, Buffer *in, Buffer *in2)
 {
     Lw *w = s->w;
-    Arena *a = s->a;
-    Stmt *tl, *ts, *sl, *ss, *is;
-    sthreads(s, &tl, &ts);
-    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
-    Nat *r = sseq(s, s->IPT, &sl, &ss), *ri = sreg_at(s, r);
-    Nat *p = slplace(s, warp, lane, r), *gi = nat_add(a, nat_mul(a, s->tile, sc(s, s->TILE)), p);
+    Stmt *is;
+    SlLoops l;
+    Nat *ri, *p = slrounds(s, &l, &ri), *gi = nat_add(s->a, nat_mul(s->a, s->tile, sc(s, s->TILE)), p);
     X *valid = lw_materialise(w, svalid(s, p), "slok");
     lw_store(w, s->rvm, ri, sballot(s, valid));
     lw_store(w, s->rkey, ri, lw_xlit(w, s->sk, 0));
@@ -482,8 +498,7 @@ static void st_lanes_load(St *s, Buffer *in, Buffer *in2)
     lw_store(w, s->key[0], p, lw_xlit(w, s->sk, 0));
     if (s->pairs) lw_store(w, s->val[0], p, lw_xlit(w, s->sk2, 0));
     w->cur = is;
-    lw_close_loop(w, sl, ss);
-    lw_close_loop(w, tl, ts);
+    slclose(s, &l);
 }
 
 /* Pass d, counting and ranking in the lanes: for each round in order, the ballots of the
@@ -577,33 +592,25 @@ static void st_lanes_place(St *s)
 static void st_lanes_reload(St *s)
 {
     Lw *w = s->w;
-    Arena *a = s->a;
-    Stmt *tl, *ts, *sl, *ss;
-    sthreads(s, &tl, &ts);
-    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
-    Nat *r = sseq(s, s->IPT, &sl, &ss), *ri = sreg_at(s, r), *p = slplace(s, warp, lane, r);
+    SlLoops l;
+    Nat *ri, *p = slrounds(s, &l, &ri);
     lw_store(w, s->rkey, ri, lw_xload(w, s->key[0], p)); /* past n: the 0 st_lanes_load put there */
     if (s->pairs) lw_store(w, s->rval, ri, lw_xload(w, s->val[0], p));
-    lw_close_loop(w, sl, ss);
-    lw_close_loop(w, tl, ts);
+    slclose(s, &l);
 }
 
 /* The sorted tile out of the registers, coalesced. */
 static void st_lanes_store(St *s, Buffer *out, Buffer *out2)
 {
     Lw *w = s->w;
-    Arena *a = s->a;
-    Stmt *tl, *ts, *sl, *ss, *is;
-    sthreads(s, &tl, &ts);
-    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
-    Nat *r = sseq(s, s->IPT, &sl, &ss), *ri = sreg_at(s, r), *p = slplace(s, warp, lane, r);
-    Nat *gi = nat_add(a, nat_mul(a, s->tile, sc(s, s->TILE)), p);
+    Stmt *is;
+    SlLoops l;
+    Nat *ri, *p = slrounds(s, &l, &ri), *gi = nat_add(s->a, nat_mul(s->a, s->tile, sc(s, s->TILE)), p);
     lw_open_if(w, svalid(s, p), &is);
     lw_store(w, out, gi, lw_xload(w, s->rkey, ri));
     if (s->pairs) lw_store(w, out2, gi, lw_xload(w, s->rval, ri));
     w->cur = is;
-    lw_close_loop(w, sl, ss);
-    lw_close_loop(w, tl, ts);
+    slclose(s, &l);
 }
 
 /* The shared bytes of a tile: key and val twice (at their scalars' sizes), info, the W

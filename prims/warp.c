@@ -585,14 +585,6 @@ static Stmt *list_of(Stmt *seq, const Stmt *t)
     unreachable();
 }
 
-static X *xsel(Lw *w, X *c, X *p, X *q)
-{
-    X *x = lw_xnew(w, X_SELECT, p->sk);
-    x->sel.c = c;
-    x->sel.a = p;
-    x->sel.b = q;
-    return x;
-}
 static X *xordered(Lw *w, Buffer *b, Nat *i, MemOrder mo)
 {
     X *x = lw_xload(w, b, i);
@@ -766,18 +758,18 @@ static void look_back(Lw *w, const Look *L, Buffer *const *res)
     Stmt *win = w->cur;
     lw_open_while(w, NULL, &s_poll);
     if (L->packed) {
-        X *word = xsel(w, valid, xordered(w, L->state, j, MO_RELAXED), lit_of(w, SK_U64, 0));
+        X *word = lw_xsel(w, valid, xordered(w, L->state, j, MO_RELAXED), lit_of(w, SK_U64, 0));
         lw_emit(w, lw_scalar_decl(w, "lbsw", SK_U64, word, &sw));
         X *h = lw_xun(w, X_CAST, SK_U32, lw_xbin(w, OP_SHR, SK_U64, xreg(w, sw), lit_of(w, SK_U32, 32)));
         lw_emit(w, lw_scalar_decl(w, "lbhi", SK_U32, h, &hi));
         lw_store(w, v[0], zero, lw_xun(w, X_BITCAST, L->agg[0]->sk, lw_xun(w, X_CAST, SK_U32, xreg(w, sw))));
     } else {
-        X *h = xsel(w, valid, xordered(w, L->flags, j, MO_RELAXED), lit_of(w, SK_U32, 0));
+        X *h = lw_xsel(w, valid, xordered(w, L->flags, j, MO_RELAXED), lit_of(w, SK_U32, 0));
         lw_emit(w, lw_scalar_decl(w, "lbhi", SK_U32, h, &hi));
     }
     X *mine = lw_xbin(w, OP_EQ, SK_BOOL, lw_xbin(w, OP_SHR, SK_U32, xreg(w, hi), lit_of(w, SK_U32, 2)), xreg(w, L->epoch));
-    X *status = xsel(w, mine, lw_xbin(w, OP_BAND, SK_U32, xreg(w, hi), lit_of(w, SK_U32, 3)), lit_of(w, SK_U32, 0));
-    lw_store(w, st, zero, xsel(w, valid, status, lit_of(w, SK_U32, 2)));
+    X *status = lw_xsel(w, mine, lw_xbin(w, OP_BAND, SK_U32, xreg(w, hi), lit_of(w, SK_U32, 3)), lit_of(w, SK_U32, 0));
+    lw_store(w, st, zero, lw_xsel(w, valid, status, lit_of(w, SK_U32, 2)));
     X *seen = lw_xbin(w, OP_NE, SK_BOOL, xreg(w, st), lit_of(w, SK_U32, 0));
     lw_open_if(w, lw_xshfl(w, SHFL_ALL, SK_BOOL, seen, NULL), &s_in);
     emit_jump(w, JK_BREAK);
@@ -791,7 +783,7 @@ static void look_back(Lw *w, const Look *L, Buffer *const *res)
         emit_barrier(w, LVL_GLOBAL);
         lw_open_if(w, valid, &s_in);
         for (int i = 0; i < n; i++)
-            lw_store(w, v[i], zero, xsel(w, isp, lw_xload(w, L->incs[i], j), lw_xload(w, L->aggs[i], j)));
+            lw_store(w, v[i], zero, lw_xsel(w, isp, lw_xload(w, L->incs[i], j), lw_xload(w, L->aggs[i], j)));
         w->cur = s_in;
     }
     lw_emit(w, lw_scalar_decl(w, "lbpm", SK_U32, lw_xshfl(w, SHFL_BALLOT, SK_U32, isp, NULL), &pm));
@@ -1320,18 +1312,6 @@ static void pipe_aggregator(Pipe *p, Buffer *state)
     w->cur = saved;
 }
 
-/* helpers of the look-back: a select, a negation, a bool register's load */
-static X *psel(Pipe *p, X *c, X *a, X *b)
-{
-    X *x = lw_xnew(p->w, X_SELECT, a->sk);
-    x->sel.c = c;
-    x->sel.a = a;
-    x->sel.b = b;
-    return x;
-}
-
-
-
 /* One window of the look-back: lane l reads the words of tiles j = top - 32u - l,
  * u = 0..3 (coalesced; older at higher l and u) that lie after prev, until none of them
  * is unset (of another epoch, or flag 0: zeroed memory in epoch 0), sleeping 20 ns
@@ -1363,7 +1343,7 @@ static void pipe_window(Pipe *p, Buffer *state, Nat *top, X *prev, X *ep, Buffer
     for (int u = 0; u < 4; u++) {
         X *ld = lw_xload(w, state, nat_sub(a, top, dist[u]));
         ld->load.order = MO_RELAXED;
-        lw_store(w, wb[u], pn(p, 0), psel(p, live[u], ld, plit(p, SK_U64, 0)));
+        lw_store(w, wb[u], pn(p, 0), lw_xsel(p->w, live[u], ld, plit(p, SK_U64, 0)));
     }
     X *unset = preg(p, "punset", x_bool(a, false), &ub);
     for (int u = 0; u < 4; u++) {
@@ -1401,12 +1381,12 @@ static void pipe_window(Pipe *p, Buffer *state, Nat *top, X *prev, X *ep, Buffer
             v = b;
         }
         X *in = x_bin(a, OP_AND, SK_BOOL, live[u], x_bin(a, OP_LE, SK_BOOL, pcast(p, SK_U32, pnat(p, dist[u])), near));
-        g[u] = preg(p, "pg", psel(p, in, v, p->init), &gb[u]);
+        g[u] = preg(p, "pg", lw_xsel(p->w, in, v, p->init), &gb[u]);
     }
     for (int d = 1; d < 32; d <<= 1)
         for (int u = 0; u < 4; u++) {
             X *o = lw_materialise(w, pshfl(p, SHFL_DOWN, g[u], d), "po");
-            lw_store(w, gb[u], pn(p, 0), psel(p, pcmp(p, OP_LT, nat_add(a, p->lane, pn(p, d)), pn(p, 32)), pop(p, o, g[u]), g[u]));
+            lw_store(w, gb[u], pn(p, 0), lw_xsel(p->w, pcmp(p, OP_LT, nat_add(a, p->lane, pn(p, d)), pn(p, 32)), pop(p, o, g[u]), g[u]));
         }
     X *all = lw_materialise(w, pop(p, pop(p, pop(p, g[3], g[2]), g[1]), g[0]), "pall");
     X *acc = lw_xload(w, accb, pn(p, 0));
@@ -1552,7 +1532,7 @@ static void pipe_load_chunk(Pipe *p, Buffer *in, Nat *sl, Nat *t, Nat *cnt, Buff
         Nat *j = nat_add(a, nat_mul(a, p->lane, pn(p, p->IPT)), pn(p, i));
         lw_open_if(w, pcmp(p, OP_GE, j, copied), &jsaved);
         X *ld = lw_xload(w, in, nat_add(a, nat_add(a, tile, nat_mul(a, p->warp, pn(p, CH))), j));
-        lw_store(w, xq[i / 4], pn(p, i % 4), psel(p, pcmp(p, OP_LT, j, cnt), ld, past));
+        lw_store(w, xq[i / 4], pn(p, i % 4), lw_xsel(p->w, pcmp(p, OP_LT, j, cnt), ld, past));
         w->cur = jsaved;
     }
     w->cur = isaved;
@@ -1575,7 +1555,7 @@ static void pipe_scan_chunk(Pipe *p, Buffer *in, bool excl, Nat *sl, Nat *t)
     X *v = preg(p, "pv", XI(p->IPT - 1), &vb);
     pwarp_scan(p, vb, v);
     X *up = lw_materialise(w, pshfl(p, SHFL_UP, v, 1), "pup");
-    X *ex = lw_materialise(w, psel(p, pcmp(p, OP_EQ, p->lane, pn(p, 0)), p->init, up), "pex");
+    X *ex = lw_materialise(w, lw_xsel(p->w, pcmp(p, OP_EQ, p->lane, pn(p, 0)), p->init, up), "pex");
     if (excl) {
         for (int i = p->IPT - 1; i > 0; i--) lw_store(w, xq[i / 4], pn(p, i % 4), pop(p, ex, XI(i - 1)));
         lw_store(w, xq[0], pn(p, 0), ex);
