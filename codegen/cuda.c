@@ -575,6 +575,16 @@ static void bulk(Pr *p, const Stmt *s)
     sb_puts(p->o, "]);\n");
 }
 
+/* An S_PREFETCH: the prelude's bulk prefetch into L2 of the range's whole 16-byte units */
+static void prefetch(Pr *p, const Stmt *s)
+{
+    line(p, "patc_prefetch_l2(%s + ", s->prefetch.src->name);
+    nat(p, s->prefetch.lo);
+    sb_printf(p->o, ", %s + ", s->prefetch.src->name);
+    nat(p, s->prefetch.hi);
+    sb_puts(p->o, ");\n");
+}
+
 /* An mbarrier operation: a call of the prelude's helper (prelude_pipe) */
 static void mbar(Pr *p, const Stmt *s)
 {
@@ -663,6 +673,7 @@ static void stmt(Pr *p, const Stmt *s)
     case S_MBAR: mbar(p, s); return;
     case S_VSTORE: vstore(p, s); return;
     case S_BULK: bulk(p, s); return;
+    case S_PREFETCH: prefetch(p, s); return;
     }
 }
 

@@ -123,6 +123,13 @@ static const char prelude_pipe[] =
     "/* orders the generic proxy's accesses to shared memory before the async proxy's (a bulk copy's) */\n"
     "static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n\n";
 
+/* S_PREFETCH (multisplit's next tiles): the whole 16-byte units of [p, e) into L2 by one
+ * bulk prefetch, which needs a 16-byte aligned address and size; a hint, not waited for */
+static const char prelude_prefetch[] =
+    "static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) { "
+    "unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull; "
+    "if (a < z) asm volatile(\"cp.async.bulk.prefetch.L2.global [%0], %1;\" :: \"l\"(a), \"r\"((unsigned int)(z - a)) : \"memory\"); }\n\n";
+
 void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
 {
     /* the kernels straight into out (a program's text is not copied again), then the
@@ -173,7 +180,7 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
         const char *call, *text;
     } alone[] = {{"patc_atom_add_acq_rel(", prelude_acq_rel}, {"patc_match_bits(", prelude_match},
                  {"patc_vote_bit(", prelude_votebit},        {"patc_vote_bit64(", prelude_votebit64},
-                 {"patc_mb_", prelude_pipe}};
+                 {"patc_mb_", prelude_pipe},                 {"patc_prefetch_l2(", prelude_prefetch}};
     for (size_t i = 0; i < sizeof alone / sizeof alone[0]; i++)
         if (strstr(body, alone[i].call)) sb_puts(&h, alone[i].text);
     if (h.len == helpers) sb_putc(&h, '\n');

@@ -466,6 +466,10 @@ typedef enum {
                   global memory to dst[dst_index ..] in shared memory (both 16-byte aligned),
                   asynchronously, completing on the mbarrier bar[bar_index] (whose phase
                   expects them: MB_EXPECT) */
+    S_PREFETCH,/* prefetch: a hint that src[lo .. hi) (global memory, within src) is read soon:
+                  its whole 16-byte units brought into L2 by one bulk prefetch (the prelude's
+                  patc_prefetch_l2, cp.async.bulk.prefetch.L2, sm_90), which the thread does
+                  not wait for; nothing where lo >= hi. Changes no memory */
 } StmtKind;
 
 /* What an S_MBAR does (see S_MBAR). */
@@ -531,6 +535,7 @@ struct Stmt {
         struct { MbarOp op; Buffer *buf; Nat *index; X *arg; } mbar;
         struct { Buffer *dst, *src; Nat *index; int width; } vstore;
         struct { Buffer *dst; Nat *dst_index; Buffer *src; Nat *src_index; X *bytes; Buffer *bar; Nat *bar_index; } bulk;
+        struct { Buffer *src; Nat *lo, *hi; } prefetch;
     };
 };
 

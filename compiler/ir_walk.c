@@ -92,6 +92,10 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
                ir_walk_x(s->bulk.bytes, v, ctx) ||
                (v->access && (v->access(ctx, s->bulk.src, false) || v->access(ctx, s->bulk.dst, true) ||
                               v->access(ctx, s->bulk.bar, true)));
+    case S_PREFETCH:
+        if (!exprs) return false;
+        return (v->nat && (v->nat(ctx, s->prefetch.lo) || v->nat(ctx, s->prefetch.hi))) ||
+               (v->access && v->access(ctx, s->prefetch.src, false));
     }
     unreachable();
 }

@@ -249,7 +249,8 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
     case S_SLEEP:
     case S_MBAR:
     case S_VSTORE:
-    case S_BULK: return;
+    case S_BULK:
+    case S_PREFETCH: return;
     }
 }
 

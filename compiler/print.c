@@ -318,6 +318,14 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         nat_print(b, s->bulk.bar_index);
         sb_puts(b, "]\n");
         return;
+    case S_PREFETCH:
+        pad(b, ind);
+        sb_printf(b, "prefetch %s[", s->prefetch.src->name);
+        nat_print(b, s->prefetch.lo);
+        sb_puts(b, " .. ");
+        nat_print(b, s->prefetch.hi);
+        sb_puts(b, ") into L2\n");
+        return;
     }
 }
 

@@ -115,7 +115,8 @@ static void number(Live *l, Stmt *s)
     case S_SLEEP:
     case S_MBAR:
     case S_VSTORE:
-    case S_BULK: ir_walk(s, &touch_visit, l); return;
+    case S_BULK:
+    case S_PREFETCH: ir_walk(s, &touch_visit, l); return;
     }
 }
 

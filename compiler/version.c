@@ -327,6 +327,7 @@ static Stmt *copy(const Ver *v, const Stmt *s)
         return t;
     case S_MBAR: t->mbar.arg = fold(v, s->mbar.arg); return t;
     case S_BULK: t->bulk.bytes = fold(v, s->bulk.bytes); return t;
+    case S_PREFETCH: return t;
     case S_VSTORE: return t;
     }
     unreachable();
@@ -475,7 +476,8 @@ static void walk(Ver *v, Stmt *s)
     case S_VLOAD:
     case S_MBAR:
     case S_VSTORE:
-    case S_BULK: return;
+    case S_BULK:
+    case S_PREFETCH: return;
     }
     unreachable();
 }

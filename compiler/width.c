@@ -230,7 +230,8 @@ static WalkStep loops(void *ctx, const Stmt *s)
     case S_VLOAD:
     case S_MBAR:
     case S_VSTORE:
-    case S_BULK: return WALK_ON;
+    case S_BULK:
+    case S_PREFETCH: return WALK_ON;
     }
     unreachable();
 }

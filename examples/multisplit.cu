@@ -16,6 +16,8 @@ static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int 
 
 static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
 
+static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) { unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull; if (a < z) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(a), "r"((unsigned int)(z - a)) : "memory"); }
+
 /* kernel msU32_launch0
  *   launch 1 of 3:   msU32_launch0, then msU32_launch1, then msU32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
@@ -114,7 +116,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
  *   shared memory:   18480 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(134217984, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(134217984, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(2048 * ((n + 2046) / 2048) + 657408, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
@@ -142,36 +144,51 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
         unsigned int mspar29 = (lbepoch28 & 1u);
         unsigned int msval32[8];
         unsigned int msinfo33[8];
+        if (((2048 * b24 + 653312) < n)) {
+            {
+                const patc_int t37 = threadIdx.x;
+                if ((t37 < 1)) {
+                    patc_prefetch_l2(xs + (2048 * b24 + 2048 * t37 + 131072), xs + min((patc_int)n, (patc_int)(2048 * b24 + 133120)));
+                }
+            }
+        } else {
+            {
+                const patc_int t37 = threadIdx.x;
+                if (((t37 < 1) && ((2048 * b24 + 2048 * t37 + 131072) < n))) {
+                    patc_prefetch_l2(xs + (2048 * b24 + 2048 * t37 + 131072), xs + min((patc_int)n, (patc_int)(2048 * b24 + 133120)));
+                }
+            }
+        }
         {
-            const patc_int t37 = threadIdx.x;
-            for (patc_int i38 = 0; i38 < 8; i38 += 1) {
-                if (((t37 + 256 * i38) < 2048)) {
-                    mshist30[(t37 + 256 * i38)] = 0u;
+            const patc_int t38 = threadIdx.x;
+            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                if (((t38 + 256 * i39) < 2048)) {
+                    mshist30[(t38 + 256 * i39)] = 0u;
                 }
             }
         }
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                    bool msok41 = true;
-                    unsigned int msx42 = 0u;
-                    if (msok41) {
-                        msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
+                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
+                    bool msok42 = true;
+                    unsigned int msx43 = 0u;
+                    if (msok42) {
+                        msx43 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i41)];
                     }
-                    msval32[i40] = msx42;
+                    msval32[i41] = msx43;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
-                    bool msok41 = ((lane + 256 * warp + 2048 * b24 + 32 * i40) < n);
-                    unsigned int msx42 = 0u;
-                    if (msok41) {
-                        msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
+                for (patc_int i41 = 0; i41 < 8; i41 += 1) {
+                    bool msok42 = ((lane + 256 * warp + 2048 * b24 + 32 * i41) < n);
+                    unsigned int msx43 = 0u;
+                    if (msok42) {
+                        msx43 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i41)];
                     }
-                    msval32[i40] = msx42;
+                    msval32[i41] = msx43;
                 }
             }
         }
@@ -179,226 +196,226 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
-                    bool msok45 = true;
-                    unsigned int msb46 = (msok45 ? min((msval32[i44] & 255u), 255u) : 0u);
-                    if (msok45) {
-                        long long ix47 = ((long long)msb46);
-                        atomicAdd(&mshist30[(256 * warp + ix47)], 1u);
+                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
+                    bool msok46 = true;
+                    unsigned int msb47 = (msok46 ? min((msval32[i45] & 255u), 255u) : 0u);
+                    if (msok46) {
+                        long long ix48 = ((long long)msb47);
+                        atomicAdd(&mshist30[(256 * warp + ix48)], 1u);
                     }
-                    msinfo33[i44] = msb46;
+                    msinfo33[i45] = msb47;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
-                    bool msok45 = ((lane + 256 * warp + 2048 * b24 + 32 * i44) < n);
-                    unsigned int msb46 = (msok45 ? min((msval32[i44] & 255u), 255u) : 0u);
-                    if (msok45) {
-                        long long ix47 = ((long long)msb46);
-                        atomicAdd(&mshist30[(256 * warp + ix47)], 1u);
+                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
+                    bool msok46 = ((lane + 256 * warp + 2048 * b24 + 32 * i45) < n);
+                    unsigned int msb47 = (msok46 ? min((msval32[i45] & 255u), 255u) : 0u);
+                    if (msok46) {
+                        long long ix48 = ((long long)msb47);
+                        atomicAdd(&mshist30[(256 * warp + ix48)], 1u);
                     }
-                    msinfo33[i44] = msb46;
+                    msinfo33[i45] = msb47;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
+            const patc_int t49 = threadIdx.x;
             {
-                const patc_int i49 = 0;
-                if (((t48 + 256 * i49) < 256)) {
-                    unsigned int msrun50 = 0u;
-                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
-                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 256 * i51)];
-                        mshist30[(t48 + 256 * i49 + 256 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+                const patc_int i50 = 0;
+                if (((t49 + 256 * i50) < 256)) {
+                    unsigned int msrun51 = 0u;
+                    for (patc_int i52 = 0; i52 < 8; i52 += 1) {
+                        unsigned int msc53 = mshist30[(t49 + 256 * i50 + 256 * i52)];
+                        mshist30[(t49 + 256 * i50 + 256 * i52)] = msrun51;
+                        msrun51 = (msrun51 + msc53);
                     }
                     if (((b24 + 1) < ((n + 2047) / 2048))) {
                         if ((b24 < 1)) {
-                            patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
+                            patc_set32(&msstate22[(256 * b24 + t49 + 256 * i50)], (((2u | mspar29) << 30u) | msrun51));
                         }
                         if ((!(b24 < 1))) {
-                            patc_set32(&msstate22[(256 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
+                            patc_set32(&msstate22[(256 * b24 + t49 + 256 * i50)], (((2u | mspar29) << 29u) | msrun51));
                         }
                     }
-                    mststart34[(t48 + 256 * i49)] = msrun50;
-                    msbase31[(t48 + 256 * i49)] = msrun50;
+                    mststart34[(t49 + 256 * i50)] = msrun51;
+                    msbase31[(t49 + 256 * i50)] = msrun51;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t53 = threadIdx.x;
-            if ((t53 < 256)) {
-                unsigned int mscnt54 = mststart34[t53];
-                unsigned int msinc55 = mscnt54;
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
-                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
-                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
-                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
-                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
-                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
-                mststart34[t53] = (msinc55 - mscnt54);
+            const patc_int t54 = threadIdx.x;
+            if ((t54 < 256)) {
+                unsigned int mscnt55 = mststart34[t54];
+                unsigned int msinc56 = mscnt55;
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
+                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
+                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
+                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
+                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
+                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
+                mststart34[t54] = (msinc56 - mscnt55);
                 if ((lane == 31)) {
-                    mswsum35[warp] = msinc55;
+                    mswsum35[warp] = msinc56;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
-            if ((t61 < 256)) {
-                unsigned int msst62 = mststart34[t61];
-                for (patc_int i63 = 0; i63 < 8; i63 += 1) {
-                    if ((i63 < warp)) {
-                        msst62 = (msst62 + mswsum35[i63]);
+            const patc_int t62 = threadIdx.x;
+            if ((t62 < 256)) {
+                unsigned int msst63 = mststart34[t62];
+                for (patc_int i64 = 0; i64 < 8; i64 += 1) {
+                    if ((i64 < warp)) {
+                        msst63 = (msst63 + mswsum35[i64]);
                     }
                 }
-                for (patc_int i64 = 0; i64 < 8; i64 += 1) {
-                    mshist30[(t61 + 256 * i64)] = (mshist30[(t61 + 256 * i64)] + msst62);
+                for (patc_int i65 = 0; i65 < 8; i65 += 1) {
+                    mshist30[(t62 + 256 * i65)] = (mshist30[(t62 + 256 * i65)] + msst63);
                 }
-                mststart34[t61] = msst62;
+                mststart34[t62] = msst63;
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
-                    bool msok67 = true;
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 8u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(256 * warp + ix72)];
+                for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                    bool msok68 = true;
+                    unsigned int msb69 = msinfo33[i67];
+                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, msok68) & patc_match_bits(msb69, 8u));
+                    unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
+                    unsigned int msct72 = __popc(mspm70);
+                    long long ix73 = ((long long)msb69);
+                    unsigned int msh74 = 0u;
+                    if (msok68) {
+                        msh74 = mshist30[(256 * warp + ix73)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(256 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok68 && ((msrk71 + 1u) == msct72))) {
+                        mshist30[(256 * warp + ix73)] = (msh74 + msct72);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval36[ix75] = msval32[i66];
+                    if (msok68) {
+                        unsigned int msq75 = (msh74 + msrk71);
+                        long long ix76 = ((long long)msq75);
+                        mssval36[ix76] = msval32[i67];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
-                    bool msok67 = ((lane + 256 * warp + 2048 * b24 + 32 * i66) < n);
-                    unsigned int msb68 = msinfo33[i66];
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok67) & patc_match_bits(msb68, 8u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msb68);
-                    unsigned int msh73 = 0u;
-                    if (msok67) {
-                        msh73 = mshist30[(256 * warp + ix72)];
+                for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                    bool msok68 = ((lane + 256 * warp + 2048 * b24 + 32 * i67) < n);
+                    unsigned int msb69 = msinfo33[i67];
+                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, msok68) & patc_match_bits(msb69, 8u));
+                    unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
+                    unsigned int msct72 = __popc(mspm70);
+                    long long ix73 = ((long long)msb69);
+                    unsigned int msh74 = 0u;
+                    if (msok68) {
+                        msh74 = mshist30[(256 * warp + ix73)];
                     }
                     __syncwarp();
-                    if ((msok67 && ((msrk70 + 1u) == msct71))) {
-                        mshist30[(256 * warp + ix72)] = (msh73 + msct71);
+                    if ((msok68 && ((msrk71 + 1u) == msct72))) {
+                        mshist30[(256 * warp + ix73)] = (msh74 + msct72);
                     }
                     __syncwarp();
-                    if (msok67) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval36[ix75] = msval32[i66];
+                    if (msok68) {
+                        unsigned int msq75 = (msh74 + msrk71);
+                        long long ix76 = ((long long)msq75);
+                        mssval36[ix76] = msval32[i67];
                     }
                 }
             }
         }
         {
-            const patc_int t76 = threadIdx.x;
+            const patc_int t77 = threadIdx.x;
             {
-                const patc_int i77 = 0;
-                if (((t76 + 256 * i77) < 256)) {
-                    unsigned int msc78 = msbase31[(t76 + 256 * i77)];
-                    unsigned int mspre79 = 0u;
+                const patc_int i78 = 0;
+                if (((t77 + 256 * i78) < 256)) {
+                    unsigned int msc79 = msbase31[(t77 + 256 * i78)];
+                    unsigned int mspre80 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd80 = 0; ; msd80 += 1) {
-                            unsigned int msw81;
-                            bool msfull82;
+                        for (patc_int msd81 = 0; ; msd81 += 1) {
+                            unsigned int msw82;
+                            bool msfull83;
                             for (;;) {
-                                msw81 = patc_peek32(&msstate22[(256 * b24 + t76 + 256 * i77 - 256 * msd80 - 256)]);
-                                msfull82 = ((msw81 >> 30u) == (2u | mspar29));
-                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar29)))) {
+                                msw82 = patc_peek32(&msstate22[(256 * b24 + t77 + 256 * i78 - 256 * msd81 - 256)]);
+                                msfull83 = ((msw82 >> 30u) == (2u | mspar29));
+                                if ((msfull83 || ((msw82 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
-                            if (msfull82) {
+                            mspre80 = (mspre80 + (msw82 & (msfull83 ? 1073741823u : 536870911u)));
+                            if (msfull83) {
                                 break;
                             }
                         }
                         if (((b24 + 1) < ((n + 2047) / 2048))) {
-                            patc_set32(&msstate22[(256 * b24 + t76 + 256 * i77)], (((2u | mspar29) << 30u) | (mspre79 + msc78)));
+                            patc_set32(&msstate22[(256 * b24 + t77 + 256 * i78)], (((2u | mspar29) << 30u) | (mspre80 + msc79)));
                         }
                     }
-                    msbase31[(t76 + 256 * i77)] = ((glob12[(t76 + 256 * i77)] + mspre79) - mststart34[(t76 + 256 * i77)]);
+                    msbase31[(t77 + 256 * i78)] = ((glob12[(t77 + 256 * i78)] + mspre80) - mststart34[(t77 + 256 * i78)]);
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                const patc_int t84 = threadIdx.x;
+                for (patc_int i85 = 0; i85 < 8; i85 += 1) {
                     {
-                        unsigned int msv85 = mssval36[(t83 + 256 * i84)];
-                        unsigned int msbk86 = min((msv85 & 255u), 255u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
-                            out[msdst88] = msv85;
+                        unsigned int msv86 = mssval36[(t84 + 256 * i85)];
+                        unsigned int msbk87 = min((msv86 & 255u), 255u);
+                        long long ix88 = ((long long)msbk87);
+                        if ((((patc_uint)(msbase31[ix88] + ((unsigned int)(t84 + 256 * i85)))) < ((patc_uint)n))) {
+                            const patc_int msdst89 = ((patc_uint)(msbase31[ix88] + ((unsigned int)(t84 + 256 * i85))));
+                            out[msdst89] = msv86;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
-                    if (((2048 * b24 + t83 + 256 * i84) < n)) {
-                        unsigned int msv85 = mssval36[(t83 + 256 * i84)];
-                        unsigned int msbk86 = min((msv85 & 255u), 255u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase31[ix87] + ((unsigned int)(t83 + 256 * i84))));
-                            out[msdst88] = msv85;
+                const patc_int t84 = threadIdx.x;
+                for (patc_int i85 = 0; i85 < 8; i85 += 1) {
+                    if (((2048 * b24 + t84 + 256 * i85) < n)) {
+                        unsigned int msv86 = mssval36[(t84 + 256 * i85)];
+                        unsigned int msbk87 = min((msv86 & 255u), 255u);
+                        long long ix88 = ((long long)msbk87);
+                        if ((((patc_uint)(msbase31[ix88] + ((unsigned int)(t84 + 256 * i85)))) < ((patc_uint)n))) {
+                            const patc_int msdst89 = ((patc_uint)(msbase31[ix88] + ((unsigned int)(t84 + 256 * i85))));
+                            out[msdst89] = msv86;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar89 = mspar29;
-        const patc_int msh90 = ((unsigned int)msctr23[(-mspar89 + 2)]);
+        const patc_int mspar90 = mspar29;
+        const patc_int msh91 = ((unsigned int)msctr23[(-mspar90 + 2)]);
         {
-            const patc_int t91 = threadIdx.x;
-            if (((b24 < 1) && (t91 < 1))) {
-                msctr23[(mspar89 + 1)] = ((unsigned long long)(((n + 2047) / 2048) - 1));
+            const patc_int t92 = threadIdx.x;
+            if (((b24 < 1) && (t92 < 1))) {
+                msctr23[(mspar90 + 1)] = ((unsigned long long)(((n + 2047) / 2048) - 1));
             }
-            unsigned int mszi92 = ((unsigned int)(256 * b24 + t91 + 256 * ((n + 2047) / 2048) - 256));
+            unsigned int mszi93 = ((unsigned int)(256 * b24 + t92 + 256 * ((n + 2047) / 2048) - 256));
             for (;;) {
-                if ((mszi92 >= ((unsigned int)(256 * msh90)))) {
+                if ((mszi93 >= ((unsigned int)(256 * msh91)))) {
                     break;
                 }
-                const patc_int msz93 = mszi92;
-                msstate22[msz93] = 0u;
-                mszi92 = (mszi92 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz94 = mszi93;
+                msstate22[msz94] = 0u;
+                mszi93 = (mszi93 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }
@@ -502,7 +519,7 @@ extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ 
  *   grid size:       ((n + 991) / 992, 1, 1) blocks
  *   shared memory:   4080 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(7576821, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(7576821, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(992 * ((n + 990) / 992) + 96224, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
@@ -529,37 +546,52 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
         unsigned int mspar29 = (lbepoch28 & 1u);
         int msval32[31];
         unsigned int msinfo33[31];
-        {
-            const patc_int t36 = threadIdx.x;
+        if (((992 * b24 + 94240) < n)) {
             {
-                const patc_int i37 = 0;
-                if (((t36 + 32 * i37) < 7)) {
-                    mshist30[(t36 + 32 * i37)] = 0u;
+                const patc_int t36 = threadIdx.x;
+                if ((t36 < 1)) {
+                    patc_prefetch_l2(xs + (992 * b24 + 992 * t36 + 63488), xs + min((patc_int)n, (patc_int)(992 * b24 + 64480)));
+                }
+            }
+        } else {
+            {
+                const patc_int t36 = threadIdx.x;
+                if (((t36 < 1) && ((992 * b24 + 992 * t36 + 63488) < n))) {
+                    patc_prefetch_l2(xs + (992 * b24 + 992 * t36 + 63488), xs + min((patc_int)n, (patc_int)(992 * b24 + 64480)));
+                }
+            }
+        }
+        {
+            const patc_int t37 = threadIdx.x;
+            {
+                const patc_int i38 = 0;
+                if (((t37 + 32 * i38) < 7)) {
+                    mshist30[(t37 + 32 * i38)] = 0u;
                 }
             }
         }
         if (((992 * b24 + 991) < n)) {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 31; i39 += 1) {
-                    bool msok40 = true;
-                    int msx41 = 0;
-                    if (msok40) {
-                        msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 31; i40 += 1) {
+                    bool msok41 = true;
+                    int msx42 = 0;
+                    if (msok41) {
+                        msx42 = xs[(lane + 992 * warp + 992 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 31; i39 += 1) {
-                    bool msok40 = ((lane + 992 * warp + 992 * b24 + 32 * i39) < n);
-                    int msx41 = 0;
-                    if (msok40) {
-                        msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 31; i40 += 1) {
+                    bool msok41 = ((lane + 992 * warp + 992 * b24 + 32 * i40) < n);
+                    int msx42 = 0;
+                    if (msok41) {
+                        msx42 = xs[(lane + 992 * warp + 992 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         }
@@ -567,98 +599,98 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
         if (((992 * b24 + 991) < n)) {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 31; i43 += 1) {
-                    bool msok44 = true;
-                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] % 7)), 6u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(7 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 31; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = (msok45 ? min(((unsigned int)(msval32[i44] % 7)), 6u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(7 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 31; i43 += 1) {
-                    bool msok44 = ((lane + 992 * warp + 992 * b24 + 32 * i43) < n);
-                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] % 7)), 6u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(7 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 31; i44 += 1) {
+                    bool msok45 = ((lane + 992 * warp + 992 * b24 + 32 * i44) < n);
+                    unsigned int msb46 = (msok45 ? min(((unsigned int)(msval32[i44] % 7)), 6u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(7 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t47 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i48 = 0;
-                if (((t47 + 32 * i48) < 7)) {
-                    unsigned int msrun49 = 0u;
+                const patc_int i49 = 0;
+                if (((t48 + 32 * i49) < 7)) {
+                    unsigned int msrun50 = 0u;
                     {
-                        const patc_int i50 = 0;
-                        unsigned int msc51 = mshist30[(t47 + 32 * i48 + 7 * i50)];
-                        mshist30[(t47 + 32 * i48 + 7 * i50)] = msrun49;
-                        msrun49 = (msrun49 + msc51);
+                        const patc_int i51 = 0;
+                        unsigned int msc52 = mshist30[(t48 + 32 * i49 + 7 * i51)];
+                        mshist30[(t48 + 32 * i49 + 7 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
                     if (((b24 + 1) < ((n + 991) / 992))) {
                         if ((b24 < 1)) {
-                            patc_set32(&msstate22[(7 * b24 + t47 + 32 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                            patc_set32(&msstate22[(7 * b24 + t48 + 32 * i49)], (((2u | mspar29) << 30u) | msrun50));
                         }
                         if ((!(b24 < 1))) {
-                            patc_set32(&msstate22[(7 * b24 + t47 + 32 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                            patc_set32(&msstate22[(7 * b24 + t48 + 32 * i49)], (((2u | mspar29) << 29u) | msrun50));
                         }
                     }
-                    mststart34[(t47 + 32 * i48)] = msrun49;
-                    msbase31[(t47 + 32 * i48)] = msrun49;
+                    mststart34[(t48 + 32 * i49)] = msrun50;
+                    msbase31[(t48 + 32 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum53 = 0u;
+                unsigned int mssum54 = 0u;
                 {
-                    const patc_int i54 = 0;
-                    if (((lane + i54) < 7)) {
-                        mssum53 = (mssum53 + mststart34[(lane + i54)]);
+                    const patc_int i55 = 0;
+                    if (((lane + i55) < 7)) {
+                        mssum54 = (mssum54 + mststart34[(lane + i55)]);
                     }
                 }
-                unsigned int msinc55 = mssum53;
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
-                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
-                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
-                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
-                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
-                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
-                unsigned int msat61 = (msinc55 - mssum53);
+                unsigned int msinc56 = mssum54;
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
+                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
+                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
+                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
+                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
+                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
+                unsigned int msat62 = (msinc56 - mssum54);
                 {
-                    const patc_int i62 = 0;
-                    if (((lane + i62) < 7)) {
-                        unsigned int mscb63 = mststart34[(lane + i62)];
-                        mststart34[(lane + i62)] = msat61;
-                        msat61 = (msat61 + mscb63);
+                    const patc_int i63 = 0;
+                    if (((lane + i63) < 7)) {
+                        unsigned int mscb64 = mststart34[(lane + i63)];
+                        mststart34[(lane + i63)] = msat62;
+                        msat62 = (msat62 + mscb64);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t64 = threadIdx.x;
+            const patc_int t65 = threadIdx.x;
             {
-                const patc_int i65 = 0;
-                if (((t64 + 32 * i65) < 7)) {
-                    unsigned int msst66 = mststart34[(t64 + 32 * i65)];
+                const patc_int i66 = 0;
+                if (((t65 + 32 * i66) < 7)) {
+                    unsigned int msst67 = mststart34[(t65 + 32 * i66)];
                     {
-                        const patc_int i67 = 0;
-                        mshist30[(t64 + 32 * i65 + 7 * i67)] = (mshist30[(t64 + 32 * i65 + 7 * i67)] + msst66);
+                        const patc_int i68 = 0;
+                        mshist30[(t65 + 32 * i66 + 7 * i68)] = (mshist30[(t65 + 32 * i66 + 7 * i68)] + msst67);
                     }
                 }
             }
@@ -667,135 +699,135 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
         if (((992 * b24 + 991) < n)) {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 31; i69 += 1) {
-                    bool msok70 = true;
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 3u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(7 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 31; i70 += 1) {
+                    bool msok71 = true;
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 3u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(7 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(7 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(7 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 31; i69 += 1) {
-                    bool msok70 = ((lane + 992 * warp + 992 * b24 + 32 * i69) < n);
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 3u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(7 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 31; i70 += 1) {
+                    bool msok71 = ((lane + 992 * warp + 992 * b24 + 32 * i70) < n);
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 3u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(7 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(7 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(7 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         }
         {
-            const patc_int t79 = threadIdx.x;
+            const patc_int t80 = threadIdx.x;
             {
-                const patc_int i80 = 0;
-                if (((t79 + 32 * i80) < 7)) {
-                    unsigned int msc81 = msbase31[(t79 + 32 * i80)];
-                    unsigned int mspre82 = 0u;
+                const patc_int i81 = 0;
+                if (((t80 + 32 * i81) < 7)) {
+                    unsigned int msc82 = msbase31[(t80 + 32 * i81)];
+                    unsigned int mspre83 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd83 = 0; ; msd83 += 1) {
-                            unsigned int msw84;
-                            bool msfull85;
+                        for (patc_int msd84 = 0; ; msd84 += 1) {
+                            unsigned int msw85;
+                            bool msfull86;
                             for (;;) {
-                                msw84 = patc_peek32(&msstate22[(7 * b24 + t79 + 32 * i80 - 7 * msd83 - 7)]);
-                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
-                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
+                                msw85 = patc_peek32(&msstate22[(7 * b24 + t80 + 32 * i81 - 7 * msd84 - 7)]);
+                                msfull86 = ((msw85 >> 30u) == (2u | mspar29));
+                                if ((msfull86 || ((msw85 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
-                            if (msfull85) {
+                            mspre83 = (mspre83 + (msw85 & (msfull86 ? 1073741823u : 536870911u)));
+                            if (msfull86) {
                                 break;
                             }
                         }
                         if (((b24 + 1) < ((n + 991) / 992))) {
-                            patc_set32(&msstate22[(7 * b24 + t79 + 32 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                            patc_set32(&msstate22[(7 * b24 + t80 + 32 * i81)], (((2u | mspar29) << 30u) | (mspre83 + msc82)));
                         }
                     }
-                    msbase31[(t79 + 32 * i80)] = ((glob12[(t79 + 32 * i80)] + mspre82) - mststart34[(t79 + 32 * i80)]);
+                    msbase31[(t80 + 32 * i81)] = ((glob12[(t80 + 32 * i81)] + mspre83) - mststart34[(t80 + 32 * i81)]);
                 }
             }
         }
         __syncthreads();
         if (((992 * b24 + 991) < n)) {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 31; i87 += 1) {
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 31; i88 += 1) {
                     {
-                        int msv88 = mssval35[(t86 + 32 * i87)];
-                        unsigned int msbk89 = min(((unsigned int)(msv88 % 7)), 6u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 32 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 32 * i87))));
-                            out[msdst91] = msv88;
+                        int msv89 = mssval35[(t87 + 32 * i88)];
+                        unsigned int msbk90 = min(((unsigned int)(msv89 % 7)), 6u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 32 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 32 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 31; i87 += 1) {
-                    if (((992 * b24 + t86 + 32 * i87) < n)) {
-                        int msv88 = mssval35[(t86 + 32 * i87)];
-                        unsigned int msbk89 = min(((unsigned int)(msv88 % 7)), 6u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 32 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 32 * i87))));
-                            out[msdst91] = msv88;
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 31; i88 += 1) {
+                    if (((992 * b24 + t87 + 32 * i88) < n)) {
+                        int msv89 = mssval35[(t87 + 32 * i88)];
+                        unsigned int msbk90 = min(((unsigned int)(msv89 % 7)), 6u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 32 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 32 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar92 = mspar29;
-        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
+        const patc_int mspar93 = mspar29;
+        const patc_int msh94 = ((unsigned int)msctr23[(-mspar93 + 2)]);
         {
-            const patc_int t94 = threadIdx.x;
-            if (((b24 < 1) && (t94 < 1))) {
-                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 991) / 992) - 1));
+            const patc_int t95 = threadIdx.x;
+            if (((b24 < 1) && (t95 < 1))) {
+                msctr23[(mspar93 + 1)] = ((unsigned long long)(((n + 991) / 992) - 1));
             }
-            unsigned int mszi95 = ((unsigned int)(32 * b24 + t94 + 7 * ((n + 991) / 992) - 7));
+            unsigned int mszi96 = ((unsigned int)(32 * b24 + t95 + 7 * ((n + 991) / 992) - 7));
             for (;;) {
-                if ((mszi95 >= ((unsigned int)(7 * msh93)))) {
+                if ((mszi96 >= ((unsigned int)(7 * msh94)))) {
                     break;
                 }
-                const patc_int msz96 = mszi95;
-                msstate22[msz96] = 0u;
-                mszi95 = (mszi95 + ((unsigned int)(32 * ((n + 991) / 992))));
+                const patc_int msz97 = mszi96;
+                msstate22[msz97] = 0u;
+                mszi96 = (mszi96 + ((unsigned int)(32 * ((n + 991) / 992))));
             }
         }
     }
@@ -899,7 +931,7 @@ extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict
  *   grid size:       ((n + 639) / 640, 1, 1) blocks
  *   shared memory:   2960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(26843568, max(640 * ((n + 638) / 640) + 1408, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(26843568, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(640 * ((n + 638) / 640) + 123520, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
@@ -926,37 +958,52 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
         unsigned int mspar29 = (lbepoch28 & 1u);
         float msval32[5];
         unsigned int msinfo33[5];
-        {
-            const patc_int t36 = threadIdx.x;
+        if (((640 * b24 + 122240) < n)) {
             {
-                const patc_int i37 = 0;
-                if (((t36 + 128 * i37) < 64)) {
-                    mshist30[(t36 + 128 * i37)] = 0u;
+                const patc_int t36 = threadIdx.x;
+                if ((t36 < 1)) {
+                    patc_prefetch_l2(xs + (640 * b24 + 640 * t36 + 40960), xs + min((patc_int)n, (patc_int)(640 * b24 + 41600)));
+                }
+            }
+        } else {
+            {
+                const patc_int t36 = threadIdx.x;
+                if (((t36 < 1) && ((640 * b24 + 640 * t36 + 40960) < n))) {
+                    patc_prefetch_l2(xs + (640 * b24 + 640 * t36 + 40960), xs + min((patc_int)n, (patc_int)(640 * b24 + 41600)));
+                }
+            }
+        }
+        {
+            const patc_int t37 = threadIdx.x;
+            {
+                const patc_int i38 = 0;
+                if (((t37 + 128 * i38) < 64)) {
+                    mshist30[(t37 + 128 * i38)] = 0u;
                 }
             }
         }
         if (((640 * b24 + 639) < n)) {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 5; i39 += 1) {
-                    bool msok40 = true;
-                    float msx41 = 0.0f;
-                    if (msok40) {
-                        msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 5; i40 += 1) {
+                    bool msok41 = true;
+                    float msx42 = 0.0f;
+                    if (msok41) {
+                        msx42 = xs[(lane + 160 * warp + 640 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 5; i39 += 1) {
-                    bool msok40 = ((lane + 160 * warp + 640 * b24 + 32 * i39) < n);
-                    float msx41 = 0.0f;
-                    if (msok40) {
-                        msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 5; i40 += 1) {
+                    bool msok41 = ((lane + 160 * warp + 640 * b24 + 32 * i40) < n);
+                    float msx42 = 0.0f;
+                    if (msok41) {
+                        msx42 = xs[(lane + 160 * warp + 640 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         }
@@ -964,96 +1011,96 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
         if (((640 * b24 + 639) < n)) {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 5; i43 += 1) {
-                    bool msok44 = true;
-                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] * 16.0f)), 15u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(16 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 5; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = (msok45 ? min(((unsigned int)(msval32[i44] * 16.0f)), 15u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(16 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 5; i43 += 1) {
-                    bool msok44 = ((lane + 160 * warp + 640 * b24 + 32 * i43) < n);
-                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] * 16.0f)), 15u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(16 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 5; i44 += 1) {
+                    bool msok45 = ((lane + 160 * warp + 640 * b24 + 32 * i44) < n);
+                    unsigned int msb46 = (msok45 ? min(((unsigned int)(msval32[i44] * 16.0f)), 15u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(16 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t47 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i48 = 0;
-                if (((t47 + 128 * i48) < 16)) {
-                    unsigned int msrun49 = 0u;
-                    for (patc_int i50 = 0; i50 < 4; i50 += 1) {
-                        unsigned int msc51 = mshist30[(t47 + 128 * i48 + 16 * i50)];
-                        mshist30[(t47 + 128 * i48 + 16 * i50)] = msrun49;
-                        msrun49 = (msrun49 + msc51);
+                const patc_int i49 = 0;
+                if (((t48 + 128 * i49) < 16)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 128 * i49 + 16 * i51)];
+                        mshist30[(t48 + 128 * i49 + 16 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
                     if (((b24 + 1) < ((n + 639) / 640))) {
                         if ((b24 < 1)) {
-                            patc_set32(&msstate22[(16 * b24 + t47 + 128 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                            patc_set32(&msstate22[(16 * b24 + t48 + 128 * i49)], (((2u | mspar29) << 30u) | msrun50));
                         }
                         if ((!(b24 < 1))) {
-                            patc_set32(&msstate22[(16 * b24 + t47 + 128 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                            patc_set32(&msstate22[(16 * b24 + t48 + 128 * i49)], (((2u | mspar29) << 29u) | msrun50));
                         }
                     }
-                    mststart34[(t47 + 128 * i48)] = msrun49;
-                    msbase31[(t47 + 128 * i48)] = msrun49;
+                    mststart34[(t48 + 128 * i49)] = msrun50;
+                    msbase31[(t48 + 128 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum53 = 0u;
+                unsigned int mssum54 = 0u;
                 {
-                    const patc_int i54 = 0;
-                    if (((lane + i54) < 16)) {
-                        mssum53 = (mssum53 + mststart34[(lane + i54)]);
+                    const patc_int i55 = 0;
+                    if (((lane + i55) < 16)) {
+                        mssum54 = (mssum54 + mststart34[(lane + i55)]);
                     }
                 }
-                unsigned int msinc55 = mssum53;
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
-                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
-                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
-                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
-                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
-                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
-                unsigned int msat61 = (msinc55 - mssum53);
+                unsigned int msinc56 = mssum54;
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
+                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
+                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
+                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
+                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
+                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
+                unsigned int msat62 = (msinc56 - mssum54);
                 {
-                    const patc_int i62 = 0;
-                    if (((lane + i62) < 16)) {
-                        unsigned int mscb63 = mststart34[(lane + i62)];
-                        mststart34[(lane + i62)] = msat61;
-                        msat61 = (msat61 + mscb63);
+                    const patc_int i63 = 0;
+                    if (((lane + i63) < 16)) {
+                        unsigned int mscb64 = mststart34[(lane + i63)];
+                        mststart34[(lane + i63)] = msat62;
+                        msat62 = (msat62 + mscb64);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t64 = threadIdx.x;
+            const patc_int t65 = threadIdx.x;
             {
-                const patc_int i65 = 0;
-                if (((t64 + 128 * i65) < 16)) {
-                    unsigned int msst66 = mststart34[(t64 + 128 * i65)];
-                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                        mshist30[(t64 + 128 * i65 + 16 * i67)] = (mshist30[(t64 + 128 * i65 + 16 * i67)] + msst66);
+                const patc_int i66 = 0;
+                if (((t65 + 128 * i66) < 16)) {
+                    unsigned int msst67 = mststart34[(t65 + 128 * i66)];
+                    for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                        mshist30[(t65 + 128 * i66 + 16 * i68)] = (mshist30[(t65 + 128 * i66 + 16 * i68)] + msst67);
                     }
                 }
             }
@@ -1062,135 +1109,135 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
         if (((640 * b24 + 639) < n)) {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 5; i69 += 1) {
-                    bool msok70 = true;
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 4u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(16 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 5; i70 += 1) {
+                    bool msok71 = true;
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 4u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(16 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(16 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(16 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 5; i69 += 1) {
-                    bool msok70 = ((lane + 160 * warp + 640 * b24 + 32 * i69) < n);
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 4u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(16 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 5; i70 += 1) {
+                    bool msok71 = ((lane + 160 * warp + 640 * b24 + 32 * i70) < n);
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 4u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(16 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(16 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(16 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         }
         {
-            const patc_int t79 = threadIdx.x;
+            const patc_int t80 = threadIdx.x;
             {
-                const patc_int i80 = 0;
-                if (((t79 + 128 * i80) < 16)) {
-                    unsigned int msc81 = msbase31[(t79 + 128 * i80)];
-                    unsigned int mspre82 = 0u;
+                const patc_int i81 = 0;
+                if (((t80 + 128 * i81) < 16)) {
+                    unsigned int msc82 = msbase31[(t80 + 128 * i81)];
+                    unsigned int mspre83 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd83 = 0; ; msd83 += 1) {
-                            unsigned int msw84;
-                            bool msfull85;
+                        for (patc_int msd84 = 0; ; msd84 += 1) {
+                            unsigned int msw85;
+                            bool msfull86;
                             for (;;) {
-                                msw84 = patc_peek32(&msstate22[(16 * b24 + t79 + 128 * i80 - 16 * msd83 - 16)]);
-                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
-                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
+                                msw85 = patc_peek32(&msstate22[(16 * b24 + t80 + 128 * i81 - 16 * msd84 - 16)]);
+                                msfull86 = ((msw85 >> 30u) == (2u | mspar29));
+                                if ((msfull86 || ((msw85 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
-                            if (msfull85) {
+                            mspre83 = (mspre83 + (msw85 & (msfull86 ? 1073741823u : 536870911u)));
+                            if (msfull86) {
                                 break;
                             }
                         }
                         if (((b24 + 1) < ((n + 639) / 640))) {
-                            patc_set32(&msstate22[(16 * b24 + t79 + 128 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                            patc_set32(&msstate22[(16 * b24 + t80 + 128 * i81)], (((2u | mspar29) << 30u) | (mspre83 + msc82)));
                         }
                     }
-                    msbase31[(t79 + 128 * i80)] = ((glob12[(t79 + 128 * i80)] + mspre82) - mststart34[(t79 + 128 * i80)]);
+                    msbase31[(t80 + 128 * i81)] = ((glob12[(t80 + 128 * i81)] + mspre83) - mststart34[(t80 + 128 * i81)]);
                 }
             }
         }
         __syncthreads();
         if (((640 * b24 + 639) < n)) {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 5; i87 += 1) {
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 5; i88 += 1) {
                     {
-                        float msv88 = mssval35[(t86 + 128 * i87)];
-                        unsigned int msbk89 = min(((unsigned int)(msv88 * 16.0f)), 15u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 128 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 128 * i87))));
-                            out[msdst91] = msv88;
+                        float msv89 = mssval35[(t87 + 128 * i88)];
+                        unsigned int msbk90 = min(((unsigned int)(msv89 * 16.0f)), 15u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 128 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 128 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 5; i87 += 1) {
-                    if (((640 * b24 + t86 + 128 * i87) < n)) {
-                        float msv88 = mssval35[(t86 + 128 * i87)];
-                        unsigned int msbk89 = min(((unsigned int)(msv88 * 16.0f)), 15u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 128 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 128 * i87))));
-                            out[msdst91] = msv88;
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 5; i88 += 1) {
+                    if (((640 * b24 + t87 + 128 * i88) < n)) {
+                        float msv89 = mssval35[(t87 + 128 * i88)];
+                        unsigned int msbk90 = min(((unsigned int)(msv89 * 16.0f)), 15u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 128 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 128 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar92 = mspar29;
-        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
+        const patc_int mspar93 = mspar29;
+        const patc_int msh94 = ((unsigned int)msctr23[(-mspar93 + 2)]);
         {
-            const patc_int t94 = threadIdx.x;
-            if (((b24 < 1) && (t94 < 1))) {
-                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 639) / 640) - 1));
+            const patc_int t95 = threadIdx.x;
+            if (((b24 < 1) && (t95 < 1))) {
+                msctr23[(mspar93 + 1)] = ((unsigned long long)(((n + 639) / 640) - 1));
             }
-            unsigned int mszi95 = ((unsigned int)(128 * b24 + t94 + 16 * ((n + 639) / 640) - 16));
+            unsigned int mszi96 = ((unsigned int)(128 * b24 + t95 + 16 * ((n + 639) / 640) - 16));
             for (;;) {
-                if ((mszi95 >= ((unsigned int)(16 * msh93)))) {
+                if ((mszi96 >= ((unsigned int)(16 * msh94)))) {
                     break;
                 }
-                const patc_int msz96 = mszi95;
-                msstate22[msz96] = 0u;
-                mszi95 = (mszi95 + ((unsigned int)(128 * ((n + 639) / 640))));
+                const patc_int msz97 = mszi96;
+                msstate22[msz97] = 0u;
+                mszi96 = (mszi96 + ((unsigned int)(128 * ((n + 639) / 640))));
             }
         }
     }
@@ -1294,7 +1341,7 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long l
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
  *   shared memory:   48208 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(1048577000, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
+ *                    for a launch where max(g, max(1048577000, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(1024 * ((n + 1022) / 1024) + 328704, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
@@ -1321,36 +1368,51 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
         unsigned int mspar29 = (lbepoch28 & 1u);
         unsigned long long msval32[4];
         unsigned int msinfo33[4];
+        if (((1024 * b24 + 326656) < n)) {
+            {
+                const patc_int t36 = threadIdx.x;
+                if ((t36 < 1)) {
+                    patc_prefetch_l2(xs + (1024 * b24 + 1024 * t36 + 65536), xs + min((patc_int)n, (patc_int)(1024 * b24 + 66560)));
+                }
+            }
+        } else {
+            {
+                const patc_int t36 = threadIdx.x;
+                if (((t36 < 1) && ((1024 * b24 + 1024 * t36 + 65536) < n))) {
+                    patc_prefetch_l2(xs + (1024 * b24 + 1024 * t36 + 65536), xs + min((patc_int)n, (patc_int)(1024 * b24 + 66560)));
+                }
+            }
+        }
         {
-            const patc_int t36 = threadIdx.x;
-            for (patc_int i37 = 0; i37 < 32; i37 += 1) {
-                if (((t36 + 256 * i37) < 8000)) {
-                    mshist30[(t36 + 256 * i37)] = 0u;
+            const patc_int t37 = threadIdx.x;
+            for (patc_int i38 = 0; i38 < 32; i38 += 1) {
+                if (((t37 + 256 * i38) < 8000)) {
+                    mshist30[(t37 + 256 * i38)] = 0u;
                 }
             }
         }
         if (((1024 * b24 + 1023) < n)) {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                    bool msok40 = true;
-                    unsigned long long msx41 = 0ull;
-                    if (msok40) {
-                        msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 4; i40 += 1) {
+                    bool msok41 = true;
+                    unsigned long long msx42 = 0ull;
+                    if (msok41) {
+                        msx42 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                    bool msok40 = ((lane + 128 * warp + 1024 * b24 + 32 * i39) < n);
-                    unsigned long long msx41 = 0ull;
-                    if (msok40) {
-                        msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 4; i40 += 1) {
+                    bool msok41 = ((lane + 128 * warp + 1024 * b24 + 32 * i40) < n);
+                    unsigned long long msx42 = 0ull;
+                    if (msok41) {
+                        msx42 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         }
@@ -1358,92 +1420,92 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
         if (((1024 * b24 + 1023) < n)) {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                    bool msok44 = true;
-                    unsigned int msb45 = (msok44 ? min((((unsigned int)((msval32[i43] * ((unsigned long long)10)) + (msval32[i43] / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(1000 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 4; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = (msok45 ? min((((unsigned int)((msval32[i44] * ((unsigned long long)10)) + (msval32[i44] / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(1000 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 4; i43 += 1) {
-                    bool msok44 = ((lane + 128 * warp + 1024 * b24 + 32 * i43) < n);
-                    unsigned int msb45 = (msok44 ? min((((unsigned int)((msval32[i43] * ((unsigned long long)10)) + (msval32[i43] / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(1000 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 4; i44 += 1) {
+                    bool msok45 = ((lane + 128 * warp + 1024 * b24 + 32 * i44) < n);
+                    unsigned int msb46 = (msok45 ? min((((unsigned int)((msval32[i44] * ((unsigned long long)10)) + (msval32[i44] / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(1000 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t47 = threadIdx.x;
-            for (patc_int i48 = 0; i48 < 4; i48 += 1) {
-                if (((t47 + 256 * i48) < 1000)) {
-                    unsigned int msrun49 = 0u;
-                    for (patc_int i50 = 0; i50 < 8; i50 += 1) {
-                        unsigned int msc51 = mshist30[(t47 + 256 * i48 + 1000 * i50)];
-                        mshist30[(t47 + 256 * i48 + 1000 * i50)] = msrun49;
-                        msrun49 = (msrun49 + msc51);
+            const patc_int t48 = threadIdx.x;
+            for (patc_int i49 = 0; i49 < 4; i49 += 1) {
+                if (((t48 + 256 * i49) < 1000)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 1000 * i51)];
+                        mshist30[(t48 + 256 * i49 + 1000 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
                     if (((b24 + 1) < ((n + 1023) / 1024))) {
                         if ((b24 < 1)) {
-                            patc_set32(&msstate22[(1000 * b24 + t47 + 256 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                            patc_set32(&msstate22[(1000 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
                         }
                         if ((!(b24 < 1))) {
-                            patc_set32(&msstate22[(1000 * b24 + t47 + 256 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                            patc_set32(&msstate22[(1000 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
                         }
                     }
-                    mststart34[(t47 + 256 * i48)] = msrun49;
-                    msbase31[(t47 + 256 * i48)] = msrun49;
+                    mststart34[(t48 + 256 * i49)] = msrun50;
+                    msbase31[(t48 + 256 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum53 = 0u;
-                for (patc_int i54 = 0; i54 < 32; i54 += 1) {
-                    if (((32 * lane + i54) < 1000)) {
-                        mssum53 = (mssum53 + mststart34[(32 * lane + i54)]);
+                unsigned int mssum54 = 0u;
+                for (patc_int i55 = 0; i55 < 32; i55 += 1) {
+                    if (((32 * lane + i55) < 1000)) {
+                        mssum54 = (mssum54 + mststart34[(32 * lane + i55)]);
                     }
                 }
-                unsigned int msinc55 = mssum53;
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
-                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
-                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
-                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
-                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
-                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
-                unsigned int msat61 = (msinc55 - mssum53);
-                for (patc_int i62 = 0; i62 < 32; i62 += 1) {
-                    if (((32 * lane + i62) < 1000)) {
-                        unsigned int mscb63 = mststart34[(32 * lane + i62)];
-                        mststart34[(32 * lane + i62)] = msat61;
-                        msat61 = (msat61 + mscb63);
+                unsigned int msinc56 = mssum54;
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
+                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
+                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
+                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
+                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
+                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
+                unsigned int msat62 = (msinc56 - mssum54);
+                for (patc_int i63 = 0; i63 < 32; i63 += 1) {
+                    if (((32 * lane + i63) < 1000)) {
+                        unsigned int mscb64 = mststart34[(32 * lane + i63)];
+                        mststart34[(32 * lane + i63)] = msat62;
+                        msat62 = (msat62 + mscb64);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t64 = threadIdx.x;
-            for (patc_int i65 = 0; i65 < 4; i65 += 1) {
-                if (((t64 + 256 * i65) < 1000)) {
-                    unsigned int msst66 = mststart34[(t64 + 256 * i65)];
-                    for (patc_int i67 = 0; i67 < 8; i67 += 1) {
-                        mshist30[(t64 + 256 * i65 + 1000 * i67)] = (mshist30[(t64 + 256 * i65 + 1000 * i67)] + msst66);
+            const patc_int t65 = threadIdx.x;
+            for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                if (((t65 + 256 * i66) < 1000)) {
+                    unsigned int msst67 = mststart34[(t65 + 256 * i66)];
+                    for (patc_int i68 = 0; i68 < 8; i68 += 1) {
+                        mshist30[(t65 + 256 * i66 + 1000 * i68)] = (mshist30[(t65 + 256 * i66 + 1000 * i68)] + msst67);
                     }
                 }
             }
@@ -1452,134 +1514,134 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
         if (((1024 * b24 + 1023) < n)) {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                    bool msok70 = true;
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 10u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(1000 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                    bool msok71 = true;
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 10u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(1000 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(1000 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(1000 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                    bool msok70 = ((lane + 128 * warp + 1024 * b24 + 32 * i69) < n);
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 10u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(1000 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                    bool msok71 = ((lane + 128 * warp + 1024 * b24 + 32 * i70) < n);
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 10u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(1000 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(1000 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(1000 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         }
         {
-            const patc_int t79 = threadIdx.x;
-            for (patc_int i80 = 0; i80 < 4; i80 += 1) {
-                if (((t79 + 256 * i80) < 1000)) {
-                    unsigned int msc81 = msbase31[(t79 + 256 * i80)];
-                    unsigned int mspre82 = 0u;
+            const patc_int t80 = threadIdx.x;
+            for (patc_int i81 = 0; i81 < 4; i81 += 1) {
+                if (((t80 + 256 * i81) < 1000)) {
+                    unsigned int msc82 = msbase31[(t80 + 256 * i81)];
+                    unsigned int mspre83 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd83 = 0; ; msd83 += 1) {
-                            unsigned int msw84;
-                            bool msfull85;
+                        for (patc_int msd84 = 0; ; msd84 += 1) {
+                            unsigned int msw85;
+                            bool msfull86;
                             for (;;) {
-                                msw84 = patc_peek32(&msstate22[(1000 * b24 + t79 + 256 * i80 - 1000 * msd83 - 1000)]);
-                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
-                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
+                                msw85 = patc_peek32(&msstate22[(1000 * b24 + t80 + 256 * i81 - 1000 * msd84 - 1000)]);
+                                msfull86 = ((msw85 >> 30u) == (2u | mspar29));
+                                if ((msfull86 || ((msw85 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
-                            if (msfull85) {
+                            mspre83 = (mspre83 + (msw85 & (msfull86 ? 1073741823u : 536870911u)));
+                            if (msfull86) {
                                 break;
                             }
                         }
                         if (((b24 + 1) < ((n + 1023) / 1024))) {
-                            patc_set32(&msstate22[(1000 * b24 + t79 + 256 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                            patc_set32(&msstate22[(1000 * b24 + t80 + 256 * i81)], (((2u | mspar29) << 30u) | (mspre83 + msc82)));
                         }
                     }
-                    msbase31[(t79 + 256 * i80)] = ((glob12[(t79 + 256 * i80)] + mspre82) - mststart34[(t79 + 256 * i80)]);
+                    msbase31[(t80 + 256 * i81)] = ((glob12[(t80 + 256 * i81)] + mspre83) - mststart34[(t80 + 256 * i81)]);
                 }
             }
         }
         __syncthreads();
         if (((1024 * b24 + 1023) < n)) {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 4; i88 += 1) {
                     {
-                        unsigned long long msv88 = mssval35[(t86 + 256 * i87)];
-                        unsigned int msbk89 = min((((unsigned int)((msv88 * ((unsigned long long)10)) + (msv88 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87))));
-                            out[msdst91] = msv88;
+                        unsigned long long msv89 = mssval35[(t87 + 256 * i88)];
+                        unsigned int msbk90 = min((((unsigned int)((msv89 * ((unsigned long long)10)) + (msv89 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 256 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 256 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 4; i87 += 1) {
-                    if (((1024 * b24 + t86 + 256 * i87) < n)) {
-                        unsigned long long msv88 = mssval35[(t86 + 256 * i87)];
-                        unsigned int msbk89 = min((((unsigned int)((msv88 * ((unsigned long long)10)) + (msv88 / ((unsigned long long)10)))) % 1000u), 999u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87))));
-                            out[msdst91] = msv88;
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 4; i88 += 1) {
+                    if (((1024 * b24 + t87 + 256 * i88) < n)) {
+                        unsigned long long msv89 = mssval35[(t87 + 256 * i88)];
+                        unsigned int msbk90 = min((((unsigned int)((msv89 * ((unsigned long long)10)) + (msv89 / ((unsigned long long)10)))) % 1000u), 999u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 256 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 256 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar92 = mspar29;
-        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
+        const patc_int mspar93 = mspar29;
+        const patc_int msh94 = ((unsigned int)msctr23[(-mspar93 + 2)]);
         {
-            const patc_int t94 = threadIdx.x;
-            if (((b24 < 1) && (t94 < 1))) {
-                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 1023) / 1024) - 1));
+            const patc_int t95 = threadIdx.x;
+            if (((b24 < 1) && (t95 < 1))) {
+                msctr23[(mspar93 + 1)] = ((unsigned long long)(((n + 1023) / 1024) - 1));
             }
-            unsigned int mszi95 = ((unsigned int)(256 * b24 + t94 + 1000 * ((n + 1023) / 1024) - 1000));
+            unsigned int mszi96 = ((unsigned int)(256 * b24 + t95 + 1000 * ((n + 1023) / 1024) - 1000));
             for (;;) {
-                if ((mszi95 >= ((unsigned int)(1000 * msh93)))) {
+                if ((mszi96 >= ((unsigned int)(1000 * msh94)))) {
                     break;
                 }
-                const patc_int msz96 = mszi95;
-                msstate22[msz96] = 0u;
-                mszi95 = (mszi95 + ((unsigned int)(256 * ((n + 1023) / 1024))));
+                const patc_int msz97 = mszi96;
+                msstate22[msz97] = 0u;
+                mszi96 = (mszi96 + ((unsigned int)(256 * ((n + 1023) / 1024))));
             }
         }
     }
@@ -1683,7 +1745,7 @@ extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restr
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
  *   shared memory:   1600 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(11184814, max(192 * ((n + 190) / 192) + 448, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(11184814, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(192 * ((n + 190) / 192) + 24768, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
@@ -1710,37 +1772,52 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
         unsigned int mspar29 = (lbepoch28 & 1u);
         long long msval32[3];
         unsigned int msinfo33[3];
-        {
-            const patc_int t36 = threadIdx.x;
+        if (((192 * b24 + 24384) < n)) {
             {
-                const patc_int i37 = 0;
-                if (((t36 + 64 * i37) < 4)) {
-                    mshist30[(t36 + 64 * i37)] = 0u;
+                const patc_int t36 = threadIdx.x;
+                if ((t36 < 1)) {
+                    patc_prefetch_l2(xs + (192 * b24 + 192 * t36 + 12288), xs + min((patc_int)n, (patc_int)(192 * b24 + 12480)));
+                }
+            }
+        } else {
+            {
+                const patc_int t36 = threadIdx.x;
+                if (((t36 < 1) && ((192 * b24 + 192 * t36 + 12288) < n))) {
+                    patc_prefetch_l2(xs + (192 * b24 + 192 * t36 + 12288), xs + min((patc_int)n, (patc_int)(192 * b24 + 12480)));
+                }
+            }
+        }
+        {
+            const patc_int t37 = threadIdx.x;
+            {
+                const patc_int i38 = 0;
+                if (((t37 + 64 * i38) < 4)) {
+                    mshist30[(t37 + 64 * i38)] = 0u;
                 }
             }
         }
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 3; i39 += 1) {
-                    bool msok40 = true;
-                    long long msx41 = 0ll;
-                    if (msok40) {
-                        msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 3; i40 += 1) {
+                    bool msok41 = true;
+                    long long msx42 = 0ll;
+                    if (msok41) {
+                        msx42 = xs[(lane + 96 * warp + 192 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 3; i39 += 1) {
-                    bool msok40 = ((lane + 96 * warp + 192 * b24 + 32 * i39) < n);
-                    long long msx41 = 0ll;
-                    if (msok40) {
-                        msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 3; i40 += 1) {
+                    bool msok41 = ((lane + 96 * warp + 192 * b24 + 32 * i40) < n);
+                    long long msx42 = 0ll;
+                    if (msok41) {
+                        msx42 = xs[(lane + 96 * warp + 192 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         }
@@ -1748,96 +1825,96 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 3; i43 += 1) {
-                    bool msok44 = true;
-                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] & ((long long)1))), 1u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(2 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 3; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = (msok45 ? min(((unsigned int)(msval32[i44] & ((long long)1))), 1u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(2 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 3; i43 += 1) {
-                    bool msok44 = ((lane + 96 * warp + 192 * b24 + 32 * i43) < n);
-                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] & ((long long)1))), 1u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(2 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 3; i44 += 1) {
+                    bool msok45 = ((lane + 96 * warp + 192 * b24 + 32 * i44) < n);
+                    unsigned int msb46 = (msok45 ? min(((unsigned int)(msval32[i44] & ((long long)1))), 1u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(2 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t47 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i48 = 0;
-                if (((t47 + 64 * i48) < 2)) {
-                    unsigned int msrun49 = 0u;
-                    for (patc_int i50 = 0; i50 < 2; i50 += 1) {
-                        unsigned int msc51 = mshist30[(t47 + 64 * i48 + 2 * i50)];
-                        mshist30[(t47 + 64 * i48 + 2 * i50)] = msrun49;
-                        msrun49 = (msrun49 + msc51);
+                const patc_int i49 = 0;
+                if (((t48 + 64 * i49) < 2)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 2; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 64 * i49 + 2 * i51)];
+                        mshist30[(t48 + 64 * i49 + 2 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
                     if (((b24 + 1) < ((n + 191) / 192))) {
                         if ((b24 < 1)) {
-                            patc_set32(&msstate22[(2 * b24 + t47 + 64 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                            patc_set32(&msstate22[(2 * b24 + t48 + 64 * i49)], (((2u | mspar29) << 30u) | msrun50));
                         }
                         if ((!(b24 < 1))) {
-                            patc_set32(&msstate22[(2 * b24 + t47 + 64 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                            patc_set32(&msstate22[(2 * b24 + t48 + 64 * i49)], (((2u | mspar29) << 29u) | msrun50));
                         }
                     }
-                    mststart34[(t47 + 64 * i48)] = msrun49;
-                    msbase31[(t47 + 64 * i48)] = msrun49;
+                    mststart34[(t48 + 64 * i49)] = msrun50;
+                    msbase31[(t48 + 64 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum53 = 0u;
+                unsigned int mssum54 = 0u;
                 {
-                    const patc_int i54 = 0;
-                    if (((lane + i54) < 2)) {
-                        mssum53 = (mssum53 + mststart34[(lane + i54)]);
+                    const patc_int i55 = 0;
+                    if (((lane + i55) < 2)) {
+                        mssum54 = (mssum54 + mststart34[(lane + i55)]);
                     }
                 }
-                unsigned int msinc55 = mssum53;
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
-                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
-                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
-                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
-                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
-                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
-                unsigned int msat61 = (msinc55 - mssum53);
+                unsigned int msinc56 = mssum54;
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
+                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
+                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
+                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
+                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
+                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
+                unsigned int msat62 = (msinc56 - mssum54);
                 {
-                    const patc_int i62 = 0;
-                    if (((lane + i62) < 2)) {
-                        unsigned int mscb63 = mststart34[(lane + i62)];
-                        mststart34[(lane + i62)] = msat61;
-                        msat61 = (msat61 + mscb63);
+                    const patc_int i63 = 0;
+                    if (((lane + i63) < 2)) {
+                        unsigned int mscb64 = mststart34[(lane + i63)];
+                        mststart34[(lane + i63)] = msat62;
+                        msat62 = (msat62 + mscb64);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t64 = threadIdx.x;
+            const patc_int t65 = threadIdx.x;
             {
-                const patc_int i65 = 0;
-                if (((t64 + 64 * i65) < 2)) {
-                    unsigned int msst66 = mststart34[(t64 + 64 * i65)];
-                    for (patc_int i67 = 0; i67 < 2; i67 += 1) {
-                        mshist30[(t64 + 64 * i65 + 2 * i67)] = (mshist30[(t64 + 64 * i65 + 2 * i67)] + msst66);
+                const patc_int i66 = 0;
+                if (((t65 + 64 * i66) < 2)) {
+                    unsigned int msst67 = mststart34[(t65 + 64 * i66)];
+                    for (patc_int i68 = 0; i68 < 2; i68 += 1) {
+                        mshist30[(t65 + 64 * i66 + 2 * i68)] = (mshist30[(t65 + 64 * i66 + 2 * i68)] + msst67);
                     }
                 }
             }
@@ -1846,135 +1923,135 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 3; i69 += 1) {
-                    bool msok70 = true;
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 1u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(2 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 3; i70 += 1) {
+                    bool msok71 = true;
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 1u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(2 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(2 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(2 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 3; i69 += 1) {
-                    bool msok70 = ((lane + 96 * warp + 192 * b24 + 32 * i69) < n);
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 1u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(2 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 3; i70 += 1) {
+                    bool msok71 = ((lane + 96 * warp + 192 * b24 + 32 * i70) < n);
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 1u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(2 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(2 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(2 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         }
         {
-            const patc_int t79 = threadIdx.x;
+            const patc_int t80 = threadIdx.x;
             {
-                const patc_int i80 = 0;
-                if (((t79 + 64 * i80) < 2)) {
-                    unsigned int msc81 = msbase31[(t79 + 64 * i80)];
-                    unsigned int mspre82 = 0u;
+                const patc_int i81 = 0;
+                if (((t80 + 64 * i81) < 2)) {
+                    unsigned int msc82 = msbase31[(t80 + 64 * i81)];
+                    unsigned int mspre83 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd83 = 0; ; msd83 += 1) {
-                            unsigned int msw84;
-                            bool msfull85;
+                        for (patc_int msd84 = 0; ; msd84 += 1) {
+                            unsigned int msw85;
+                            bool msfull86;
                             for (;;) {
-                                msw84 = patc_peek32(&msstate22[(2 * b24 + t79 + 64 * i80 - 2 * msd83 - 2)]);
-                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
-                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
+                                msw85 = patc_peek32(&msstate22[(2 * b24 + t80 + 64 * i81 - 2 * msd84 - 2)]);
+                                msfull86 = ((msw85 >> 30u) == (2u | mspar29));
+                                if ((msfull86 || ((msw85 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
-                            if (msfull85) {
+                            mspre83 = (mspre83 + (msw85 & (msfull86 ? 1073741823u : 536870911u)));
+                            if (msfull86) {
                                 break;
                             }
                         }
                         if (((b24 + 1) < ((n + 191) / 192))) {
-                            patc_set32(&msstate22[(2 * b24 + t79 + 64 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                            patc_set32(&msstate22[(2 * b24 + t80 + 64 * i81)], (((2u | mspar29) << 30u) | (mspre83 + msc82)));
                         }
                     }
-                    msbase31[(t79 + 64 * i80)] = ((glob12[(t79 + 64 * i80)] + mspre82) - mststart34[(t79 + 64 * i80)]);
+                    msbase31[(t80 + 64 * i81)] = ((glob12[(t80 + 64 * i81)] + mspre83) - mststart34[(t80 + 64 * i81)]);
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 3; i87 += 1) {
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 3; i88 += 1) {
                     {
-                        long long msv88 = mssval35[(t86 + 64 * i87)];
-                        unsigned int msbk89 = min(((unsigned int)(msv88 & ((long long)1))), 1u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 64 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 64 * i87))));
-                            out[msdst91] = msv88;
+                        long long msv89 = mssval35[(t87 + 64 * i88)];
+                        unsigned int msbk90 = min(((unsigned int)(msv89 & ((long long)1))), 1u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 64 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 64 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 3; i87 += 1) {
-                    if (((192 * b24 + t86 + 64 * i87) < n)) {
-                        long long msv88 = mssval35[(t86 + 64 * i87)];
-                        unsigned int msbk89 = min(((unsigned int)(msv88 & ((long long)1))), 1u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 64 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 64 * i87))));
-                            out[msdst91] = msv88;
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 3; i88 += 1) {
+                    if (((192 * b24 + t87 + 64 * i88) < n)) {
+                        long long msv89 = mssval35[(t87 + 64 * i88)];
+                        unsigned int msbk90 = min(((unsigned int)(msv89 & ((long long)1))), 1u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 64 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 64 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar92 = mspar29;
-        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
+        const patc_int mspar93 = mspar29;
+        const patc_int msh94 = ((unsigned int)msctr23[(-mspar93 + 2)]);
         {
-            const patc_int t94 = threadIdx.x;
-            if (((b24 < 1) && (t94 < 1))) {
-                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 191) / 192) - 1));
+            const patc_int t95 = threadIdx.x;
+            if (((b24 < 1) && (t95 < 1))) {
+                msctr23[(mspar93 + 1)] = ((unsigned long long)(((n + 191) / 192) - 1));
             }
-            unsigned int mszi95 = ((unsigned int)(64 * b24 + t94 + 2 * ((n + 191) / 192) - 2));
+            unsigned int mszi96 = ((unsigned int)(64 * b24 + t95 + 2 * ((n + 191) / 192) - 2));
             for (;;) {
-                if ((mszi95 >= ((unsigned int)(2 * msh93)))) {
+                if ((mszi96 >= ((unsigned int)(2 * msh94)))) {
                     break;
                 }
-                const patc_int msz96 = mszi95;
-                msstate22[msz96] = 0u;
-                mszi95 = (mszi95 + ((unsigned int)(64 * ((n + 191) / 192))));
+                const patc_int msz97 = mszi96;
+                msstate22[msz97] = 0u;
+                mszi96 = (mszi96 + ((unsigned int)(64 * ((n + 191) / 192))));
             }
         }
     }
@@ -2078,7 +2155,7 @@ extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
  *   shared memory:   1680 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(27962035, max(192 * ((n + 190) / 192) + 480, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(27962035, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(192 * ((n + 190) / 192) + 30912, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
@@ -2105,37 +2182,52 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
         unsigned int mspar29 = (lbepoch28 & 1u);
         double msval32[2];
         unsigned int msinfo33[2];
-        {
-            const patc_int t36 = threadIdx.x;
+        if (((192 * b24 + 30528) < n)) {
             {
-                const patc_int i37 = 0;
-                if (((t36 + 96 * i37) < 15)) {
-                    mshist30[(t36 + 96 * i37)] = 0u;
+                const patc_int t36 = threadIdx.x;
+                if ((t36 < 1)) {
+                    patc_prefetch_l2(xs + (192 * b24 + 192 * t36 + 12288), xs + min((patc_int)n, (patc_int)(192 * b24 + 12480)));
+                }
+            }
+        } else {
+            {
+                const patc_int t36 = threadIdx.x;
+                if (((t36 < 1) && ((192 * b24 + 192 * t36 + 12288) < n))) {
+                    patc_prefetch_l2(xs + (192 * b24 + 192 * t36 + 12288), xs + min((patc_int)n, (patc_int)(192 * b24 + 12480)));
+                }
+            }
+        }
+        {
+            const patc_int t37 = threadIdx.x;
+            {
+                const patc_int i38 = 0;
+                if (((t37 + 96 * i38) < 15)) {
+                    mshist30[(t37 + 96 * i38)] = 0u;
                 }
             }
         }
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 2; i39 += 1) {
-                    bool msok40 = true;
-                    double msx41 = 0.0;
-                    if (msok40) {
-                        msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 2; i40 += 1) {
+                    bool msok41 = true;
+                    double msx42 = 0.0;
+                    if (msok41) {
+                        msx42 = xs[(lane + 64 * warp + 192 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 2; i39 += 1) {
-                    bool msok40 = ((lane + 64 * warp + 192 * b24 + 32 * i39) < n);
-                    double msx41 = 0.0;
-                    if (msok40) {
-                        msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 2; i40 += 1) {
+                    bool msok41 = ((lane + 64 * warp + 192 * b24 + 32 * i40) < n);
+                    double msx42 = 0.0;
+                    if (msok41) {
+                        msx42 = xs[(lane + 64 * warp + 192 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         }
@@ -2143,96 +2235,96 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 2; i43 += 1) {
-                    bool msok44 = true;
-                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] * 5.0)), 4u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(5 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 2; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = (msok45 ? min(((unsigned int)(msval32[i44] * 5.0)), 4u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(5 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 2; i43 += 1) {
-                    bool msok44 = ((lane + 64 * warp + 192 * b24 + 32 * i43) < n);
-                    unsigned int msb45 = (msok44 ? min(((unsigned int)(msval32[i43] * 5.0)), 4u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(5 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 2; i44 += 1) {
+                    bool msok45 = ((lane + 64 * warp + 192 * b24 + 32 * i44) < n);
+                    unsigned int msb46 = (msok45 ? min(((unsigned int)(msval32[i44] * 5.0)), 4u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(5 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t47 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i48 = 0;
-                if (((t47 + 96 * i48) < 5)) {
-                    unsigned int msrun49 = 0u;
-                    for (patc_int i50 = 0; i50 < 3; i50 += 1) {
-                        unsigned int msc51 = mshist30[(t47 + 96 * i48 + 5 * i50)];
-                        mshist30[(t47 + 96 * i48 + 5 * i50)] = msrun49;
-                        msrun49 = (msrun49 + msc51);
+                const patc_int i49 = 0;
+                if (((t48 + 96 * i49) < 5)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 3; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 96 * i49 + 5 * i51)];
+                        mshist30[(t48 + 96 * i49 + 5 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
                     if (((b24 + 1) < ((n + 191) / 192))) {
                         if ((b24 < 1)) {
-                            patc_set32(&msstate22[(5 * b24 + t47 + 96 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                            patc_set32(&msstate22[(5 * b24 + t48 + 96 * i49)], (((2u | mspar29) << 30u) | msrun50));
                         }
                         if ((!(b24 < 1))) {
-                            patc_set32(&msstate22[(5 * b24 + t47 + 96 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                            patc_set32(&msstate22[(5 * b24 + t48 + 96 * i49)], (((2u | mspar29) << 29u) | msrun50));
                         }
                     }
-                    mststart34[(t47 + 96 * i48)] = msrun49;
-                    msbase31[(t47 + 96 * i48)] = msrun49;
+                    mststart34[(t48 + 96 * i49)] = msrun50;
+                    msbase31[(t48 + 96 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum53 = 0u;
+                unsigned int mssum54 = 0u;
                 {
-                    const patc_int i54 = 0;
-                    if (((lane + i54) < 5)) {
-                        mssum53 = (mssum53 + mststart34[(lane + i54)]);
+                    const patc_int i55 = 0;
+                    if (((lane + i55) < 5)) {
+                        mssum54 = (mssum54 + mststart34[(lane + i55)]);
                     }
                 }
-                unsigned int msinc55 = mssum53;
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
-                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
-                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
-                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
-                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
-                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
-                unsigned int msat61 = (msinc55 - mssum53);
+                unsigned int msinc56 = mssum54;
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
+                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
+                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
+                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
+                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
+                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
+                unsigned int msat62 = (msinc56 - mssum54);
                 {
-                    const patc_int i62 = 0;
-                    if (((lane + i62) < 5)) {
-                        unsigned int mscb63 = mststart34[(lane + i62)];
-                        mststart34[(lane + i62)] = msat61;
-                        msat61 = (msat61 + mscb63);
+                    const patc_int i63 = 0;
+                    if (((lane + i63) < 5)) {
+                        unsigned int mscb64 = mststart34[(lane + i63)];
+                        mststart34[(lane + i63)] = msat62;
+                        msat62 = (msat62 + mscb64);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t64 = threadIdx.x;
+            const patc_int t65 = threadIdx.x;
             {
-                const patc_int i65 = 0;
-                if (((t64 + 96 * i65) < 5)) {
-                    unsigned int msst66 = mststart34[(t64 + 96 * i65)];
-                    for (patc_int i67 = 0; i67 < 3; i67 += 1) {
-                        mshist30[(t64 + 96 * i65 + 5 * i67)] = (mshist30[(t64 + 96 * i65 + 5 * i67)] + msst66);
+                const patc_int i66 = 0;
+                if (((t65 + 96 * i66) < 5)) {
+                    unsigned int msst67 = mststart34[(t65 + 96 * i66)];
+                    for (patc_int i68 = 0; i68 < 3; i68 += 1) {
+                        mshist30[(t65 + 96 * i66 + 5 * i68)] = (mshist30[(t65 + 96 * i66 + 5 * i68)] + msst67);
                     }
                 }
             }
@@ -2241,135 +2333,135 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
         if (((192 * b24 + 191) < n)) {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 2; i69 += 1) {
-                    bool msok70 = true;
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 3u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(5 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 2; i70 += 1) {
+                    bool msok71 = true;
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 3u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(5 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(5 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(5 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 2; i69 += 1) {
-                    bool msok70 = ((lane + 64 * warp + 192 * b24 + 32 * i69) < n);
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 3u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(5 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 2; i70 += 1) {
+                    bool msok71 = ((lane + 64 * warp + 192 * b24 + 32 * i70) < n);
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 3u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(5 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(5 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(5 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         }
         {
-            const patc_int t79 = threadIdx.x;
+            const patc_int t80 = threadIdx.x;
             {
-                const patc_int i80 = 0;
-                if (((t79 + 96 * i80) < 5)) {
-                    unsigned int msc81 = msbase31[(t79 + 96 * i80)];
-                    unsigned int mspre82 = 0u;
+                const patc_int i81 = 0;
+                if (((t80 + 96 * i81) < 5)) {
+                    unsigned int msc82 = msbase31[(t80 + 96 * i81)];
+                    unsigned int mspre83 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd83 = 0; ; msd83 += 1) {
-                            unsigned int msw84;
-                            bool msfull85;
+                        for (patc_int msd84 = 0; ; msd84 += 1) {
+                            unsigned int msw85;
+                            bool msfull86;
                             for (;;) {
-                                msw84 = patc_peek32(&msstate22[(5 * b24 + t79 + 96 * i80 - 5 * msd83 - 5)]);
-                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
-                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
+                                msw85 = patc_peek32(&msstate22[(5 * b24 + t80 + 96 * i81 - 5 * msd84 - 5)]);
+                                msfull86 = ((msw85 >> 30u) == (2u | mspar29));
+                                if ((msfull86 || ((msw85 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
-                            if (msfull85) {
+                            mspre83 = (mspre83 + (msw85 & (msfull86 ? 1073741823u : 536870911u)));
+                            if (msfull86) {
                                 break;
                             }
                         }
                         if (((b24 + 1) < ((n + 191) / 192))) {
-                            patc_set32(&msstate22[(5 * b24 + t79 + 96 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                            patc_set32(&msstate22[(5 * b24 + t80 + 96 * i81)], (((2u | mspar29) << 30u) | (mspre83 + msc82)));
                         }
                     }
-                    msbase31[(t79 + 96 * i80)] = ((glob12[(t79 + 96 * i80)] + mspre82) - mststart34[(t79 + 96 * i80)]);
+                    msbase31[(t80 + 96 * i81)] = ((glob12[(t80 + 96 * i81)] + mspre83) - mststart34[(t80 + 96 * i81)]);
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 2; i87 += 1) {
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 2; i88 += 1) {
                     {
-                        double msv88 = mssval35[(t86 + 96 * i87)];
-                        unsigned int msbk89 = min(((unsigned int)(msv88 * 5.0)), 4u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 96 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 96 * i87))));
-                            out[msdst91] = msv88;
+                        double msv89 = mssval35[(t87 + 96 * i88)];
+                        unsigned int msbk90 = min(((unsigned int)(msv89 * 5.0)), 4u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 96 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 96 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 2; i87 += 1) {
-                    if (((192 * b24 + t86 + 96 * i87) < n)) {
-                        double msv88 = mssval35[(t86 + 96 * i87)];
-                        unsigned int msbk89 = min(((unsigned int)(msv88 * 5.0)), 4u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 96 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 96 * i87))));
-                            out[msdst91] = msv88;
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 2; i88 += 1) {
+                    if (((192 * b24 + t87 + 96 * i88) < n)) {
+                        double msv89 = mssval35[(t87 + 96 * i88)];
+                        unsigned int msbk90 = min(((unsigned int)(msv89 * 5.0)), 4u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 96 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 96 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar92 = mspar29;
-        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
+        const patc_int mspar93 = mspar29;
+        const patc_int msh94 = ((unsigned int)msctr23[(-mspar93 + 2)]);
         {
-            const patc_int t94 = threadIdx.x;
-            if (((b24 < 1) && (t94 < 1))) {
-                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 191) / 192) - 1));
+            const patc_int t95 = threadIdx.x;
+            if (((b24 < 1) && (t95 < 1))) {
+                msctr23[(mspar93 + 1)] = ((unsigned long long)(((n + 191) / 192) - 1));
             }
-            unsigned int mszi95 = ((unsigned int)(96 * b24 + t94 + 5 * ((n + 191) / 192) - 5));
+            unsigned int mszi96 = ((unsigned int)(96 * b24 + t95 + 5 * ((n + 191) / 192) - 5));
             for (;;) {
-                if ((mszi95 >= ((unsigned int)(5 * msh93)))) {
+                if ((mszi96 >= ((unsigned int)(5 * msh94)))) {
                     break;
                 }
-                const patc_int msz96 = mszi95;
-                msstate22[msz96] = 0u;
-                mszi95 = (mszi95 + ((unsigned int)(96 * ((n + 191) / 192))));
+                const patc_int msz97 = mszi96;
+                msstate22[msz97] = 0u;
+                mszi96 = (mszi96 + ((unsigned int)(96 * ((n + 191) / 192))));
             }
         }
     }
@@ -2472,7 +2564,7 @@ extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__re
  *   grid size:       ((n + 31) / 32, 1, 1) blocks
  *   shared memory:   192 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(33554433, max(33 * ((n + 30) / 32) + 66, max(32 * nwarps + 32 * ((n + 30) / 32) + 64, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(33554433, max(33 * ((n + 30) / 32) + 66, max(32 * nwarps + 32 * ((n + 30) / 32) + 64, max(32 * ((n + 30) / 32) + 3104, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned int *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
@@ -2499,35 +2591,50 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         unsigned int mspar27 = (lbepoch26 & 1u);
         unsigned int msval30;
         unsigned int msinfo31;
-        {
-            const patc_int t34 = threadIdx.x;
+        if (((32 * b22 + 3040) < n)) {
             {
-                const patc_int i35 = 0;
-                if (((t34 + 32 * i35) < 1)) {
-                    mshist28[(t34 + 32 * i35)] = 0u;
+                const patc_int t34 = threadIdx.x;
+                if ((t34 < 1)) {
+                    patc_prefetch_l2(xs + (32 * b22 + 32 * t34 + 2048), xs + min((patc_int)n, (patc_int)(32 * b22 + 2080)));
+                }
+            }
+        } else {
+            {
+                const patc_int t34 = threadIdx.x;
+                if (((t34 < 1) && ((32 * b22 + 32 * t34 + 2048) < n))) {
+                    patc_prefetch_l2(xs + (32 * b22 + 32 * t34 + 2048), xs + min((patc_int)n, (patc_int)(32 * b22 + 2080)));
+                }
+            }
+        }
+        {
+            const patc_int t35 = threadIdx.x;
+            {
+                const patc_int i36 = 0;
+                if (((t35 + 32 * i36) < 1)) {
+                    mshist28[(t35 + 32 * i36)] = 0u;
                 }
             }
         }
         if (((32 * b22 + 31) < n)) {
             {
                 {
-                    bool msok38 = true;
-                    unsigned int msx39 = 0u;
-                    if (msok38) {
-                        msx39 = xs[(lane + 32 * warp + 32 * b22)];
+                    bool msok39 = true;
+                    unsigned int msx40 = 0u;
+                    if (msok39) {
+                        msx40 = xs[(lane + 32 * warp + 32 * b22)];
                     }
-                    msval30 = msx39;
+                    msval30 = msx40;
                 }
             }
         } else {
             {
                 {
-                    bool msok38 = ((lane + 32 * warp + 32 * b22) < n);
-                    unsigned int msx39 = 0u;
-                    if (msok38) {
-                        msx39 = xs[(lane + 32 * warp + 32 * b22)];
+                    bool msok39 = ((lane + 32 * warp + 32 * b22) < n);
+                    unsigned int msx40 = 0u;
+                    if (msok39) {
+                        msx40 = xs[(lane + 32 * warp + 32 * b22)];
                     }
-                    msval30 = msx39;
+                    msval30 = msx40;
                 }
             }
         }
@@ -2535,96 +2642,96 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         if (((32 * b22 + 31) < n)) {
             {
                 {
-                    bool msok42 = true;
-                    unsigned int msb43 = (msok42 ? min(0u, 0u) : 0u);
-                    if (msok42) {
-                        long long ix44 = ((long long)msb43);
-                        atomicAdd(&mshist28[(warp + ix44)], 1u);
+                    bool msok43 = true;
+                    unsigned int msb44 = (msok43 ? min(0u, 0u) : 0u);
+                    if (msok43) {
+                        long long ix45 = ((long long)msb44);
+                        atomicAdd(&mshist28[(warp + ix45)], 1u);
                     }
-                    msinfo31 = msb43;
+                    msinfo31 = msb44;
                 }
             }
         } else {
             {
                 {
-                    bool msok42 = ((lane + 32 * warp + 32 * b22) < n);
-                    unsigned int msb43 = (msok42 ? min(0u, 0u) : 0u);
-                    if (msok42) {
-                        long long ix44 = ((long long)msb43);
-                        atomicAdd(&mshist28[(warp + ix44)], 1u);
+                    bool msok43 = ((lane + 32 * warp + 32 * b22) < n);
+                    unsigned int msb44 = (msok43 ? min(0u, 0u) : 0u);
+                    if (msok43) {
+                        long long ix45 = ((long long)msb44);
+                        atomicAdd(&mshist28[(warp + ix45)], 1u);
                     }
-                    msinfo31 = msb43;
+                    msinfo31 = msb44;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
+            const patc_int t46 = threadIdx.x;
             {
-                const patc_int i46 = 0;
-                if (((t45 + 32 * i46) < 1)) {
-                    unsigned int msrun47 = 0u;
+                const patc_int i47 = 0;
+                if (((t46 + 32 * i47) < 1)) {
+                    unsigned int msrun48 = 0u;
                     {
-                        const patc_int i48 = 0;
-                        unsigned int msc49 = mshist28[(t45 + 32 * i46 + i48)];
-                        mshist28[(t45 + 32 * i46 + i48)] = msrun47;
-                        msrun47 = (msrun47 + msc49);
+                        const patc_int i49 = 0;
+                        unsigned int msc50 = mshist28[(t46 + 32 * i47 + i49)];
+                        mshist28[(t46 + 32 * i47 + i49)] = msrun48;
+                        msrun48 = (msrun48 + msc50);
                     }
                     if (((b22 + 1) < ((n + 31) / 32))) {
                         if ((b22 < 1)) {
-                            patc_set32(&msstate20[(b22 + t45 + 32 * i46)], (((2u | mspar27) << 30u) | msrun47));
+                            patc_set32(&msstate20[(b22 + t46 + 32 * i47)], (((2u | mspar27) << 30u) | msrun48));
                         }
                         if ((!(b22 < 1))) {
-                            patc_set32(&msstate20[(b22 + t45 + 32 * i46)], (((2u | mspar27) << 29u) | msrun47));
+                            patc_set32(&msstate20[(b22 + t46 + 32 * i47)], (((2u | mspar27) << 29u) | msrun48));
                         }
                     }
-                    mststart32[(t45 + 32 * i46)] = msrun47;
-                    msbase29[(t45 + 32 * i46)] = msrun47;
+                    mststart32[(t46 + 32 * i47)] = msrun48;
+                    msbase29[(t46 + 32 * i47)] = msrun48;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum51 = 0u;
+                unsigned int mssum52 = 0u;
                 {
-                    const patc_int i52 = 0;
-                    if (((lane + i52) < 1)) {
-                        mssum51 = (mssum51 + mststart32[(lane + i52)]);
+                    const patc_int i53 = 0;
+                    if (((lane + i53) < 1)) {
+                        mssum52 = (mssum52 + mststart32[(lane + i53)]);
                     }
                 }
-                unsigned int msinc53 = mssum51;
-                unsigned int msup54 = __shfl_up_sync(0xffffffffu, msinc53, 1);
-                msinc53 = ((lane >= 1) ? (msinc53 + msup54) : msinc53);
-                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc53, 2);
-                msinc53 = ((lane >= 2) ? (msinc53 + msup55) : msinc53);
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc53, 4);
-                msinc53 = ((lane >= 4) ? (msinc53 + msup56) : msinc53);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc53, 8);
-                msinc53 = ((lane >= 8) ? (msinc53 + msup57) : msinc53);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc53, 16);
-                msinc53 = ((lane >= 16) ? (msinc53 + msup58) : msinc53);
-                unsigned int msat59 = (msinc53 - mssum51);
+                unsigned int msinc54 = mssum52;
+                unsigned int msup55 = __shfl_up_sync(0xffffffffu, msinc54, 1);
+                msinc54 = ((lane >= 1) ? (msinc54 + msup55) : msinc54);
+                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc54, 2);
+                msinc54 = ((lane >= 2) ? (msinc54 + msup56) : msinc54);
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc54, 4);
+                msinc54 = ((lane >= 4) ? (msinc54 + msup57) : msinc54);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc54, 8);
+                msinc54 = ((lane >= 8) ? (msinc54 + msup58) : msinc54);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc54, 16);
+                msinc54 = ((lane >= 16) ? (msinc54 + msup59) : msinc54);
+                unsigned int msat60 = (msinc54 - mssum52);
                 {
-                    const patc_int i60 = 0;
-                    if (((lane + i60) < 1)) {
-                        unsigned int mscb61 = mststart32[(lane + i60)];
-                        mststart32[(lane + i60)] = msat59;
-                        msat59 = (msat59 + mscb61);
+                    const patc_int i61 = 0;
+                    if (((lane + i61) < 1)) {
+                        unsigned int mscb62 = mststart32[(lane + i61)];
+                        mststart32[(lane + i61)] = msat60;
+                        msat60 = (msat60 + mscb62);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t62 = threadIdx.x;
+            const patc_int t63 = threadIdx.x;
             {
-                const patc_int i63 = 0;
-                if (((t62 + 32 * i63) < 1)) {
-                    unsigned int msst64 = mststart32[(t62 + 32 * i63)];
+                const patc_int i64 = 0;
+                if (((t63 + 32 * i64) < 1)) {
+                    unsigned int msst65 = mststart32[(t63 + 32 * i64)];
                     {
-                        const patc_int i65 = 0;
-                        mshist28[(t62 + 32 * i63 + i65)] = (mshist28[(t62 + 32 * i63 + i65)] + msst64);
+                        const patc_int i66 = 0;
+                        mshist28[(t63 + 32 * i64 + i66)] = (mshist28[(t63 + 32 * i64 + i66)] + msst65);
                     }
                 }
             }
@@ -2633,133 +2740,133 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         if (((32 * b22 + 31) < n)) {
             {
                 {
-                    bool msok68 = true;
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok68) & patc_match_bits(msinfo31, 0u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msinfo31);
-                    unsigned int msh73 = 0u;
-                    if (msok68) {
-                        msh73 = mshist28[(warp + ix72)];
+                    bool msok69 = true;
+                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, msok69) & patc_match_bits(msinfo31, 0u));
+                    unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
+                    unsigned int msct72 = __popc(mspm70);
+                    long long ix73 = ((long long)msinfo31);
+                    unsigned int msh74 = 0u;
+                    if (msok69) {
+                        msh74 = mshist28[(warp + ix73)];
                     }
                     __syncwarp();
-                    if ((msok68 && ((msrk70 + 1u) == msct71))) {
-                        mshist28[(warp + ix72)] = (msh73 + msct71);
+                    if ((msok69 && ((msrk71 + 1u) == msct72))) {
+                        mshist28[(warp + ix73)] = (msh74 + msct72);
                     }
                     __syncwarp();
-                    if (msok68) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval33[ix75] = msval30;
+                    if (msok69) {
+                        unsigned int msq75 = (msh74 + msrk71);
+                        long long ix76 = ((long long)msq75);
+                        mssval33[ix76] = msval30;
                     }
                 }
             }
         } else {
             {
                 {
-                    bool msok68 = ((lane + 32 * warp + 32 * b22) < n);
-                    unsigned int mspm69 = (__ballot_sync(0xffffffffu, msok68) & patc_match_bits(msinfo31, 0u));
-                    unsigned int msrk70 = __popc((mspm69 & ((1u << lane) - 1u)));
-                    unsigned int msct71 = __popc(mspm69);
-                    long long ix72 = ((long long)msinfo31);
-                    unsigned int msh73 = 0u;
-                    if (msok68) {
-                        msh73 = mshist28[(warp + ix72)];
+                    bool msok69 = ((lane + 32 * warp + 32 * b22) < n);
+                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, msok69) & patc_match_bits(msinfo31, 0u));
+                    unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
+                    unsigned int msct72 = __popc(mspm70);
+                    long long ix73 = ((long long)msinfo31);
+                    unsigned int msh74 = 0u;
+                    if (msok69) {
+                        msh74 = mshist28[(warp + ix73)];
                     }
                     __syncwarp();
-                    if ((msok68 && ((msrk70 + 1u) == msct71))) {
-                        mshist28[(warp + ix72)] = (msh73 + msct71);
+                    if ((msok69 && ((msrk71 + 1u) == msct72))) {
+                        mshist28[(warp + ix73)] = (msh74 + msct72);
                     }
                     __syncwarp();
-                    if (msok68) {
-                        unsigned int msq74 = (msh73 + msrk70);
-                        long long ix75 = ((long long)msq74);
-                        mssval33[ix75] = msval30;
+                    if (msok69) {
+                        unsigned int msq75 = (msh74 + msrk71);
+                        long long ix76 = ((long long)msq75);
+                        mssval33[ix76] = msval30;
                     }
                 }
             }
         }
         {
-            const patc_int t76 = threadIdx.x;
+            const patc_int t77 = threadIdx.x;
             {
-                const patc_int i77 = 0;
-                if (((t76 + 32 * i77) < 1)) {
-                    unsigned int msc78 = msbase29[(t76 + 32 * i77)];
-                    unsigned int mspre79 = 0u;
+                const patc_int i78 = 0;
+                if (((t77 + 32 * i78) < 1)) {
+                    unsigned int msc79 = msbase29[(t77 + 32 * i78)];
+                    unsigned int mspre80 = 0u;
                     if ((!(b22 < 1))) {
-                        for (patc_int msd80 = 0; ; msd80 += 1) {
-                            unsigned int msw81;
-                            bool msfull82;
+                        for (patc_int msd81 = 0; ; msd81 += 1) {
+                            unsigned int msw82;
+                            bool msfull83;
                             for (;;) {
-                                msw81 = patc_peek32(&msstate20[(b22 + t76 + 32 * i77 - msd80 - 1)]);
-                                msfull82 = ((msw81 >> 30u) == (2u | mspar27));
-                                if ((msfull82 || ((msw81 >> 29u) == (2u | mspar27)))) {
+                                msw82 = patc_peek32(&msstate20[(b22 + t77 + 32 * i78 - msd81 - 1)]);
+                                msfull83 = ((msw82 >> 30u) == (2u | mspar27));
+                                if ((msfull83 || ((msw82 >> 29u) == (2u | mspar27)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre79 = (mspre79 + (msw81 & (msfull82 ? 1073741823u : 536870911u)));
-                            if (msfull82) {
+                            mspre80 = (mspre80 + (msw82 & (msfull83 ? 1073741823u : 536870911u)));
+                            if (msfull83) {
                                 break;
                             }
                         }
                         if (((b22 + 1) < ((n + 31) / 32))) {
-                            patc_set32(&msstate20[(b22 + t76 + 32 * i77)], (((2u | mspar27) << 30u) | (mspre79 + msc78)));
+                            patc_set32(&msstate20[(b22 + t77 + 32 * i78)], (((2u | mspar27) << 30u) | (mspre80 + msc79)));
                         }
                     }
-                    msbase29[(t76 + 32 * i77)] = ((glob10[(t76 + 32 * i77)] + mspre79) - mststart32[(t76 + 32 * i77)]);
+                    msbase29[(t77 + 32 * i78)] = ((glob10[(t77 + 32 * i78)] + mspre80) - mststart32[(t77 + 32 * i78)]);
                 }
             }
         }
         __syncthreads();
         if (((32 * b22 + 31) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
+                const patc_int t84 = threadIdx.x;
                 {
-                    const patc_int i84 = 0;
+                    const patc_int i85 = 0;
                     {
-                        unsigned int msv85 = mssval33[(t83 + 32 * i84)];
-                        unsigned int msbk86 = min(0u, 0u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase29[ix87] + ((unsigned int)(t83 + 32 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase29[ix87] + ((unsigned int)(t83 + 32 * i84))));
-                            out[msdst88] = msv85;
+                        unsigned int msv86 = mssval33[(t84 + 32 * i85)];
+                        unsigned int msbk87 = min(0u, 0u);
+                        long long ix88 = ((long long)msbk87);
+                        if ((((patc_uint)(msbase29[ix88] + ((unsigned int)(t84 + 32 * i85)))) < ((patc_uint)n))) {
+                            const patc_int msdst89 = ((patc_uint)(msbase29[ix88] + ((unsigned int)(t84 + 32 * i85))));
+                            out[msdst89] = msv86;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
+                const patc_int t84 = threadIdx.x;
                 {
-                    const patc_int i84 = 0;
-                    if (((32 * b22 + t83 + 32 * i84) < n)) {
-                        unsigned int msv85 = mssval33[(t83 + 32 * i84)];
-                        unsigned int msbk86 = min(0u, 0u);
-                        long long ix87 = ((long long)msbk86);
-                        if ((((patc_uint)(msbase29[ix87] + ((unsigned int)(t83 + 32 * i84)))) < ((patc_uint)n))) {
-                            const patc_int msdst88 = ((patc_uint)(msbase29[ix87] + ((unsigned int)(t83 + 32 * i84))));
-                            out[msdst88] = msv85;
+                    const patc_int i85 = 0;
+                    if (((32 * b22 + t84 + 32 * i85) < n)) {
+                        unsigned int msv86 = mssval33[(t84 + 32 * i85)];
+                        unsigned int msbk87 = min(0u, 0u);
+                        long long ix88 = ((long long)msbk87);
+                        if ((((patc_uint)(msbase29[ix88] + ((unsigned int)(t84 + 32 * i85)))) < ((patc_uint)n))) {
+                            const patc_int msdst89 = ((patc_uint)(msbase29[ix88] + ((unsigned int)(t84 + 32 * i85))));
+                            out[msdst89] = msv86;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar89 = mspar27;
-        const patc_int msh90 = ((unsigned int)msctr21[(-mspar89 + 2)]);
+        const patc_int mspar90 = mspar27;
+        const patc_int msh91 = ((unsigned int)msctr21[(-mspar90 + 2)]);
         {
-            const patc_int t91 = threadIdx.x;
-            if (((b22 < 1) && (t91 < 1))) {
-                msctr21[(mspar89 + 1)] = ((unsigned long long)(((n + 31) / 32) - 1));
+            const patc_int t92 = threadIdx.x;
+            if (((b22 < 1) && (t92 < 1))) {
+                msctr21[(mspar90 + 1)] = ((unsigned long long)(((n + 31) / 32) - 1));
             }
-            unsigned int mszi92 = ((unsigned int)(32 * b22 + t91 + ((n + 31) / 32) - 1));
+            unsigned int mszi93 = ((unsigned int)(32 * b22 + t92 + ((n + 31) / 32) - 1));
             for (;;) {
-                if ((mszi92 >= ((unsigned int)msh90))) {
+                if ((mszi93 >= ((unsigned int)msh91))) {
                     break;
                 }
-                const patc_int msz93 = mszi92;
-                msstate20[msz93] = 0u;
-                mszi92 = (mszi92 + ((unsigned int)(32 * ((n + 31) / 32))));
+                const patc_int msz94 = mszi93;
+                msstate20[msz94] = 0u;
+                mszi93 = (mszi93 + ((unsigned int)(32 * ((n + 31) / 32))));
             }
         }
     }
@@ -2887,36 +2994,51 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
         unsigned int mspar29 = (lbepoch28 & 1u);
         unsigned int msval32[8];
         unsigned int msinfo33[8];
+        if (((2048 * b24 + 653312) < n)) {
+            {
+                const patc_int t36 = threadIdx.x;
+                if ((t36 < 1)) {
+                    patc_prefetch_l2(xs + (2048 * b24 + 2048 * t36 + 131072), xs + min((patc_int)n, (patc_int)(2048 * b24 + 133120)));
+                }
+            }
+        } else {
+            {
+                const patc_int t36 = threadIdx.x;
+                if (((t36 < 1) && ((2048 * b24 + 2048 * t36 + 131072) < n))) {
+                    patc_prefetch_l2(xs + (2048 * b24 + 2048 * t36 + 131072), xs + min((patc_int)n, (patc_int)(2048 * b24 + 133120)));
+                }
+            }
+        }
         {
-            const patc_int t36 = threadIdx.x;
-            for (patc_int i37 = 0; i37 < 128; i37 += 1) {
-                if (((t36 + 256 * i37) < 32768)) {
-                    mshist30[(t36 + 256 * i37)] = 0u;
+            const patc_int t37 = threadIdx.x;
+            for (patc_int i38 = 0; i38 < 128; i38 += 1) {
+                if (((t37 + 256 * i38) < 32768)) {
+                    mshist30[(t37 + 256 * i38)] = 0u;
                 }
             }
         }
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    bool msok40 = true;
-                    unsigned int msx41 = 0u;
-                    if (msok40) {
-                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                    bool msok41 = true;
+                    unsigned int msx42 = 0u;
+                    if (msok41) {
+                        msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    bool msok40 = ((lane + 256 * warp + 2048 * b24 + 32 * i39) < n);
-                    unsigned int msx41 = 0u;
-                    if (msok40) {
-                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                for (patc_int i40 = 0; i40 < 8; i40 += 1) {
+                    bool msok41 = ((lane + 256 * warp + 2048 * b24 + 32 * i40) < n);
+                    unsigned int msx42 = 0u;
+                    if (msok41) {
+                        msx42 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i40)];
                     }
-                    msval32[i39] = msx41;
+                    msval32[i40] = msx42;
                 }
             }
         }
@@ -2924,92 +3046,92 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
-                    bool msok44 = true;
-                    unsigned int msb45 = (msok44 ? min((msval32[i43] & 4095u), 4095u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(4096 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                    bool msok45 = true;
+                    unsigned int msb46 = (msok45 ? min((msval32[i44] & 4095u), 4095u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(4096 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
-                    bool msok44 = ((lane + 256 * warp + 2048 * b24 + 32 * i43) < n);
-                    unsigned int msb45 = (msok44 ? min((msval32[i43] & 4095u), 4095u) : 0u);
-                    if (msok44) {
-                        long long ix46 = ((long long)msb45);
-                        atomicAdd(&mshist30[(4096 * warp + ix46)], 1u);
+                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
+                    bool msok45 = ((lane + 256 * warp + 2048 * b24 + 32 * i44) < n);
+                    unsigned int msb46 = (msok45 ? min((msval32[i44] & 4095u), 4095u) : 0u);
+                    if (msok45) {
+                        long long ix47 = ((long long)msb46);
+                        atomicAdd(&mshist30[(4096 * warp + ix47)], 1u);
                     }
-                    msinfo33[i43] = msb45;
+                    msinfo33[i44] = msb46;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t47 = threadIdx.x;
-            for (patc_int i48 = 0; i48 < 16; i48 += 1) {
-                if (((t47 + 256 * i48) < 4096)) {
-                    unsigned int msrun49 = 0u;
-                    for (patc_int i50 = 0; i50 < 8; i50 += 1) {
-                        unsigned int msc51 = mshist30[(t47 + 256 * i48 + 4096 * i50)];
-                        mshist30[(t47 + 256 * i48 + 4096 * i50)] = msrun49;
-                        msrun49 = (msrun49 + msc51);
+            const patc_int t48 = threadIdx.x;
+            for (patc_int i49 = 0; i49 < 16; i49 += 1) {
+                if (((t48 + 256 * i49) < 4096)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 8; i51 += 1) {
+                        unsigned int msc52 = mshist30[(t48 + 256 * i49 + 4096 * i51)];
+                        mshist30[(t48 + 256 * i49 + 4096 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
                     if (((b24 + 1) < ((n + 2047) / 2048))) {
                         if ((b24 < 1)) {
-                            patc_set32(&msstate22[(4096 * b24 + t47 + 256 * i48)], (((2u | mspar29) << 30u) | msrun49));
+                            patc_set32(&msstate22[(4096 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 30u) | msrun50));
                         }
                         if ((!(b24 < 1))) {
-                            patc_set32(&msstate22[(4096 * b24 + t47 + 256 * i48)], (((2u | mspar29) << 29u) | msrun49));
+                            patc_set32(&msstate22[(4096 * b24 + t48 + 256 * i49)], (((2u | mspar29) << 29u) | msrun50));
                         }
                     }
-                    mststart34[(t47 + 256 * i48)] = msrun49;
-                    msbase31[(t47 + 256 * i48)] = msrun49;
+                    mststart34[(t48 + 256 * i49)] = msrun50;
+                    msbase31[(t48 + 256 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum53 = 0u;
-                for (patc_int i54 = 0; i54 < 128; i54 += 1) {
-                    if (((128 * lane + i54) < 4096)) {
-                        mssum53 = (mssum53 + mststart34[(128 * lane + i54)]);
+                unsigned int mssum54 = 0u;
+                for (patc_int i55 = 0; i55 < 128; i55 += 1) {
+                    if (((128 * lane + i55) < 4096)) {
+                        mssum54 = (mssum54 + mststart34[(128 * lane + i55)]);
                     }
                 }
-                unsigned int msinc55 = mssum53;
-                unsigned int msup56 = __shfl_up_sync(0xffffffffu, msinc55, 1);
-                msinc55 = ((lane >= 1) ? (msinc55 + msup56) : msinc55);
-                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc55, 2);
-                msinc55 = ((lane >= 2) ? (msinc55 + msup57) : msinc55);
-                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc55, 4);
-                msinc55 = ((lane >= 4) ? (msinc55 + msup58) : msinc55);
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc55, 8);
-                msinc55 = ((lane >= 8) ? (msinc55 + msup59) : msinc55);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc55, 16);
-                msinc55 = ((lane >= 16) ? (msinc55 + msup60) : msinc55);
-                unsigned int msat61 = (msinc55 - mssum53);
-                for (patc_int i62 = 0; i62 < 128; i62 += 1) {
-                    if (((128 * lane + i62) < 4096)) {
-                        unsigned int mscb63 = mststart34[(128 * lane + i62)];
-                        mststart34[(128 * lane + i62)] = msat61;
-                        msat61 = (msat61 + mscb63);
+                unsigned int msinc56 = mssum54;
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
+                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
+                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
+                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
+                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
+                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
+                unsigned int msat62 = (msinc56 - mssum54);
+                for (patc_int i63 = 0; i63 < 128; i63 += 1) {
+                    if (((128 * lane + i63) < 4096)) {
+                        unsigned int mscb64 = mststart34[(128 * lane + i63)];
+                        mststart34[(128 * lane + i63)] = msat62;
+                        msat62 = (msat62 + mscb64);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t64 = threadIdx.x;
-            for (patc_int i65 = 0; i65 < 16; i65 += 1) {
-                if (((t64 + 256 * i65) < 4096)) {
-                    unsigned int msst66 = mststart34[(t64 + 256 * i65)];
-                    for (patc_int i67 = 0; i67 < 8; i67 += 1) {
-                        mshist30[(t64 + 256 * i65 + 4096 * i67)] = (mshist30[(t64 + 256 * i65 + 4096 * i67)] + msst66);
+            const patc_int t65 = threadIdx.x;
+            for (patc_int i66 = 0; i66 < 16; i66 += 1) {
+                if (((t65 + 256 * i66) < 4096)) {
+                    unsigned int msst67 = mststart34[(t65 + 256 * i66)];
+                    for (patc_int i68 = 0; i68 < 8; i68 += 1) {
+                        mshist30[(t65 + 256 * i66 + 4096 * i68)] = (mshist30[(t65 + 256 * i66 + 4096 * i68)] + msst67);
                     }
                 }
             }
@@ -3018,134 +3140,134 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
         if (((2048 * b24 + 2047) < n)) {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 8; i69 += 1) {
-                    bool msok70 = true;
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 12u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(4096 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                    bool msok71 = true;
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 12u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(4096 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(4096 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(4096 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 8; i69 += 1) {
-                    bool msok70 = ((lane + 256 * warp + 2048 * b24 + 32 * i69) < n);
-                    unsigned int msb71 = msinfo33[i69];
-                    unsigned int mspm72 = (__ballot_sync(0xffffffffu, msok70) & patc_match_bits(msb71, 12u));
-                    unsigned int msrk73 = __popc((mspm72 & ((1u << lane) - 1u)));
-                    unsigned int msct74 = __popc(mspm72);
-                    long long ix75 = ((long long)msb71);
-                    unsigned int msh76 = 0u;
-                    if (msok70) {
-                        msh76 = mshist30[(4096 * warp + ix75)];
+                for (patc_int i70 = 0; i70 < 8; i70 += 1) {
+                    bool msok71 = ((lane + 256 * warp + 2048 * b24 + 32 * i70) < n);
+                    unsigned int msb72 = msinfo33[i70];
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 12u));
+                    unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
+                    unsigned int msct75 = __popc(mspm73);
+                    long long ix76 = ((long long)msb72);
+                    unsigned int msh77 = 0u;
+                    if (msok71) {
+                        msh77 = mshist30[(4096 * warp + ix76)];
                     }
                     __syncwarp();
-                    if ((msok70 && ((msrk73 + 1u) == msct74))) {
-                        mshist30[(4096 * warp + ix75)] = (msh76 + msct74);
+                    if ((msok71 && ((msrk74 + 1u) == msct75))) {
+                        mshist30[(4096 * warp + ix76)] = (msh77 + msct75);
                     }
                     __syncwarp();
-                    if (msok70) {
-                        unsigned int msq77 = (msh76 + msrk73);
-                        long long ix78 = ((long long)msq77);
-                        mssval35[ix78] = msval32[i69];
+                    if (msok71) {
+                        unsigned int msq78 = (msh77 + msrk74);
+                        long long ix79 = ((long long)msq78);
+                        mssval35[ix79] = msval32[i70];
                     }
                 }
             }
         }
         {
-            const patc_int t79 = threadIdx.x;
-            for (patc_int i80 = 0; i80 < 16; i80 += 1) {
-                if (((t79 + 256 * i80) < 4096)) {
-                    unsigned int msc81 = msbase31[(t79 + 256 * i80)];
-                    unsigned int mspre82 = 0u;
+            const patc_int t80 = threadIdx.x;
+            for (patc_int i81 = 0; i81 < 16; i81 += 1) {
+                if (((t80 + 256 * i81) < 4096)) {
+                    unsigned int msc82 = msbase31[(t80 + 256 * i81)];
+                    unsigned int mspre83 = 0u;
                     if ((!(b24 < 1))) {
-                        for (patc_int msd83 = 0; ; msd83 += 1) {
-                            unsigned int msw84;
-                            bool msfull85;
+                        for (patc_int msd84 = 0; ; msd84 += 1) {
+                            unsigned int msw85;
+                            bool msfull86;
                             for (;;) {
-                                msw84 = patc_peek32(&msstate22[(4096 * b24 + t79 + 256 * i80 - 4096 * msd83 - 4096)]);
-                                msfull85 = ((msw84 >> 30u) == (2u | mspar29));
-                                if ((msfull85 || ((msw84 >> 29u) == (2u | mspar29)))) {
+                                msw85 = patc_peek32(&msstate22[(4096 * b24 + t80 + 256 * i81 - 4096 * msd84 - 4096)]);
+                                msfull86 = ((msw85 >> 30u) == (2u | mspar29));
+                                if ((msfull86 || ((msw85 >> 29u) == (2u | mspar29)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre82 = (mspre82 + (msw84 & (msfull85 ? 1073741823u : 536870911u)));
-                            if (msfull85) {
+                            mspre83 = (mspre83 + (msw85 & (msfull86 ? 1073741823u : 536870911u)));
+                            if (msfull86) {
                                 break;
                             }
                         }
                         if (((b24 + 1) < ((n + 2047) / 2048))) {
-                            patc_set32(&msstate22[(4096 * b24 + t79 + 256 * i80)], (((2u | mspar29) << 30u) | (mspre82 + msc81)));
+                            patc_set32(&msstate22[(4096 * b24 + t80 + 256 * i81)], (((2u | mspar29) << 30u) | (mspre83 + msc82)));
                         }
                     }
-                    msbase31[(t79 + 256 * i80)] = ((glob12[(t79 + 256 * i80)] + mspre82) - mststart34[(t79 + 256 * i80)]);
+                    msbase31[(t80 + 256 * i81)] = ((glob12[(t80 + 256 * i81)] + mspre83) - mststart34[(t80 + 256 * i81)]);
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 8; i87 += 1) {
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
                     {
-                        unsigned int msv88 = mssval35[(t86 + 256 * i87)];
-                        unsigned int msbk89 = min((msv88 & 4095u), 4095u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87))));
-                            out[msdst91] = msv88;
+                        unsigned int msv89 = mssval35[(t87 + 256 * i88)];
+                        unsigned int msbk90 = min((msv89 & 4095u), 4095u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 256 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 256 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t86 = threadIdx.x;
-                for (patc_int i87 = 0; i87 < 8; i87 += 1) {
-                    if (((2048 * b24 + t86 + 256 * i87) < n)) {
-                        unsigned int msv88 = mssval35[(t86 + 256 * i87)];
-                        unsigned int msbk89 = min((msv88 & 4095u), 4095u);
-                        long long ix90 = ((long long)msbk89);
-                        if ((((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87)))) < ((patc_uint)n))) {
-                            const patc_int msdst91 = ((patc_uint)(msbase31[ix90] + ((unsigned int)(t86 + 256 * i87))));
-                            out[msdst91] = msv88;
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                    if (((2048 * b24 + t87 + 256 * i88) < n)) {
+                        unsigned int msv89 = mssval35[(t87 + 256 * i88)];
+                        unsigned int msbk90 = min((msv89 & 4095u), 4095u);
+                        long long ix91 = ((long long)msbk90);
+                        if ((((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 256 * i88)))) < ((patc_uint)n))) {
+                            const patc_int msdst92 = ((patc_uint)(msbase31[ix91] + ((unsigned int)(t87 + 256 * i88))));
+                            out[msdst92] = msv89;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar92 = mspar29;
-        const patc_int msh93 = ((unsigned int)msctr23[(-mspar92 + 2)]);
+        const patc_int mspar93 = mspar29;
+        const patc_int msh94 = ((unsigned int)msctr23[(-mspar93 + 2)]);
         {
-            const patc_int t94 = threadIdx.x;
-            if (((b24 < 1) && (t94 < 1))) {
-                msctr23[(mspar92 + 1)] = ((unsigned long long)(((n + 2047) / 2048) - 1));
+            const patc_int t95 = threadIdx.x;
+            if (((b24 < 1) && (t95 < 1))) {
+                msctr23[(mspar93 + 1)] = ((unsigned long long)(((n + 2047) / 2048) - 1));
             }
-            unsigned int mszi95 = ((unsigned int)(256 * b24 + t94 + 4096 * ((n + 2047) / 2048) - 4096));
+            unsigned int mszi96 = ((unsigned int)(256 * b24 + t95 + 4096 * ((n + 2047) / 2048) - 4096));
             for (;;) {
-                if ((mszi95 >= ((unsigned int)(4096 * msh93)))) {
+                if ((mszi96 >= ((unsigned int)(4096 * msh94)))) {
                     break;
                 }
-                const patc_int msz96 = mszi95;
-                msstate22[msz96] = 0u;
-                mszi95 = (mszi95 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+                const patc_int msz97 = mszi96;
+                msstate22[msz97] = 0u;
+                mszi96 = (mszi96 + ((unsigned int)(256 * ((n + 2047) / 2048))));
             }
         }
     }

@@ -20,6 +20,8 @@ static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, u
 
 static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, unsigned int i) { unsigned int v; asm volatile("{ .reg .pred q; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }" : "=r"(v) : "r"(x), "r"(1u << i)); return v; }
 
+static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) { unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull; if (a < z) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(a), "r"((unsigned int)(z - a)) : "memory"); }
+
 /* kernel rsHistU32
  *   data parameters: xs: n.u32
  *   nat parameters:  n, g
@@ -533,7 +535,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanF32(unsigned int *_
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   38960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(6144 * ((n + 6142) / 6144) + 1187840, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate1, unsigned long long *__restrict__ msctr2, patc_int n)
 {
@@ -561,36 +563,51 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
         unsigned int mspar8 = (lbepoch7 & 1u);
         unsigned int msval11[16];
         unsigned int msinfo12[16];
+        if (((6144 * b3 + 1177600) < n)) {
+            {
+                const patc_int t16 = threadIdx.x;
+                if ((t16 < 3)) {
+                    patc_prefetch_l2(xs + (6144 * b3 + 2048 * t16 + 393216), xs + min((patc_int)n, (patc_int)min((patc_int)(6144 * b3 + 399360), (patc_int)(6144 * b3 + 2048 * t16 + 395264))));
+                }
+            }
+        } else {
+            {
+                const patc_int t16 = threadIdx.x;
+                if (((t16 < 3) && ((6144 * b3 + 2048 * t16 + 393216) < n))) {
+                    patc_prefetch_l2(xs + (6144 * b3 + 2048 * t16 + 393216), xs + min((patc_int)n, (patc_int)min((patc_int)(6144 * b3 + 399360), (patc_int)(6144 * b3 + 2048 * t16 + 395264))));
+                }
+            }
+        }
         {
-            const patc_int t16 = threadIdx.x;
-            for (patc_int i17 = 0; i17 < 8; i17 += 1) {
-                if (((t16 + 384 * i17) < 3072)) {
-                    mshist9[(t16 + 384 * i17)] = 0u;
+            const patc_int t17 = threadIdx.x;
+            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
+                if (((t17 + 384 * i18) < 3072)) {
+                    mshist9[(t17 + 384 * i18)] = 0u;
                 }
             }
         }
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
-                    bool msok20 = true;
-                    unsigned int msx21 = 0u;
-                    if (msok20) {
-                        msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = true;
+                    unsigned int msx22 = 0u;
+                    if (msok21) {
+                        msx22 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i20)];
                     }
-                    msval11[i19] = msx21;
+                    msval11[i20] = msx22;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
-                    bool msok20 = ((lane + 512 * warp + 6144 * b3 + 32 * i19) < n);
-                    unsigned int msx21 = 0u;
-                    if (msok20) {
-                        msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = ((lane + 512 * warp + 6144 * b3 + 32 * i20) < n);
+                    unsigned int msx22 = 0u;
+                    if (msok21) {
+                        msx22 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i20)];
                     }
-                    msval11[i19] = msx21;
+                    msval11[i20] = msx22;
                 }
             }
         }
@@ -598,226 +615,226 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = true;
-                    unsigned int msb25 = (msok24 ? min(((msval11[i23] >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok24) {
-                        long long ix26 = ((long long)msb25);
-                        atomicAdd(&mshist9[(256 * warp + ix26)], 1u);
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = true;
+                    unsigned int msb26 = (msok25 ? min(((msval11[i24] >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok25) {
+                        long long ix27 = ((long long)msb26);
+                        atomicAdd(&mshist9[(256 * warp + ix27)], 1u);
                     }
-                    msinfo12[i23] = msb25;
+                    msinfo12[i24] = msb26;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = ((lane + 512 * warp + 6144 * b3 + 32 * i23) < n);
-                    unsigned int msb25 = (msok24 ? min(((msval11[i23] >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok24) {
-                        long long ix26 = ((long long)msb25);
-                        atomicAdd(&mshist9[(256 * warp + ix26)], 1u);
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = ((lane + 512 * warp + 6144 * b3 + 32 * i24) < n);
+                    unsigned int msb26 = (msok25 ? min(((msval11[i24] >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok25) {
+                        long long ix27 = ((long long)msb26);
+                        atomicAdd(&mshist9[(256 * warp + ix27)], 1u);
                     }
-                    msinfo12[i23] = msb25;
+                    msinfo12[i24] = msb26;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t27 = threadIdx.x;
+            const patc_int t28 = threadIdx.x;
             {
-                const patc_int i28 = 0;
-                if (((t27 + 384 * i28) < 256)) {
-                    unsigned int msrun29 = 0u;
-                    for (patc_int i30 = 0; i30 < 12; i30 += 1) {
-                        unsigned int msc31 = mshist9[(t27 + 384 * i28 + 256 * i30)];
-                        mshist9[(t27 + 384 * i28 + 256 * i30)] = msrun29;
-                        msrun29 = (msrun29 + msc31);
+                const patc_int i29 = 0;
+                if (((t28 + 384 * i29) < 256)) {
+                    unsigned int msrun30 = 0u;
+                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
+                        unsigned int msc32 = mshist9[(t28 + 384 * i29 + 256 * i31)];
+                        mshist9[(t28 + 384 * i29 + 256 * i31)] = msrun30;
+                        msrun30 = (msrun30 + msc32);
                     }
                     if (((b3 + 1) < ((n + 6143) / 6144))) {
                         if ((b3 < 1)) {
-                            patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | msrun29));
+                            patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | msrun30));
                         }
                         if ((!(b3 < 1))) {
-                            patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 29u) | msrun29));
+                            patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 29u) | msrun30));
                         }
                     }
-                    mststart13[(t27 + 384 * i28)] = msrun29;
-                    msbase10[(t27 + 384 * i28)] = msrun29;
+                    mststart13[(t28 + 384 * i29)] = msrun30;
+                    msbase10[(t28 + 384 * i29)] = msrun30;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t32 = threadIdx.x;
-            if ((t32 < 256)) {
-                unsigned int mscnt33 = mststart13[t32];
-                unsigned int msinc34 = mscnt33;
-                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc34, 1);
-                msinc34 = ((lane >= 1) ? (msinc34 + msup35) : msinc34);
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc34, 2);
-                msinc34 = ((lane >= 2) ? (msinc34 + msup36) : msinc34);
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc34, 4);
-                msinc34 = ((lane >= 4) ? (msinc34 + msup37) : msinc34);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc34, 8);
-                msinc34 = ((lane >= 8) ? (msinc34 + msup38) : msinc34);
-                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc34, 16);
-                msinc34 = ((lane >= 16) ? (msinc34 + msup39) : msinc34);
-                mststart13[t32] = (msinc34 - mscnt33);
+            const patc_int t33 = threadIdx.x;
+            if ((t33 < 256)) {
+                unsigned int mscnt34 = mststart13[t33];
+                unsigned int msinc35 = mscnt34;
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc35, 1);
+                msinc35 = ((lane >= 1) ? (msinc35 + msup36) : msinc35);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc35, 2);
+                msinc35 = ((lane >= 2) ? (msinc35 + msup37) : msinc35);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc35, 4);
+                msinc35 = ((lane >= 4) ? (msinc35 + msup38) : msinc35);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc35, 8);
+                msinc35 = ((lane >= 8) ? (msinc35 + msup39) : msinc35);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc35, 16);
+                msinc35 = ((lane >= 16) ? (msinc35 + msup40) : msinc35);
+                mststart13[t33] = (msinc35 - mscnt34);
                 if ((lane == 31)) {
-                    mswsum14[warp] = msinc34;
+                    mswsum14[warp] = msinc35;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t40 = threadIdx.x;
-            if ((t40 < 256)) {
-                unsigned int msst41 = mststart13[t40];
-                for (patc_int i42 = 0; i42 < 8; i42 += 1) {
-                    if ((i42 < warp)) {
-                        msst41 = (msst41 + mswsum14[i42]);
+            const patc_int t41 = threadIdx.x;
+            if ((t41 < 256)) {
+                unsigned int msst42 = mststart13[t41];
+                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
+                    if ((i43 < warp)) {
+                        msst42 = (msst42 + mswsum14[i43]);
                     }
                 }
-                for (patc_int i43 = 0; i43 < 12; i43 += 1) {
-                    mshist9[(t40 + 256 * i43)] = (mshist9[(t40 + 256 * i43)] + msst41);
+                for (patc_int i44 = 0; i44 < 12; i44 += 1) {
+                    mshist9[(t41 + 256 * i44)] = (mshist9[(t41 + 256 * i44)] + msst42);
                 }
-                mststart13[t40] = msst41;
+                mststart13[t41] = msst42;
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i45 = 0; i45 < 16; i45 += 1) {
-                    bool msok46 = true;
-                    unsigned int msb47 = msinfo12[i45];
-                    unsigned int mspm48 = (__ballot_sync(0xffffffffu, msok46) & patc_match_bits(msb47, 8u));
-                    unsigned int msrk49 = __popc((mspm48 & ((1u << lane) - 1u)));
-                    unsigned int msct50 = __popc(mspm48);
-                    long long ix51 = ((long long)msb47);
-                    unsigned int msh52 = 0u;
-                    if (msok46) {
-                        msh52 = mshist9[(256 * warp + ix51)];
+                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
+                    bool msok47 = true;
+                    unsigned int msb48 = msinfo12[i46];
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
+                    unsigned int msct51 = __popc(mspm49);
+                    long long ix52 = ((long long)msb48);
+                    unsigned int msh53 = 0u;
+                    if (msok47) {
+                        msh53 = mshist9[(256 * warp + ix52)];
                     }
                     __syncwarp();
-                    if ((msok46 && ((msrk49 + 1u) == msct50))) {
-                        mshist9[(256 * warp + ix51)] = (msh52 + msct50);
+                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
+                        mshist9[(256 * warp + ix52)] = (msh53 + msct51);
                     }
                     __syncwarp();
-                    if (msok46) {
-                        unsigned int msq53 = (msh52 + msrk49);
-                        long long ix54 = ((long long)msq53);
-                        mssval15[ix54] = msval11[i45];
+                    if (msok47) {
+                        unsigned int msq54 = (msh53 + msrk50);
+                        long long ix55 = ((long long)msq54);
+                        mssval15[ix55] = msval11[i46];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i45 = 0; i45 < 16; i45 += 1) {
-                    bool msok46 = ((lane + 512 * warp + 6144 * b3 + 32 * i45) < n);
-                    unsigned int msb47 = msinfo12[i45];
-                    unsigned int mspm48 = (__ballot_sync(0xffffffffu, msok46) & patc_match_bits(msb47, 8u));
-                    unsigned int msrk49 = __popc((mspm48 & ((1u << lane) - 1u)));
-                    unsigned int msct50 = __popc(mspm48);
-                    long long ix51 = ((long long)msb47);
-                    unsigned int msh52 = 0u;
-                    if (msok46) {
-                        msh52 = mshist9[(256 * warp + ix51)];
+                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
+                    bool msok47 = ((lane + 512 * warp + 6144 * b3 + 32 * i46) < n);
+                    unsigned int msb48 = msinfo12[i46];
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
+                    unsigned int msct51 = __popc(mspm49);
+                    long long ix52 = ((long long)msb48);
+                    unsigned int msh53 = 0u;
+                    if (msok47) {
+                        msh53 = mshist9[(256 * warp + ix52)];
                     }
                     __syncwarp();
-                    if ((msok46 && ((msrk49 + 1u) == msct50))) {
-                        mshist9[(256 * warp + ix51)] = (msh52 + msct50);
+                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
+                        mshist9[(256 * warp + ix52)] = (msh53 + msct51);
                     }
                     __syncwarp();
-                    if (msok46) {
-                        unsigned int msq53 = (msh52 + msrk49);
-                        long long ix54 = ((long long)msq53);
-                        mssval15[ix54] = msval11[i45];
+                    if (msok47) {
+                        unsigned int msq54 = (msh53 + msrk50);
+                        long long ix55 = ((long long)msq54);
+                        mssval15[ix55] = msval11[i46];
                     }
                 }
             }
         }
         {
-            const patc_int t55 = threadIdx.x;
+            const patc_int t56 = threadIdx.x;
             {
-                const patc_int i56 = 0;
-                if (((t55 + 384 * i56) < 256)) {
-                    unsigned int msc57 = msbase10[(t55 + 384 * i56)];
-                    unsigned int mspre58 = 0u;
+                const patc_int i57 = 0;
+                if (((t56 + 384 * i57) < 256)) {
+                    unsigned int msc58 = msbase10[(t56 + 384 * i57)];
+                    unsigned int mspre59 = 0u;
                     if ((!(b3 < 1))) {
-                        for (patc_int msd59 = 0; ; msd59 += 1) {
-                            unsigned int msw60;
-                            bool msfull61;
+                        for (patc_int msd60 = 0; ; msd60 += 1) {
+                            unsigned int msw61;
+                            bool msfull62;
                             for (;;) {
-                                msw60 = patc_peek32(&msstate1[(256 * b3 + t55 + 384 * i56 - 256 * msd59 - 256)]);
-                                msfull61 = ((msw60 >> 30u) == (2u | mspar8));
-                                if ((msfull61 || ((msw60 >> 29u) == (2u | mspar8)))) {
+                                msw61 = patc_peek32(&msstate1[(256 * b3 + t56 + 384 * i57 - 256 * msd60 - 256)]);
+                                msfull62 = ((msw61 >> 30u) == (2u | mspar8));
+                                if ((msfull62 || ((msw61 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre58 = (mspre58 + (msw60 & (msfull61 ? 1073741823u : 536870911u)));
-                            if (msfull61) {
+                            mspre59 = (mspre59 + (msw61 & (msfull62 ? 1073741823u : 536870911u)));
+                            if (msfull62) {
                                 break;
                             }
                         }
                         if (((b3 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate1[(256 * b3 + t55 + 384 * i56)], (((2u | mspar8) << 30u) | (mspre58 + msc57)));
+                            patc_set32(&msstate1[(256 * b3 + t56 + 384 * i57)], (((2u | mspar8) << 30u) | (mspre59 + msc58)));
                         }
                     }
-                    msbase10[(t55 + 384 * i56)] = ((offs[(t55 + 384 * i56)] + mspre58) - mststart13[(t55 + 384 * i56)]);
+                    msbase10[(t56 + 384 * i57)] = ((offs[(t56 + 384 * i57)] + mspre59) - mststart13[(t56 + 384 * i57)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                const patc_int t63 = threadIdx.x;
+                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
                     {
-                        unsigned int msv64 = mssval15[(t62 + 384 * i63)];
-                        unsigned int msbk65 = min(((msv64 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        if ((((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63)))) < ((patc_uint)n))) {
-                            const patc_int msdst67 = ((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63))));
-                            out[msdst67] = msv64;
+                        unsigned int msv65 = mssval15[(t63 + 384 * i64)];
+                        unsigned int msbk66 = min(((msv65 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix67 = ((long long)msbk66);
+                        if ((((patc_uint)(msbase10[ix67] + ((unsigned int)(t63 + 384 * i64)))) < ((patc_uint)n))) {
+                            const patc_int msdst68 = ((patc_uint)(msbase10[ix67] + ((unsigned int)(t63 + 384 * i64))));
+                            out[msdst68] = msv65;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                    if (((6144 * b3 + t62 + 384 * i63) < n)) {
-                        unsigned int msv64 = mssval15[(t62 + 384 * i63)];
-                        unsigned int msbk65 = min(((msv64 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        if ((((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63)))) < ((patc_uint)n))) {
-                            const patc_int msdst67 = ((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63))));
-                            out[msdst67] = msv64;
+                const patc_int t63 = threadIdx.x;
+                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
+                    if (((6144 * b3 + t63 + 384 * i64) < n)) {
+                        unsigned int msv65 = mssval15[(t63 + 384 * i64)];
+                        unsigned int msbk66 = min(((msv65 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix67 = ((long long)msbk66);
+                        if ((((patc_uint)(msbase10[ix67] + ((unsigned int)(t63 + 384 * i64)))) < ((patc_uint)n))) {
+                            const patc_int msdst68 = ((patc_uint)(msbase10[ix67] + ((unsigned int)(t63 + 384 * i64))));
+                            out[msdst68] = msv65;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar68 = mspar8;
-        const patc_int msh69 = ((unsigned int)msctr2[(-mspar68 + 2)]);
+        const patc_int mspar69 = mspar8;
+        const patc_int msh70 = ((unsigned int)msctr2[(-mspar69 + 2)]);
         {
-            const patc_int t70 = threadIdx.x;
-            if (((b3 < 1) && (t70 < 1))) {
-                msctr2[(mspar68 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            const patc_int t71 = threadIdx.x;
+            if (((b3 < 1) && (t71 < 1))) {
+                msctr2[(mspar69 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi71 = ((unsigned int)(384 * b3 + t70 + 256 * ((n + 6143) / 6144) - 256));
+            unsigned int mszi72 = ((unsigned int)(384 * b3 + t71 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi71 >= ((unsigned int)(256 * msh69)))) {
+                if ((mszi72 >= ((unsigned int)(256 * msh70)))) {
                     break;
                 }
-                const patc_int msz72 = mszi71;
-                msstate1[msz72] = 0u;
-                mszi71 = (mszi71 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz73 = mszi72;
+                msstate1[msz73] = 0u;
+                mszi72 = (mszi72 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -833,7 +850,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   38960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(6144 * ((n + 6142) / 6144) + 1187840, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const int *__restrict__ xs, unsigned int *__restrict__ msstate1, unsigned long long *__restrict__ msctr2, patc_int n)
 {
@@ -861,36 +878,51 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
         unsigned int mspar8 = (lbepoch7 & 1u);
         int msval11[16];
         unsigned int msinfo12[16];
+        if (((6144 * b3 + 1177600) < n)) {
+            {
+                const patc_int t16 = threadIdx.x;
+                if ((t16 < 3)) {
+                    patc_prefetch_l2(xs + (6144 * b3 + 2048 * t16 + 393216), xs + min((patc_int)n, (patc_int)min((patc_int)(6144 * b3 + 399360), (patc_int)(6144 * b3 + 2048 * t16 + 395264))));
+                }
+            }
+        } else {
+            {
+                const patc_int t16 = threadIdx.x;
+                if (((t16 < 3) && ((6144 * b3 + 2048 * t16 + 393216) < n))) {
+                    patc_prefetch_l2(xs + (6144 * b3 + 2048 * t16 + 393216), xs + min((patc_int)n, (patc_int)min((patc_int)(6144 * b3 + 399360), (patc_int)(6144 * b3 + 2048 * t16 + 395264))));
+                }
+            }
+        }
         {
-            const patc_int t16 = threadIdx.x;
-            for (patc_int i17 = 0; i17 < 8; i17 += 1) {
-                if (((t16 + 384 * i17) < 3072)) {
-                    mshist9[(t16 + 384 * i17)] = 0u;
+            const patc_int t17 = threadIdx.x;
+            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
+                if (((t17 + 384 * i18) < 3072)) {
+                    mshist9[(t17 + 384 * i18)] = 0u;
                 }
             }
         }
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
-                    bool msok20 = true;
-                    int msx21 = 0;
-                    if (msok20) {
-                        msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = true;
+                    int msx22 = 0;
+                    if (msok21) {
+                        msx22 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i20)];
                     }
-                    msval11[i19] = msx21;
+                    msval11[i20] = msx22;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i19 = 0; i19 < 16; i19 += 1) {
-                    bool msok20 = ((lane + 512 * warp + 6144 * b3 + 32 * i19) < n);
-                    int msx21 = 0;
-                    if (msok20) {
-                        msx21 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i19)];
+                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
+                    bool msok21 = ((lane + 512 * warp + 6144 * b3 + 32 * i20) < n);
+                    int msx22 = 0;
+                    if (msok21) {
+                        msx22 = xs[(lane + 512 * warp + 6144 * b3 + 32 * i20)];
                     }
-                    msval11[i19] = msx21;
+                    msval11[i20] = msx22;
                 }
             }
         }
@@ -898,226 +930,226 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = true;
-                    unsigned int msb25 = (msok24 ? min((((((unsigned int)msval11[i23]) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok24) {
-                        long long ix26 = ((long long)msb25);
-                        atomicAdd(&mshist9[(256 * warp + ix26)], 1u);
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = true;
+                    unsigned int msb26 = (msok25 ? min((((((unsigned int)msval11[i24]) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok25) {
+                        long long ix27 = ((long long)msb26);
+                        atomicAdd(&mshist9[(256 * warp + ix27)], 1u);
                     }
-                    msinfo12[i23] = msb25;
+                    msinfo12[i24] = msb26;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
-                    bool msok24 = ((lane + 512 * warp + 6144 * b3 + 32 * i23) < n);
-                    unsigned int msb25 = (msok24 ? min((((((unsigned int)msval11[i23]) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok24) {
-                        long long ix26 = ((long long)msb25);
-                        atomicAdd(&mshist9[(256 * warp + ix26)], 1u);
+                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
+                    bool msok25 = ((lane + 512 * warp + 6144 * b3 + 32 * i24) < n);
+                    unsigned int msb26 = (msok25 ? min((((((unsigned int)msval11[i24]) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok25) {
+                        long long ix27 = ((long long)msb26);
+                        atomicAdd(&mshist9[(256 * warp + ix27)], 1u);
                     }
-                    msinfo12[i23] = msb25;
+                    msinfo12[i24] = msb26;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t27 = threadIdx.x;
+            const patc_int t28 = threadIdx.x;
             {
-                const patc_int i28 = 0;
-                if (((t27 + 384 * i28) < 256)) {
-                    unsigned int msrun29 = 0u;
-                    for (patc_int i30 = 0; i30 < 12; i30 += 1) {
-                        unsigned int msc31 = mshist9[(t27 + 384 * i28 + 256 * i30)];
-                        mshist9[(t27 + 384 * i28 + 256 * i30)] = msrun29;
-                        msrun29 = (msrun29 + msc31);
+                const patc_int i29 = 0;
+                if (((t28 + 384 * i29) < 256)) {
+                    unsigned int msrun30 = 0u;
+                    for (patc_int i31 = 0; i31 < 12; i31 += 1) {
+                        unsigned int msc32 = mshist9[(t28 + 384 * i29 + 256 * i31)];
+                        mshist9[(t28 + 384 * i29 + 256 * i31)] = msrun30;
+                        msrun30 = (msrun30 + msc32);
                     }
                     if (((b3 + 1) < ((n + 6143) / 6144))) {
                         if ((b3 < 1)) {
-                            patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 30u) | msrun29));
+                            patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 30u) | msrun30));
                         }
                         if ((!(b3 < 1))) {
-                            patc_set32(&msstate1[(256 * b3 + t27 + 384 * i28)], (((2u | mspar8) << 29u) | msrun29));
+                            patc_set32(&msstate1[(256 * b3 + t28 + 384 * i29)], (((2u | mspar8) << 29u) | msrun30));
                         }
                     }
-                    mststart13[(t27 + 384 * i28)] = msrun29;
-                    msbase10[(t27 + 384 * i28)] = msrun29;
+                    mststart13[(t28 + 384 * i29)] = msrun30;
+                    msbase10[(t28 + 384 * i29)] = msrun30;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t32 = threadIdx.x;
-            if ((t32 < 256)) {
-                unsigned int mscnt33 = mststart13[t32];
-                unsigned int msinc34 = mscnt33;
-                unsigned int msup35 = __shfl_up_sync(0xffffffffu, msinc34, 1);
-                msinc34 = ((lane >= 1) ? (msinc34 + msup35) : msinc34);
-                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc34, 2);
-                msinc34 = ((lane >= 2) ? (msinc34 + msup36) : msinc34);
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc34, 4);
-                msinc34 = ((lane >= 4) ? (msinc34 + msup37) : msinc34);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc34, 8);
-                msinc34 = ((lane >= 8) ? (msinc34 + msup38) : msinc34);
-                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc34, 16);
-                msinc34 = ((lane >= 16) ? (msinc34 + msup39) : msinc34);
-                mststart13[t32] = (msinc34 - mscnt33);
+            const patc_int t33 = threadIdx.x;
+            if ((t33 < 256)) {
+                unsigned int mscnt34 = mststart13[t33];
+                unsigned int msinc35 = mscnt34;
+                unsigned int msup36 = __shfl_up_sync(0xffffffffu, msinc35, 1);
+                msinc35 = ((lane >= 1) ? (msinc35 + msup36) : msinc35);
+                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc35, 2);
+                msinc35 = ((lane >= 2) ? (msinc35 + msup37) : msinc35);
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc35, 4);
+                msinc35 = ((lane >= 4) ? (msinc35 + msup38) : msinc35);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc35, 8);
+                msinc35 = ((lane >= 8) ? (msinc35 + msup39) : msinc35);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc35, 16);
+                msinc35 = ((lane >= 16) ? (msinc35 + msup40) : msinc35);
+                mststart13[t33] = (msinc35 - mscnt34);
                 if ((lane == 31)) {
-                    mswsum14[warp] = msinc34;
+                    mswsum14[warp] = msinc35;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t40 = threadIdx.x;
-            if ((t40 < 256)) {
-                unsigned int msst41 = mststart13[t40];
-                for (patc_int i42 = 0; i42 < 8; i42 += 1) {
-                    if ((i42 < warp)) {
-                        msst41 = (msst41 + mswsum14[i42]);
+            const patc_int t41 = threadIdx.x;
+            if ((t41 < 256)) {
+                unsigned int msst42 = mststart13[t41];
+                for (patc_int i43 = 0; i43 < 8; i43 += 1) {
+                    if ((i43 < warp)) {
+                        msst42 = (msst42 + mswsum14[i43]);
                     }
                 }
-                for (patc_int i43 = 0; i43 < 12; i43 += 1) {
-                    mshist9[(t40 + 256 * i43)] = (mshist9[(t40 + 256 * i43)] + msst41);
+                for (patc_int i44 = 0; i44 < 12; i44 += 1) {
+                    mshist9[(t41 + 256 * i44)] = (mshist9[(t41 + 256 * i44)] + msst42);
                 }
-                mststart13[t40] = msst41;
+                mststart13[t41] = msst42;
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i45 = 0; i45 < 16; i45 += 1) {
-                    bool msok46 = true;
-                    unsigned int msb47 = msinfo12[i45];
-                    unsigned int mspm48 = (__ballot_sync(0xffffffffu, msok46) & patc_match_bits(msb47, 8u));
-                    unsigned int msrk49 = __popc((mspm48 & ((1u << lane) - 1u)));
-                    unsigned int msct50 = __popc(mspm48);
-                    long long ix51 = ((long long)msb47);
-                    unsigned int msh52 = 0u;
-                    if (msok46) {
-                        msh52 = mshist9[(256 * warp + ix51)];
+                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
+                    bool msok47 = true;
+                    unsigned int msb48 = msinfo12[i46];
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
+                    unsigned int msct51 = __popc(mspm49);
+                    long long ix52 = ((long long)msb48);
+                    unsigned int msh53 = 0u;
+                    if (msok47) {
+                        msh53 = mshist9[(256 * warp + ix52)];
                     }
                     __syncwarp();
-                    if ((msok46 && ((msrk49 + 1u) == msct50))) {
-                        mshist9[(256 * warp + ix51)] = (msh52 + msct50);
+                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
+                        mshist9[(256 * warp + ix52)] = (msh53 + msct51);
                     }
                     __syncwarp();
-                    if (msok46) {
-                        unsigned int msq53 = (msh52 + msrk49);
-                        long long ix54 = ((long long)msq53);
-                        mssval15[ix54] = msval11[i45];
+                    if (msok47) {
+                        unsigned int msq54 = (msh53 + msrk50);
+                        long long ix55 = ((long long)msq54);
+                        mssval15[ix55] = msval11[i46];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i45 = 0; i45 < 16; i45 += 1) {
-                    bool msok46 = ((lane + 512 * warp + 6144 * b3 + 32 * i45) < n);
-                    unsigned int msb47 = msinfo12[i45];
-                    unsigned int mspm48 = (__ballot_sync(0xffffffffu, msok46) & patc_match_bits(msb47, 8u));
-                    unsigned int msrk49 = __popc((mspm48 & ((1u << lane) - 1u)));
-                    unsigned int msct50 = __popc(mspm48);
-                    long long ix51 = ((long long)msb47);
-                    unsigned int msh52 = 0u;
-                    if (msok46) {
-                        msh52 = mshist9[(256 * warp + ix51)];
+                for (patc_int i46 = 0; i46 < 16; i46 += 1) {
+                    bool msok47 = ((lane + 512 * warp + 6144 * b3 + 32 * i46) < n);
+                    unsigned int msb48 = msinfo12[i46];
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
+                    unsigned int msct51 = __popc(mspm49);
+                    long long ix52 = ((long long)msb48);
+                    unsigned int msh53 = 0u;
+                    if (msok47) {
+                        msh53 = mshist9[(256 * warp + ix52)];
                     }
                     __syncwarp();
-                    if ((msok46 && ((msrk49 + 1u) == msct50))) {
-                        mshist9[(256 * warp + ix51)] = (msh52 + msct50);
+                    if ((msok47 && ((msrk50 + 1u) == msct51))) {
+                        mshist9[(256 * warp + ix52)] = (msh53 + msct51);
                     }
                     __syncwarp();
-                    if (msok46) {
-                        unsigned int msq53 = (msh52 + msrk49);
-                        long long ix54 = ((long long)msq53);
-                        mssval15[ix54] = msval11[i45];
+                    if (msok47) {
+                        unsigned int msq54 = (msh53 + msrk50);
+                        long long ix55 = ((long long)msq54);
+                        mssval15[ix55] = msval11[i46];
                     }
                 }
             }
         }
         {
-            const patc_int t55 = threadIdx.x;
+            const patc_int t56 = threadIdx.x;
             {
-                const patc_int i56 = 0;
-                if (((t55 + 384 * i56) < 256)) {
-                    unsigned int msc57 = msbase10[(t55 + 384 * i56)];
-                    unsigned int mspre58 = 0u;
+                const patc_int i57 = 0;
+                if (((t56 + 384 * i57) < 256)) {
+                    unsigned int msc58 = msbase10[(t56 + 384 * i57)];
+                    unsigned int mspre59 = 0u;
                     if ((!(b3 < 1))) {
-                        for (patc_int msd59 = 0; ; msd59 += 1) {
-                            unsigned int msw60;
-                            bool msfull61;
+                        for (patc_int msd60 = 0; ; msd60 += 1) {
+                            unsigned int msw61;
+                            bool msfull62;
                             for (;;) {
-                                msw60 = patc_peek32(&msstate1[(256 * b3 + t55 + 384 * i56 - 256 * msd59 - 256)]);
-                                msfull61 = ((msw60 >> 30u) == (2u | mspar8));
-                                if ((msfull61 || ((msw60 >> 29u) == (2u | mspar8)))) {
+                                msw61 = patc_peek32(&msstate1[(256 * b3 + t56 + 384 * i57 - 256 * msd60 - 256)]);
+                                msfull62 = ((msw61 >> 30u) == (2u | mspar8));
+                                if ((msfull62 || ((msw61 >> 29u) == (2u | mspar8)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre58 = (mspre58 + (msw60 & (msfull61 ? 1073741823u : 536870911u)));
-                            if (msfull61) {
+                            mspre59 = (mspre59 + (msw61 & (msfull62 ? 1073741823u : 536870911u)));
+                            if (msfull62) {
                                 break;
                             }
                         }
                         if (((b3 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate1[(256 * b3 + t55 + 384 * i56)], (((2u | mspar8) << 30u) | (mspre58 + msc57)));
+                            patc_set32(&msstate1[(256 * b3 + t56 + 384 * i57)], (((2u | mspar8) << 30u) | (mspre59 + msc58)));
                         }
                     }
-                    msbase10[(t55 + 384 * i56)] = ((offs[(t55 + 384 * i56)] + mspre58) - mststart13[(t55 + 384 * i56)]);
+                    msbase10[(t56 + 384 * i57)] = ((offs[(t56 + 384 * i57)] + mspre59) - mststart13[(t56 + 384 * i57)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b3 + 6143) < n)) {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                const patc_int t63 = threadIdx.x;
+                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
                     {
-                        int msv64 = mssval15[(t62 + 384 * i63)];
-                        unsigned int msbk65 = min((((((unsigned int)msv64) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        if ((((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63)))) < ((patc_uint)n))) {
-                            const patc_int msdst67 = ((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63))));
-                            out[msdst67] = msv64;
+                        int msv65 = mssval15[(t63 + 384 * i64)];
+                        unsigned int msbk66 = min((((((unsigned int)msv65) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix67 = ((long long)msbk66);
+                        if ((((patc_uint)(msbase10[ix67] + ((unsigned int)(t63 + 384 * i64)))) < ((patc_uint)n))) {
+                            const patc_int msdst68 = ((patc_uint)(msbase10[ix67] + ((unsigned int)(t63 + 384 * i64))));
+                            out[msdst68] = msv65;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t62 = threadIdx.x;
-                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
-                    if (((6144 * b3 + t62 + 384 * i63) < n)) {
-                        int msv64 = mssval15[(t62 + 384 * i63)];
-                        unsigned int msbk65 = min((((((unsigned int)msv64) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix66 = ((long long)msbk65);
-                        if ((((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63)))) < ((patc_uint)n))) {
-                            const patc_int msdst67 = ((patc_uint)(msbase10[ix66] + ((unsigned int)(t62 + 384 * i63))));
-                            out[msdst67] = msv64;
+                const patc_int t63 = threadIdx.x;
+                for (patc_int i64 = 0; i64 < 16; i64 += 1) {
+                    if (((6144 * b3 + t63 + 384 * i64) < n)) {
+                        int msv65 = mssval15[(t63 + 384 * i64)];
+                        unsigned int msbk66 = min((((((unsigned int)msv65) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix67 = ((long long)msbk66);
+                        if ((((patc_uint)(msbase10[ix67] + ((unsigned int)(t63 + 384 * i64)))) < ((patc_uint)n))) {
+                            const patc_int msdst68 = ((patc_uint)(msbase10[ix67] + ((unsigned int)(t63 + 384 * i64))));
+                            out[msdst68] = msv65;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar68 = mspar8;
-        const patc_int msh69 = ((unsigned int)msctr2[(-mspar68 + 2)]);
+        const patc_int mspar69 = mspar8;
+        const patc_int msh70 = ((unsigned int)msctr2[(-mspar69 + 2)]);
         {
-            const patc_int t70 = threadIdx.x;
-            if (((b3 < 1) && (t70 < 1))) {
-                msctr2[(mspar68 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            const patc_int t71 = threadIdx.x;
+            if (((b3 < 1) && (t71 < 1))) {
+                msctr2[(mspar69 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi71 = ((unsigned int)(384 * b3 + t70 + 256 * ((n + 6143) / 6144) - 256));
+            unsigned int mszi72 = ((unsigned int)(384 * b3 + t71 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi71 >= ((unsigned int)(256 * msh69)))) {
+                if ((mszi72 >= ((unsigned int)(256 * msh70)))) {
                     break;
                 }
-                const patc_int msz72 = mszi71;
-                msstate1[msz72] = 0u;
-                mszi71 = (mszi71 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz73 = mszi72;
+                msstate1[msz73] = 0u;
+                mszi72 = (mszi72 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1133,7 +1165,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   38960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(6144 * ((n + 6142) / 6144) + 1187840, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
 {
@@ -1161,36 +1193,51 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
         unsigned int mspar9 = (lbepoch8 & 1u);
         unsigned int msval12[16];
         unsigned int msinfo13[16];
+        if (((6144 * b4 + 1177600) < n)) {
+            {
+                const patc_int t17 = threadIdx.x;
+                if ((t17 < 3)) {
+                    patc_prefetch_l2(xs + (6144 * b4 + 2048 * t17 + 393216), xs + min((patc_int)n, (patc_int)min((patc_int)(6144 * b4 + 399360), (patc_int)(6144 * b4 + 2048 * t17 + 395264))));
+                }
+            }
+        } else {
+            {
+                const patc_int t17 = threadIdx.x;
+                if (((t17 < 3) && ((6144 * b4 + 2048 * t17 + 393216) < n))) {
+                    patc_prefetch_l2(xs + (6144 * b4 + 2048 * t17 + 393216), xs + min((patc_int)n, (patc_int)min((patc_int)(6144 * b4 + 399360), (patc_int)(6144 * b4 + 2048 * t17 + 395264))));
+                }
+            }
+        }
         {
-            const patc_int t17 = threadIdx.x;
-            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
-                if (((t17 + 384 * i18) < 3072)) {
-                    mshist10[(t17 + 384 * i18)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist10[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = true;
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    msval12[i20] = msx22;
+                    msval12[i21] = msx23;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    msval12[i20] = msx22;
+                    msval12[i21] = msx23;
                 }
             }
         }
@@ -1198,230 +1245,230 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
-                    bool msok25 = true;
-                    unsigned int s26 = (~0u);
-                    unsigned int msb27 = (msok25 ? min(((((msval12[i24] | 2147483648u) ^ ((msval12[i24] > 2147483648u) ? s26 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok25) {
-                        long long ix28 = ((long long)msb27);
-                        atomicAdd(&mshist10[(256 * warp + ix28)], 1u);
+                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
+                    bool msok26 = true;
+                    unsigned int s27 = (~0u);
+                    unsigned int msb28 = (msok26 ? min(((((msval12[i25] | 2147483648u) ^ ((msval12[i25] > 2147483648u) ? s27 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok26) {
+                        long long ix29 = ((long long)msb28);
+                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
                     }
-                    msinfo13[i24] = msb27;
+                    msinfo13[i25] = msb28;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
-                    bool msok25 = ((lane + 512 * warp + 6144 * b4 + 32 * i24) < n);
-                    unsigned int s26 = (~0u);
-                    unsigned int msb27 = (msok25 ? min(((((msval12[i24] | 2147483648u) ^ ((msval12[i24] > 2147483648u) ? s26 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok25) {
-                        long long ix28 = ((long long)msb27);
-                        atomicAdd(&mshist10[(256 * warp + ix28)], 1u);
+                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
+                    bool msok26 = ((lane + 512 * warp + 6144 * b4 + 32 * i25) < n);
+                    unsigned int s27 = (~0u);
+                    unsigned int msb28 = (msok26 ? min(((((msval12[i25] | 2147483648u) ^ ((msval12[i25] > 2147483648u) ? s27 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok26) {
+                        long long ix29 = ((long long)msb28);
+                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
                     }
-                    msinfo13[i24] = msb27;
+                    msinfo13[i25] = msb28;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
+            const patc_int t30 = threadIdx.x;
             {
-                const patc_int i30 = 0;
-                if (((t29 + 384 * i30) < 256)) {
-                    unsigned int msrun31 = 0u;
-                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
-                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
-                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
-                        msrun31 = (msrun31 + msc33);
+                const patc_int i31 = 0;
+                if (((t30 + 384 * i31) < 256)) {
+                    unsigned int msrun32 = 0u;
+                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
+                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
+                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
+                        msrun32 = (msrun32 + msc34);
                     }
                     if (((b4 + 1) < ((n + 6143) / 6144))) {
                         if ((b4 < 1)) {
-                            patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
+                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
                         }
                         if ((!(b4 < 1))) {
-                            patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
+                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
                         }
                     }
-                    mststart14[(t29 + 384 * i30)] = msrun31;
-                    msbase11[(t29 + 384 * i30)] = msrun31;
+                    mststart14[(t30 + 384 * i31)] = msrun32;
+                    msbase11[(t30 + 384 * i31)] = msrun32;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t34 = threadIdx.x;
-            if ((t34 < 256)) {
-                unsigned int mscnt35 = mststart14[t34];
-                unsigned int msinc36 = mscnt35;
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc36, 1);
-                msinc36 = ((lane >= 1) ? (msinc36 + msup37) : msinc36);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc36, 2);
-                msinc36 = ((lane >= 2) ? (msinc36 + msup38) : msinc36);
-                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc36, 4);
-                msinc36 = ((lane >= 4) ? (msinc36 + msup39) : msinc36);
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc36, 8);
-                msinc36 = ((lane >= 8) ? (msinc36 + msup40) : msinc36);
-                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc36, 16);
-                msinc36 = ((lane >= 16) ? (msinc36 + msup41) : msinc36);
-                mststart14[t34] = (msinc36 - mscnt35);
+            const patc_int t35 = threadIdx.x;
+            if ((t35 < 256)) {
+                unsigned int mscnt36 = mststart14[t35];
+                unsigned int msinc37 = mscnt36;
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc37, 1);
+                msinc37 = ((lane >= 1) ? (msinc37 + msup38) : msinc37);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc37, 2);
+                msinc37 = ((lane >= 2) ? (msinc37 + msup39) : msinc37);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc37, 4);
+                msinc37 = ((lane >= 4) ? (msinc37 + msup40) : msinc37);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc37, 8);
+                msinc37 = ((lane >= 8) ? (msinc37 + msup41) : msinc37);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc37, 16);
+                msinc37 = ((lane >= 16) ? (msinc37 + msup42) : msinc37);
+                mststart14[t35] = (msinc37 - mscnt36);
                 if ((lane == 31)) {
-                    mswsum15[warp] = msinc36;
+                    mswsum15[warp] = msinc37;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t42 = threadIdx.x;
-            if ((t42 < 256)) {
-                unsigned int msst43 = mststart14[t42];
-                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
-                    if ((i44 < warp)) {
-                        msst43 = (msst43 + mswsum15[i44]);
+            const patc_int t43 = threadIdx.x;
+            if ((t43 < 256)) {
+                unsigned int msst44 = mststart14[t43];
+                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
+                    if ((i45 < warp)) {
+                        msst44 = (msst44 + mswsum15[i45]);
                     }
                 }
-                for (patc_int i45 = 0; i45 < 12; i45 += 1) {
-                    mshist10[(t42 + 256 * i45)] = (mshist10[(t42 + 256 * i45)] + msst43);
+                for (patc_int i46 = 0; i46 < 12; i46 += 1) {
+                    mshist10[(t43 + 256 * i46)] = (mshist10[(t43 + 256 * i46)] + msst44);
                 }
-                mststart14[t42] = msst43;
+                mststart14[t43] = msst44;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
-                    bool msok48 = true;
-                    unsigned int msb49 = msinfo13[i47];
-                    unsigned int mspm50 = (__ballot_sync(0xffffffffu, msok48) & patc_match_bits(msb49, 8u));
-                    unsigned int msrk51 = __popc((mspm50 & ((1u << lane) - 1u)));
-                    unsigned int msct52 = __popc(mspm50);
-                    long long ix53 = ((long long)msb49);
-                    unsigned int msh54 = 0u;
-                    if (msok48) {
-                        msh54 = mshist10[(256 * warp + ix53)];
+                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
+                    bool msok49 = true;
+                    unsigned int msb50 = msinfo13[i48];
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm51);
+                    long long ix54 = ((long long)msb50);
+                    unsigned int msh55 = 0u;
+                    if (msok49) {
+                        msh55 = mshist10[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    if ((msok48 && ((msrk51 + 1u) == msct52))) {
-                        mshist10[(256 * warp + ix53)] = (msh54 + msct52);
+                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
+                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
                     }
                     __syncwarp();
-                    if (msok48) {
-                        unsigned int msq55 = (msh54 + msrk51);
-                        long long ix56 = ((long long)msq55);
-                        mssval16[ix56] = msval12[i47];
+                    if (msok49) {
+                        unsigned int msq56 = (msh55 + msrk52);
+                        long long ix57 = ((long long)msq56);
+                        mssval16[ix57] = msval12[i48];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
-                    bool msok48 = ((lane + 512 * warp + 6144 * b4 + 32 * i47) < n);
-                    unsigned int msb49 = msinfo13[i47];
-                    unsigned int mspm50 = (__ballot_sync(0xffffffffu, msok48) & patc_match_bits(msb49, 8u));
-                    unsigned int msrk51 = __popc((mspm50 & ((1u << lane) - 1u)));
-                    unsigned int msct52 = __popc(mspm50);
-                    long long ix53 = ((long long)msb49);
-                    unsigned int msh54 = 0u;
-                    if (msok48) {
-                        msh54 = mshist10[(256 * warp + ix53)];
+                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
+                    bool msok49 = ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n);
+                    unsigned int msb50 = msinfo13[i48];
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm51);
+                    long long ix54 = ((long long)msb50);
+                    unsigned int msh55 = 0u;
+                    if (msok49) {
+                        msh55 = mshist10[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    if ((msok48 && ((msrk51 + 1u) == msct52))) {
-                        mshist10[(256 * warp + ix53)] = (msh54 + msct52);
+                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
+                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
                     }
                     __syncwarp();
-                    if (msok48) {
-                        unsigned int msq55 = (msh54 + msrk51);
-                        long long ix56 = ((long long)msq55);
-                        mssval16[ix56] = msval12[i47];
+                    if (msok49) {
+                        unsigned int msq56 = (msh55 + msrk52);
+                        long long ix57 = ((long long)msq56);
+                        mssval16[ix57] = msval12[i48];
                     }
                 }
             }
         }
         {
-            const patc_int t57 = threadIdx.x;
+            const patc_int t58 = threadIdx.x;
             {
-                const patc_int i58 = 0;
-                if (((t57 + 384 * i58) < 256)) {
-                    unsigned int msc59 = msbase11[(t57 + 384 * i58)];
-                    unsigned int mspre60 = 0u;
+                const patc_int i59 = 0;
+                if (((t58 + 384 * i59) < 256)) {
+                    unsigned int msc60 = msbase11[(t58 + 384 * i59)];
+                    unsigned int mspre61 = 0u;
                     if ((!(b4 < 1))) {
-                        for (patc_int msd61 = 0; ; msd61 += 1) {
-                            unsigned int msw62;
-                            bool msfull63;
+                        for (patc_int msd62 = 0; ; msd62 += 1) {
+                            unsigned int msw63;
+                            bool msfull64;
                             for (;;) {
-                                msw62 = patc_peek32(&msstate2[(256 * b4 + t57 + 384 * i58 - 256 * msd61 - 256)]);
-                                msfull63 = ((msw62 >> 30u) == (2u | mspar9));
-                                if ((msfull63 || ((msw62 >> 29u) == (2u | mspar9)))) {
+                                msw63 = patc_peek32(&msstate2[(256 * b4 + t58 + 384 * i59 - 256 * msd62 - 256)]);
+                                msfull64 = ((msw63 >> 30u) == (2u | mspar9));
+                                if ((msfull64 || ((msw63 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre60 = (mspre60 + (msw62 & (msfull63 ? 1073741823u : 536870911u)));
-                            if (msfull63) {
+                            mspre61 = (mspre61 + (msw63 & (msfull64 ? 1073741823u : 536870911u)));
+                            if (msfull64) {
                                 break;
                             }
                         }
                         if (((b4 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate2[(256 * b4 + t57 + 384 * i58)], (((2u | mspar9) << 30u) | (mspre60 + msc59)));
+                            patc_set32(&msstate2[(256 * b4 + t58 + 384 * i59)], (((2u | mspar9) << 30u) | (mspre61 + msc60)));
                         }
                     }
-                    msbase11[(t57 + 384 * i58)] = ((offs[(t57 + 384 * i58)] + mspre60) - mststart14[(t57 + 384 * i58)]);
+                    msbase11[(t58 + 384 * i59)] = ((offs[(t58 + 384 * i59)] + mspre61) - mststart14[(t58 + 384 * i59)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t64 = threadIdx.x;
-                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                const patc_int t65 = threadIdx.x;
+                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
                     {
-                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
-                        unsigned int s67 = (~0u);
-                        unsigned int msbk68 = min(((((msv66 | 2147483648u) ^ ((msv66 > 2147483648u) ? s67 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix69 = ((long long)msbk68);
-                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
-                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
-                            out[msdst70] = msv66;
+                        unsigned int msv67 = mssval16[(t65 + 384 * i66)];
+                        unsigned int s68 = (~0u);
+                        unsigned int msbk69 = min(((((msv67 | 2147483648u) ^ ((msv67 > 2147483648u) ? s68 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix70 = ((long long)msbk69);
+                        if ((((patc_uint)(msbase11[ix70] + ((unsigned int)(t65 + 384 * i66)))) < ((patc_uint)n))) {
+                            const patc_int msdst71 = ((patc_uint)(msbase11[ix70] + ((unsigned int)(t65 + 384 * i66))));
+                            out[msdst71] = msv67;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t64 = threadIdx.x;
-                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
-                    if (((6144 * b4 + t64 + 384 * i65) < n)) {
-                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
-                        unsigned int s67 = (~0u);
-                        unsigned int msbk68 = min(((((msv66 | 2147483648u) ^ ((msv66 > 2147483648u) ? s67 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix69 = ((long long)msbk68);
-                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
-                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
-                            out[msdst70] = msv66;
+                const patc_int t65 = threadIdx.x;
+                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
+                    if (((6144 * b4 + t65 + 384 * i66) < n)) {
+                        unsigned int msv67 = mssval16[(t65 + 384 * i66)];
+                        unsigned int s68 = (~0u);
+                        unsigned int msbk69 = min(((((msv67 | 2147483648u) ^ ((msv67 > 2147483648u) ? s68 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix70 = ((long long)msbk69);
+                        if ((((patc_uint)(msbase11[ix70] + ((unsigned int)(t65 + 384 * i66)))) < ((patc_uint)n))) {
+                            const patc_int msdst71 = ((patc_uint)(msbase11[ix70] + ((unsigned int)(t65 + 384 * i66))));
+                            out[msdst71] = msv67;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar71 = mspar9;
-        const patc_int msh72 = ((unsigned int)msctr3[(-mspar71 + 2)]);
+        const patc_int mspar72 = mspar9;
+        const patc_int msh73 = ((unsigned int)msctr3[(-mspar72 + 2)]);
         {
-            const patc_int t73 = threadIdx.x;
-            if (((b4 < 1) && (t73 < 1))) {
-                msctr3[(mspar71 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            const patc_int t74 = threadIdx.x;
+            if (((b4 < 1) && (t74 < 1))) {
+                msctr3[(mspar72 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi74 = ((unsigned int)(384 * b4 + t73 + 256 * ((n + 6143) / 6144) - 256));
+            unsigned int mszi75 = ((unsigned int)(384 * b4 + t74 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi74 >= ((unsigned int)(256 * msh72)))) {
+                if ((mszi75 >= ((unsigned int)(256 * msh73)))) {
                     break;
                 }
-                const patc_int msz75 = mszi74;
-                msstate2[msz75] = 0u;
-                mszi74 = (mszi74 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz76 = mszi75;
+                msstate2[msz76] = 0u;
+                mszi75 = (mszi75 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

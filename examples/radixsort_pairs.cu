@@ -20,6 +20,8 @@ static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, u
 
 static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, unsigned int i) { unsigned int v; asm volatile("{ .reg .pred q; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }" : "=r"(v) : "r"(x), "r"(1u << i)); return v; }
 
+static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) { unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull; if (a < z) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(a), "r"((unsigned int)(z - a)) : "memory"); }
+
 /* kernel rsPassPairsU32
  *   data parameters: d: u32 (by value), offs: 256.u32, ks: n.u32, vs: n.u32
  *   nat parameters:  n
@@ -31,7 +33,7 @@ static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, uns
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   63536 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(6144 * ((n + 6142) / 6144) + 1187840, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
 {
@@ -60,36 +62,51 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         unsigned int mspar9 = (lbepoch8 & 1u);
         unsigned int msval12[16];
         unsigned int msinfo13[16];
+        if (((6144 * b4 + 1177600) < n)) {
+            {
+                const patc_int t18 = threadIdx.x;
+                if ((t18 < 3)) {
+                    patc_prefetch_l2(ks + (6144 * b4 + 2048 * t18 + 393216), ks + min((patc_int)n, (patc_int)min((patc_int)(6144 * b4 + 399360), (patc_int)(6144 * b4 + 2048 * t18 + 395264))));
+                }
+            }
+        } else {
+            {
+                const patc_int t18 = threadIdx.x;
+                if (((t18 < 3) && ((6144 * b4 + 2048 * t18 + 393216) < n))) {
+                    patc_prefetch_l2(ks + (6144 * b4 + 2048 * t18 + 393216), ks + min((patc_int)n, (patc_int)min((patc_int)(6144 * b4 + 399360), (patc_int)(6144 * b4 + 2048 * t18 + 395264))));
+                }
+            }
+        }
         {
-            const patc_int t18 = threadIdx.x;
-            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
-                if (((t18 + 384 * i19) < 3072)) {
-                    mshist10[(t18 + 384 * i19)] = 0u;
+            const patc_int t19 = threadIdx.x;
+            for (patc_int i20 = 0; i20 < 8; i20 += 1) {
+                if (((t19 + 384 * i20) < 3072)) {
+                    mshist10[(t19 + 384 * i20)] = 0u;
                 }
             }
         }
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = true;
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
+                    bool msok23 = true;
+                    unsigned int msx24 = 0u;
+                    if (msok23) {
+                        msx24 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i22)];
                     }
-                    msval12[i21] = msx23;
+                    msval12[i22] = msx24;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
-                    unsigned int msx23 = 0u;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
+                    bool msok23 = ((lane + 512 * warp + 6144 * b4 + 32 * i22) < n);
+                    unsigned int msx24 = 0u;
+                    if (msok23) {
+                        msx24 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i22)];
                     }
-                    msval12[i21] = msx23;
+                    msval12[i22] = msx24;
                 }
             }
         }
@@ -97,200 +114,200 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
-                    bool msok26 = true;
-                    unsigned int v27 = msval12[i25];
-                    unsigned int msb28 = (msok26 ? min(((v27 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok26) {
-                        long long ix29 = ((long long)msb28);
-                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
+                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
+                    bool msok27 = true;
+                    unsigned int v28 = msval12[i26];
+                    unsigned int msb29 = (msok27 ? min(((v28 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok27) {
+                        long long ix30 = ((long long)msb29);
+                        atomicAdd(&mshist10[(256 * warp + ix30)], 1u);
                     }
-                    msinfo13[i25] = msb28;
+                    msinfo13[i26] = msb29;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
-                    bool msok26 = ((lane + 512 * warp + 6144 * b4 + 32 * i25) < n);
-                    unsigned int v27 = msval12[i25];
-                    unsigned int msb28 = (msok26 ? min(((v27 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok26) {
-                        long long ix29 = ((long long)msb28);
-                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
+                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
+                    bool msok27 = ((lane + 512 * warp + 6144 * b4 + 32 * i26) < n);
+                    unsigned int v28 = msval12[i26];
+                    unsigned int msb29 = (msok27 ? min(((v28 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok27) {
+                        long long ix30 = ((long long)msb29);
+                        atomicAdd(&mshist10[(256 * warp + ix30)], 1u);
                     }
-                    msinfo13[i25] = msb28;
+                    msinfo13[i26] = msb29;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t30 = threadIdx.x;
+            const patc_int t31 = threadIdx.x;
             {
-                const patc_int i31 = 0;
-                if (((t30 + 384 * i31) < 256)) {
-                    unsigned int msrun32 = 0u;
-                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
-                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
-                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
-                        msrun32 = (msrun32 + msc34);
+                const patc_int i32 = 0;
+                if (((t31 + 384 * i32) < 256)) {
+                    unsigned int msrun33 = 0u;
+                    for (patc_int i34 = 0; i34 < 12; i34 += 1) {
+                        unsigned int msc35 = mshist10[(t31 + 384 * i32 + 256 * i34)];
+                        mshist10[(t31 + 384 * i32 + 256 * i34)] = msrun33;
+                        msrun33 = (msrun33 + msc35);
                     }
                     if (((b4 + 1) < ((n + 6143) / 6144))) {
                         if ((b4 < 1)) {
-                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
+                            patc_set32(&msstate2[(256 * b4 + t31 + 384 * i32)], (((2u | mspar9) << 30u) | msrun33));
                         }
                         if ((!(b4 < 1))) {
-                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
+                            patc_set32(&msstate2[(256 * b4 + t31 + 384 * i32)], (((2u | mspar9) << 29u) | msrun33));
                         }
                     }
-                    mststart14[(t30 + 384 * i31)] = msrun32;
-                    msbase11[(t30 + 384 * i31)] = msrun32;
+                    mststart14[(t31 + 384 * i32)] = msrun33;
+                    msbase11[(t31 + 384 * i32)] = msrun33;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
-            if ((t35 < 256)) {
-                unsigned int mscnt36 = mststart14[t35];
-                unsigned int msinc37 = mscnt36;
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc37, 1);
-                msinc37 = ((lane >= 1) ? (msinc37 + msup38) : msinc37);
-                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc37, 2);
-                msinc37 = ((lane >= 2) ? (msinc37 + msup39) : msinc37);
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc37, 4);
-                msinc37 = ((lane >= 4) ? (msinc37 + msup40) : msinc37);
-                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc37, 8);
-                msinc37 = ((lane >= 8) ? (msinc37 + msup41) : msinc37);
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc37, 16);
-                msinc37 = ((lane >= 16) ? (msinc37 + msup42) : msinc37);
-                mststart14[t35] = (msinc37 - mscnt36);
+            const patc_int t36 = threadIdx.x;
+            if ((t36 < 256)) {
+                unsigned int mscnt37 = mststart14[t36];
+                unsigned int msinc38 = mscnt37;
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc38, 1);
+                msinc38 = ((lane >= 1) ? (msinc38 + msup39) : msinc38);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc38, 2);
+                msinc38 = ((lane >= 2) ? (msinc38 + msup40) : msinc38);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc38, 4);
+                msinc38 = ((lane >= 4) ? (msinc38 + msup41) : msinc38);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc38, 8);
+                msinc38 = ((lane >= 8) ? (msinc38 + msup42) : msinc38);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc38, 16);
+                msinc38 = ((lane >= 16) ? (msinc38 + msup43) : msinc38);
+                mststart14[t36] = (msinc38 - mscnt37);
                 if ((lane == 31)) {
-                    mswsum15[warp] = msinc37;
+                    mswsum15[warp] = msinc38;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t43 = threadIdx.x;
-            if ((t43 < 256)) {
-                unsigned int msst44 = mststart14[t43];
-                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
-                    if ((i45 < warp)) {
-                        msst44 = (msst44 + mswsum15[i45]);
+            const patc_int t44 = threadIdx.x;
+            if ((t44 < 256)) {
+                unsigned int msst45 = mststart14[t44];
+                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
+                    if ((i46 < warp)) {
+                        msst45 = (msst45 + mswsum15[i46]);
                     }
                 }
-                for (patc_int i46 = 0; i46 < 12; i46 += 1) {
-                    mshist10[(t43 + 256 * i46)] = (mshist10[(t43 + 256 * i46)] + msst44);
+                for (patc_int i47 = 0; i47 < 12; i47 += 1) {
+                    mshist10[(t44 + 256 * i47)] = (mshist10[(t44 + 256 * i47)] + msst45);
                 }
-                mststart14[t43] = msst44;
+                mststart14[t44] = msst45;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
-                    bool msok49 = true;
-                    unsigned int msb50 = msinfo13[i48];
-                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
-                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
-                    unsigned int msct53 = __popc(mspm51);
-                    long long ix54 = ((long long)msb50);
-                    unsigned int msh55 = 0u;
-                    if (msok49) {
-                        msh55 = mshist10[(256 * warp + ix54)];
+                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
+                    bool msok50 = true;
+                    unsigned int msb51 = msinfo13[i49];
+                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, msok50) & patc_match_bits(msb51, 8u));
+                    unsigned int msrk53 = __popc((mspm52 & ((1u << lane) - 1u)));
+                    unsigned int msct54 = __popc(mspm52);
+                    long long ix55 = ((long long)msb51);
+                    unsigned int msh56 = 0u;
+                    if (msok50) {
+                        msh56 = mshist10[(256 * warp + ix55)];
                     }
                     __syncwarp();
-                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
-                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
+                    if ((msok50 && ((msrk53 + 1u) == msct54))) {
+                        mshist10[(256 * warp + ix55)] = (msh56 + msct54);
                     }
                     __syncwarp();
-                    if (msok49) {
-                        unsigned int msq56 = (msh55 + msrk52);
-                        long long ix57 = ((long long)msq56);
-                        mssval16[ix57] = msval12[i48];
-                        msinfo13[i48] = msq56;
+                    if (msok50) {
+                        unsigned int msq57 = (msh56 + msrk53);
+                        long long ix58 = ((long long)msq57);
+                        mssval16[ix58] = msval12[i49];
+                        msinfo13[i49] = msq57;
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
-                    bool msok49 = ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n);
-                    unsigned int msb50 = msinfo13[i48];
-                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
-                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
-                    unsigned int msct53 = __popc(mspm51);
-                    long long ix54 = ((long long)msb50);
-                    unsigned int msh55 = 0u;
-                    if (msok49) {
-                        msh55 = mshist10[(256 * warp + ix54)];
+                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
+                    bool msok50 = ((lane + 512 * warp + 6144 * b4 + 32 * i49) < n);
+                    unsigned int msb51 = msinfo13[i49];
+                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, msok50) & patc_match_bits(msb51, 8u));
+                    unsigned int msrk53 = __popc((mspm52 & ((1u << lane) - 1u)));
+                    unsigned int msct54 = __popc(mspm52);
+                    long long ix55 = ((long long)msb51);
+                    unsigned int msh56 = 0u;
+                    if (msok50) {
+                        msh56 = mshist10[(256 * warp + ix55)];
                     }
                     __syncwarp();
-                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
-                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
+                    if ((msok50 && ((msrk53 + 1u) == msct54))) {
+                        mshist10[(256 * warp + ix55)] = (msh56 + msct54);
                     }
                     __syncwarp();
-                    if (msok49) {
-                        unsigned int msq56 = (msh55 + msrk52);
-                        long long ix57 = ((long long)msq56);
-                        mssval16[ix57] = msval12[i48];
-                        msinfo13[i48] = msq56;
+                    if (msok50) {
+                        unsigned int msq57 = (msh56 + msrk53);
+                        long long ix58 = ((long long)msq57);
+                        mssval16[ix58] = msval12[i49];
+                        msinfo13[i49] = msq57;
                     }
                 }
             }
         }
         {
-            const patc_int t58 = threadIdx.x;
+            const patc_int t59 = threadIdx.x;
             {
-                const patc_int i59 = 0;
-                if (((t58 + 384 * i59) < 256)) {
-                    unsigned int msc60 = msbase11[(t58 + 384 * i59)];
-                    unsigned int mspre61 = 0u;
+                const patc_int i60 = 0;
+                if (((t59 + 384 * i60) < 256)) {
+                    unsigned int msc61 = msbase11[(t59 + 384 * i60)];
+                    unsigned int mspre62 = 0u;
                     if ((!(b4 < 1))) {
-                        for (patc_int msd62 = 0; ; msd62 += 1) {
-                            unsigned int msw63;
-                            bool msfull64;
+                        for (patc_int msd63 = 0; ; msd63 += 1) {
+                            unsigned int msw64;
+                            bool msfull65;
                             for (;;) {
-                                msw63 = patc_peek32(&msstate2[(256 * b4 + t58 + 384 * i59 - 256 * msd62 - 256)]);
-                                msfull64 = ((msw63 >> 30u) == (2u | mspar9));
-                                if ((msfull64 || ((msw63 >> 29u) == (2u | mspar9)))) {
+                                msw64 = patc_peek32(&msstate2[(256 * b4 + t59 + 384 * i60 - 256 * msd63 - 256)]);
+                                msfull65 = ((msw64 >> 30u) == (2u | mspar9));
+                                if ((msfull65 || ((msw64 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre61 = (mspre61 + (msw63 & (msfull64 ? 1073741823u : 536870911u)));
-                            if (msfull64) {
+                            mspre62 = (mspre62 + (msw64 & (msfull65 ? 1073741823u : 536870911u)));
+                            if (msfull65) {
                                 break;
                             }
                         }
                         if (((b4 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate2[(256 * b4 + t58 + 384 * i59)], (((2u | mspar9) << 30u) | (mspre61 + msc60)));
+                            patc_set32(&msstate2[(256 * b4 + t59 + 384 * i60)], (((2u | mspar9) << 30u) | (mspre62 + msc61)));
                         }
                     }
-                    msbase11[(t58 + 384 * i59)] = ((offs[(t58 + 384 * i59)] + mspre61) - mststart14[(t58 + 384 * i59)]);
+                    msbase11[(t59 + 384 * i60)] = ((offs[(t59 + 384 * i60)] + mspre62) - mststart14[(t59 + 384 * i60)]);
                 }
             }
         }
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
                     {
-                        long long ix67 = ((long long)msinfo13[i66]);
-                        mssval217[ix67] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i66)];
+                        long long ix68 = ((long long)msinfo13[i67]);
+                        mssval217[ix68] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i67)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i66) < n)) {
-                        long long ix67 = ((long long)msinfo13[i66]);
-                        mssval217[ix67] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i66)];
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i67) < n)) {
+                        long long ix68 = ((long long)msinfo13[i67]);
+                        mssval217[ix68] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i67)];
                     }
                 }
             }
@@ -298,54 +315,54 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t68 = threadIdx.x;
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                const patc_int t69 = threadIdx.x;
+                for (patc_int i70 = 0; i70 < 16; i70 += 1) {
                     {
-                        unsigned int msv70 = mssval16[(t68 + 384 * i69)];
-                        unsigned int msv71 = mssval217[(t68 + 384 * i69)];
-                        unsigned int msbk72 = min(((msv70 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix73 = ((long long)msbk72);
-                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69)))) < ((patc_uint)n))) {
-                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69))));
-                            out0[msdst74] = msv70;
-                            out1[msdst74] = msv71;
+                        unsigned int msv71 = mssval16[(t69 + 384 * i70)];
+                        unsigned int msv72 = mssval217[(t69 + 384 * i70)];
+                        unsigned int msbk73 = min(((msv71 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix74 = ((long long)msbk73);
+                        if ((((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
+                            const patc_int msdst75 = ((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70))));
+                            out0[msdst75] = msv71;
+                            out1[msdst75] = msv72;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t68 = threadIdx.x;
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
-                    if (((6144 * b4 + t68 + 384 * i69) < n)) {
-                        unsigned int msv70 = mssval16[(t68 + 384 * i69)];
-                        unsigned int msv71 = mssval217[(t68 + 384 * i69)];
-                        unsigned int msbk72 = min(((msv70 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix73 = ((long long)msbk72);
-                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69)))) < ((patc_uint)n))) {
-                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69))));
-                            out0[msdst74] = msv70;
-                            out1[msdst74] = msv71;
+                const patc_int t69 = threadIdx.x;
+                for (patc_int i70 = 0; i70 < 16; i70 += 1) {
+                    if (((6144 * b4 + t69 + 384 * i70) < n)) {
+                        unsigned int msv71 = mssval16[(t69 + 384 * i70)];
+                        unsigned int msv72 = mssval217[(t69 + 384 * i70)];
+                        unsigned int msbk73 = min(((msv71 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix74 = ((long long)msbk73);
+                        if ((((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
+                            const patc_int msdst75 = ((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70))));
+                            out0[msdst75] = msv71;
+                            out1[msdst75] = msv72;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar75 = mspar9;
-        const patc_int msh76 = ((unsigned int)msctr3[(-mspar75 + 2)]);
+        const patc_int mspar76 = mspar9;
+        const patc_int msh77 = ((unsigned int)msctr3[(-mspar76 + 2)]);
         {
-            const patc_int t77 = threadIdx.x;
-            if (((b4 < 1) && (t77 < 1))) {
-                msctr3[(mspar75 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            const patc_int t78 = threadIdx.x;
+            if (((b4 < 1) && (t78 < 1))) {
+                msctr3[(mspar76 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi78 = ((unsigned int)(384 * b4 + t77 + 256 * ((n + 6143) / 6144) - 256));
+            unsigned int mszi79 = ((unsigned int)(384 * b4 + t78 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi78 >= ((unsigned int)(256 * msh76)))) {
+                if ((mszi79 >= ((unsigned int)(256 * msh77)))) {
                     break;
                 }
-                const patc_int msz79 = mszi78;
-                msstate2[msz79] = 0u;
-                mszi78 = (mszi78 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz80 = mszi79;
+                msstate2[msz80] = 0u;
+                mszi79 = (mszi79 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -362,7 +379,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   63536 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(6144 * ((n + 6142) / 6144) + 1187840, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
 {
@@ -391,36 +408,51 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         unsigned int mspar9 = (lbepoch8 & 1u);
         int msval12[16];
         unsigned int msinfo13[16];
+        if (((6144 * b4 + 1177600) < n)) {
+            {
+                const patc_int t18 = threadIdx.x;
+                if ((t18 < 3)) {
+                    patc_prefetch_l2(ks + (6144 * b4 + 2048 * t18 + 393216), ks + min((patc_int)n, (patc_int)min((patc_int)(6144 * b4 + 399360), (patc_int)(6144 * b4 + 2048 * t18 + 395264))));
+                }
+            }
+        } else {
+            {
+                const patc_int t18 = threadIdx.x;
+                if (((t18 < 3) && ((6144 * b4 + 2048 * t18 + 393216) < n))) {
+                    patc_prefetch_l2(ks + (6144 * b4 + 2048 * t18 + 393216), ks + min((patc_int)n, (patc_int)min((patc_int)(6144 * b4 + 399360), (patc_int)(6144 * b4 + 2048 * t18 + 395264))));
+                }
+            }
+        }
         {
-            const patc_int t18 = threadIdx.x;
-            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
-                if (((t18 + 384 * i19) < 3072)) {
-                    mshist10[(t18 + 384 * i19)] = 0u;
+            const patc_int t19 = threadIdx.x;
+            for (patc_int i20 = 0; i20 < 8; i20 += 1) {
+                if (((t19 + 384 * i20) < 3072)) {
+                    mshist10[(t19 + 384 * i20)] = 0u;
                 }
             }
         }
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = true;
-                    int msx23 = 0;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
+                    bool msok23 = true;
+                    int msx24 = 0;
+                    if (msok23) {
+                        msx24 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i22)];
                     }
-                    msval12[i21] = msx23;
+                    msval12[i22] = msx24;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
-                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
-                    int msx23 = 0;
-                    if (msok22) {
-                        msx23 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
+                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
+                    bool msok23 = ((lane + 512 * warp + 6144 * b4 + 32 * i22) < n);
+                    int msx24 = 0;
+                    if (msok23) {
+                        msx24 = ks[(lane + 512 * warp + 6144 * b4 + 32 * i22)];
                     }
-                    msval12[i21] = msx23;
+                    msval12[i22] = msx24;
                 }
             }
         }
@@ -428,200 +460,200 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
-                    bool msok26 = true;
-                    int v27 = msval12[i25];
-                    unsigned int msb28 = (msok26 ? min((((((unsigned int)v27) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok26) {
-                        long long ix29 = ((long long)msb28);
-                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
+                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
+                    bool msok27 = true;
+                    int v28 = msval12[i26];
+                    unsigned int msb29 = (msok27 ? min((((((unsigned int)v28) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok27) {
+                        long long ix30 = ((long long)msb29);
+                        atomicAdd(&mshist10[(256 * warp + ix30)], 1u);
                     }
-                    msinfo13[i25] = msb28;
+                    msinfo13[i26] = msb29;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
-                    bool msok26 = ((lane + 512 * warp + 6144 * b4 + 32 * i25) < n);
-                    int v27 = msval12[i25];
-                    unsigned int msb28 = (msok26 ? min((((((unsigned int)v27) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok26) {
-                        long long ix29 = ((long long)msb28);
-                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
+                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
+                    bool msok27 = ((lane + 512 * warp + 6144 * b4 + 32 * i26) < n);
+                    int v28 = msval12[i26];
+                    unsigned int msb29 = (msok27 ? min((((((unsigned int)v28) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok27) {
+                        long long ix30 = ((long long)msb29);
+                        atomicAdd(&mshist10[(256 * warp + ix30)], 1u);
                     }
-                    msinfo13[i25] = msb28;
+                    msinfo13[i26] = msb29;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t30 = threadIdx.x;
+            const patc_int t31 = threadIdx.x;
             {
-                const patc_int i31 = 0;
-                if (((t30 + 384 * i31) < 256)) {
-                    unsigned int msrun32 = 0u;
-                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
-                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
-                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
-                        msrun32 = (msrun32 + msc34);
+                const patc_int i32 = 0;
+                if (((t31 + 384 * i32) < 256)) {
+                    unsigned int msrun33 = 0u;
+                    for (patc_int i34 = 0; i34 < 12; i34 += 1) {
+                        unsigned int msc35 = mshist10[(t31 + 384 * i32 + 256 * i34)];
+                        mshist10[(t31 + 384 * i32 + 256 * i34)] = msrun33;
+                        msrun33 = (msrun33 + msc35);
                     }
                     if (((b4 + 1) < ((n + 6143) / 6144))) {
                         if ((b4 < 1)) {
-                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
+                            patc_set32(&msstate2[(256 * b4 + t31 + 384 * i32)], (((2u | mspar9) << 30u) | msrun33));
                         }
                         if ((!(b4 < 1))) {
-                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
+                            patc_set32(&msstate2[(256 * b4 + t31 + 384 * i32)], (((2u | mspar9) << 29u) | msrun33));
                         }
                     }
-                    mststart14[(t30 + 384 * i31)] = msrun32;
-                    msbase11[(t30 + 384 * i31)] = msrun32;
+                    mststart14[(t31 + 384 * i32)] = msrun33;
+                    msbase11[(t31 + 384 * i32)] = msrun33;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
-            if ((t35 < 256)) {
-                unsigned int mscnt36 = mststart14[t35];
-                unsigned int msinc37 = mscnt36;
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc37, 1);
-                msinc37 = ((lane >= 1) ? (msinc37 + msup38) : msinc37);
-                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc37, 2);
-                msinc37 = ((lane >= 2) ? (msinc37 + msup39) : msinc37);
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc37, 4);
-                msinc37 = ((lane >= 4) ? (msinc37 + msup40) : msinc37);
-                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc37, 8);
-                msinc37 = ((lane >= 8) ? (msinc37 + msup41) : msinc37);
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc37, 16);
-                msinc37 = ((lane >= 16) ? (msinc37 + msup42) : msinc37);
-                mststart14[t35] = (msinc37 - mscnt36);
+            const patc_int t36 = threadIdx.x;
+            if ((t36 < 256)) {
+                unsigned int mscnt37 = mststart14[t36];
+                unsigned int msinc38 = mscnt37;
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc38, 1);
+                msinc38 = ((lane >= 1) ? (msinc38 + msup39) : msinc38);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc38, 2);
+                msinc38 = ((lane >= 2) ? (msinc38 + msup40) : msinc38);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc38, 4);
+                msinc38 = ((lane >= 4) ? (msinc38 + msup41) : msinc38);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc38, 8);
+                msinc38 = ((lane >= 8) ? (msinc38 + msup42) : msinc38);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc38, 16);
+                msinc38 = ((lane >= 16) ? (msinc38 + msup43) : msinc38);
+                mststart14[t36] = (msinc38 - mscnt37);
                 if ((lane == 31)) {
-                    mswsum15[warp] = msinc37;
+                    mswsum15[warp] = msinc38;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t43 = threadIdx.x;
-            if ((t43 < 256)) {
-                unsigned int msst44 = mststart14[t43];
-                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
-                    if ((i45 < warp)) {
-                        msst44 = (msst44 + mswsum15[i45]);
+            const patc_int t44 = threadIdx.x;
+            if ((t44 < 256)) {
+                unsigned int msst45 = mststart14[t44];
+                for (patc_int i46 = 0; i46 < 8; i46 += 1) {
+                    if ((i46 < warp)) {
+                        msst45 = (msst45 + mswsum15[i46]);
                     }
                 }
-                for (patc_int i46 = 0; i46 < 12; i46 += 1) {
-                    mshist10[(t43 + 256 * i46)] = (mshist10[(t43 + 256 * i46)] + msst44);
+                for (patc_int i47 = 0; i47 < 12; i47 += 1) {
+                    mshist10[(t44 + 256 * i47)] = (mshist10[(t44 + 256 * i47)] + msst45);
                 }
-                mststart14[t43] = msst44;
+                mststart14[t44] = msst45;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
-                    bool msok49 = true;
-                    unsigned int msb50 = msinfo13[i48];
-                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
-                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
-                    unsigned int msct53 = __popc(mspm51);
-                    long long ix54 = ((long long)msb50);
-                    unsigned int msh55 = 0u;
-                    if (msok49) {
-                        msh55 = mshist10[(256 * warp + ix54)];
+                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
+                    bool msok50 = true;
+                    unsigned int msb51 = msinfo13[i49];
+                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, msok50) & patc_match_bits(msb51, 8u));
+                    unsigned int msrk53 = __popc((mspm52 & ((1u << lane) - 1u)));
+                    unsigned int msct54 = __popc(mspm52);
+                    long long ix55 = ((long long)msb51);
+                    unsigned int msh56 = 0u;
+                    if (msok50) {
+                        msh56 = mshist10[(256 * warp + ix55)];
                     }
                     __syncwarp();
-                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
-                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
+                    if ((msok50 && ((msrk53 + 1u) == msct54))) {
+                        mshist10[(256 * warp + ix55)] = (msh56 + msct54);
                     }
                     __syncwarp();
-                    if (msok49) {
-                        unsigned int msq56 = (msh55 + msrk52);
-                        long long ix57 = ((long long)msq56);
-                        mssval16[ix57] = msval12[i48];
-                        msinfo13[i48] = msq56;
+                    if (msok50) {
+                        unsigned int msq57 = (msh56 + msrk53);
+                        long long ix58 = ((long long)msq57);
+                        mssval16[ix58] = msval12[i49];
+                        msinfo13[i49] = msq57;
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
-                    bool msok49 = ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n);
-                    unsigned int msb50 = msinfo13[i48];
-                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
-                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
-                    unsigned int msct53 = __popc(mspm51);
-                    long long ix54 = ((long long)msb50);
-                    unsigned int msh55 = 0u;
-                    if (msok49) {
-                        msh55 = mshist10[(256 * warp + ix54)];
+                for (patc_int i49 = 0; i49 < 16; i49 += 1) {
+                    bool msok50 = ((lane + 512 * warp + 6144 * b4 + 32 * i49) < n);
+                    unsigned int msb51 = msinfo13[i49];
+                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, msok50) & patc_match_bits(msb51, 8u));
+                    unsigned int msrk53 = __popc((mspm52 & ((1u << lane) - 1u)));
+                    unsigned int msct54 = __popc(mspm52);
+                    long long ix55 = ((long long)msb51);
+                    unsigned int msh56 = 0u;
+                    if (msok50) {
+                        msh56 = mshist10[(256 * warp + ix55)];
                     }
                     __syncwarp();
-                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
-                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
+                    if ((msok50 && ((msrk53 + 1u) == msct54))) {
+                        mshist10[(256 * warp + ix55)] = (msh56 + msct54);
                     }
                     __syncwarp();
-                    if (msok49) {
-                        unsigned int msq56 = (msh55 + msrk52);
-                        long long ix57 = ((long long)msq56);
-                        mssval16[ix57] = msval12[i48];
-                        msinfo13[i48] = msq56;
+                    if (msok50) {
+                        unsigned int msq57 = (msh56 + msrk53);
+                        long long ix58 = ((long long)msq57);
+                        mssval16[ix58] = msval12[i49];
+                        msinfo13[i49] = msq57;
                     }
                 }
             }
         }
         {
-            const patc_int t58 = threadIdx.x;
+            const patc_int t59 = threadIdx.x;
             {
-                const patc_int i59 = 0;
-                if (((t58 + 384 * i59) < 256)) {
-                    unsigned int msc60 = msbase11[(t58 + 384 * i59)];
-                    unsigned int mspre61 = 0u;
+                const patc_int i60 = 0;
+                if (((t59 + 384 * i60) < 256)) {
+                    unsigned int msc61 = msbase11[(t59 + 384 * i60)];
+                    unsigned int mspre62 = 0u;
                     if ((!(b4 < 1))) {
-                        for (patc_int msd62 = 0; ; msd62 += 1) {
-                            unsigned int msw63;
-                            bool msfull64;
+                        for (patc_int msd63 = 0; ; msd63 += 1) {
+                            unsigned int msw64;
+                            bool msfull65;
                             for (;;) {
-                                msw63 = patc_peek32(&msstate2[(256 * b4 + t58 + 384 * i59 - 256 * msd62 - 256)]);
-                                msfull64 = ((msw63 >> 30u) == (2u | mspar9));
-                                if ((msfull64 || ((msw63 >> 29u) == (2u | mspar9)))) {
+                                msw64 = patc_peek32(&msstate2[(256 * b4 + t59 + 384 * i60 - 256 * msd63 - 256)]);
+                                msfull65 = ((msw64 >> 30u) == (2u | mspar9));
+                                if ((msfull65 || ((msw64 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre61 = (mspre61 + (msw63 & (msfull64 ? 1073741823u : 536870911u)));
-                            if (msfull64) {
+                            mspre62 = (mspre62 + (msw64 & (msfull65 ? 1073741823u : 536870911u)));
+                            if (msfull65) {
                                 break;
                             }
                         }
                         if (((b4 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate2[(256 * b4 + t58 + 384 * i59)], (((2u | mspar9) << 30u) | (mspre61 + msc60)));
+                            patc_set32(&msstate2[(256 * b4 + t59 + 384 * i60)], (((2u | mspar9) << 30u) | (mspre62 + msc61)));
                         }
                     }
-                    msbase11[(t58 + 384 * i59)] = ((offs[(t58 + 384 * i59)] + mspre61) - mststart14[(t58 + 384 * i59)]);
+                    msbase11[(t59 + 384 * i60)] = ((offs[(t59 + 384 * i60)] + mspre62) - mststart14[(t59 + 384 * i60)]);
                 }
             }
         }
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
                     {
-                        long long ix67 = ((long long)msinfo13[i66]);
-                        mssval217[ix67] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i66)];
+                        long long ix68 = ((long long)msinfo13[i67]);
+                        mssval217[ix68] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i67)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i66) < n)) {
-                        long long ix67 = ((long long)msinfo13[i66]);
-                        mssval217[ix67] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i66)];
+                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i67) < n)) {
+                        long long ix68 = ((long long)msinfo13[i67]);
+                        mssval217[ix68] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i67)];
                     }
                 }
             }
@@ -629,54 +661,54 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t68 = threadIdx.x;
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                const patc_int t69 = threadIdx.x;
+                for (patc_int i70 = 0; i70 < 16; i70 += 1) {
                     {
-                        int msv70 = mssval16[(t68 + 384 * i69)];
-                        unsigned int msv71 = mssval217[(t68 + 384 * i69)];
-                        unsigned int msbk72 = min((((((unsigned int)msv70) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix73 = ((long long)msbk72);
-                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69)))) < ((patc_uint)n))) {
-                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69))));
-                            out0[msdst74] = msv70;
-                            out1[msdst74] = msv71;
+                        int msv71 = mssval16[(t69 + 384 * i70)];
+                        unsigned int msv72 = mssval217[(t69 + 384 * i70)];
+                        unsigned int msbk73 = min((((((unsigned int)msv71) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix74 = ((long long)msbk73);
+                        if ((((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
+                            const patc_int msdst75 = ((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70))));
+                            out0[msdst75] = msv71;
+                            out1[msdst75] = msv72;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t68 = threadIdx.x;
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
-                    if (((6144 * b4 + t68 + 384 * i69) < n)) {
-                        int msv70 = mssval16[(t68 + 384 * i69)];
-                        unsigned int msv71 = mssval217[(t68 + 384 * i69)];
-                        unsigned int msbk72 = min((((((unsigned int)msv70) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix73 = ((long long)msbk72);
-                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69)))) < ((patc_uint)n))) {
-                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t68 + 384 * i69))));
-                            out0[msdst74] = msv70;
-                            out1[msdst74] = msv71;
+                const patc_int t69 = threadIdx.x;
+                for (patc_int i70 = 0; i70 < 16; i70 += 1) {
+                    if (((6144 * b4 + t69 + 384 * i70) < n)) {
+                        int msv71 = mssval16[(t69 + 384 * i70)];
+                        unsigned int msv72 = mssval217[(t69 + 384 * i70)];
+                        unsigned int msbk73 = min((((((unsigned int)msv71) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix74 = ((long long)msbk73);
+                        if ((((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
+                            const patc_int msdst75 = ((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70))));
+                            out0[msdst75] = msv71;
+                            out1[msdst75] = msv72;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar75 = mspar9;
-        const patc_int msh76 = ((unsigned int)msctr3[(-mspar75 + 2)]);
+        const patc_int mspar76 = mspar9;
+        const patc_int msh77 = ((unsigned int)msctr3[(-mspar76 + 2)]);
         {
-            const patc_int t77 = threadIdx.x;
-            if (((b4 < 1) && (t77 < 1))) {
-                msctr3[(mspar75 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            const patc_int t78 = threadIdx.x;
+            if (((b4 < 1) && (t78 < 1))) {
+                msctr3[(mspar76 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi78 = ((unsigned int)(384 * b4 + t77 + 256 * ((n + 6143) / 6144) - 256));
+            unsigned int mszi79 = ((unsigned int)(384 * b4 + t78 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi78 >= ((unsigned int)(256 * msh76)))) {
+                if ((mszi79 >= ((unsigned int)(256 * msh77)))) {
                     break;
                 }
-                const patc_int msz79 = mszi78;
-                msstate2[msz79] = 0u;
-                mszi78 = (mszi78 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz80 = mszi79;
+                msstate2[msz80] = 0u;
+                mszi79 = (mszi79 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -693,7 +725,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   63536 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(6144 * ((n + 6142) / 6144) + 1187840, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate3, unsigned long long *__restrict__ msctr4, patc_int n)
 {
@@ -722,36 +754,51 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         unsigned int mspar10 = (lbepoch9 & 1u);
         unsigned int msval13[16];
         unsigned int msinfo14[16];
+        if (((6144 * b5 + 1177600) < n)) {
+            {
+                const patc_int t19 = threadIdx.x;
+                if ((t19 < 3)) {
+                    patc_prefetch_l2(ks + (6144 * b5 + 2048 * t19 + 393216), ks + min((patc_int)n, (patc_int)min((patc_int)(6144 * b5 + 399360), (patc_int)(6144 * b5 + 2048 * t19 + 395264))));
+                }
+            }
+        } else {
+            {
+                const patc_int t19 = threadIdx.x;
+                if (((t19 < 3) && ((6144 * b5 + 2048 * t19 + 393216) < n))) {
+                    patc_prefetch_l2(ks + (6144 * b5 + 2048 * t19 + 393216), ks + min((patc_int)n, (patc_int)min((patc_int)(6144 * b5 + 399360), (patc_int)(6144 * b5 + 2048 * t19 + 395264))));
+                }
+            }
+        }
         {
-            const patc_int t19 = threadIdx.x;
-            for (patc_int i20 = 0; i20 < 8; i20 += 1) {
-                if (((t19 + 384 * i20) < 3072)) {
-                    mshist11[(t19 + 384 * i20)] = 0u;
+            const patc_int t20 = threadIdx.x;
+            for (patc_int i21 = 0; i21 < 8; i21 += 1) {
+                if (((t20 + 384 * i21) < 3072)) {
+                    mshist11[(t20 + 384 * i21)] = 0u;
                 }
             }
         }
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
-                    bool msok23 = true;
-                    unsigned int msx24 = 0u;
-                    if (msok23) {
-                        msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = true;
+                    unsigned int msx25 = 0u;
+                    if (msok24) {
+                        msx25 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i23)];
                     }
-                    msval13[i22] = msx24;
+                    msval13[i23] = msx25;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
-                    bool msok23 = ((lane + 512 * warp + 6144 * b5 + 32 * i22) < n);
-                    unsigned int msx24 = 0u;
-                    if (msok23) {
-                        msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = ((lane + 512 * warp + 6144 * b5 + 32 * i23) < n);
+                    unsigned int msx25 = 0u;
+                    if (msok24) {
+                        msx25 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i23)];
                     }
-                    msval13[i22] = msx24;
+                    msval13[i23] = msx25;
                 }
             }
         }
@@ -759,202 +806,202 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
-                    bool msok27 = true;
-                    unsigned int v28 = msval13[i26];
-                    unsigned int s29 = (~0u);
-                    unsigned int msb30 = (msok27 ? min(((((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok27) {
-                        long long ix31 = ((long long)msb30);
-                        atomicAdd(&mshist11[(256 * warp + ix31)], 1u);
+                for (patc_int i27 = 0; i27 < 16; i27 += 1) {
+                    bool msok28 = true;
+                    unsigned int v29 = msval13[i27];
+                    unsigned int s30 = (~0u);
+                    unsigned int msb31 = (msok28 ? min(((((v29 | 2147483648u) ^ ((v29 > 2147483648u) ? s30 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok28) {
+                        long long ix32 = ((long long)msb31);
+                        atomicAdd(&mshist11[(256 * warp + ix32)], 1u);
                     }
-                    msinfo14[i26] = msb30;
+                    msinfo14[i27] = msb31;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
-                    bool msok27 = ((lane + 512 * warp + 6144 * b5 + 32 * i26) < n);
-                    unsigned int v28 = msval13[i26];
-                    unsigned int s29 = (~0u);
-                    unsigned int msb30 = (msok27 ? min(((((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok27) {
-                        long long ix31 = ((long long)msb30);
-                        atomicAdd(&mshist11[(256 * warp + ix31)], 1u);
+                for (patc_int i27 = 0; i27 < 16; i27 += 1) {
+                    bool msok28 = ((lane + 512 * warp + 6144 * b5 + 32 * i27) < n);
+                    unsigned int v29 = msval13[i27];
+                    unsigned int s30 = (~0u);
+                    unsigned int msb31 = (msok28 ? min(((((v29 | 2147483648u) ^ ((v29 > 2147483648u) ? s30 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok28) {
+                        long long ix32 = ((long long)msb31);
+                        atomicAdd(&mshist11[(256 * warp + ix32)], 1u);
                     }
-                    msinfo14[i26] = msb30;
+                    msinfo14[i27] = msb31;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t32 = threadIdx.x;
+            const patc_int t33 = threadIdx.x;
             {
-                const patc_int i33 = 0;
-                if (((t32 + 384 * i33) < 256)) {
-                    unsigned int msrun34 = 0u;
-                    for (patc_int i35 = 0; i35 < 12; i35 += 1) {
-                        unsigned int msc36 = mshist11[(t32 + 384 * i33 + 256 * i35)];
-                        mshist11[(t32 + 384 * i33 + 256 * i35)] = msrun34;
-                        msrun34 = (msrun34 + msc36);
+                const patc_int i34 = 0;
+                if (((t33 + 384 * i34) < 256)) {
+                    unsigned int msrun35 = 0u;
+                    for (patc_int i36 = 0; i36 < 12; i36 += 1) {
+                        unsigned int msc37 = mshist11[(t33 + 384 * i34 + 256 * i36)];
+                        mshist11[(t33 + 384 * i34 + 256 * i36)] = msrun35;
+                        msrun35 = (msrun35 + msc37);
                     }
                     if (((b5 + 1) < ((n + 6143) / 6144))) {
                         if ((b5 < 1)) {
-                            patc_set32(&msstate3[(256 * b5 + t32 + 384 * i33)], (((2u | mspar10) << 30u) | msrun34));
+                            patc_set32(&msstate3[(256 * b5 + t33 + 384 * i34)], (((2u | mspar10) << 30u) | msrun35));
                         }
                         if ((!(b5 < 1))) {
-                            patc_set32(&msstate3[(256 * b5 + t32 + 384 * i33)], (((2u | mspar10) << 29u) | msrun34));
+                            patc_set32(&msstate3[(256 * b5 + t33 + 384 * i34)], (((2u | mspar10) << 29u) | msrun35));
                         }
                     }
-                    mststart15[(t32 + 384 * i33)] = msrun34;
-                    msbase12[(t32 + 384 * i33)] = msrun34;
+                    mststart15[(t33 + 384 * i34)] = msrun35;
+                    msbase12[(t33 + 384 * i34)] = msrun35;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t37 = threadIdx.x;
-            if ((t37 < 256)) {
-                unsigned int mscnt38 = mststart15[t37];
-                unsigned int msinc39 = mscnt38;
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
-                msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
-                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
-                msinc39 = ((lane >= 2) ? (msinc39 + msup41) : msinc39);
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc39, 4);
-                msinc39 = ((lane >= 4) ? (msinc39 + msup42) : msinc39);
-                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc39, 8);
-                msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
-                msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
-                mststart15[t37] = (msinc39 - mscnt38);
+            const patc_int t38 = threadIdx.x;
+            if ((t38 < 256)) {
+                unsigned int mscnt39 = mststart15[t38];
+                unsigned int msinc40 = mscnt39;
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc40, 1);
+                msinc40 = ((lane >= 1) ? (msinc40 + msup41) : msinc40);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc40, 2);
+                msinc40 = ((lane >= 2) ? (msinc40 + msup42) : msinc40);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc40, 4);
+                msinc40 = ((lane >= 4) ? (msinc40 + msup43) : msinc40);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc40, 8);
+                msinc40 = ((lane >= 8) ? (msinc40 + msup44) : msinc40);
+                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc40, 16);
+                msinc40 = ((lane >= 16) ? (msinc40 + msup45) : msinc40);
+                mststart15[t38] = (msinc40 - mscnt39);
                 if ((lane == 31)) {
-                    mswsum16[warp] = msinc39;
+                    mswsum16[warp] = msinc40;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
-            if ((t45 < 256)) {
-                unsigned int msst46 = mststart15[t45];
-                for (patc_int i47 = 0; i47 < 8; i47 += 1) {
-                    if ((i47 < warp)) {
-                        msst46 = (msst46 + mswsum16[i47]);
+            const patc_int t46 = threadIdx.x;
+            if ((t46 < 256)) {
+                unsigned int msst47 = mststart15[t46];
+                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
+                    if ((i48 < warp)) {
+                        msst47 = (msst47 + mswsum16[i48]);
                     }
                 }
-                for (patc_int i48 = 0; i48 < 12; i48 += 1) {
-                    mshist11[(t45 + 256 * i48)] = (mshist11[(t45 + 256 * i48)] + msst46);
+                for (patc_int i49 = 0; i49 < 12; i49 += 1) {
+                    mshist11[(t46 + 256 * i49)] = (mshist11[(t46 + 256 * i49)] + msst47);
                 }
-                mststart15[t45] = msst46;
+                mststart15[t46] = msst47;
             }
         }
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
-                    bool msok51 = true;
-                    unsigned int msb52 = msinfo14[i50];
-                    unsigned int mspm53 = (__ballot_sync(0xffffffffu, msok51) & patc_match_bits(msb52, 8u));
-                    unsigned int msrk54 = __popc((mspm53 & ((1u << lane) - 1u)));
-                    unsigned int msct55 = __popc(mspm53);
-                    long long ix56 = ((long long)msb52);
-                    unsigned int msh57 = 0u;
-                    if (msok51) {
-                        msh57 = mshist11[(256 * warp + ix56)];
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                    bool msok52 = true;
+                    unsigned int msb53 = msinfo14[i51];
+                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, msok52) & patc_match_bits(msb53, 8u));
+                    unsigned int msrk55 = __popc((mspm54 & ((1u << lane) - 1u)));
+                    unsigned int msct56 = __popc(mspm54);
+                    long long ix57 = ((long long)msb53);
+                    unsigned int msh58 = 0u;
+                    if (msok52) {
+                        msh58 = mshist11[(256 * warp + ix57)];
                     }
                     __syncwarp();
-                    if ((msok51 && ((msrk54 + 1u) == msct55))) {
-                        mshist11[(256 * warp + ix56)] = (msh57 + msct55);
+                    if ((msok52 && ((msrk55 + 1u) == msct56))) {
+                        mshist11[(256 * warp + ix57)] = (msh58 + msct56);
                     }
                     __syncwarp();
-                    if (msok51) {
-                        unsigned int msq58 = (msh57 + msrk54);
-                        long long ix59 = ((long long)msq58);
-                        mssval17[ix59] = msval13[i50];
-                        msinfo14[i50] = msq58;
+                    if (msok52) {
+                        unsigned int msq59 = (msh58 + msrk55);
+                        long long ix60 = ((long long)msq59);
+                        mssval17[ix60] = msval13[i51];
+                        msinfo14[i51] = msq59;
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
-                    bool msok51 = ((lane + 512 * warp + 6144 * b5 + 32 * i50) < n);
-                    unsigned int msb52 = msinfo14[i50];
-                    unsigned int mspm53 = (__ballot_sync(0xffffffffu, msok51) & patc_match_bits(msb52, 8u));
-                    unsigned int msrk54 = __popc((mspm53 & ((1u << lane) - 1u)));
-                    unsigned int msct55 = __popc(mspm53);
-                    long long ix56 = ((long long)msb52);
-                    unsigned int msh57 = 0u;
-                    if (msok51) {
-                        msh57 = mshist11[(256 * warp + ix56)];
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                    bool msok52 = ((lane + 512 * warp + 6144 * b5 + 32 * i51) < n);
+                    unsigned int msb53 = msinfo14[i51];
+                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, msok52) & patc_match_bits(msb53, 8u));
+                    unsigned int msrk55 = __popc((mspm54 & ((1u << lane) - 1u)));
+                    unsigned int msct56 = __popc(mspm54);
+                    long long ix57 = ((long long)msb53);
+                    unsigned int msh58 = 0u;
+                    if (msok52) {
+                        msh58 = mshist11[(256 * warp + ix57)];
                     }
                     __syncwarp();
-                    if ((msok51 && ((msrk54 + 1u) == msct55))) {
-                        mshist11[(256 * warp + ix56)] = (msh57 + msct55);
+                    if ((msok52 && ((msrk55 + 1u) == msct56))) {
+                        mshist11[(256 * warp + ix57)] = (msh58 + msct56);
                     }
                     __syncwarp();
-                    if (msok51) {
-                        unsigned int msq58 = (msh57 + msrk54);
-                        long long ix59 = ((long long)msq58);
-                        mssval17[ix59] = msval13[i50];
-                        msinfo14[i50] = msq58;
+                    if (msok52) {
+                        unsigned int msq59 = (msh58 + msrk55);
+                        long long ix60 = ((long long)msq59);
+                        mssval17[ix60] = msval13[i51];
+                        msinfo14[i51] = msq59;
                     }
                 }
             }
         }
         {
-            const patc_int t60 = threadIdx.x;
+            const patc_int t61 = threadIdx.x;
             {
-                const patc_int i61 = 0;
-                if (((t60 + 384 * i61) < 256)) {
-                    unsigned int msc62 = msbase12[(t60 + 384 * i61)];
-                    unsigned int mspre63 = 0u;
+                const patc_int i62 = 0;
+                if (((t61 + 384 * i62) < 256)) {
+                    unsigned int msc63 = msbase12[(t61 + 384 * i62)];
+                    unsigned int mspre64 = 0u;
                     if ((!(b5 < 1))) {
-                        for (patc_int msd64 = 0; ; msd64 += 1) {
-                            unsigned int msw65;
-                            bool msfull66;
+                        for (patc_int msd65 = 0; ; msd65 += 1) {
+                            unsigned int msw66;
+                            bool msfull67;
                             for (;;) {
-                                msw65 = patc_peek32(&msstate3[(256 * b5 + t60 + 384 * i61 - 256 * msd64 - 256)]);
-                                msfull66 = ((msw65 >> 30u) == (2u | mspar10));
-                                if ((msfull66 || ((msw65 >> 29u) == (2u | mspar10)))) {
+                                msw66 = patc_peek32(&msstate3[(256 * b5 + t61 + 384 * i62 - 256 * msd65 - 256)]);
+                                msfull67 = ((msw66 >> 30u) == (2u | mspar10));
+                                if ((msfull67 || ((msw66 >> 29u) == (2u | mspar10)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre63 = (mspre63 + (msw65 & (msfull66 ? 1073741823u : 536870911u)));
-                            if (msfull66) {
+                            mspre64 = (mspre64 + (msw66 & (msfull67 ? 1073741823u : 536870911u)));
+                            if (msfull67) {
                                 break;
                             }
                         }
                         if (((b5 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate3[(256 * b5 + t60 + 384 * i61)], (((2u | mspar10) << 30u) | (mspre63 + msc62)));
+                            patc_set32(&msstate3[(256 * b5 + t61 + 384 * i62)], (((2u | mspar10) << 30u) | (mspre64 + msc63)));
                         }
                     }
-                    msbase12[(t60 + 384 * i61)] = ((offs[(t60 + 384 * i61)] + mspre63) - mststart15[(t60 + 384 * i61)]);
+                    msbase12[(t61 + 384 * i62)] = ((offs[(t61 + 384 * i62)] + mspre64) - mststart15[(t61 + 384 * i62)]);
                 }
             }
         }
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
                     {
-                        long long ix69 = ((long long)msinfo14[i68]);
-                        mssval218[ix69] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i68)];
+                        long long ix70 = ((long long)msinfo14[i69]);
+                        mssval218[ix70] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i69)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
-                    if (((lane + 512 * warp + 6144 * b5 + 32 * i68) < n)) {
-                        long long ix69 = ((long long)msinfo14[i68]);
-                        mssval218[ix69] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i68)];
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i69) < n)) {
+                        long long ix70 = ((long long)msinfo14[i69]);
+                        mssval218[ix70] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i69)];
                     }
                 }
             }
@@ -962,56 +1009,56 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
-                const patc_int t70 = threadIdx.x;
-                for (patc_int i71 = 0; i71 < 16; i71 += 1) {
+                const patc_int t71 = threadIdx.x;
+                for (patc_int i72 = 0; i72 < 16; i72 += 1) {
                     {
-                        unsigned int msv72 = mssval17[(t70 + 384 * i71)];
-                        unsigned int msv73 = mssval218[(t70 + 384 * i71)];
-                        unsigned int s74 = (~0u);
-                        unsigned int msbk75 = min(((((msv72 | 2147483648u) ^ ((msv72 > 2147483648u) ? s74 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix76 = ((long long)msbk75);
-                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71)))) < ((patc_uint)n))) {
-                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71))));
-                            out0[msdst77] = msv72;
-                            out1[msdst77] = msv73;
+                        unsigned int msv73 = mssval17[(t71 + 384 * i72)];
+                        unsigned int msv74 = mssval218[(t71 + 384 * i72)];
+                        unsigned int s75 = (~0u);
+                        unsigned int msbk76 = min(((((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s75 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix77 = ((long long)msbk76);
+                        if ((((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
+                            const patc_int msdst78 = ((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72))));
+                            out0[msdst78] = msv73;
+                            out1[msdst78] = msv74;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t70 = threadIdx.x;
-                for (patc_int i71 = 0; i71 < 16; i71 += 1) {
-                    if (((6144 * b5 + t70 + 384 * i71) < n)) {
-                        unsigned int msv72 = mssval17[(t70 + 384 * i71)];
-                        unsigned int msv73 = mssval218[(t70 + 384 * i71)];
-                        unsigned int s74 = (~0u);
-                        unsigned int msbk75 = min(((((msv72 | 2147483648u) ^ ((msv72 > 2147483648u) ? s74 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix76 = ((long long)msbk75);
-                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71)))) < ((patc_uint)n))) {
-                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71))));
-                            out0[msdst77] = msv72;
-                            out1[msdst77] = msv73;
+                const patc_int t71 = threadIdx.x;
+                for (patc_int i72 = 0; i72 < 16; i72 += 1) {
+                    if (((6144 * b5 + t71 + 384 * i72) < n)) {
+                        unsigned int msv73 = mssval17[(t71 + 384 * i72)];
+                        unsigned int msv74 = mssval218[(t71 + 384 * i72)];
+                        unsigned int s75 = (~0u);
+                        unsigned int msbk76 = min(((((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s75 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix77 = ((long long)msbk76);
+                        if ((((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
+                            const patc_int msdst78 = ((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72))));
+                            out0[msdst78] = msv73;
+                            out1[msdst78] = msv74;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar78 = mspar10;
-        const patc_int msh79 = ((unsigned int)msctr4[(-mspar78 + 2)]);
+        const patc_int mspar79 = mspar10;
+        const patc_int msh80 = ((unsigned int)msctr4[(-mspar79 + 2)]);
         {
-            const patc_int t80 = threadIdx.x;
-            if (((b5 < 1) && (t80 < 1))) {
-                msctr4[(mspar78 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            const patc_int t81 = threadIdx.x;
+            if (((b5 < 1) && (t81 < 1))) {
+                msctr4[(mspar79 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi81 = ((unsigned int)(384 * b5 + t80 + 256 * ((n + 6143) / 6144) - 256));
+            unsigned int mszi82 = ((unsigned int)(384 * b5 + t81 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi81 >= ((unsigned int)(256 * msh79)))) {
+                if ((mszi82 >= ((unsigned int)(256 * msh80)))) {
                     break;
                 }
-                const patc_int msz82 = mszi81;
-                msstate3[msz82] = 0u;
-                mszi81 = (mszi81 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz83 = mszi82;
+                msstate3[msz83] = 0u;
+                mszi82 = (mszi82 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1104,7 +1151,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32Desc(unsigned int *_
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   38960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(6144 * ((n + 6142) / 6144) + 1187840, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__restrict__ out, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate2, unsigned long long *__restrict__ msctr3, patc_int n)
 {
@@ -1132,36 +1179,51 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
         unsigned int mspar9 = (lbepoch8 & 1u);
         unsigned int msval12[16];
         unsigned int msinfo13[16];
+        if (((6144 * b4 + 1177600) < n)) {
+            {
+                const patc_int t17 = threadIdx.x;
+                if ((t17 < 3)) {
+                    patc_prefetch_l2(xs + (6144 * b4 + 2048 * t17 + 393216), xs + min((patc_int)n, (patc_int)min((patc_int)(6144 * b4 + 399360), (patc_int)(6144 * b4 + 2048 * t17 + 395264))));
+                }
+            }
+        } else {
+            {
+                const patc_int t17 = threadIdx.x;
+                if (((t17 < 3) && ((6144 * b4 + 2048 * t17 + 393216) < n))) {
+                    patc_prefetch_l2(xs + (6144 * b4 + 2048 * t17 + 393216), xs + min((patc_int)n, (patc_int)min((patc_int)(6144 * b4 + 399360), (patc_int)(6144 * b4 + 2048 * t17 + 395264))));
+                }
+            }
+        }
         {
-            const patc_int t17 = threadIdx.x;
-            for (patc_int i18 = 0; i18 < 8; i18 += 1) {
-                if (((t17 + 384 * i18) < 3072)) {
-                    mshist10[(t17 + 384 * i18)] = 0u;
+            const patc_int t18 = threadIdx.x;
+            for (patc_int i19 = 0; i19 < 8; i19 += 1) {
+                if (((t18 + 384 * i19) < 3072)) {
+                    mshist10[(t18 + 384 * i19)] = 0u;
                 }
             }
         }
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = true;
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = true;
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    msval12[i20] = msx22;
+                    msval12[i21] = msx23;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i20 = 0; i20 < 16; i20 += 1) {
-                    bool msok21 = ((lane + 512 * warp + 6144 * b4 + 32 * i20) < n);
-                    unsigned int msx22 = 0u;
-                    if (msok21) {
-                        msx22 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i20)];
+                for (patc_int i21 = 0; i21 < 16; i21 += 1) {
+                    bool msok22 = ((lane + 512 * warp + 6144 * b4 + 32 * i21) < n);
+                    unsigned int msx23 = 0u;
+                    if (msok22) {
+                        msx23 = xs[(lane + 512 * warp + 6144 * b4 + 32 * i21)];
                     }
-                    msval12[i20] = msx22;
+                    msval12[i21] = msx23;
                 }
             }
         }
@@ -1169,230 +1231,230 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
-                    bool msok25 = true;
-                    unsigned int s26 = (~0u);
-                    unsigned int msb27 = (msok25 ? min((((~((msval12[i24] | 2147483648u) ^ ((msval12[i24] > 2147483648u) ? s26 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok25) {
-                        long long ix28 = ((long long)msb27);
-                        atomicAdd(&mshist10[(256 * warp + ix28)], 1u);
+                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
+                    bool msok26 = true;
+                    unsigned int s27 = (~0u);
+                    unsigned int msb28 = (msok26 ? min((((~((msval12[i25] | 2147483648u) ^ ((msval12[i25] > 2147483648u) ? s27 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok26) {
+                        long long ix29 = ((long long)msb28);
+                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
                     }
-                    msinfo13[i24] = msb27;
+                    msinfo13[i25] = msb28;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i24 = 0; i24 < 16; i24 += 1) {
-                    bool msok25 = ((lane + 512 * warp + 6144 * b4 + 32 * i24) < n);
-                    unsigned int s26 = (~0u);
-                    unsigned int msb27 = (msok25 ? min((((~((msval12[i24] | 2147483648u) ^ ((msval12[i24] > 2147483648u) ? s26 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok25) {
-                        long long ix28 = ((long long)msb27);
-                        atomicAdd(&mshist10[(256 * warp + ix28)], 1u);
+                for (patc_int i25 = 0; i25 < 16; i25 += 1) {
+                    bool msok26 = ((lane + 512 * warp + 6144 * b4 + 32 * i25) < n);
+                    unsigned int s27 = (~0u);
+                    unsigned int msb28 = (msok26 ? min((((~((msval12[i25] | 2147483648u) ^ ((msval12[i25] > 2147483648u) ? s27 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok26) {
+                        long long ix29 = ((long long)msb28);
+                        atomicAdd(&mshist10[(256 * warp + ix29)], 1u);
                     }
-                    msinfo13[i24] = msb27;
+                    msinfo13[i25] = msb28;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t29 = threadIdx.x;
+            const patc_int t30 = threadIdx.x;
             {
-                const patc_int i30 = 0;
-                if (((t29 + 384 * i30) < 256)) {
-                    unsigned int msrun31 = 0u;
-                    for (patc_int i32 = 0; i32 < 12; i32 += 1) {
-                        unsigned int msc33 = mshist10[(t29 + 384 * i30 + 256 * i32)];
-                        mshist10[(t29 + 384 * i30 + 256 * i32)] = msrun31;
-                        msrun31 = (msrun31 + msc33);
+                const patc_int i31 = 0;
+                if (((t30 + 384 * i31) < 256)) {
+                    unsigned int msrun32 = 0u;
+                    for (patc_int i33 = 0; i33 < 12; i33 += 1) {
+                        unsigned int msc34 = mshist10[(t30 + 384 * i31 + 256 * i33)];
+                        mshist10[(t30 + 384 * i31 + 256 * i33)] = msrun32;
+                        msrun32 = (msrun32 + msc34);
                     }
                     if (((b4 + 1) < ((n + 6143) / 6144))) {
                         if ((b4 < 1)) {
-                            patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 30u) | msrun31));
+                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 30u) | msrun32));
                         }
                         if ((!(b4 < 1))) {
-                            patc_set32(&msstate2[(256 * b4 + t29 + 384 * i30)], (((2u | mspar9) << 29u) | msrun31));
+                            patc_set32(&msstate2[(256 * b4 + t30 + 384 * i31)], (((2u | mspar9) << 29u) | msrun32));
                         }
                     }
-                    mststart14[(t29 + 384 * i30)] = msrun31;
-                    msbase11[(t29 + 384 * i30)] = msrun31;
+                    mststart14[(t30 + 384 * i31)] = msrun32;
+                    msbase11[(t30 + 384 * i31)] = msrun32;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t34 = threadIdx.x;
-            if ((t34 < 256)) {
-                unsigned int mscnt35 = mststart14[t34];
-                unsigned int msinc36 = mscnt35;
-                unsigned int msup37 = __shfl_up_sync(0xffffffffu, msinc36, 1);
-                msinc36 = ((lane >= 1) ? (msinc36 + msup37) : msinc36);
-                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc36, 2);
-                msinc36 = ((lane >= 2) ? (msinc36 + msup38) : msinc36);
-                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc36, 4);
-                msinc36 = ((lane >= 4) ? (msinc36 + msup39) : msinc36);
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc36, 8);
-                msinc36 = ((lane >= 8) ? (msinc36 + msup40) : msinc36);
-                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc36, 16);
-                msinc36 = ((lane >= 16) ? (msinc36 + msup41) : msinc36);
-                mststart14[t34] = (msinc36 - mscnt35);
+            const patc_int t35 = threadIdx.x;
+            if ((t35 < 256)) {
+                unsigned int mscnt36 = mststart14[t35];
+                unsigned int msinc37 = mscnt36;
+                unsigned int msup38 = __shfl_up_sync(0xffffffffu, msinc37, 1);
+                msinc37 = ((lane >= 1) ? (msinc37 + msup38) : msinc37);
+                unsigned int msup39 = __shfl_up_sync(0xffffffffu, msinc37, 2);
+                msinc37 = ((lane >= 2) ? (msinc37 + msup39) : msinc37);
+                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc37, 4);
+                msinc37 = ((lane >= 4) ? (msinc37 + msup40) : msinc37);
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc37, 8);
+                msinc37 = ((lane >= 8) ? (msinc37 + msup41) : msinc37);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc37, 16);
+                msinc37 = ((lane >= 16) ? (msinc37 + msup42) : msinc37);
+                mststart14[t35] = (msinc37 - mscnt36);
                 if ((lane == 31)) {
-                    mswsum15[warp] = msinc36;
+                    mswsum15[warp] = msinc37;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t42 = threadIdx.x;
-            if ((t42 < 256)) {
-                unsigned int msst43 = mststart14[t42];
-                for (patc_int i44 = 0; i44 < 8; i44 += 1) {
-                    if ((i44 < warp)) {
-                        msst43 = (msst43 + mswsum15[i44]);
+            const patc_int t43 = threadIdx.x;
+            if ((t43 < 256)) {
+                unsigned int msst44 = mststart14[t43];
+                for (patc_int i45 = 0; i45 < 8; i45 += 1) {
+                    if ((i45 < warp)) {
+                        msst44 = (msst44 + mswsum15[i45]);
                     }
                 }
-                for (patc_int i45 = 0; i45 < 12; i45 += 1) {
-                    mshist10[(t42 + 256 * i45)] = (mshist10[(t42 + 256 * i45)] + msst43);
+                for (patc_int i46 = 0; i46 < 12; i46 += 1) {
+                    mshist10[(t43 + 256 * i46)] = (mshist10[(t43 + 256 * i46)] + msst44);
                 }
-                mststart14[t42] = msst43;
+                mststart14[t43] = msst44;
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
-                    bool msok48 = true;
-                    unsigned int msb49 = msinfo13[i47];
-                    unsigned int mspm50 = (__ballot_sync(0xffffffffu, msok48) & patc_match_bits(msb49, 8u));
-                    unsigned int msrk51 = __popc((mspm50 & ((1u << lane) - 1u)));
-                    unsigned int msct52 = __popc(mspm50);
-                    long long ix53 = ((long long)msb49);
-                    unsigned int msh54 = 0u;
-                    if (msok48) {
-                        msh54 = mshist10[(256 * warp + ix53)];
+                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
+                    bool msok49 = true;
+                    unsigned int msb50 = msinfo13[i48];
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm51);
+                    long long ix54 = ((long long)msb50);
+                    unsigned int msh55 = 0u;
+                    if (msok49) {
+                        msh55 = mshist10[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    if ((msok48 && ((msrk51 + 1u) == msct52))) {
-                        mshist10[(256 * warp + ix53)] = (msh54 + msct52);
+                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
+                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
                     }
                     __syncwarp();
-                    if (msok48) {
-                        unsigned int msq55 = (msh54 + msrk51);
-                        long long ix56 = ((long long)msq55);
-                        mssval16[ix56] = msval12[i47];
+                    if (msok49) {
+                        unsigned int msq56 = (msh55 + msrk52);
+                        long long ix57 = ((long long)msq56);
+                        mssval16[ix57] = msval12[i48];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i47 = 0; i47 < 16; i47 += 1) {
-                    bool msok48 = ((lane + 512 * warp + 6144 * b4 + 32 * i47) < n);
-                    unsigned int msb49 = msinfo13[i47];
-                    unsigned int mspm50 = (__ballot_sync(0xffffffffu, msok48) & patc_match_bits(msb49, 8u));
-                    unsigned int msrk51 = __popc((mspm50 & ((1u << lane) - 1u)));
-                    unsigned int msct52 = __popc(mspm50);
-                    long long ix53 = ((long long)msb49);
-                    unsigned int msh54 = 0u;
-                    if (msok48) {
-                        msh54 = mshist10[(256 * warp + ix53)];
+                for (patc_int i48 = 0; i48 < 16; i48 += 1) {
+                    bool msok49 = ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n);
+                    unsigned int msb50 = msinfo13[i48];
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm51);
+                    long long ix54 = ((long long)msb50);
+                    unsigned int msh55 = 0u;
+                    if (msok49) {
+                        msh55 = mshist10[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    if ((msok48 && ((msrk51 + 1u) == msct52))) {
-                        mshist10[(256 * warp + ix53)] = (msh54 + msct52);
+                    if ((msok49 && ((msrk52 + 1u) == msct53))) {
+                        mshist10[(256 * warp + ix54)] = (msh55 + msct53);
                     }
                     __syncwarp();
-                    if (msok48) {
-                        unsigned int msq55 = (msh54 + msrk51);
-                        long long ix56 = ((long long)msq55);
-                        mssval16[ix56] = msval12[i47];
+                    if (msok49) {
+                        unsigned int msq56 = (msh55 + msrk52);
+                        long long ix57 = ((long long)msq56);
+                        mssval16[ix57] = msval12[i48];
                     }
                 }
             }
         }
         {
-            const patc_int t57 = threadIdx.x;
+            const patc_int t58 = threadIdx.x;
             {
-                const patc_int i58 = 0;
-                if (((t57 + 384 * i58) < 256)) {
-                    unsigned int msc59 = msbase11[(t57 + 384 * i58)];
-                    unsigned int mspre60 = 0u;
+                const patc_int i59 = 0;
+                if (((t58 + 384 * i59) < 256)) {
+                    unsigned int msc60 = msbase11[(t58 + 384 * i59)];
+                    unsigned int mspre61 = 0u;
                     if ((!(b4 < 1))) {
-                        for (patc_int msd61 = 0; ; msd61 += 1) {
-                            unsigned int msw62;
-                            bool msfull63;
+                        for (patc_int msd62 = 0; ; msd62 += 1) {
+                            unsigned int msw63;
+                            bool msfull64;
                             for (;;) {
-                                msw62 = patc_peek32(&msstate2[(256 * b4 + t57 + 384 * i58 - 256 * msd61 - 256)]);
-                                msfull63 = ((msw62 >> 30u) == (2u | mspar9));
-                                if ((msfull63 || ((msw62 >> 29u) == (2u | mspar9)))) {
+                                msw63 = patc_peek32(&msstate2[(256 * b4 + t58 + 384 * i59 - 256 * msd62 - 256)]);
+                                msfull64 = ((msw63 >> 30u) == (2u | mspar9));
+                                if ((msfull64 || ((msw63 >> 29u) == (2u | mspar9)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre60 = (mspre60 + (msw62 & (msfull63 ? 1073741823u : 536870911u)));
-                            if (msfull63) {
+                            mspre61 = (mspre61 + (msw63 & (msfull64 ? 1073741823u : 536870911u)));
+                            if (msfull64) {
                                 break;
                             }
                         }
                         if (((b4 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate2[(256 * b4 + t57 + 384 * i58)], (((2u | mspar9) << 30u) | (mspre60 + msc59)));
+                            patc_set32(&msstate2[(256 * b4 + t58 + 384 * i59)], (((2u | mspar9) << 30u) | (mspre61 + msc60)));
                         }
                     }
-                    msbase11[(t57 + 384 * i58)] = ((offs[(t57 + 384 * i58)] + mspre60) - mststart14[(t57 + 384 * i58)]);
+                    msbase11[(t58 + 384 * i59)] = ((offs[(t58 + 384 * i59)] + mspre61) - mststart14[(t58 + 384 * i59)]);
                 }
             }
         }
         __syncthreads();
         if (((6144 * b4 + 6143) < n)) {
             {
-                const patc_int t64 = threadIdx.x;
-                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                const patc_int t65 = threadIdx.x;
+                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
                     {
-                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
-                        unsigned int s67 = (~0u);
-                        unsigned int msbk68 = min((((~((msv66 | 2147483648u) ^ ((msv66 > 2147483648u) ? s67 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix69 = ((long long)msbk68);
-                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
-                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
-                            out[msdst70] = msv66;
+                        unsigned int msv67 = mssval16[(t65 + 384 * i66)];
+                        unsigned int s68 = (~0u);
+                        unsigned int msbk69 = min((((~((msv67 | 2147483648u) ^ ((msv67 > 2147483648u) ? s68 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix70 = ((long long)msbk69);
+                        if ((((patc_uint)(msbase11[ix70] + ((unsigned int)(t65 + 384 * i66)))) < ((patc_uint)n))) {
+                            const patc_int msdst71 = ((patc_uint)(msbase11[ix70] + ((unsigned int)(t65 + 384 * i66))));
+                            out[msdst71] = msv67;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t64 = threadIdx.x;
-                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
-                    if (((6144 * b4 + t64 + 384 * i65) < n)) {
-                        unsigned int msv66 = mssval16[(t64 + 384 * i65)];
-                        unsigned int s67 = (~0u);
-                        unsigned int msbk68 = min((((~((msv66 | 2147483648u) ^ ((msv66 > 2147483648u) ? s67 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix69 = ((long long)msbk68);
-                        if ((((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65)))) < ((patc_uint)n))) {
-                            const patc_int msdst70 = ((patc_uint)(msbase11[ix69] + ((unsigned int)(t64 + 384 * i65))));
-                            out[msdst70] = msv66;
+                const patc_int t65 = threadIdx.x;
+                for (patc_int i66 = 0; i66 < 16; i66 += 1) {
+                    if (((6144 * b4 + t65 + 384 * i66) < n)) {
+                        unsigned int msv67 = mssval16[(t65 + 384 * i66)];
+                        unsigned int s68 = (~0u);
+                        unsigned int msbk69 = min((((~((msv67 | 2147483648u) ^ ((msv67 > 2147483648u) ? s68 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix70 = ((long long)msbk69);
+                        if ((((patc_uint)(msbase11[ix70] + ((unsigned int)(t65 + 384 * i66)))) < ((patc_uint)n))) {
+                            const patc_int msdst71 = ((patc_uint)(msbase11[ix70] + ((unsigned int)(t65 + 384 * i66))));
+                            out[msdst71] = msv67;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar71 = mspar9;
-        const patc_int msh72 = ((unsigned int)msctr3[(-mspar71 + 2)]);
+        const patc_int mspar72 = mspar9;
+        const patc_int msh73 = ((unsigned int)msctr3[(-mspar72 + 2)]);
         {
-            const patc_int t73 = threadIdx.x;
-            if (((b4 < 1) && (t73 < 1))) {
-                msctr3[(mspar71 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            const patc_int t74 = threadIdx.x;
+            if (((b4 < 1) && (t74 < 1))) {
+                msctr3[(mspar72 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi74 = ((unsigned int)(384 * b4 + t73 + 256 * ((n + 6143) / 6144) - 256));
+            unsigned int mszi75 = ((unsigned int)(384 * b4 + t74 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi74 >= ((unsigned int)(256 * msh72)))) {
+                if ((mszi75 >= ((unsigned int)(256 * msh73)))) {
                     break;
                 }
-                const patc_int msz75 = mszi74;
-                msstate2[msz75] = 0u;
-                mszi74 = (mszi74 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz76 = mszi75;
+                msstate2[msz76] = 0u;
+                mszi75 = (mszi75 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1409,7 +1471,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks
  *   shared memory:   63536 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(44739584, max(6144 * ((n + 6142) / 6144) + 12672, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(44739584, max(512 * nwarps + 6144 * ((n + 6142) / 6144) + 6688, max(6144 * ((n + 6142) / 6144) + 1187840, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int d, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ msstate3, unsigned long long *__restrict__ msctr4, patc_int n)
 {
@@ -1438,36 +1500,51 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         unsigned int mspar10 = (lbepoch9 & 1u);
         unsigned int msval13[16];
         unsigned int msinfo14[16];
+        if (((6144 * b5 + 1177600) < n)) {
+            {
+                const patc_int t19 = threadIdx.x;
+                if ((t19 < 3)) {
+                    patc_prefetch_l2(ks + (6144 * b5 + 2048 * t19 + 393216), ks + min((patc_int)n, (patc_int)min((patc_int)(6144 * b5 + 399360), (patc_int)(6144 * b5 + 2048 * t19 + 395264))));
+                }
+            }
+        } else {
+            {
+                const patc_int t19 = threadIdx.x;
+                if (((t19 < 3) && ((6144 * b5 + 2048 * t19 + 393216) < n))) {
+                    patc_prefetch_l2(ks + (6144 * b5 + 2048 * t19 + 393216), ks + min((patc_int)n, (patc_int)min((patc_int)(6144 * b5 + 399360), (patc_int)(6144 * b5 + 2048 * t19 + 395264))));
+                }
+            }
+        }
         {
-            const patc_int t19 = threadIdx.x;
-            for (patc_int i20 = 0; i20 < 8; i20 += 1) {
-                if (((t19 + 384 * i20) < 3072)) {
-                    mshist11[(t19 + 384 * i20)] = 0u;
+            const patc_int t20 = threadIdx.x;
+            for (patc_int i21 = 0; i21 < 8; i21 += 1) {
+                if (((t20 + 384 * i21) < 3072)) {
+                    mshist11[(t20 + 384 * i21)] = 0u;
                 }
             }
         }
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
-                    bool msok23 = true;
-                    unsigned int msx24 = 0u;
-                    if (msok23) {
-                        msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = true;
+                    unsigned int msx25 = 0u;
+                    if (msok24) {
+                        msx25 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i23)];
                     }
-                    msval13[i22] = msx24;
+                    msval13[i23] = msx25;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i22 = 0; i22 < 16; i22 += 1) {
-                    bool msok23 = ((lane + 512 * warp + 6144 * b5 + 32 * i22) < n);
-                    unsigned int msx24 = 0u;
-                    if (msok23) {
-                        msx24 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i22)];
+                for (patc_int i23 = 0; i23 < 16; i23 += 1) {
+                    bool msok24 = ((lane + 512 * warp + 6144 * b5 + 32 * i23) < n);
+                    unsigned int msx25 = 0u;
+                    if (msok24) {
+                        msx25 = ks[(lane + 512 * warp + 6144 * b5 + 32 * i23)];
                     }
-                    msval13[i22] = msx24;
+                    msval13[i23] = msx25;
                 }
             }
         }
@@ -1475,202 +1552,202 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
-                    bool msok27 = true;
-                    unsigned int v28 = msval13[i26];
-                    unsigned int s29 = (~0u);
-                    unsigned int msb30 = (msok27 ? min((((~((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok27) {
-                        long long ix31 = ((long long)msb30);
-                        atomicAdd(&mshist11[(256 * warp + ix31)], 1u);
+                for (patc_int i27 = 0; i27 < 16; i27 += 1) {
+                    bool msok28 = true;
+                    unsigned int v29 = msval13[i27];
+                    unsigned int s30 = (~0u);
+                    unsigned int msb31 = (msok28 ? min((((~((v29 | 2147483648u) ^ ((v29 > 2147483648u) ? s30 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok28) {
+                        long long ix32 = ((long long)msb31);
+                        atomicAdd(&mshist11[(256 * warp + ix32)], 1u);
                     }
-                    msinfo14[i26] = msb30;
+                    msinfo14[i27] = msb31;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i26 = 0; i26 < 16; i26 += 1) {
-                    bool msok27 = ((lane + 512 * warp + 6144 * b5 + 32 * i26) < n);
-                    unsigned int v28 = msval13[i26];
-                    unsigned int s29 = (~0u);
-                    unsigned int msb30 = (msok27 ? min((((~((v28 | 2147483648u) ^ ((v28 > 2147483648u) ? s29 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
-                    if (msok27) {
-                        long long ix31 = ((long long)msb30);
-                        atomicAdd(&mshist11[(256 * warp + ix31)], 1u);
+                for (patc_int i27 = 0; i27 < 16; i27 += 1) {
+                    bool msok28 = ((lane + 512 * warp + 6144 * b5 + 32 * i27) < n);
+                    unsigned int v29 = msval13[i27];
+                    unsigned int s30 = (~0u);
+                    unsigned int msb31 = (msok28 ? min((((~((v29 | 2147483648u) ^ ((v29 > 2147483648u) ? s30 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u) : 0u);
+                    if (msok28) {
+                        long long ix32 = ((long long)msb31);
+                        atomicAdd(&mshist11[(256 * warp + ix32)], 1u);
                     }
-                    msinfo14[i26] = msb30;
+                    msinfo14[i27] = msb31;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t32 = threadIdx.x;
+            const patc_int t33 = threadIdx.x;
             {
-                const patc_int i33 = 0;
-                if (((t32 + 384 * i33) < 256)) {
-                    unsigned int msrun34 = 0u;
-                    for (patc_int i35 = 0; i35 < 12; i35 += 1) {
-                        unsigned int msc36 = mshist11[(t32 + 384 * i33 + 256 * i35)];
-                        mshist11[(t32 + 384 * i33 + 256 * i35)] = msrun34;
-                        msrun34 = (msrun34 + msc36);
+                const patc_int i34 = 0;
+                if (((t33 + 384 * i34) < 256)) {
+                    unsigned int msrun35 = 0u;
+                    for (patc_int i36 = 0; i36 < 12; i36 += 1) {
+                        unsigned int msc37 = mshist11[(t33 + 384 * i34 + 256 * i36)];
+                        mshist11[(t33 + 384 * i34 + 256 * i36)] = msrun35;
+                        msrun35 = (msrun35 + msc37);
                     }
                     if (((b5 + 1) < ((n + 6143) / 6144))) {
                         if ((b5 < 1)) {
-                            patc_set32(&msstate3[(256 * b5 + t32 + 384 * i33)], (((2u | mspar10) << 30u) | msrun34));
+                            patc_set32(&msstate3[(256 * b5 + t33 + 384 * i34)], (((2u | mspar10) << 30u) | msrun35));
                         }
                         if ((!(b5 < 1))) {
-                            patc_set32(&msstate3[(256 * b5 + t32 + 384 * i33)], (((2u | mspar10) << 29u) | msrun34));
+                            patc_set32(&msstate3[(256 * b5 + t33 + 384 * i34)], (((2u | mspar10) << 29u) | msrun35));
                         }
                     }
-                    mststart15[(t32 + 384 * i33)] = msrun34;
-                    msbase12[(t32 + 384 * i33)] = msrun34;
+                    mststart15[(t33 + 384 * i34)] = msrun35;
+                    msbase12[(t33 + 384 * i34)] = msrun35;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t37 = threadIdx.x;
-            if ((t37 < 256)) {
-                unsigned int mscnt38 = mststart15[t37];
-                unsigned int msinc39 = mscnt38;
-                unsigned int msup40 = __shfl_up_sync(0xffffffffu, msinc39, 1);
-                msinc39 = ((lane >= 1) ? (msinc39 + msup40) : msinc39);
-                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc39, 2);
-                msinc39 = ((lane >= 2) ? (msinc39 + msup41) : msinc39);
-                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc39, 4);
-                msinc39 = ((lane >= 4) ? (msinc39 + msup42) : msinc39);
-                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc39, 8);
-                msinc39 = ((lane >= 8) ? (msinc39 + msup43) : msinc39);
-                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc39, 16);
-                msinc39 = ((lane >= 16) ? (msinc39 + msup44) : msinc39);
-                mststart15[t37] = (msinc39 - mscnt38);
+            const patc_int t38 = threadIdx.x;
+            if ((t38 < 256)) {
+                unsigned int mscnt39 = mststart15[t38];
+                unsigned int msinc40 = mscnt39;
+                unsigned int msup41 = __shfl_up_sync(0xffffffffu, msinc40, 1);
+                msinc40 = ((lane >= 1) ? (msinc40 + msup41) : msinc40);
+                unsigned int msup42 = __shfl_up_sync(0xffffffffu, msinc40, 2);
+                msinc40 = ((lane >= 2) ? (msinc40 + msup42) : msinc40);
+                unsigned int msup43 = __shfl_up_sync(0xffffffffu, msinc40, 4);
+                msinc40 = ((lane >= 4) ? (msinc40 + msup43) : msinc40);
+                unsigned int msup44 = __shfl_up_sync(0xffffffffu, msinc40, 8);
+                msinc40 = ((lane >= 8) ? (msinc40 + msup44) : msinc40);
+                unsigned int msup45 = __shfl_up_sync(0xffffffffu, msinc40, 16);
+                msinc40 = ((lane >= 16) ? (msinc40 + msup45) : msinc40);
+                mststart15[t38] = (msinc40 - mscnt39);
                 if ((lane == 31)) {
-                    mswsum16[warp] = msinc39;
+                    mswsum16[warp] = msinc40;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
-            if ((t45 < 256)) {
-                unsigned int msst46 = mststart15[t45];
-                for (patc_int i47 = 0; i47 < 8; i47 += 1) {
-                    if ((i47 < warp)) {
-                        msst46 = (msst46 + mswsum16[i47]);
+            const patc_int t46 = threadIdx.x;
+            if ((t46 < 256)) {
+                unsigned int msst47 = mststart15[t46];
+                for (patc_int i48 = 0; i48 < 8; i48 += 1) {
+                    if ((i48 < warp)) {
+                        msst47 = (msst47 + mswsum16[i48]);
                     }
                 }
-                for (patc_int i48 = 0; i48 < 12; i48 += 1) {
-                    mshist11[(t45 + 256 * i48)] = (mshist11[(t45 + 256 * i48)] + msst46);
+                for (patc_int i49 = 0; i49 < 12; i49 += 1) {
+                    mshist11[(t46 + 256 * i49)] = (mshist11[(t46 + 256 * i49)] + msst47);
                 }
-                mststart15[t45] = msst46;
+                mststart15[t46] = msst47;
             }
         }
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
-                    bool msok51 = true;
-                    unsigned int msb52 = msinfo14[i50];
-                    unsigned int mspm53 = (__ballot_sync(0xffffffffu, msok51) & patc_match_bits(msb52, 8u));
-                    unsigned int msrk54 = __popc((mspm53 & ((1u << lane) - 1u)));
-                    unsigned int msct55 = __popc(mspm53);
-                    long long ix56 = ((long long)msb52);
-                    unsigned int msh57 = 0u;
-                    if (msok51) {
-                        msh57 = mshist11[(256 * warp + ix56)];
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                    bool msok52 = true;
+                    unsigned int msb53 = msinfo14[i51];
+                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, msok52) & patc_match_bits(msb53, 8u));
+                    unsigned int msrk55 = __popc((mspm54 & ((1u << lane) - 1u)));
+                    unsigned int msct56 = __popc(mspm54);
+                    long long ix57 = ((long long)msb53);
+                    unsigned int msh58 = 0u;
+                    if (msok52) {
+                        msh58 = mshist11[(256 * warp + ix57)];
                     }
                     __syncwarp();
-                    if ((msok51 && ((msrk54 + 1u) == msct55))) {
-                        mshist11[(256 * warp + ix56)] = (msh57 + msct55);
+                    if ((msok52 && ((msrk55 + 1u) == msct56))) {
+                        mshist11[(256 * warp + ix57)] = (msh58 + msct56);
                     }
                     __syncwarp();
-                    if (msok51) {
-                        unsigned int msq58 = (msh57 + msrk54);
-                        long long ix59 = ((long long)msq58);
-                        mssval17[ix59] = msval13[i50];
-                        msinfo14[i50] = msq58;
+                    if (msok52) {
+                        unsigned int msq59 = (msh58 + msrk55);
+                        long long ix60 = ((long long)msq59);
+                        mssval17[ix60] = msval13[i51];
+                        msinfo14[i51] = msq59;
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i50 = 0; i50 < 16; i50 += 1) {
-                    bool msok51 = ((lane + 512 * warp + 6144 * b5 + 32 * i50) < n);
-                    unsigned int msb52 = msinfo14[i50];
-                    unsigned int mspm53 = (__ballot_sync(0xffffffffu, msok51) & patc_match_bits(msb52, 8u));
-                    unsigned int msrk54 = __popc((mspm53 & ((1u << lane) - 1u)));
-                    unsigned int msct55 = __popc(mspm53);
-                    long long ix56 = ((long long)msb52);
-                    unsigned int msh57 = 0u;
-                    if (msok51) {
-                        msh57 = mshist11[(256 * warp + ix56)];
+                for (patc_int i51 = 0; i51 < 16; i51 += 1) {
+                    bool msok52 = ((lane + 512 * warp + 6144 * b5 + 32 * i51) < n);
+                    unsigned int msb53 = msinfo14[i51];
+                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, msok52) & patc_match_bits(msb53, 8u));
+                    unsigned int msrk55 = __popc((mspm54 & ((1u << lane) - 1u)));
+                    unsigned int msct56 = __popc(mspm54);
+                    long long ix57 = ((long long)msb53);
+                    unsigned int msh58 = 0u;
+                    if (msok52) {
+                        msh58 = mshist11[(256 * warp + ix57)];
                     }
                     __syncwarp();
-                    if ((msok51 && ((msrk54 + 1u) == msct55))) {
-                        mshist11[(256 * warp + ix56)] = (msh57 + msct55);
+                    if ((msok52 && ((msrk55 + 1u) == msct56))) {
+                        mshist11[(256 * warp + ix57)] = (msh58 + msct56);
                     }
                     __syncwarp();
-                    if (msok51) {
-                        unsigned int msq58 = (msh57 + msrk54);
-                        long long ix59 = ((long long)msq58);
-                        mssval17[ix59] = msval13[i50];
-                        msinfo14[i50] = msq58;
+                    if (msok52) {
+                        unsigned int msq59 = (msh58 + msrk55);
+                        long long ix60 = ((long long)msq59);
+                        mssval17[ix60] = msval13[i51];
+                        msinfo14[i51] = msq59;
                     }
                 }
             }
         }
         {
-            const patc_int t60 = threadIdx.x;
+            const patc_int t61 = threadIdx.x;
             {
-                const patc_int i61 = 0;
-                if (((t60 + 384 * i61) < 256)) {
-                    unsigned int msc62 = msbase12[(t60 + 384 * i61)];
-                    unsigned int mspre63 = 0u;
+                const patc_int i62 = 0;
+                if (((t61 + 384 * i62) < 256)) {
+                    unsigned int msc63 = msbase12[(t61 + 384 * i62)];
+                    unsigned int mspre64 = 0u;
                     if ((!(b5 < 1))) {
-                        for (patc_int msd64 = 0; ; msd64 += 1) {
-                            unsigned int msw65;
-                            bool msfull66;
+                        for (patc_int msd65 = 0; ; msd65 += 1) {
+                            unsigned int msw66;
+                            bool msfull67;
                             for (;;) {
-                                msw65 = patc_peek32(&msstate3[(256 * b5 + t60 + 384 * i61 - 256 * msd64 - 256)]);
-                                msfull66 = ((msw65 >> 30u) == (2u | mspar10));
-                                if ((msfull66 || ((msw65 >> 29u) == (2u | mspar10)))) {
+                                msw66 = patc_peek32(&msstate3[(256 * b5 + t61 + 384 * i62 - 256 * msd65 - 256)]);
+                                msfull67 = ((msw66 >> 30u) == (2u | mspar10));
+                                if ((msfull67 || ((msw66 >> 29u) == (2u | mspar10)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre63 = (mspre63 + (msw65 & (msfull66 ? 1073741823u : 536870911u)));
-                            if (msfull66) {
+                            mspre64 = (mspre64 + (msw66 & (msfull67 ? 1073741823u : 536870911u)));
+                            if (msfull67) {
                                 break;
                             }
                         }
                         if (((b5 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate3[(256 * b5 + t60 + 384 * i61)], (((2u | mspar10) << 30u) | (mspre63 + msc62)));
+                            patc_set32(&msstate3[(256 * b5 + t61 + 384 * i62)], (((2u | mspar10) << 30u) | (mspre64 + msc63)));
                         }
                     }
-                    msbase12[(t60 + 384 * i61)] = ((offs[(t60 + 384 * i61)] + mspre63) - mststart15[(t60 + 384 * i61)]);
+                    msbase12[(t61 + 384 * i62)] = ((offs[(t61 + 384 * i62)] + mspre64) - mststart15[(t61 + 384 * i62)]);
                 }
             }
         }
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
                     {
-                        long long ix69 = ((long long)msinfo14[i68]);
-                        mssval218[ix69] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i68)];
+                        long long ix70 = ((long long)msinfo14[i69]);
+                        mssval218[ix70] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i69)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i68 = 0; i68 < 16; i68 += 1) {
-                    if (((lane + 512 * warp + 6144 * b5 + 32 * i68) < n)) {
-                        long long ix69 = ((long long)msinfo14[i68]);
-                        mssval218[ix69] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i68)];
+                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i69) < n)) {
+                        long long ix70 = ((long long)msinfo14[i69]);
+                        mssval218[ix70] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i69)];
                     }
                 }
             }
@@ -1678,56 +1755,56 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
         __syncthreads();
         if (((6144 * b5 + 6143) < n)) {
             {
-                const patc_int t70 = threadIdx.x;
-                for (patc_int i71 = 0; i71 < 16; i71 += 1) {
+                const patc_int t71 = threadIdx.x;
+                for (patc_int i72 = 0; i72 < 16; i72 += 1) {
                     {
-                        unsigned int msv72 = mssval17[(t70 + 384 * i71)];
-                        unsigned int msv73 = mssval218[(t70 + 384 * i71)];
-                        unsigned int s74 = (~0u);
-                        unsigned int msbk75 = min((((~((msv72 | 2147483648u) ^ ((msv72 > 2147483648u) ? s74 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix76 = ((long long)msbk75);
-                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71)))) < ((patc_uint)n))) {
-                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71))));
-                            out0[msdst77] = msv72;
-                            out1[msdst77] = msv73;
+                        unsigned int msv73 = mssval17[(t71 + 384 * i72)];
+                        unsigned int msv74 = mssval218[(t71 + 384 * i72)];
+                        unsigned int s75 = (~0u);
+                        unsigned int msbk76 = min((((~((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s75 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix77 = ((long long)msbk76);
+                        if ((((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
+                            const patc_int msdst78 = ((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72))));
+                            out0[msdst78] = msv73;
+                            out1[msdst78] = msv74;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t70 = threadIdx.x;
-                for (patc_int i71 = 0; i71 < 16; i71 += 1) {
-                    if (((6144 * b5 + t70 + 384 * i71) < n)) {
-                        unsigned int msv72 = mssval17[(t70 + 384 * i71)];
-                        unsigned int msv73 = mssval218[(t70 + 384 * i71)];
-                        unsigned int s74 = (~0u);
-                        unsigned int msbk75 = min((((~((msv72 | 2147483648u) ^ ((msv72 > 2147483648u) ? s74 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix76 = ((long long)msbk75);
-                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71)))) < ((patc_uint)n))) {
-                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t70 + 384 * i71))));
-                            out0[msdst77] = msv72;
-                            out1[msdst77] = msv73;
+                const patc_int t71 = threadIdx.x;
+                for (patc_int i72 = 0; i72 < 16; i72 += 1) {
+                    if (((6144 * b5 + t71 + 384 * i72) < n)) {
+                        unsigned int msv73 = mssval17[(t71 + 384 * i72)];
+                        unsigned int msv74 = mssval218[(t71 + 384 * i72)];
+                        unsigned int s75 = (~0u);
+                        unsigned int msbk76 = min((((~((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s75 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix77 = ((long long)msbk76);
+                        if ((((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
+                            const patc_int msdst78 = ((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72))));
+                            out0[msdst78] = msv73;
+                            out1[msdst78] = msv74;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar78 = mspar10;
-        const patc_int msh79 = ((unsigned int)msctr4[(-mspar78 + 2)]);
+        const patc_int mspar79 = mspar10;
+        const patc_int msh80 = ((unsigned int)msctr4[(-mspar79 + 2)]);
         {
-            const patc_int t80 = threadIdx.x;
-            if (((b5 < 1) && (t80 < 1))) {
-                msctr4[(mspar78 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            const patc_int t81 = threadIdx.x;
+            if (((b5 < 1) && (t81 < 1))) {
+                msctr4[(mspar79 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
             }
-            unsigned int mszi81 = ((unsigned int)(384 * b5 + t80 + 256 * ((n + 6143) / 6144) - 256));
+            unsigned int mszi82 = ((unsigned int)(384 * b5 + t81 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi81 >= ((unsigned int)(256 * msh79)))) {
+                if ((mszi82 >= ((unsigned int)(256 * msh80)))) {
                     break;
                 }
-                const patc_int msz82 = mszi81;
-                msstate3[msz82] = 0u;
-                mszi81 = (mszi81 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz83 = mszi82;
+                msstate3[msz83] = 0u;
+                mszi82 = (mszi82 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

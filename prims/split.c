@@ -346,6 +346,40 @@ static X *mbucket(Ms *m, X *x, X *y)
     return mn;
 }
 
+/* 0. The first lanes of warp 0 bring the input's tile MS_AHEAD tiles on into L2, a lane
+ * a unit of MS_PREFETCH_BYTES, where that tile is in the launch (S_PREFETCH: not waited
+ * for, and it changes nothing). The tiles are drawn in launch order, so that tile is
+ * drawn by a block that starts a little later and reads it from L2, while this block
+ * is counting and ranking. On an H100, with 512 x 24 tiles of u32 keys (two blocks an
+ * SM, 264 at once), the sort of 2^28 keys took 4843-4890 us with 16 to 90 tiles ahead
+ * against 4965-4989 without, f32 keys 4860-4891 against 4987-4997; 264 tiles ahead
+ * made it slower (u32 5083, f32 5053), 396 slower still. For pairs only the keys: their
+ * keys ahead made the sort neither faster nor slower, the values of the tile itself made
+ * it slower (2312 us against 2245 at 2^26), and the values ahead too (2410-2419 against
+ * 2241-2254) (bench/results/2026-11-28-nvidia-h100-sort-prefetch, x2, x3 and x5; the
+ * H200's pairs were 1-4 % faster with the keys ahead, -h200-sort-prefetch). */
+enum { MS_AHEAD = 64, MS_PREFETCH_BYTES = 8192 };
+static void ms_prefetch(Ms *m, Buffer *in)
+{
+    Arena *a = m->a;
+    Stmt *tl, *ts, *is;
+    int64_t chunk = MS_PREFETCH_BYTES / scalar_info[m->sk].size;
+    if (chunk > m->TILE) chunk = m->TILE;
+    int64_t lanes = (m->TILE + chunk - 1) / chunk; /* under 32: the tile fits shared memory, 227 KiB */
+    Nat *tid = mthreads(m, &tl, &ts);
+    Nat *start = nat_mul(a, nat_add(a, m->tile, mc(m, MS_AHEAD)), mc(m, m->TILE));
+    Nat *lo = nat_add(a, start, nat_mul(a, tid, mc(m, chunk)));
+    X *go = lw_xbin(m->w, OP_AND, SK_BOOL, mnat_lt(m, tid, mc(m, lanes)), mnat_lt(m, lo, m->n));
+    lw_open_if(m->w, go, &is);
+    Stmt *s = lw_snew(m->w, S_PREFETCH);
+    s->prefetch.src = in;
+    s->prefetch.lo = lo;
+    s->prefetch.hi = nat_min(a, nat_min(a, nat_add(a, lo, mc(m, chunk)), nat_add(a, start, mc(m, m->TILE))), m->n);
+    lw_emit(m->w, s);
+    m->w->cur = is;
+    lw_close_loop(m->w, tl, ts);
+}
+
 /* 1. Every warp's counts start at 0. */
 static void ms_clear(Ms *m)
 {
@@ -915,6 +949,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
         m.in2 = bufs[2];
         m.sval2 = lw_shared_buffer(w, "mssval2", m.sk2, nat_cst(a, m.TILE), e->sp);
     }
+    ms_prefetch(&m, bufs[1]);
     ms_clear(&m);
     ms_count(&m, bufs[1], bufs[2]);
     ms_counts(&m, state);

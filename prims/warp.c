@@ -580,7 +580,7 @@ static Stmt *list_of(Stmt *seq, const Stmt *t)
     case S_IF: return list_of(seq->cond.then, t);
     case S_WHILE: return list_of(seq->wloop.body, t);
     case S_DECL: case S_STORE: case S_BARRIER: case S_COMMENT: case S_VLOAD: case S_JUMP: case S_LET:
-    case S_SLEEP: case S_MBAR: case S_VSTORE: case S_BULK: return NULL;
+    case S_SLEEP: case S_MBAR: case S_VSTORE: case S_BULK: case S_PREFETCH: return NULL;
     }
     unreachable();
 }

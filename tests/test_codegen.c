@@ -769,6 +769,45 @@ START_TEST(multisplit_match_codegen)
 }
 END_TEST
 
+/* Multisplit's block brings the input's tile 64 tiles on into L2 (ms_prefetch, S_PREFETCH):
+ * lanes of warp 0, 8 KiB each (2048 u32, 1024 u64; a smaller tile whole), clipped to
+ * that tile and to n, in the full tiles' code and the last tile's; the helper is printed
+ * once a module, and only where a kernel prefetches. */
+START_TEST(multisplit_prefetch_codegen)
+{
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/examples/radixsort.rise");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_int_eq(count_substr(cu, "void patc_prefetch_l2(const void *p, const void *e)"), 1);
+    char *k = kernel_text(cu, "rsPassU32"); /* 384 x 16: 6144 keys, three lanes of 2048 */
+    ck_assert_int_eq(count_substr(k, "patc_prefetch_l2(xs + (6144 * b"), 2);
+    ck_assert_int_eq(count_substr(k, " + 393216), xs + min((patc_int)n, (patc_int)min((patc_int)(6144 * b"), 2);
+    ck_assert_int_eq(count_substr(k, " + 399360), (patc_int)(6144 * b"), 2);
+    ck_assert_int_eq(count_substr(k, " < 3)"), 2);
+    free(k);
+    free(cu);
+    tc_free(t);
+    t = tc_compile_file(PATC_SOURCE_DIR "/examples/multisplit.rise");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    k = kernel_text(cu, "msU64"); /* 256 x 4 u64: 1024, one lane */
+    ck_assert_int_eq(count_substr(k, "patc_prefetch_l2(xs + (1024 * b"), 2);
+    ck_assert_int_eq(count_substr(k, " + 65536), xs + min((patc_int)n, (patc_int)(1024 * b"), 2);
+    free(k);
+    free(cu);
+    tc_free(t);
+    Define d[] = {{"nt", 128}, {"ipt", 25}}; /* a look-back that draws its tiles too */
+    char *src = slurp(PATC_SOURCE_DIR "/examples/scan_device.rise");
+    t = tc_compile_flags(PATC_SOURCE_DIR "/examples/scan_device.rise", src, d, 2, NULL);
+    free(src);
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(!strstr(cu, "patc_prefetch_l2"), "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* A value bound once is computed once (issue 33, item 7b): a scalar or a pair of scalars
  * that a lambda binds (an element of a lazily computed map, a reduceSeq's element, a
  * let-bound pair) and reads twice is computed into one register; a row read by three
@@ -1239,6 +1278,7 @@ int main(void)
     tcase_add_test(c, nested_views_codegen);
     tcase_add_test(c, accumulate_codegen);
     tcase_add_test(c, multisplit_match_codegen);
+    tcase_add_test(c, multisplit_prefetch_codegen);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -18,6 +18,8 @@ static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned in
 
 static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
 
+static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) { unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull; if (a < z) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(a), "r"((unsigned int)(z - a)) : "memory"); }
+
 /* kernel ssSample
  *   data parameters: xs: n.u32
  *   nat parameters:  n, s
@@ -915,7 +917,7 @@ extern "C" __global__ void __launch_bounds__(32) ssScan(unsigned int *__restrict
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   180240 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(1073745920, max(8192 * ((n + 4094) / 4096) + 16640, max(4096 * nwarps + 4096, max(k * r, max(r, max(k, max(512 * nwarps + 4096 * ((n + 4094) / 4096) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))))) < 2^31), else long long
+ *                    for a launch where max(1073745920, max(8192 * ((n + 4094) / 4096) + 16640, max(4096 * nwarps + 4096, max(k * r, max(r, max(k, max(512 * nwarps + 4096 * ((n + 4094) / 4096) + 4640, max(4096 * ((n + 4094) / 4096) + 792576, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restrict__ out, const unsigned int *__restrict__ offs, const unsigned int *__restrict__ smp, const unsigned int *__restrict__ xs, unsigned int *__restrict__ msstate62, unsigned long long *__restrict__ msctr63, patc_int n, patc_int k, patc_int r)
 {
@@ -942,36 +944,51 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
         unsigned int mspar69 = (lbepoch68 & 1u);
         unsigned int msval72[16];
         unsigned int msinfo73[16];
+        if (((4096 * b64 + 784384) < n)) {
+            {
+                const patc_int t76 = threadIdx.x;
+                if ((t76 < 2)) {
+                    patc_prefetch_l2(xs + (4096 * b64 + 2048 * t76 + 262144), xs + min((patc_int)n, (patc_int)min((patc_int)(4096 * b64 + 266240), (patc_int)(4096 * b64 + 2048 * t76 + 264192))));
+                }
+            }
+        } else {
+            {
+                const patc_int t76 = threadIdx.x;
+                if (((t76 < 2) && ((4096 * b64 + 2048 * t76 + 262144) < n))) {
+                    patc_prefetch_l2(xs + (4096 * b64 + 2048 * t76 + 262144), xs + min((patc_int)n, (patc_int)min((patc_int)(4096 * b64 + 266240), (patc_int)(4096 * b64 + 2048 * t76 + 264192))));
+                }
+            }
+        }
         {
-            const patc_int t76 = threadIdx.x;
-            for (patc_int i77 = 0; i77 < 128; i77 += 1) {
-                if (((t76 + 256 * i77) < 32768)) {
-                    mshist70[(t76 + 256 * i77)] = 0u;
+            const patc_int t77 = threadIdx.x;
+            for (patc_int i78 = 0; i78 < 128; i78 += 1) {
+                if (((t77 + 256 * i78) < 32768)) {
+                    mshist70[(t77 + 256 * i78)] = 0u;
                 }
             }
         }
         if (((4096 * b64 + 4095) < n)) {
             {
                 #pragma unroll
-                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
-                    bool msok80 = true;
-                    unsigned int msx81 = 0u;
-                    if (msok80) {
-                        msx81 = xs[(lane + 512 * warp + 4096 * b64 + 32 * i79)];
+                for (patc_int i80 = 0; i80 < 16; i80 += 1) {
+                    bool msok81 = true;
+                    unsigned int msx82 = 0u;
+                    if (msok81) {
+                        msx82 = xs[(lane + 512 * warp + 4096 * b64 + 32 * i80)];
                     }
-                    msval72[i79] = msx81;
+                    msval72[i80] = msx82;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
-                    bool msok80 = ((lane + 512 * warp + 4096 * b64 + 32 * i79) < n);
-                    unsigned int msx81 = 0u;
-                    if (msok80) {
-                        msx81 = xs[(lane + 512 * warp + 4096 * b64 + 32 * i79)];
+                for (patc_int i80 = 0; i80 < 16; i80 += 1) {
+                    bool msok81 = ((lane + 512 * warp + 4096 * b64 + 32 * i80) < n);
+                    unsigned int msx82 = 0u;
+                    if (msok81) {
+                        msx82 = xs[(lane + 512 * warp + 4096 * b64 + 32 * i80)];
                     }
-                    msval72[i79] = msx81;
+                    msval72[i80] = msx82;
                 }
             }
         }
@@ -979,214 +996,214 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
         if (((4096 * b64 + 4095) < n)) {
             {
                 #pragma unroll
-                for (patc_int i83 = 0; i83 < 16; i83 += 1) {
-                    bool msok84 = true;
-                    unsigned int s85 = (~0u);
-                    unsigned int v86 = ((msval72[i83] | 2147483648u) ^ ((msval72[i83] > 2147483648u) ? s85 : 0u));
-                    unsigned int v87 = (((unsigned int)k) >> 1u);
-                    long long ix88 = ((long long)((0u + v87) * ((unsigned int)r)));
-                    unsigned int v89 = smp[ix88];
-                    unsigned int s90 = (~0u);
-                    unsigned int v91 = (0u + ((((v89 | 2147483648u) ^ ((v89 > 2147483648u) ? s90 : 0u)) <= v86) ? v87 : 0u));
-                    unsigned int v92 = (((unsigned int)k) >> 2u);
-                    long long ix93 = ((long long)((v91 + v92) * ((unsigned int)r)));
-                    unsigned int v94 = smp[ix93];
-                    unsigned int s95 = (~0u);
-                    unsigned int v96 = (v91 + ((((v94 | 2147483648u) ^ ((v94 > 2147483648u) ? s95 : 0u)) <= v86) ? v92 : 0u));
-                    unsigned int v97 = (((unsigned int)k) >> 3u);
-                    long long ix98 = ((long long)((v96 + v97) * ((unsigned int)r)));
-                    unsigned int v99 = smp[ix98];
-                    unsigned int s100 = (~0u);
-                    unsigned int v101 = (v96 + ((((v99 | 2147483648u) ^ ((v99 > 2147483648u) ? s100 : 0u)) <= v86) ? v97 : 0u));
-                    unsigned int v102 = (((unsigned int)k) >> 4u);
-                    long long ix103 = ((long long)((v101 + v102) * ((unsigned int)r)));
-                    unsigned int v104 = smp[ix103];
-                    unsigned int s105 = (~0u);
-                    unsigned int v106 = (v101 + ((((v104 | 2147483648u) ^ ((v104 > 2147483648u) ? s105 : 0u)) <= v86) ? v102 : 0u));
-                    unsigned int v107 = (((unsigned int)k) >> 5u);
-                    long long ix108 = ((long long)((v106 + v107) * ((unsigned int)r)));
-                    unsigned int v109 = smp[ix108];
-                    unsigned int s110 = (~0u);
-                    unsigned int v111 = (v106 + ((((v109 | 2147483648u) ^ ((v109 > 2147483648u) ? s110 : 0u)) <= v86) ? v107 : 0u));
-                    unsigned int v112 = (((unsigned int)k) >> 6u);
-                    long long ix113 = ((long long)((v111 + v112) * ((unsigned int)r)));
-                    unsigned int v114 = smp[ix113];
-                    unsigned int s115 = (~0u);
-                    unsigned int v116 = (v111 + ((((v114 | 2147483648u) ^ ((v114 > 2147483648u) ? s115 : 0u)) <= v86) ? v112 : 0u));
-                    unsigned int v117 = (((unsigned int)k) >> 7u);
-                    long long ix118 = ((long long)((v116 + v117) * ((unsigned int)r)));
-                    unsigned int v119 = smp[ix118];
-                    unsigned int s120 = (~0u);
-                    unsigned int v121 = (v116 + ((((v119 | 2147483648u) ^ ((v119 > 2147483648u) ? s120 : 0u)) <= v86) ? v117 : 0u));
-                    unsigned int v122 = (((unsigned int)k) >> 8u);
-                    long long ix123 = ((long long)((v121 + v122) * ((unsigned int)r)));
-                    unsigned int v124 = smp[ix123];
-                    unsigned int s125 = (~0u);
-                    unsigned int v126 = (v121 + ((((v124 | 2147483648u) ^ ((v124 > 2147483648u) ? s125 : 0u)) <= v86) ? v122 : 0u));
-                    unsigned int v127 = (((unsigned int)k) >> 9u);
-                    long long ix128 = ((long long)((v126 + v127) * ((unsigned int)r)));
-                    unsigned int v129 = smp[ix128];
-                    unsigned int s130 = (~0u);
-                    unsigned int v131 = (v126 + ((((v129 | 2147483648u) ^ ((v129 > 2147483648u) ? s130 : 0u)) <= v86) ? v127 : 0u));
-                    unsigned int v132 = (((unsigned int)k) >> 10u);
-                    long long ix133 = ((long long)((v131 + v132) * ((unsigned int)r)));
-                    unsigned int v134 = smp[ix133];
-                    unsigned int s135 = (~0u);
-                    unsigned int v136 = (v131 + ((((v134 | 2147483648u) ^ ((v134 > 2147483648u) ? s135 : 0u)) <= v86) ? v132 : 0u));
-                    unsigned int v137 = (((unsigned int)k) >> 11u);
-                    long long ix138 = ((long long)((v136 + v137) * ((unsigned int)r)));
-                    unsigned int v139 = smp[ix138];
-                    unsigned int s140 = (~0u);
-                    unsigned int v141 = (v136 + ((((v139 | 2147483648u) ^ ((v139 > 2147483648u) ? s140 : 0u)) <= v86) ? v137 : 0u));
-                    unsigned int v142 = (((unsigned int)k) >> 12u);
-                    long long ix143 = ((long long)((v141 + v142) * ((unsigned int)r)));
-                    unsigned int v144 = smp[ix143];
-                    unsigned int s145 = (~0u);
-                    unsigned int msb146 = (msok84 ? min((v141 + ((((v144 | 2147483648u) ^ ((v144 > 2147483648u) ? s145 : 0u)) <= v86) ? v142 : 0u)), 4095u) : 0u);
-                    if (msok84) {
-                        long long ix147 = ((long long)msb146);
-                        atomicAdd(&mshist70[(4096 * warp + ix147)], 1u);
+                for (patc_int i84 = 0; i84 < 16; i84 += 1) {
+                    bool msok85 = true;
+                    unsigned int s86 = (~0u);
+                    unsigned int v87 = ((msval72[i84] | 2147483648u) ^ ((msval72[i84] > 2147483648u) ? s86 : 0u));
+                    unsigned int v88 = (((unsigned int)k) >> 1u);
+                    long long ix89 = ((long long)((0u + v88) * ((unsigned int)r)));
+                    unsigned int v90 = smp[ix89];
+                    unsigned int s91 = (~0u);
+                    unsigned int v92 = (0u + ((((v90 | 2147483648u) ^ ((v90 > 2147483648u) ? s91 : 0u)) <= v87) ? v88 : 0u));
+                    unsigned int v93 = (((unsigned int)k) >> 2u);
+                    long long ix94 = ((long long)((v92 + v93) * ((unsigned int)r)));
+                    unsigned int v95 = smp[ix94];
+                    unsigned int s96 = (~0u);
+                    unsigned int v97 = (v92 + ((((v95 | 2147483648u) ^ ((v95 > 2147483648u) ? s96 : 0u)) <= v87) ? v93 : 0u));
+                    unsigned int v98 = (((unsigned int)k) >> 3u);
+                    long long ix99 = ((long long)((v97 + v98) * ((unsigned int)r)));
+                    unsigned int v100 = smp[ix99];
+                    unsigned int s101 = (~0u);
+                    unsigned int v102 = (v97 + ((((v100 | 2147483648u) ^ ((v100 > 2147483648u) ? s101 : 0u)) <= v87) ? v98 : 0u));
+                    unsigned int v103 = (((unsigned int)k) >> 4u);
+                    long long ix104 = ((long long)((v102 + v103) * ((unsigned int)r)));
+                    unsigned int v105 = smp[ix104];
+                    unsigned int s106 = (~0u);
+                    unsigned int v107 = (v102 + ((((v105 | 2147483648u) ^ ((v105 > 2147483648u) ? s106 : 0u)) <= v87) ? v103 : 0u));
+                    unsigned int v108 = (((unsigned int)k) >> 5u);
+                    long long ix109 = ((long long)((v107 + v108) * ((unsigned int)r)));
+                    unsigned int v110 = smp[ix109];
+                    unsigned int s111 = (~0u);
+                    unsigned int v112 = (v107 + ((((v110 | 2147483648u) ^ ((v110 > 2147483648u) ? s111 : 0u)) <= v87) ? v108 : 0u));
+                    unsigned int v113 = (((unsigned int)k) >> 6u);
+                    long long ix114 = ((long long)((v112 + v113) * ((unsigned int)r)));
+                    unsigned int v115 = smp[ix114];
+                    unsigned int s116 = (~0u);
+                    unsigned int v117 = (v112 + ((((v115 | 2147483648u) ^ ((v115 > 2147483648u) ? s116 : 0u)) <= v87) ? v113 : 0u));
+                    unsigned int v118 = (((unsigned int)k) >> 7u);
+                    long long ix119 = ((long long)((v117 + v118) * ((unsigned int)r)));
+                    unsigned int v120 = smp[ix119];
+                    unsigned int s121 = (~0u);
+                    unsigned int v122 = (v117 + ((((v120 | 2147483648u) ^ ((v120 > 2147483648u) ? s121 : 0u)) <= v87) ? v118 : 0u));
+                    unsigned int v123 = (((unsigned int)k) >> 8u);
+                    long long ix124 = ((long long)((v122 + v123) * ((unsigned int)r)));
+                    unsigned int v125 = smp[ix124];
+                    unsigned int s126 = (~0u);
+                    unsigned int v127 = (v122 + ((((v125 | 2147483648u) ^ ((v125 > 2147483648u) ? s126 : 0u)) <= v87) ? v123 : 0u));
+                    unsigned int v128 = (((unsigned int)k) >> 9u);
+                    long long ix129 = ((long long)((v127 + v128) * ((unsigned int)r)));
+                    unsigned int v130 = smp[ix129];
+                    unsigned int s131 = (~0u);
+                    unsigned int v132 = (v127 + ((((v130 | 2147483648u) ^ ((v130 > 2147483648u) ? s131 : 0u)) <= v87) ? v128 : 0u));
+                    unsigned int v133 = (((unsigned int)k) >> 10u);
+                    long long ix134 = ((long long)((v132 + v133) * ((unsigned int)r)));
+                    unsigned int v135 = smp[ix134];
+                    unsigned int s136 = (~0u);
+                    unsigned int v137 = (v132 + ((((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u)) <= v87) ? v133 : 0u));
+                    unsigned int v138 = (((unsigned int)k) >> 11u);
+                    long long ix139 = ((long long)((v137 + v138) * ((unsigned int)r)));
+                    unsigned int v140 = smp[ix139];
+                    unsigned int s141 = (~0u);
+                    unsigned int v142 = (v137 + ((((v140 | 2147483648u) ^ ((v140 > 2147483648u) ? s141 : 0u)) <= v87) ? v138 : 0u));
+                    unsigned int v143 = (((unsigned int)k) >> 12u);
+                    long long ix144 = ((long long)((v142 + v143) * ((unsigned int)r)));
+                    unsigned int v145 = smp[ix144];
+                    unsigned int s146 = (~0u);
+                    unsigned int msb147 = (msok85 ? min((v142 + ((((v145 | 2147483648u) ^ ((v145 > 2147483648u) ? s146 : 0u)) <= v87) ? v143 : 0u)), 4095u) : 0u);
+                    if (msok85) {
+                        long long ix148 = ((long long)msb147);
+                        atomicAdd(&mshist70[(4096 * warp + ix148)], 1u);
                     }
-                    msinfo73[i83] = msb146;
+                    msinfo73[i84] = msb147;
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i83 = 0; i83 < 16; i83 += 1) {
-                    bool msok84 = ((lane + 512 * warp + 4096 * b64 + 32 * i83) < n);
-                    unsigned int s85 = (~0u);
-                    unsigned int v86 = ((msval72[i83] | 2147483648u) ^ ((msval72[i83] > 2147483648u) ? s85 : 0u));
-                    unsigned int v87 = (((unsigned int)k) >> 1u);
-                    long long ix88 = ((long long)((0u + v87) * ((unsigned int)r)));
-                    unsigned int v89 = smp[ix88];
-                    unsigned int s90 = (~0u);
-                    unsigned int v91 = (0u + ((((v89 | 2147483648u) ^ ((v89 > 2147483648u) ? s90 : 0u)) <= v86) ? v87 : 0u));
-                    unsigned int v92 = (((unsigned int)k) >> 2u);
-                    long long ix93 = ((long long)((v91 + v92) * ((unsigned int)r)));
-                    unsigned int v94 = smp[ix93];
-                    unsigned int s95 = (~0u);
-                    unsigned int v96 = (v91 + ((((v94 | 2147483648u) ^ ((v94 > 2147483648u) ? s95 : 0u)) <= v86) ? v92 : 0u));
-                    unsigned int v97 = (((unsigned int)k) >> 3u);
-                    long long ix98 = ((long long)((v96 + v97) * ((unsigned int)r)));
-                    unsigned int v99 = smp[ix98];
-                    unsigned int s100 = (~0u);
-                    unsigned int v101 = (v96 + ((((v99 | 2147483648u) ^ ((v99 > 2147483648u) ? s100 : 0u)) <= v86) ? v97 : 0u));
-                    unsigned int v102 = (((unsigned int)k) >> 4u);
-                    long long ix103 = ((long long)((v101 + v102) * ((unsigned int)r)));
-                    unsigned int v104 = smp[ix103];
-                    unsigned int s105 = (~0u);
-                    unsigned int v106 = (v101 + ((((v104 | 2147483648u) ^ ((v104 > 2147483648u) ? s105 : 0u)) <= v86) ? v102 : 0u));
-                    unsigned int v107 = (((unsigned int)k) >> 5u);
-                    long long ix108 = ((long long)((v106 + v107) * ((unsigned int)r)));
-                    unsigned int v109 = smp[ix108];
-                    unsigned int s110 = (~0u);
-                    unsigned int v111 = (v106 + ((((v109 | 2147483648u) ^ ((v109 > 2147483648u) ? s110 : 0u)) <= v86) ? v107 : 0u));
-                    unsigned int v112 = (((unsigned int)k) >> 6u);
-                    long long ix113 = ((long long)((v111 + v112) * ((unsigned int)r)));
-                    unsigned int v114 = smp[ix113];
-                    unsigned int s115 = (~0u);
-                    unsigned int v116 = (v111 + ((((v114 | 2147483648u) ^ ((v114 > 2147483648u) ? s115 : 0u)) <= v86) ? v112 : 0u));
-                    unsigned int v117 = (((unsigned int)k) >> 7u);
-                    long long ix118 = ((long long)((v116 + v117) * ((unsigned int)r)));
-                    unsigned int v119 = smp[ix118];
-                    unsigned int s120 = (~0u);
-                    unsigned int v121 = (v116 + ((((v119 | 2147483648u) ^ ((v119 > 2147483648u) ? s120 : 0u)) <= v86) ? v117 : 0u));
-                    unsigned int v122 = (((unsigned int)k) >> 8u);
-                    long long ix123 = ((long long)((v121 + v122) * ((unsigned int)r)));
-                    unsigned int v124 = smp[ix123];
-                    unsigned int s125 = (~0u);
-                    unsigned int v126 = (v121 + ((((v124 | 2147483648u) ^ ((v124 > 2147483648u) ? s125 : 0u)) <= v86) ? v122 : 0u));
-                    unsigned int v127 = (((unsigned int)k) >> 9u);
-                    long long ix128 = ((long long)((v126 + v127) * ((unsigned int)r)));
-                    unsigned int v129 = smp[ix128];
-                    unsigned int s130 = (~0u);
-                    unsigned int v131 = (v126 + ((((v129 | 2147483648u) ^ ((v129 > 2147483648u) ? s130 : 0u)) <= v86) ? v127 : 0u));
-                    unsigned int v132 = (((unsigned int)k) >> 10u);
-                    long long ix133 = ((long long)((v131 + v132) * ((unsigned int)r)));
-                    unsigned int v134 = smp[ix133];
-                    unsigned int s135 = (~0u);
-                    unsigned int v136 = (v131 + ((((v134 | 2147483648u) ^ ((v134 > 2147483648u) ? s135 : 0u)) <= v86) ? v132 : 0u));
-                    unsigned int v137 = (((unsigned int)k) >> 11u);
-                    long long ix138 = ((long long)((v136 + v137) * ((unsigned int)r)));
-                    unsigned int v139 = smp[ix138];
-                    unsigned int s140 = (~0u);
-                    unsigned int v141 = (v136 + ((((v139 | 2147483648u) ^ ((v139 > 2147483648u) ? s140 : 0u)) <= v86) ? v137 : 0u));
-                    unsigned int v142 = (((unsigned int)k) >> 12u);
-                    long long ix143 = ((long long)((v141 + v142) * ((unsigned int)r)));
-                    unsigned int v144 = smp[ix143];
-                    unsigned int s145 = (~0u);
-                    unsigned int msb146 = (msok84 ? min((v141 + ((((v144 | 2147483648u) ^ ((v144 > 2147483648u) ? s145 : 0u)) <= v86) ? v142 : 0u)), 4095u) : 0u);
-                    if (msok84) {
-                        long long ix147 = ((long long)msb146);
-                        atomicAdd(&mshist70[(4096 * warp + ix147)], 1u);
+                for (patc_int i84 = 0; i84 < 16; i84 += 1) {
+                    bool msok85 = ((lane + 512 * warp + 4096 * b64 + 32 * i84) < n);
+                    unsigned int s86 = (~0u);
+                    unsigned int v87 = ((msval72[i84] | 2147483648u) ^ ((msval72[i84] > 2147483648u) ? s86 : 0u));
+                    unsigned int v88 = (((unsigned int)k) >> 1u);
+                    long long ix89 = ((long long)((0u + v88) * ((unsigned int)r)));
+                    unsigned int v90 = smp[ix89];
+                    unsigned int s91 = (~0u);
+                    unsigned int v92 = (0u + ((((v90 | 2147483648u) ^ ((v90 > 2147483648u) ? s91 : 0u)) <= v87) ? v88 : 0u));
+                    unsigned int v93 = (((unsigned int)k) >> 2u);
+                    long long ix94 = ((long long)((v92 + v93) * ((unsigned int)r)));
+                    unsigned int v95 = smp[ix94];
+                    unsigned int s96 = (~0u);
+                    unsigned int v97 = (v92 + ((((v95 | 2147483648u) ^ ((v95 > 2147483648u) ? s96 : 0u)) <= v87) ? v93 : 0u));
+                    unsigned int v98 = (((unsigned int)k) >> 3u);
+                    long long ix99 = ((long long)((v97 + v98) * ((unsigned int)r)));
+                    unsigned int v100 = smp[ix99];
+                    unsigned int s101 = (~0u);
+                    unsigned int v102 = (v97 + ((((v100 | 2147483648u) ^ ((v100 > 2147483648u) ? s101 : 0u)) <= v87) ? v98 : 0u));
+                    unsigned int v103 = (((unsigned int)k) >> 4u);
+                    long long ix104 = ((long long)((v102 + v103) * ((unsigned int)r)));
+                    unsigned int v105 = smp[ix104];
+                    unsigned int s106 = (~0u);
+                    unsigned int v107 = (v102 + ((((v105 | 2147483648u) ^ ((v105 > 2147483648u) ? s106 : 0u)) <= v87) ? v103 : 0u));
+                    unsigned int v108 = (((unsigned int)k) >> 5u);
+                    long long ix109 = ((long long)((v107 + v108) * ((unsigned int)r)));
+                    unsigned int v110 = smp[ix109];
+                    unsigned int s111 = (~0u);
+                    unsigned int v112 = (v107 + ((((v110 | 2147483648u) ^ ((v110 > 2147483648u) ? s111 : 0u)) <= v87) ? v108 : 0u));
+                    unsigned int v113 = (((unsigned int)k) >> 6u);
+                    long long ix114 = ((long long)((v112 + v113) * ((unsigned int)r)));
+                    unsigned int v115 = smp[ix114];
+                    unsigned int s116 = (~0u);
+                    unsigned int v117 = (v112 + ((((v115 | 2147483648u) ^ ((v115 > 2147483648u) ? s116 : 0u)) <= v87) ? v113 : 0u));
+                    unsigned int v118 = (((unsigned int)k) >> 7u);
+                    long long ix119 = ((long long)((v117 + v118) * ((unsigned int)r)));
+                    unsigned int v120 = smp[ix119];
+                    unsigned int s121 = (~0u);
+                    unsigned int v122 = (v117 + ((((v120 | 2147483648u) ^ ((v120 > 2147483648u) ? s121 : 0u)) <= v87) ? v118 : 0u));
+                    unsigned int v123 = (((unsigned int)k) >> 8u);
+                    long long ix124 = ((long long)((v122 + v123) * ((unsigned int)r)));
+                    unsigned int v125 = smp[ix124];
+                    unsigned int s126 = (~0u);
+                    unsigned int v127 = (v122 + ((((v125 | 2147483648u) ^ ((v125 > 2147483648u) ? s126 : 0u)) <= v87) ? v123 : 0u));
+                    unsigned int v128 = (((unsigned int)k) >> 9u);
+                    long long ix129 = ((long long)((v127 + v128) * ((unsigned int)r)));
+                    unsigned int v130 = smp[ix129];
+                    unsigned int s131 = (~0u);
+                    unsigned int v132 = (v127 + ((((v130 | 2147483648u) ^ ((v130 > 2147483648u) ? s131 : 0u)) <= v87) ? v128 : 0u));
+                    unsigned int v133 = (((unsigned int)k) >> 10u);
+                    long long ix134 = ((long long)((v132 + v133) * ((unsigned int)r)));
+                    unsigned int v135 = smp[ix134];
+                    unsigned int s136 = (~0u);
+                    unsigned int v137 = (v132 + ((((v135 | 2147483648u) ^ ((v135 > 2147483648u) ? s136 : 0u)) <= v87) ? v133 : 0u));
+                    unsigned int v138 = (((unsigned int)k) >> 11u);
+                    long long ix139 = ((long long)((v137 + v138) * ((unsigned int)r)));
+                    unsigned int v140 = smp[ix139];
+                    unsigned int s141 = (~0u);
+                    unsigned int v142 = (v137 + ((((v140 | 2147483648u) ^ ((v140 > 2147483648u) ? s141 : 0u)) <= v87) ? v138 : 0u));
+                    unsigned int v143 = (((unsigned int)k) >> 12u);
+                    long long ix144 = ((long long)((v142 + v143) * ((unsigned int)r)));
+                    unsigned int v145 = smp[ix144];
+                    unsigned int s146 = (~0u);
+                    unsigned int msb147 = (msok85 ? min((v142 + ((((v145 | 2147483648u) ^ ((v145 > 2147483648u) ? s146 : 0u)) <= v87) ? v143 : 0u)), 4095u) : 0u);
+                    if (msok85) {
+                        long long ix148 = ((long long)msb147);
+                        atomicAdd(&mshist70[(4096 * warp + ix148)], 1u);
                     }
-                    msinfo73[i83] = msb146;
+                    msinfo73[i84] = msb147;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t148 = threadIdx.x;
-            for (patc_int i149 = 0; i149 < 16; i149 += 1) {
-                if (((t148 + 256 * i149) < 4096)) {
-                    unsigned int msrun150 = 0u;
-                    for (patc_int i151 = 0; i151 < 8; i151 += 1) {
-                        unsigned int msc152 = mshist70[(t148 + 256 * i149 + 4096 * i151)];
-                        mshist70[(t148 + 256 * i149 + 4096 * i151)] = msrun150;
-                        msrun150 = (msrun150 + msc152);
+            const patc_int t149 = threadIdx.x;
+            for (patc_int i150 = 0; i150 < 16; i150 += 1) {
+                if (((t149 + 256 * i150) < 4096)) {
+                    unsigned int msrun151 = 0u;
+                    for (patc_int i152 = 0; i152 < 8; i152 += 1) {
+                        unsigned int msc153 = mshist70[(t149 + 256 * i150 + 4096 * i152)];
+                        mshist70[(t149 + 256 * i150 + 4096 * i152)] = msrun151;
+                        msrun151 = (msrun151 + msc153);
                     }
                     if (((b64 + 1) < ((n + 4095) / 4096))) {
                         if ((b64 < 1)) {
-                            patc_set32(&msstate62[(4096 * b64 + t148 + 256 * i149)], (((2u | mspar69) << 30u) | msrun150));
+                            patc_set32(&msstate62[(4096 * b64 + t149 + 256 * i150)], (((2u | mspar69) << 30u) | msrun151));
                         }
                         if ((!(b64 < 1))) {
-                            patc_set32(&msstate62[(4096 * b64 + t148 + 256 * i149)], (((2u | mspar69) << 29u) | msrun150));
+                            patc_set32(&msstate62[(4096 * b64 + t149 + 256 * i150)], (((2u | mspar69) << 29u) | msrun151));
                         }
                     }
-                    mststart74[(t148 + 256 * i149)] = msrun150;
-                    msbase71[(t148 + 256 * i149)] = msrun150;
+                    mststart74[(t149 + 256 * i150)] = msrun151;
+                    msbase71[(t149 + 256 * i150)] = msrun151;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum154 = 0u;
-                for (patc_int i155 = 0; i155 < 128; i155 += 1) {
-                    if (((128 * lane + i155) < 4096)) {
-                        mssum154 = (mssum154 + mststart74[(128 * lane + i155)]);
+                unsigned int mssum155 = 0u;
+                for (patc_int i156 = 0; i156 < 128; i156 += 1) {
+                    if (((128 * lane + i156) < 4096)) {
+                        mssum155 = (mssum155 + mststart74[(128 * lane + i156)]);
                     }
                 }
-                unsigned int msinc156 = mssum154;
-                unsigned int msup157 = __shfl_up_sync(0xffffffffu, msinc156, 1);
-                msinc156 = ((lane >= 1) ? (msinc156 + msup157) : msinc156);
-                unsigned int msup158 = __shfl_up_sync(0xffffffffu, msinc156, 2);
-                msinc156 = ((lane >= 2) ? (msinc156 + msup158) : msinc156);
-                unsigned int msup159 = __shfl_up_sync(0xffffffffu, msinc156, 4);
-                msinc156 = ((lane >= 4) ? (msinc156 + msup159) : msinc156);
-                unsigned int msup160 = __shfl_up_sync(0xffffffffu, msinc156, 8);
-                msinc156 = ((lane >= 8) ? (msinc156 + msup160) : msinc156);
-                unsigned int msup161 = __shfl_up_sync(0xffffffffu, msinc156, 16);
-                msinc156 = ((lane >= 16) ? (msinc156 + msup161) : msinc156);
-                unsigned int msat162 = (msinc156 - mssum154);
-                for (patc_int i163 = 0; i163 < 128; i163 += 1) {
-                    if (((128 * lane + i163) < 4096)) {
-                        unsigned int mscb164 = mststart74[(128 * lane + i163)];
-                        mststart74[(128 * lane + i163)] = msat162;
-                        msat162 = (msat162 + mscb164);
+                unsigned int msinc157 = mssum155;
+                unsigned int msup158 = __shfl_up_sync(0xffffffffu, msinc157, 1);
+                msinc157 = ((lane >= 1) ? (msinc157 + msup158) : msinc157);
+                unsigned int msup159 = __shfl_up_sync(0xffffffffu, msinc157, 2);
+                msinc157 = ((lane >= 2) ? (msinc157 + msup159) : msinc157);
+                unsigned int msup160 = __shfl_up_sync(0xffffffffu, msinc157, 4);
+                msinc157 = ((lane >= 4) ? (msinc157 + msup160) : msinc157);
+                unsigned int msup161 = __shfl_up_sync(0xffffffffu, msinc157, 8);
+                msinc157 = ((lane >= 8) ? (msinc157 + msup161) : msinc157);
+                unsigned int msup162 = __shfl_up_sync(0xffffffffu, msinc157, 16);
+                msinc157 = ((lane >= 16) ? (msinc157 + msup162) : msinc157);
+                unsigned int msat163 = (msinc157 - mssum155);
+                for (patc_int i164 = 0; i164 < 128; i164 += 1) {
+                    if (((128 * lane + i164) < 4096)) {
+                        unsigned int mscb165 = mststart74[(128 * lane + i164)];
+                        mststart74[(128 * lane + i164)] = msat163;
+                        msat163 = (msat163 + mscb165);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t165 = threadIdx.x;
-            for (patc_int i166 = 0; i166 < 16; i166 += 1) {
-                if (((t165 + 256 * i166) < 4096)) {
-                    unsigned int msst167 = mststart74[(t165 + 256 * i166)];
-                    for (patc_int i168 = 0; i168 < 8; i168 += 1) {
-                        mshist70[(t165 + 256 * i166 + 4096 * i168)] = (mshist70[(t165 + 256 * i166 + 4096 * i168)] + msst167);
+            const patc_int t166 = threadIdx.x;
+            for (patc_int i167 = 0; i167 < 16; i167 += 1) {
+                if (((t166 + 256 * i167) < 4096)) {
+                    unsigned int msst168 = mststart74[(t166 + 256 * i167)];
+                    for (patc_int i169 = 0; i169 < 8; i169 += 1) {
+                        mshist70[(t166 + 256 * i167 + 4096 * i169)] = (mshist70[(t166 + 256 * i167 + 4096 * i169)] + msst168);
                     }
                 }
             }
@@ -1195,256 +1212,256 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
         if (((4096 * b64 + 4095) < n)) {
             {
                 #pragma unroll
-                for (patc_int i170 = 0; i170 < 16; i170 += 1) {
-                    bool msok171 = true;
-                    unsigned int msb172 = msinfo73[i170];
-                    unsigned int mspm173 = (__ballot_sync(0xffffffffu, msok171) & patc_match_bits(msb172, 12u));
-                    unsigned int msrk174 = __popc((mspm173 & ((1u << lane) - 1u)));
-                    unsigned int msct175 = __popc(mspm173);
-                    long long ix176 = ((long long)msb172);
-                    unsigned int msh177 = 0u;
-                    if (msok171) {
-                        msh177 = mshist70[(4096 * warp + ix176)];
+                for (patc_int i171 = 0; i171 < 16; i171 += 1) {
+                    bool msok172 = true;
+                    unsigned int msb173 = msinfo73[i171];
+                    unsigned int mspm174 = (__ballot_sync(0xffffffffu, msok172) & patc_match_bits(msb173, 12u));
+                    unsigned int msrk175 = __popc((mspm174 & ((1u << lane) - 1u)));
+                    unsigned int msct176 = __popc(mspm174);
+                    long long ix177 = ((long long)msb173);
+                    unsigned int msh178 = 0u;
+                    if (msok172) {
+                        msh178 = mshist70[(4096 * warp + ix177)];
                     }
                     __syncwarp();
-                    if ((msok171 && ((msrk174 + 1u) == msct175))) {
-                        mshist70[(4096 * warp + ix176)] = (msh177 + msct175);
+                    if ((msok172 && ((msrk175 + 1u) == msct176))) {
+                        mshist70[(4096 * warp + ix177)] = (msh178 + msct176);
                     }
                     __syncwarp();
-                    if (msok171) {
-                        unsigned int msq178 = (msh177 + msrk174);
-                        long long ix179 = ((long long)msq178);
-                        mssval75[ix179] = msval72[i170];
+                    if (msok172) {
+                        unsigned int msq179 = (msh178 + msrk175);
+                        long long ix180 = ((long long)msq179);
+                        mssval75[ix180] = msval72[i171];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i170 = 0; i170 < 16; i170 += 1) {
-                    bool msok171 = ((lane + 512 * warp + 4096 * b64 + 32 * i170) < n);
-                    unsigned int msb172 = msinfo73[i170];
-                    unsigned int mspm173 = (__ballot_sync(0xffffffffu, msok171) & patc_match_bits(msb172, 12u));
-                    unsigned int msrk174 = __popc((mspm173 & ((1u << lane) - 1u)));
-                    unsigned int msct175 = __popc(mspm173);
-                    long long ix176 = ((long long)msb172);
-                    unsigned int msh177 = 0u;
-                    if (msok171) {
-                        msh177 = mshist70[(4096 * warp + ix176)];
+                for (patc_int i171 = 0; i171 < 16; i171 += 1) {
+                    bool msok172 = ((lane + 512 * warp + 4096 * b64 + 32 * i171) < n);
+                    unsigned int msb173 = msinfo73[i171];
+                    unsigned int mspm174 = (__ballot_sync(0xffffffffu, msok172) & patc_match_bits(msb173, 12u));
+                    unsigned int msrk175 = __popc((mspm174 & ((1u << lane) - 1u)));
+                    unsigned int msct176 = __popc(mspm174);
+                    long long ix177 = ((long long)msb173);
+                    unsigned int msh178 = 0u;
+                    if (msok172) {
+                        msh178 = mshist70[(4096 * warp + ix177)];
                     }
                     __syncwarp();
-                    if ((msok171 && ((msrk174 + 1u) == msct175))) {
-                        mshist70[(4096 * warp + ix176)] = (msh177 + msct175);
+                    if ((msok172 && ((msrk175 + 1u) == msct176))) {
+                        mshist70[(4096 * warp + ix177)] = (msh178 + msct176);
                     }
                     __syncwarp();
-                    if (msok171) {
-                        unsigned int msq178 = (msh177 + msrk174);
-                        long long ix179 = ((long long)msq178);
-                        mssval75[ix179] = msval72[i170];
+                    if (msok172) {
+                        unsigned int msq179 = (msh178 + msrk175);
+                        long long ix180 = ((long long)msq179);
+                        mssval75[ix180] = msval72[i171];
                     }
                 }
             }
         }
         {
-            const patc_int t180 = threadIdx.x;
-            for (patc_int i181 = 0; i181 < 16; i181 += 1) {
-                if (((t180 + 256 * i181) < 4096)) {
-                    unsigned int msc182 = msbase71[(t180 + 256 * i181)];
-                    unsigned int mspre183 = 0u;
+            const patc_int t181 = threadIdx.x;
+            for (patc_int i182 = 0; i182 < 16; i182 += 1) {
+                if (((t181 + 256 * i182) < 4096)) {
+                    unsigned int msc183 = msbase71[(t181 + 256 * i182)];
+                    unsigned int mspre184 = 0u;
                     if ((!(b64 < 1))) {
-                        for (patc_int msd184 = 0; ; msd184 += 1) {
-                            unsigned int msw185;
-                            bool msfull186;
+                        for (patc_int msd185 = 0; ; msd185 += 1) {
+                            unsigned int msw186;
+                            bool msfull187;
                             for (;;) {
-                                msw185 = patc_peek32(&msstate62[(4096 * b64 + t180 + 256 * i181 - 4096 * msd184 - 4096)]);
-                                msfull186 = ((msw185 >> 30u) == (2u | mspar69));
-                                if ((msfull186 || ((msw185 >> 29u) == (2u | mspar69)))) {
+                                msw186 = patc_peek32(&msstate62[(4096 * b64 + t181 + 256 * i182 - 4096 * msd185 - 4096)]);
+                                msfull187 = ((msw186 >> 30u) == (2u | mspar69));
+                                if ((msfull187 || ((msw186 >> 29u) == (2u | mspar69)))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre183 = (mspre183 + (msw185 & (msfull186 ? 1073741823u : 536870911u)));
-                            if (msfull186) {
+                            mspre184 = (mspre184 + (msw186 & (msfull187 ? 1073741823u : 536870911u)));
+                            if (msfull187) {
                                 break;
                             }
                         }
                         if (((b64 + 1) < ((n + 4095) / 4096))) {
-                            patc_set32(&msstate62[(4096 * b64 + t180 + 256 * i181)], (((2u | mspar69) << 30u) | (mspre183 + msc182)));
+                            patc_set32(&msstate62[(4096 * b64 + t181 + 256 * i182)], (((2u | mspar69) << 30u) | (mspre184 + msc183)));
                         }
                     }
-                    msbase71[(t180 + 256 * i181)] = ((offs[(t180 + 256 * i181)] + mspre183) - mststart74[(t180 + 256 * i181)]);
+                    msbase71[(t181 + 256 * i182)] = ((offs[(t181 + 256 * i182)] + mspre184) - mststart74[(t181 + 256 * i182)]);
                 }
             }
         }
         __syncthreads();
         if (((4096 * b64 + 4095) < n)) {
             {
-                const patc_int t187 = threadIdx.x;
-                for (patc_int i188 = 0; i188 < 16; i188 += 1) {
+                const patc_int t188 = threadIdx.x;
+                for (patc_int i189 = 0; i189 < 16; i189 += 1) {
                     {
-                        unsigned int msv189 = mssval75[(t187 + 256 * i188)];
-                        unsigned int s190 = (~0u);
-                        unsigned int v191 = ((msv189 | 2147483648u) ^ ((msv189 > 2147483648u) ? s190 : 0u));
-                        unsigned int v192 = (((unsigned int)k) >> 1u);
-                        long long ix193 = ((long long)((0u + v192) * ((unsigned int)r)));
-                        unsigned int v194 = smp[ix193];
-                        unsigned int s195 = (~0u);
-                        unsigned int v196 = (0u + ((((v194 | 2147483648u) ^ ((v194 > 2147483648u) ? s195 : 0u)) <= v191) ? v192 : 0u));
-                        unsigned int v197 = (((unsigned int)k) >> 2u);
-                        long long ix198 = ((long long)((v196 + v197) * ((unsigned int)r)));
-                        unsigned int v199 = smp[ix198];
-                        unsigned int s200 = (~0u);
-                        unsigned int v201 = (v196 + ((((v199 | 2147483648u) ^ ((v199 > 2147483648u) ? s200 : 0u)) <= v191) ? v197 : 0u));
-                        unsigned int v202 = (((unsigned int)k) >> 3u);
-                        long long ix203 = ((long long)((v201 + v202) * ((unsigned int)r)));
-                        unsigned int v204 = smp[ix203];
-                        unsigned int s205 = (~0u);
-                        unsigned int v206 = (v201 + ((((v204 | 2147483648u) ^ ((v204 > 2147483648u) ? s205 : 0u)) <= v191) ? v202 : 0u));
-                        unsigned int v207 = (((unsigned int)k) >> 4u);
-                        long long ix208 = ((long long)((v206 + v207) * ((unsigned int)r)));
-                        unsigned int v209 = smp[ix208];
-                        unsigned int s210 = (~0u);
-                        unsigned int v211 = (v206 + ((((v209 | 2147483648u) ^ ((v209 > 2147483648u) ? s210 : 0u)) <= v191) ? v207 : 0u));
-                        unsigned int v212 = (((unsigned int)k) >> 5u);
-                        long long ix213 = ((long long)((v211 + v212) * ((unsigned int)r)));
-                        unsigned int v214 = smp[ix213];
-                        unsigned int s215 = (~0u);
-                        unsigned int v216 = (v211 + ((((v214 | 2147483648u) ^ ((v214 > 2147483648u) ? s215 : 0u)) <= v191) ? v212 : 0u));
-                        unsigned int v217 = (((unsigned int)k) >> 6u);
-                        long long ix218 = ((long long)((v216 + v217) * ((unsigned int)r)));
-                        unsigned int v219 = smp[ix218];
-                        unsigned int s220 = (~0u);
-                        unsigned int v221 = (v216 + ((((v219 | 2147483648u) ^ ((v219 > 2147483648u) ? s220 : 0u)) <= v191) ? v217 : 0u));
-                        unsigned int v222 = (((unsigned int)k) >> 7u);
-                        long long ix223 = ((long long)((v221 + v222) * ((unsigned int)r)));
-                        unsigned int v224 = smp[ix223];
-                        unsigned int s225 = (~0u);
-                        unsigned int v226 = (v221 + ((((v224 | 2147483648u) ^ ((v224 > 2147483648u) ? s225 : 0u)) <= v191) ? v222 : 0u));
-                        unsigned int v227 = (((unsigned int)k) >> 8u);
-                        long long ix228 = ((long long)((v226 + v227) * ((unsigned int)r)));
-                        unsigned int v229 = smp[ix228];
-                        unsigned int s230 = (~0u);
-                        unsigned int v231 = (v226 + ((((v229 | 2147483648u) ^ ((v229 > 2147483648u) ? s230 : 0u)) <= v191) ? v227 : 0u));
-                        unsigned int v232 = (((unsigned int)k) >> 9u);
-                        long long ix233 = ((long long)((v231 + v232) * ((unsigned int)r)));
-                        unsigned int v234 = smp[ix233];
-                        unsigned int s235 = (~0u);
-                        unsigned int v236 = (v231 + ((((v234 | 2147483648u) ^ ((v234 > 2147483648u) ? s235 : 0u)) <= v191) ? v232 : 0u));
-                        unsigned int v237 = (((unsigned int)k) >> 10u);
-                        long long ix238 = ((long long)((v236 + v237) * ((unsigned int)r)));
-                        unsigned int v239 = smp[ix238];
-                        unsigned int s240 = (~0u);
-                        unsigned int v241 = (v236 + ((((v239 | 2147483648u) ^ ((v239 > 2147483648u) ? s240 : 0u)) <= v191) ? v237 : 0u));
-                        unsigned int v242 = (((unsigned int)k) >> 11u);
-                        long long ix243 = ((long long)((v241 + v242) * ((unsigned int)r)));
-                        unsigned int v244 = smp[ix243];
-                        unsigned int s245 = (~0u);
-                        unsigned int v246 = (v241 + ((((v244 | 2147483648u) ^ ((v244 > 2147483648u) ? s245 : 0u)) <= v191) ? v242 : 0u));
-                        unsigned int v247 = (((unsigned int)k) >> 12u);
-                        long long ix248 = ((long long)((v246 + v247) * ((unsigned int)r)));
-                        unsigned int v249 = smp[ix248];
-                        unsigned int s250 = (~0u);
-                        unsigned int msbk251 = min((v246 + ((((v249 | 2147483648u) ^ ((v249 > 2147483648u) ? s250 : 0u)) <= v191) ? v247 : 0u)), 4095u);
-                        long long ix252 = ((long long)msbk251);
-                        if ((((patc_uint)(msbase71[ix252] + ((unsigned int)(t187 + 256 * i188)))) < ((patc_uint)n))) {
-                            const patc_int msdst253 = ((patc_uint)(msbase71[ix252] + ((unsigned int)(t187 + 256 * i188))));
-                            out[msdst253] = msv189;
+                        unsigned int msv190 = mssval75[(t188 + 256 * i189)];
+                        unsigned int s191 = (~0u);
+                        unsigned int v192 = ((msv190 | 2147483648u) ^ ((msv190 > 2147483648u) ? s191 : 0u));
+                        unsigned int v193 = (((unsigned int)k) >> 1u);
+                        long long ix194 = ((long long)((0u + v193) * ((unsigned int)r)));
+                        unsigned int v195 = smp[ix194];
+                        unsigned int s196 = (~0u);
+                        unsigned int v197 = (0u + ((((v195 | 2147483648u) ^ ((v195 > 2147483648u) ? s196 : 0u)) <= v192) ? v193 : 0u));
+                        unsigned int v198 = (((unsigned int)k) >> 2u);
+                        long long ix199 = ((long long)((v197 + v198) * ((unsigned int)r)));
+                        unsigned int v200 = smp[ix199];
+                        unsigned int s201 = (~0u);
+                        unsigned int v202 = (v197 + ((((v200 | 2147483648u) ^ ((v200 > 2147483648u) ? s201 : 0u)) <= v192) ? v198 : 0u));
+                        unsigned int v203 = (((unsigned int)k) >> 3u);
+                        long long ix204 = ((long long)((v202 + v203) * ((unsigned int)r)));
+                        unsigned int v205 = smp[ix204];
+                        unsigned int s206 = (~0u);
+                        unsigned int v207 = (v202 + ((((v205 | 2147483648u) ^ ((v205 > 2147483648u) ? s206 : 0u)) <= v192) ? v203 : 0u));
+                        unsigned int v208 = (((unsigned int)k) >> 4u);
+                        long long ix209 = ((long long)((v207 + v208) * ((unsigned int)r)));
+                        unsigned int v210 = smp[ix209];
+                        unsigned int s211 = (~0u);
+                        unsigned int v212 = (v207 + ((((v210 | 2147483648u) ^ ((v210 > 2147483648u) ? s211 : 0u)) <= v192) ? v208 : 0u));
+                        unsigned int v213 = (((unsigned int)k) >> 5u);
+                        long long ix214 = ((long long)((v212 + v213) * ((unsigned int)r)));
+                        unsigned int v215 = smp[ix214];
+                        unsigned int s216 = (~0u);
+                        unsigned int v217 = (v212 + ((((v215 | 2147483648u) ^ ((v215 > 2147483648u) ? s216 : 0u)) <= v192) ? v213 : 0u));
+                        unsigned int v218 = (((unsigned int)k) >> 6u);
+                        long long ix219 = ((long long)((v217 + v218) * ((unsigned int)r)));
+                        unsigned int v220 = smp[ix219];
+                        unsigned int s221 = (~0u);
+                        unsigned int v222 = (v217 + ((((v220 | 2147483648u) ^ ((v220 > 2147483648u) ? s221 : 0u)) <= v192) ? v218 : 0u));
+                        unsigned int v223 = (((unsigned int)k) >> 7u);
+                        long long ix224 = ((long long)((v222 + v223) * ((unsigned int)r)));
+                        unsigned int v225 = smp[ix224];
+                        unsigned int s226 = (~0u);
+                        unsigned int v227 = (v222 + ((((v225 | 2147483648u) ^ ((v225 > 2147483648u) ? s226 : 0u)) <= v192) ? v223 : 0u));
+                        unsigned int v228 = (((unsigned int)k) >> 8u);
+                        long long ix229 = ((long long)((v227 + v228) * ((unsigned int)r)));
+                        unsigned int v230 = smp[ix229];
+                        unsigned int s231 = (~0u);
+                        unsigned int v232 = (v227 + ((((v230 | 2147483648u) ^ ((v230 > 2147483648u) ? s231 : 0u)) <= v192) ? v228 : 0u));
+                        unsigned int v233 = (((unsigned int)k) >> 9u);
+                        long long ix234 = ((long long)((v232 + v233) * ((unsigned int)r)));
+                        unsigned int v235 = smp[ix234];
+                        unsigned int s236 = (~0u);
+                        unsigned int v237 = (v232 + ((((v235 | 2147483648u) ^ ((v235 > 2147483648u) ? s236 : 0u)) <= v192) ? v233 : 0u));
+                        unsigned int v238 = (((unsigned int)k) >> 10u);
+                        long long ix239 = ((long long)((v237 + v238) * ((unsigned int)r)));
+                        unsigned int v240 = smp[ix239];
+                        unsigned int s241 = (~0u);
+                        unsigned int v242 = (v237 + ((((v240 | 2147483648u) ^ ((v240 > 2147483648u) ? s241 : 0u)) <= v192) ? v238 : 0u));
+                        unsigned int v243 = (((unsigned int)k) >> 11u);
+                        long long ix244 = ((long long)((v242 + v243) * ((unsigned int)r)));
+                        unsigned int v245 = smp[ix244];
+                        unsigned int s246 = (~0u);
+                        unsigned int v247 = (v242 + ((((v245 | 2147483648u) ^ ((v245 > 2147483648u) ? s246 : 0u)) <= v192) ? v243 : 0u));
+                        unsigned int v248 = (((unsigned int)k) >> 12u);
+                        long long ix249 = ((long long)((v247 + v248) * ((unsigned int)r)));
+                        unsigned int v250 = smp[ix249];
+                        unsigned int s251 = (~0u);
+                        unsigned int msbk252 = min((v247 + ((((v250 | 2147483648u) ^ ((v250 > 2147483648u) ? s251 : 0u)) <= v192) ? v248 : 0u)), 4095u);
+                        long long ix253 = ((long long)msbk252);
+                        if ((((patc_uint)(msbase71[ix253] + ((unsigned int)(t188 + 256 * i189)))) < ((patc_uint)n))) {
+                            const patc_int msdst254 = ((patc_uint)(msbase71[ix253] + ((unsigned int)(t188 + 256 * i189))));
+                            out[msdst254] = msv190;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t187 = threadIdx.x;
-                for (patc_int i188 = 0; i188 < 16; i188 += 1) {
-                    if (((4096 * b64 + t187 + 256 * i188) < n)) {
-                        unsigned int msv189 = mssval75[(t187 + 256 * i188)];
-                        unsigned int s190 = (~0u);
-                        unsigned int v191 = ((msv189 | 2147483648u) ^ ((msv189 > 2147483648u) ? s190 : 0u));
-                        unsigned int v192 = (((unsigned int)k) >> 1u);
-                        long long ix193 = ((long long)((0u + v192) * ((unsigned int)r)));
-                        unsigned int v194 = smp[ix193];
-                        unsigned int s195 = (~0u);
-                        unsigned int v196 = (0u + ((((v194 | 2147483648u) ^ ((v194 > 2147483648u) ? s195 : 0u)) <= v191) ? v192 : 0u));
-                        unsigned int v197 = (((unsigned int)k) >> 2u);
-                        long long ix198 = ((long long)((v196 + v197) * ((unsigned int)r)));
-                        unsigned int v199 = smp[ix198];
-                        unsigned int s200 = (~0u);
-                        unsigned int v201 = (v196 + ((((v199 | 2147483648u) ^ ((v199 > 2147483648u) ? s200 : 0u)) <= v191) ? v197 : 0u));
-                        unsigned int v202 = (((unsigned int)k) >> 3u);
-                        long long ix203 = ((long long)((v201 + v202) * ((unsigned int)r)));
-                        unsigned int v204 = smp[ix203];
-                        unsigned int s205 = (~0u);
-                        unsigned int v206 = (v201 + ((((v204 | 2147483648u) ^ ((v204 > 2147483648u) ? s205 : 0u)) <= v191) ? v202 : 0u));
-                        unsigned int v207 = (((unsigned int)k) >> 4u);
-                        long long ix208 = ((long long)((v206 + v207) * ((unsigned int)r)));
-                        unsigned int v209 = smp[ix208];
-                        unsigned int s210 = (~0u);
-                        unsigned int v211 = (v206 + ((((v209 | 2147483648u) ^ ((v209 > 2147483648u) ? s210 : 0u)) <= v191) ? v207 : 0u));
-                        unsigned int v212 = (((unsigned int)k) >> 5u);
-                        long long ix213 = ((long long)((v211 + v212) * ((unsigned int)r)));
-                        unsigned int v214 = smp[ix213];
-                        unsigned int s215 = (~0u);
-                        unsigned int v216 = (v211 + ((((v214 | 2147483648u) ^ ((v214 > 2147483648u) ? s215 : 0u)) <= v191) ? v212 : 0u));
-                        unsigned int v217 = (((unsigned int)k) >> 6u);
-                        long long ix218 = ((long long)((v216 + v217) * ((unsigned int)r)));
-                        unsigned int v219 = smp[ix218];
-                        unsigned int s220 = (~0u);
-                        unsigned int v221 = (v216 + ((((v219 | 2147483648u) ^ ((v219 > 2147483648u) ? s220 : 0u)) <= v191) ? v217 : 0u));
-                        unsigned int v222 = (((unsigned int)k) >> 7u);
-                        long long ix223 = ((long long)((v221 + v222) * ((unsigned int)r)));
-                        unsigned int v224 = smp[ix223];
-                        unsigned int s225 = (~0u);
-                        unsigned int v226 = (v221 + ((((v224 | 2147483648u) ^ ((v224 > 2147483648u) ? s225 : 0u)) <= v191) ? v222 : 0u));
-                        unsigned int v227 = (((unsigned int)k) >> 8u);
-                        long long ix228 = ((long long)((v226 + v227) * ((unsigned int)r)));
-                        unsigned int v229 = smp[ix228];
-                        unsigned int s230 = (~0u);
-                        unsigned int v231 = (v226 + ((((v229 | 2147483648u) ^ ((v229 > 2147483648u) ? s230 : 0u)) <= v191) ? v227 : 0u));
-                        unsigned int v232 = (((unsigned int)k) >> 9u);
-                        long long ix233 = ((long long)((v231 + v232) * ((unsigned int)r)));
-                        unsigned int v234 = smp[ix233];
-                        unsigned int s235 = (~0u);
-                        unsigned int v236 = (v231 + ((((v234 | 2147483648u) ^ ((v234 > 2147483648u) ? s235 : 0u)) <= v191) ? v232 : 0u));
-                        unsigned int v237 = (((unsigned int)k) >> 10u);
-                        long long ix238 = ((long long)((v236 + v237) * ((unsigned int)r)));
-                        unsigned int v239 = smp[ix238];
-                        unsigned int s240 = (~0u);
-                        unsigned int v241 = (v236 + ((((v239 | 2147483648u) ^ ((v239 > 2147483648u) ? s240 : 0u)) <= v191) ? v237 : 0u));
-                        unsigned int v242 = (((unsigned int)k) >> 11u);
-                        long long ix243 = ((long long)((v241 + v242) * ((unsigned int)r)));
-                        unsigned int v244 = smp[ix243];
-                        unsigned int s245 = (~0u);
-                        unsigned int v246 = (v241 + ((((v244 | 2147483648u) ^ ((v244 > 2147483648u) ? s245 : 0u)) <= v191) ? v242 : 0u));
-                        unsigned int v247 = (((unsigned int)k) >> 12u);
-                        long long ix248 = ((long long)((v246 + v247) * ((unsigned int)r)));
-                        unsigned int v249 = smp[ix248];
-                        unsigned int s250 = (~0u);
-                        unsigned int msbk251 = min((v246 + ((((v249 | 2147483648u) ^ ((v249 > 2147483648u) ? s250 : 0u)) <= v191) ? v247 : 0u)), 4095u);
-                        long long ix252 = ((long long)msbk251);
-                        if ((((patc_uint)(msbase71[ix252] + ((unsigned int)(t187 + 256 * i188)))) < ((patc_uint)n))) {
-                            const patc_int msdst253 = ((patc_uint)(msbase71[ix252] + ((unsigned int)(t187 + 256 * i188))));
-                            out[msdst253] = msv189;
+                const patc_int t188 = threadIdx.x;
+                for (patc_int i189 = 0; i189 < 16; i189 += 1) {
+                    if (((4096 * b64 + t188 + 256 * i189) < n)) {
+                        unsigned int msv190 = mssval75[(t188 + 256 * i189)];
+                        unsigned int s191 = (~0u);
+                        unsigned int v192 = ((msv190 | 2147483648u) ^ ((msv190 > 2147483648u) ? s191 : 0u));
+                        unsigned int v193 = (((unsigned int)k) >> 1u);
+                        long long ix194 = ((long long)((0u + v193) * ((unsigned int)r)));
+                        unsigned int v195 = smp[ix194];
+                        unsigned int s196 = (~0u);
+                        unsigned int v197 = (0u + ((((v195 | 2147483648u) ^ ((v195 > 2147483648u) ? s196 : 0u)) <= v192) ? v193 : 0u));
+                        unsigned int v198 = (((unsigned int)k) >> 2u);
+                        long long ix199 = ((long long)((v197 + v198) * ((unsigned int)r)));
+                        unsigned int v200 = smp[ix199];
+                        unsigned int s201 = (~0u);
+                        unsigned int v202 = (v197 + ((((v200 | 2147483648u) ^ ((v200 > 2147483648u) ? s201 : 0u)) <= v192) ? v198 : 0u));
+                        unsigned int v203 = (((unsigned int)k) >> 3u);
+                        long long ix204 = ((long long)((v202 + v203) * ((unsigned int)r)));
+                        unsigned int v205 = smp[ix204];
+                        unsigned int s206 = (~0u);
+                        unsigned int v207 = (v202 + ((((v205 | 2147483648u) ^ ((v205 > 2147483648u) ? s206 : 0u)) <= v192) ? v203 : 0u));
+                        unsigned int v208 = (((unsigned int)k) >> 4u);
+                        long long ix209 = ((long long)((v207 + v208) * ((unsigned int)r)));
+                        unsigned int v210 = smp[ix209];
+                        unsigned int s211 = (~0u);
+                        unsigned int v212 = (v207 + ((((v210 | 2147483648u) ^ ((v210 > 2147483648u) ? s211 : 0u)) <= v192) ? v208 : 0u));
+                        unsigned int v213 = (((unsigned int)k) >> 5u);
+                        long long ix214 = ((long long)((v212 + v213) * ((unsigned int)r)));
+                        unsigned int v215 = smp[ix214];
+                        unsigned int s216 = (~0u);
+                        unsigned int v217 = (v212 + ((((v215 | 2147483648u) ^ ((v215 > 2147483648u) ? s216 : 0u)) <= v192) ? v213 : 0u));
+                        unsigned int v218 = (((unsigned int)k) >> 6u);
+                        long long ix219 = ((long long)((v217 + v218) * ((unsigned int)r)));
+                        unsigned int v220 = smp[ix219];
+                        unsigned int s221 = (~0u);
+                        unsigned int v222 = (v217 + ((((v220 | 2147483648u) ^ ((v220 > 2147483648u) ? s221 : 0u)) <= v192) ? v218 : 0u));
+                        unsigned int v223 = (((unsigned int)k) >> 7u);
+                        long long ix224 = ((long long)((v222 + v223) * ((unsigned int)r)));
+                        unsigned int v225 = smp[ix224];
+                        unsigned int s226 = (~0u);
+                        unsigned int v227 = (v222 + ((((v225 | 2147483648u) ^ ((v225 > 2147483648u) ? s226 : 0u)) <= v192) ? v223 : 0u));
+                        unsigned int v228 = (((unsigned int)k) >> 8u);
+                        long long ix229 = ((long long)((v227 + v228) * ((unsigned int)r)));
+                        unsigned int v230 = smp[ix229];
+                        unsigned int s231 = (~0u);
+                        unsigned int v232 = (v227 + ((((v230 | 2147483648u) ^ ((v230 > 2147483648u) ? s231 : 0u)) <= v192) ? v228 : 0u));
+                        unsigned int v233 = (((unsigned int)k) >> 9u);
+                        long long ix234 = ((long long)((v232 + v233) * ((unsigned int)r)));
+                        unsigned int v235 = smp[ix234];
+                        unsigned int s236 = (~0u);
+                        unsigned int v237 = (v232 + ((((v235 | 2147483648u) ^ ((v235 > 2147483648u) ? s236 : 0u)) <= v192) ? v233 : 0u));
+                        unsigned int v238 = (((unsigned int)k) >> 10u);
+                        long long ix239 = ((long long)((v237 + v238) * ((unsigned int)r)));
+                        unsigned int v240 = smp[ix239];
+                        unsigned int s241 = (~0u);
+                        unsigned int v242 = (v237 + ((((v240 | 2147483648u) ^ ((v240 > 2147483648u) ? s241 : 0u)) <= v192) ? v238 : 0u));
+                        unsigned int v243 = (((unsigned int)k) >> 11u);
+                        long long ix244 = ((long long)((v242 + v243) * ((unsigned int)r)));
+                        unsigned int v245 = smp[ix244];
+                        unsigned int s246 = (~0u);
+                        unsigned int v247 = (v242 + ((((v245 | 2147483648u) ^ ((v245 > 2147483648u) ? s246 : 0u)) <= v192) ? v243 : 0u));
+                        unsigned int v248 = (((unsigned int)k) >> 12u);
+                        long long ix249 = ((long long)((v247 + v248) * ((unsigned int)r)));
+                        unsigned int v250 = smp[ix249];
+                        unsigned int s251 = (~0u);
+                        unsigned int msbk252 = min((v247 + ((((v250 | 2147483648u) ^ ((v250 > 2147483648u) ? s251 : 0u)) <= v192) ? v248 : 0u)), 4095u);
+                        long long ix253 = ((long long)msbk252);
+                        if ((((patc_uint)(msbase71[ix253] + ((unsigned int)(t188 + 256 * i189)))) < ((patc_uint)n))) {
+                            const patc_int msdst254 = ((patc_uint)(msbase71[ix253] + ((unsigned int)(t188 + 256 * i189))));
+                            out[msdst254] = msv190;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar254 = mspar69;
-        const patc_int msh255 = ((unsigned int)msctr63[(-mspar254 + 2)]);
+        const patc_int mspar255 = mspar69;
+        const patc_int msh256 = ((unsigned int)msctr63[(-mspar255 + 2)]);
         {
-            const patc_int t256 = threadIdx.x;
-            if (((b64 < 1) && (t256 < 1))) {
-                msctr63[(mspar254 + 1)] = ((unsigned long long)(((n + 4095) / 4096) - 1));
+            const patc_int t257 = threadIdx.x;
+            if (((b64 < 1) && (t257 < 1))) {
+                msctr63[(mspar255 + 1)] = ((unsigned long long)(((n + 4095) / 4096) - 1));
             }
-            unsigned int mszi257 = ((unsigned int)(256 * b64 + t256 + 4096 * ((n + 4095) / 4096) - 4096));
+            unsigned int mszi258 = ((unsigned int)(256 * b64 + t257 + 4096 * ((n + 4095) / 4096) - 4096));
             for (;;) {
-                if ((mszi257 >= ((unsigned int)(4096 * msh255)))) {
+                if ((mszi258 >= ((unsigned int)(4096 * msh256)))) {
                     break;
                 }
-                const patc_int msz258 = mszi257;
-                msstate62[msz258] = 0u;
-                mszi257 = (mszi257 + ((unsigned int)(256 * ((n + 4095) / 4096))));
+                const patc_int msz259 = mszi258;
+                msstate62[msz259] = 0u;
+                mszi258 = (mszi258 + ((unsigned int)(256 * ((n + 4095) / 4096))));
             }
         }
     }

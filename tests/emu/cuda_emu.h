@@ -882,6 +882,16 @@ static inline void patc_bulk_load(void *dst, const void *src, unsigned int bytes
     memset(dst, 0x5a, bytes);
     s.copies[s.ncopies++] = emu::Copy{dst, src, bytes, b};
 }
+/* a hint on the GPU; here its range's first and last bytes are read, so that a range
+ * outside the kernel's memory stops the run as any invalid access does */
+static inline void patc_prefetch_l2(const void *p, const void *e)
+{
+    const volatile unsigned char *a = (const unsigned char *)p, *z = (const unsigned char *)e;
+    if (a < z) {
+        (void)a[0];
+        (void)z[-1];
+    }
+}
 /* the async proxy's ordering is not modelled: copies land between the threads' turns */
 static inline void patc_fence_proxy_async(void) {}
 
