@@ -124,11 +124,20 @@ static const char prelude_pipe[] =
     "static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n\n";
 
 /* S_PREFETCH (multisplit's next tiles): the whole 16-byte units of [p, e) into L2 by one
- * bulk prefetch, which needs a 16-byte aligned address and size; a hint, not waited for */
+ * bulk prefetch, which needs a 16-byte aligned address and size; a hint, not waited for.
+ * The bulk prefetch is sm_90's: for an older device (patc's kernels but the pipe's run
+ * there, docs/api.md) the helper does nothing, so that the kernel still compiles */
 static const char prelude_prefetch[] =
-    "static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) { "
-    "unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull; "
-    "if (a < z) asm volatile(\"cp.async.bulk.prefetch.L2.global [%0], %1;\" :: \"l\"(a), \"r\"((unsigned int)(z - a)) : \"memory\"); }\n\n";
+    "/* multisplit's tiles ahead into L2: the whole 16-byte units of [p, e), a hint (sm_90) */\n"
+    "static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) {\n"
+    "#if __CUDA_ARCH__ >= 900\n"
+    "    unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull;\n"
+    "    if (a < z) asm volatile(\"cp.async.bulk.prefetch.L2.global [%0], %1;\" :: \"l\"(a), \"r\"((unsigned int)(z - a)) : \"memory\");\n"
+    "#else\n"
+    "    (void)p;\n"
+    "    (void)e;\n"
+    "#endif\n"
+    "}\n\n";
 
 void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
 {

@@ -20,7 +20,16 @@ static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, u
 
 static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, unsigned int i) { unsigned int v; asm volatile("{ .reg .pred q; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }" : "=r"(v) : "r"(x), "r"(1u << i)); return v; }
 
-static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) { unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull; if (a < z) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(a), "r"((unsigned int)(z - a)) : "memory"); }
+/* multisplit's tiles ahead into L2: the whole 16-byte units of [p, e), a hint (sm_90) */
+static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) {
+#if __CUDA_ARCH__ >= 900
+    unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull;
+    if (a < z) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(a), "r"((unsigned int)(z - a)) : "memory");
+#else
+    (void)p;
+    (void)e;
+#endif
+}
 
 /* kernel rsPassPairsU32
  *   data parameters: d: u32 (by value), offs: 256.u32, ks: n.u32, vs: n.u32

@@ -18,7 +18,16 @@ static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned in
 
 static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
 
-static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) { unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull; if (a < z) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(a), "r"((unsigned int)(z - a)) : "memory"); }
+/* multisplit's tiles ahead into L2: the whole 16-byte units of [p, e), a hint (sm_90) */
+static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) {
+#if __CUDA_ARCH__ >= 900
+    unsigned long long a = ((unsigned long long)p + 15u) & ~15ull, z = (unsigned long long)e & ~15ull;
+    if (a < z) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(a), "r"((unsigned int)(z - a)) : "memory");
+#else
+    (void)p;
+    (void)e;
+#endif
+}
 
 /* kernel ssSample
  *   data parameters: xs: n.u32

@@ -63,9 +63,11 @@ if [ -n "${EMU_CUDA:-}" ]; then cp "$EMU_CUDA" "$tmp/k.cu"; else "$PATC" --emit-
     # the header first, then the define (the precompiled header was built without it)
     echo '#include "cuda_emu.h"'
     echo '#define PATC_INDEX32'
-    # the PTX helpers (cuda_emu.h has its own) out, lastBlock's ticket an atomicAdd,
-    # the dynamic shared memory pointed at the emulator's
+    # the PTX helpers (cuda_emu.h has its own) out (patc_prefetch_l2's lines whole: its
+    # body is in an #if on the arch), lastBlock's ticket an atomicAdd, the dynamic shared
+    # memory pointed at the emulator's
     sed -e '/^static __device__ __forceinline__ .*asm/d' \
+        -e '/^static __device__ __forceinline__ void patc_prefetch_l2(/,/^}$/d' \
         -e 's/asm volatile("atom\.acq_rel\.gpu\.global\.add\.u32 %0, \[%1\], 1;" : "=r"(\([A-Za-z0-9_]*\)) : "l"(\([A-Za-z0-9_]*\)) : "memory");/\1 = atomicAdd(\2, 1u);/' \
         -e 's/^\( *\)extern __shared__ __align__(16) unsigned char patc_smem\[\];/\1unsigned char *patc_smem = emu::block_smem();/' \
         "$tmp/k.cu"
