@@ -330,9 +330,7 @@ int main(int argc, char **argv) {
         bool few = strcmp(k.input, "few") == 0, fl = c.t->k == K_F32 || c.t->k == K_F64;
         for (long long i = 0; i < maxn; i++) {
             if (ks == 4) {
-                uint32_t w = (uint32_t)splitmix64(seed);
-                if (few) w &= (uint32_t)splitmix64(seed) & (uint32_t)splitmix64(seed);
-                else if (fl) { float f = (float)(w >> 8) * (1.0f / 16777216.0f); memcpy(&w, &f, 4); }
+                uint32_t w = sort_key32(seed, few, fl);
                 memcpy(&host[i * 4], &w, 4);
             } else {
                 uint64_t w = splitmix64(seed);

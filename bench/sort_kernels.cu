@@ -45,10 +45,7 @@ int main(int argc, char **argv) {
     uint64_t seed = 0x5EEDBA5Eull + (fl ? 1 : 0);
     std::vector<uint32_t> host(n), idx(n);
     for (long long i = 0; i < n; i++) {
-        uint32_t w = (uint32_t)splitmix64(seed);
-        if (few) w &= (uint32_t)splitmix64(seed) & (uint32_t)splitmix64(seed);
-        else if (fl) { float f = (float)(w >> 8) * (1.0f / 16777216.0f); memcpy(&w, &f, 4); }
-        host[i] = w;
+        host[i] = sort_key32(seed, few, fl);
         idx[i] = (uint32_t)i;
     }
     void *kin, *kout, *kref, *vin, *vout, *vref, *tmp = nullptr;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -36,6 +37,16 @@ static inline uint64_t splitmix64(uint64_t &x) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+// The sort benchmarks' 4-byte keys (sort_bench.cu, sort_kernels.cu), one a call from the
+// state x: a random word; few: the AND of three (few unique values); f32 (not few):
+// uniform in [0, 1) from 24 random bits, as its bits.
+static inline uint32_t sort_key32(uint64_t &x, bool few, bool f32) {
+    uint32_t w = (uint32_t)splitmix64(x);
+    if (few) w &= (uint32_t)splitmix64(x) & (uint32_t)splitmix64(x);
+    else if (f32) { float f = (float)(w >> 8) * (1.0f / 16777216.0f); memcpy(&w, &f, 4); }
+    return w;
 }
 
 // The sizes named on the command line from argv[first] on, in place of the defaults in

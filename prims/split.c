@@ -369,7 +369,7 @@ static void ms_prefetch(Ms *m, Buffer *in)
     Nat *tid = mthreads(m, &tl, &ts);
     Nat *start = nat_mul(a, nat_add(a, m->tile, mc(m, MS_AHEAD)), mc(m, m->TILE));
     Nat *lo = nat_add(a, start, nat_mul(a, tid, mc(m, chunk)));
-    X *go = lw_xbin(m->w, OP_AND, SK_BOOL, mnat_lt(m, tid, mc(m, lanes)), mnat_lt(m, lo, m->n));
+    X *go = mbin(m, OP_AND, SK_BOOL, mnat_lt(m, tid, mc(m, lanes)), mnat_lt(m, lo, m->n));
     lw_open_if(m->w, go, &is);
     Stmt *s = lw_snew(m->w, S_PREFETCH);
     s->prefetch.src = in;
@@ -631,7 +631,7 @@ static void ms_walk(Ms *m, Buffer *offs, Buffer *state)
     lw_open_if(w, hx, &ib);
     mjump(m, JK_BREAK);
     w->cur = wl;
-    Stmt *tl;
+    Stmt *tl; /* closed with the if around it (t0) */
     lw_open_if(w, mnotlast(m), &tl);
     ms_publish(m, state, mine, 2, mbin(m, OP_ADD, SK_U32, px, rx));
     w->cur = t0;
@@ -640,7 +640,7 @@ static void ms_walk(Ms *m, Buffer *offs, Buffer *state)
     X *st = lw_xload(w, m->tstart, b);
     lw_store(w, m->base, b, mbin(m, OP_SUB, m->osk, ob, mwide(m, st)));
     if (m->next) {
-        lw_open_if(w, mnat_lt(m, nat_sub(a, m->tiles, mc(m, 1)), nat_add(a, m->tile, mc(m, 1))), &t0);
+        lw_open_if(w, lw_xnot(w, mnotlast(m)), &t0); /* the launch's last tile */
         lw_store(w, m->next, b, mbin(m, OP_ADD, m->osk, ob, mwide(m, rx)));
         w->cur = t0;
     }
