@@ -3281,3 +3281,953 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
         }
     }
 }
+
+/* kernel msPairsByValue_launch0
+ *   launch 1 of 3:   msPairsByValue_launch0, then msPairsByValue_launch1, then msPairsByValue, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: ks: n.u32, vs: n.u32
+ *   nat parameters:  n, g
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   scratch:         glob0: 16 * g x unsigned int, glob11: 16 x unsigned int, msstate22: 16 * max(1, (n + 639) / 640 - 1) x unsigned int, msctr23: 3 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   64 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(256) msPairsByValue_launch0(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob11, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s2 = (unsigned int *)(patc_smem + 0);
+    {
+        const patc_int b1 = blockIdx.x;
+        if (threadIdx.x < 16) {
+            const patc_int t3 = threadIdx.x;
+            s2[t3] = 0u;
+        }
+        __syncthreads();
+        {
+            const patc_int t4 = threadIdx.x;
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                unsigned int s6 = (vs[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))] & 15u);
+                unsigned int s7 = ((unsigned int)16);
+                unsigned int bin8 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s6 : s7);
+                if ((bin8 < ((unsigned int)16))) {
+                    long long ix9 = ((long long)bin8);
+                    atomicAdd(&s2[ix9], 1u);
+                }
+            }
+        }
+        __syncthreads();
+        if (threadIdx.x < 16) {
+            const patc_int t10 = threadIdx.x;
+            glob0[(16 * b1 + t10)] = s2[t10];
+        }
+    }
+}
+
+/* kernel msPairsByValue_launch1
+ *   launch 2 of 3:   msPairsByValue_launch0, then msPairsByValue_launch1, then msPairsByValue, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: ks: n.u32, vs: n.u32
+ *   nat parameters:  n, g
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   scratch:         glob0: 16 * g x unsigned int, glob11: 16 x unsigned int, msstate22: 16 * max(1, (n + 639) / 640 - 1) x unsigned int, msctr23: 3 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (16, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (1, 1, 1) blocks
+ *   shared memory:   64 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n, max(48, 16 * g + 16)) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(16) msPairsByValue_launch1(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob11, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s13 = (unsigned int *)(patc_smem + 0);
+    {
+        const patc_int b12 = blockIdx.x;
+        {
+            const patc_int t14 = threadIdx.x;
+            unsigned int acc15 = 0u;
+            for (patc_int i16 = 0; i16 < g; i16 += 1) {
+                acc15 = (acc15 + glob0[(t14 + 16 * i16)]);
+            }
+            s13[t14] = acc15;
+        }
+        __syncthreads();
+        if (threadIdx.x < 1) {
+            const patc_int t17 = threadIdx.x;
+            unsigned int acc18 = 0u;
+            for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                glob11[(16 * b12 + 16 * t17 + i19)] = acc18;
+                acc18 = (acc18 + s13[i19]);
+            }
+        }
+    }
+}
+
+/* kernel msPairsByValue
+ *   launch 3 of 3:   msPairsByValue_launch0, then msPairsByValue_launch1, then msPairsByValue, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: ks: n.u32, vs: n.u32
+ *   nat parameters:  n, g
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   scratch:         glob0: 16 * g x unsigned int, glob11: 16 x unsigned int, msstate22: 16 * max(1, (n + 639) / 640 - 1) x unsigned int, msctr23: 3 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 639) / 640, 1, 1) blocks
+ *   shared memory:   5520 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(g, max(26843568, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(640 * ((n + 638) / 640) + 123520, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(128) msPairsByValue(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob11, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 272);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 336);
+    unsigned int *mssval35 = (unsigned int *)(patc_smem + 400);
+    unsigned int *mssval236 = (unsigned int *)(patc_smem + 2960);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd26 = atomicAdd(&msctr23[0], 1ull);
+        if ((((unsigned int)lbd26) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            msctr23[0] = (((lbd26 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw25[0] = lbd26;
+    }
+    __syncthreads();
+    unsigned int lbtile27 = ((unsigned int)lbdraw25[0]);
+    unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
+    {
+        const patc_int b24 = lbtile27;
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        unsigned int msval32[5];
+        unsigned int msinfo33[5];
+        if (((640 * b24 + 122240) < n)) {
+            {
+                const patc_int t37 = threadIdx.x;
+                if ((t37 < 1)) {
+                    patc_prefetch_l2(ks + (640 * b24 + 640 * t37 + 40960), ks + min((patc_int)n, (patc_int)(640 * b24 + 41600)));
+                }
+            }
+        } else {
+            {
+                const patc_int t37 = threadIdx.x;
+                if (((t37 < 1) && ((640 * b24 + 640 * t37 + 40960) < n))) {
+                    patc_prefetch_l2(ks + (640 * b24 + 640 * t37 + 40960), ks + min((patc_int)n, (patc_int)(640 * b24 + 41600)));
+                }
+            }
+        }
+        {
+            const patc_int t38 = threadIdx.x;
+            {
+                const patc_int i39 = 0;
+                if (((t38 + 128 * i39) < 64)) {
+                    mshist30[(t38 + 128 * i39)] = 0u;
+                }
+            }
+        }
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i41 = 0; i41 < 5; i41 += 1) {
+                    bool msok42 = true;
+                    unsigned int msx43 = 0u;
+                    if (msok42) {
+                        msx43 = ks[(lane + 160 * warp + 640 * b24 + 32 * i41)];
+                    }
+                    msval32[i41] = msx43;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i41 = 0; i41 < 5; i41 += 1) {
+                    bool msok42 = ((lane + 160 * warp + 640 * b24 + 32 * i41) < n);
+                    unsigned int msx43 = 0u;
+                    if (msok42) {
+                        msx43 = ks[(lane + 160 * warp + 640 * b24 + 32 * i41)];
+                    }
+                    msval32[i41] = msx43;
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i45 = 0; i45 < 5; i45 += 1) {
+                    bool msok46 = true;
+                    unsigned int msb47 = (msok46 ? min((vs[(lane + 160 * warp + 640 * b24 + 32 * i45)] & 15u), 15u) : 0u);
+                    if (msok46) {
+                        long long ix48 = ((long long)msb47);
+                        atomicAdd(&mshist30[(16 * warp + ix48)], 1u);
+                    }
+                    msinfo33[i45] = msb47;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i45 = 0; i45 < 5; i45 += 1) {
+                    bool msok46 = ((lane + 160 * warp + 640 * b24 + 32 * i45) < n);
+                    unsigned int msb47 = (msok46 ? min((vs[(lane + 160 * warp + 640 * b24 + 32 * i45)] & 15u), 15u) : 0u);
+                    if (msok46) {
+                        long long ix48 = ((long long)msb47);
+                        atomicAdd(&mshist30[(16 * warp + ix48)], 1u);
+                    }
+                    msinfo33[i45] = msb47;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t49 = threadIdx.x;
+            {
+                const patc_int i50 = 0;
+                if (((t49 + 128 * i50) < 16)) {
+                    unsigned int msrun51 = 0u;
+                    for (patc_int i52 = 0; i52 < 4; i52 += 1) {
+                        unsigned int msc53 = mshist30[(t49 + 128 * i50 + 16 * i52)];
+                        mshist30[(t49 + 128 * i50 + 16 * i52)] = msrun51;
+                        msrun51 = (msrun51 + msc53);
+                    }
+                    if (((b24 + 1) < ((n + 639) / 640))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(16 * b24 + t49 + 128 * i50)], (((2u | mspar29) << 30u) | msrun51));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(16 * b24 + t49 + 128 * i50)], (((2u | mspar29) << 29u) | msrun51));
+                        }
+                    }
+                    mststart34[(t49 + 128 * i50)] = msrun51;
+                    msbase31[(t49 + 128 * i50)] = msrun51;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int mssum55 = 0u;
+                {
+                    const patc_int i56 = 0;
+                    if (((lane + i56) < 16)) {
+                        mssum55 = (mssum55 + mststart34[(lane + i56)]);
+                    }
+                }
+                unsigned int msinc57 = mssum55;
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc57, 1);
+                msinc57 = ((lane >= 1) ? (msinc57 + msup58) : msinc57);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc57, 2);
+                msinc57 = ((lane >= 2) ? (msinc57 + msup59) : msinc57);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc57, 4);
+                msinc57 = ((lane >= 4) ? (msinc57 + msup60) : msinc57);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc57, 8);
+                msinc57 = ((lane >= 8) ? (msinc57 + msup61) : msinc57);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc57, 16);
+                msinc57 = ((lane >= 16) ? (msinc57 + msup62) : msinc57);
+                unsigned int msat63 = (msinc57 - mssum55);
+                {
+                    const patc_int i64 = 0;
+                    if (((lane + i64) < 16)) {
+                        unsigned int mscb65 = mststart34[(lane + i64)];
+                        mststart34[(lane + i64)] = msat63;
+                        msat63 = (msat63 + mscb65);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t66 = threadIdx.x;
+            {
+                const patc_int i67 = 0;
+                if (((t66 + 128 * i67) < 16)) {
+                    unsigned int msst68 = mststart34[(t66 + 128 * i67)];
+                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                        mshist30[(t66 + 128 * i67 + 16 * i69)] = (mshist30[(t66 + 128 * i67 + 16 * i69)] + msst68);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i71 = 0; i71 < 5; i71 += 1) {
+                    bool msok72 = true;
+                    unsigned int msb73 = msinfo33[i71];
+                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, msok72) & patc_match_bits(msb73, 4u));
+                    unsigned int msrk75 = __popc((mspm74 & ((1u << lane) - 1u)));
+                    unsigned int msct76 = __popc(mspm74);
+                    long long ix77 = ((long long)msb73);
+                    unsigned int msh78 = 0u;
+                    if (msok72) {
+                        msh78 = mshist30[(16 * warp + ix77)];
+                    }
+                    __syncwarp();
+                    if ((msok72 && ((msrk75 + 1u) == msct76))) {
+                        mshist30[(16 * warp + ix77)] = (msh78 + msct76);
+                    }
+                    __syncwarp();
+                    if (msok72) {
+                        unsigned int msq79 = (msh78 + msrk75);
+                        long long ix80 = ((long long)msq79);
+                        mssval35[ix80] = msval32[i71];
+                        msinfo33[i71] = msq79;
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i71 = 0; i71 < 5; i71 += 1) {
+                    bool msok72 = ((lane + 160 * warp + 640 * b24 + 32 * i71) < n);
+                    unsigned int msb73 = msinfo33[i71];
+                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, msok72) & patc_match_bits(msb73, 4u));
+                    unsigned int msrk75 = __popc((mspm74 & ((1u << lane) - 1u)));
+                    unsigned int msct76 = __popc(mspm74);
+                    long long ix77 = ((long long)msb73);
+                    unsigned int msh78 = 0u;
+                    if (msok72) {
+                        msh78 = mshist30[(16 * warp + ix77)];
+                    }
+                    __syncwarp();
+                    if ((msok72 && ((msrk75 + 1u) == msct76))) {
+                        mshist30[(16 * warp + ix77)] = (msh78 + msct76);
+                    }
+                    __syncwarp();
+                    if (msok72) {
+                        unsigned int msq79 = (msh78 + msrk75);
+                        long long ix80 = ((long long)msq79);
+                        mssval35[ix80] = msval32[i71];
+                        msinfo33[i71] = msq79;
+                    }
+                }
+            }
+        }
+        unsigned int msval81[5];
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i83 = 0; i83 < 5; i83 += 1) {
+                    {
+                        msval81[i83] = vs[(lane + 160 * warp + 640 * b24 + 32 * i83)];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i83 = 0; i83 < 5; i83 += 1) {
+                    if (((lane + 160 * warp + 640 * b24 + 32 * i83) < n)) {
+                        msval81[i83] = vs[(lane + 160 * warp + 640 * b24 + 32 * i83)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t84 = threadIdx.x;
+            {
+                const patc_int i85 = 0;
+                if (((t84 + 128 * i85) < 16)) {
+                    unsigned int msc86 = msbase31[(t84 + 128 * i85)];
+                    unsigned int mspre87 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd88 = 0; ; msd88 += 1) {
+                            unsigned int msw89;
+                            bool msfull90;
+                            for (;;) {
+                                msw89 = patc_peek32(&msstate22[(16 * b24 + t84 + 128 * i85 - 16 * msd88 - 16)]);
+                                msfull90 = ((msw89 >> 30u) == (2u | mspar29));
+                                if ((msfull90 || ((msw89 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre87 = (mspre87 + (msw89 & (msfull90 ? 1073741823u : 536870911u)));
+                            if (msfull90) {
+                                break;
+                            }
+                        }
+                        if (((b24 + 1) < ((n + 639) / 640))) {
+                            patc_set32(&msstate22[(16 * b24 + t84 + 128 * i85)], (((2u | mspar29) << 30u) | (mspre87 + msc86)));
+                        }
+                    }
+                    msbase31[(t84 + 128 * i85)] = ((glob11[(t84 + 128 * i85)] + mspre87) - mststart34[(t84 + 128 * i85)]);
+                }
+            }
+        }
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i92 = 0; i92 < 5; i92 += 1) {
+                    {
+                        long long ix93 = ((long long)msinfo33[i92]);
+                        mssval236[ix93] = msval81[i92];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i92 = 0; i92 < 5; i92 += 1) {
+                    if (((lane + 160 * warp + 640 * b24 + 32 * i92) < n)) {
+                        long long ix93 = ((long long)msinfo33[i92]);
+                        mssval236[ix93] = msval81[i92];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                const patc_int t94 = threadIdx.x;
+                for (patc_int i95 = 0; i95 < 5; i95 += 1) {
+                    {
+                        unsigned int msv96 = mssval35[(t94 + 128 * i95)];
+                        unsigned int msv97 = mssval236[(t94 + 128 * i95)];
+                        unsigned int msbk98 = min((msv97 & 15u), 15u);
+                        long long ix99 = ((long long)msbk98);
+                        if ((((patc_uint)(msbase31[ix99] + ((unsigned int)(t94 + 128 * i95)))) < ((patc_uint)n))) {
+                            const patc_int msdst100 = ((patc_uint)(msbase31[ix99] + ((unsigned int)(t94 + 128 * i95))));
+                            out0[msdst100] = msv96;
+                            out1[msdst100] = msv97;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t94 = threadIdx.x;
+                for (patc_int i95 = 0; i95 < 5; i95 += 1) {
+                    if (((640 * b24 + t94 + 128 * i95) < n)) {
+                        unsigned int msv96 = mssval35[(t94 + 128 * i95)];
+                        unsigned int msv97 = mssval236[(t94 + 128 * i95)];
+                        unsigned int msbk98 = min((msv97 & 15u), 15u);
+                        long long ix99 = ((long long)msbk98);
+                        if ((((patc_uint)(msbase31[ix99] + ((unsigned int)(t94 + 128 * i95)))) < ((patc_uint)n))) {
+                            const patc_int msdst100 = ((patc_uint)(msbase31[ix99] + ((unsigned int)(t94 + 128 * i95))));
+                            out0[msdst100] = msv96;
+                            out1[msdst100] = msv97;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar101 = mspar29;
+        const patc_int msh102 = ((unsigned int)msctr23[(-mspar101 + 2)]);
+        {
+            const patc_int t103 = threadIdx.x;
+            if (((b24 < 1) && (t103 < 1))) {
+                msctr23[(mspar101 + 1)] = ((unsigned long long)(((n + 639) / 640) - 1));
+            }
+            unsigned int mszi104 = ((unsigned int)(128 * b24 + t103 + 16 * ((n + 639) / 640) - 16));
+            for (;;) {
+                if ((mszi104 >= ((unsigned int)(16 * msh102)))) {
+                    break;
+                }
+                const patc_int msz105 = mszi104;
+                msstate22[msz105] = 0u;
+                mszi104 = (mszi104 + ((unsigned int)(128 * ((n + 639) / 640))));
+            }
+        }
+    }
+}
+
+/* kernel msPairsByKey_launch0
+ *   launch 1 of 3:   msPairsByKey_launch0, then msPairsByKey_launch1, then msPairsByKey, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: ks: n.f32, vs: n.u64
+ *   nat parameters:  n, g
+ *   outputs:         out0: n.f32 (n x float)
+ *                    out1: n.u64 (n x unsigned long long)
+ *   scratch:         glob0: 16 * g x unsigned int, glob11: 16 x unsigned int, msstate22: 16 * max(1, (n + 639) / 640 - 1) x unsigned int, msctr23: 3 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   64 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(256) msPairsByKey_launch0(float *__restrict__ out0, unsigned long long *__restrict__ out1, const float *__restrict__ ks, const unsigned long long *__restrict__ vs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob11, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s2 = (unsigned int *)(patc_smem + 0);
+    {
+        const patc_int b1 = blockIdx.x;
+        if (threadIdx.x < 16) {
+            const patc_int t3 = threadIdx.x;
+            s2[t3] = 0u;
+        }
+        __syncthreads();
+        {
+            const patc_int t4 = threadIdx.x;
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                unsigned int s6 = ((unsigned int)(ks[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))] * 16.0f));
+                unsigned int s7 = ((unsigned int)16);
+                unsigned int bin8 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s6 : s7);
+                if ((bin8 < ((unsigned int)16))) {
+                    long long ix9 = ((long long)bin8);
+                    atomicAdd(&s2[ix9], 1u);
+                }
+            }
+        }
+        __syncthreads();
+        if (threadIdx.x < 16) {
+            const patc_int t10 = threadIdx.x;
+            glob0[(16 * b1 + t10)] = s2[t10];
+        }
+    }
+}
+
+/* kernel msPairsByKey_launch1
+ *   launch 2 of 3:   msPairsByKey_launch0, then msPairsByKey_launch1, then msPairsByKey, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: ks: n.f32, vs: n.u64
+ *   nat parameters:  n, g
+ *   outputs:         out0: n.f32 (n x float)
+ *                    out1: n.u64 (n x unsigned long long)
+ *   scratch:         glob0: 16 * g x unsigned int, glob11: 16 x unsigned int, msstate22: 16 * max(1, (n + 639) / 640 - 1) x unsigned int, msctr23: 3 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (16, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (1, 1, 1) blocks
+ *   shared memory:   64 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n, max(48, 16 * g + 16)) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(16) msPairsByKey_launch1(float *__restrict__ out0, unsigned long long *__restrict__ out1, const float *__restrict__ ks, const unsigned long long *__restrict__ vs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob11, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s13 = (unsigned int *)(patc_smem + 0);
+    {
+        const patc_int b12 = blockIdx.x;
+        {
+            const patc_int t14 = threadIdx.x;
+            unsigned int acc15 = 0u;
+            for (patc_int i16 = 0; i16 < g; i16 += 1) {
+                acc15 = (acc15 + glob0[(t14 + 16 * i16)]);
+            }
+            s13[t14] = acc15;
+        }
+        __syncthreads();
+        if (threadIdx.x < 1) {
+            const patc_int t17 = threadIdx.x;
+            unsigned int acc18 = 0u;
+            for (patc_int i19 = 0; i19 < 16; i19 += 1) {
+                glob11[(16 * b12 + 16 * t17 + i19)] = acc18;
+                acc18 = (acc18 + s13[i19]);
+            }
+        }
+    }
+}
+
+/* kernel msPairsByKey
+ *   launch 3 of 3:   msPairsByKey_launch0, then msPairsByKey_launch1, then msPairsByKey, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: ks: n.f32, vs: n.u64
+ *   nat parameters:  n, g
+ *   outputs:         out0: n.f32 (n x float)
+ *                    out1: n.u64 (n x unsigned long long)
+ *   scratch:         glob0: 16 * g x unsigned int, glob11: 16 x unsigned int, msstate22: 16 * max(1, (n + 639) / 640 - 1) x unsigned int, msctr23: 3 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 639) / 640, 1, 1) blocks
+ *   shared memory:   8080 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(g, max(26843568, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(640 * ((n + 638) / 640) + 123520, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(128) msPairsByKey(float *__restrict__ out0, unsigned long long *__restrict__ out1, const float *__restrict__ ks, const unsigned long long *__restrict__ vs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob11, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 272);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 336);
+    float *mssval35 = (float *)(patc_smem + 400);
+    unsigned long long *mssval236 = (unsigned long long *)(patc_smem + 2960);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd26 = atomicAdd(&msctr23[0], 1ull);
+        if ((((unsigned int)lbd26) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            msctr23[0] = (((lbd26 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw25[0] = lbd26;
+    }
+    __syncthreads();
+    unsigned int lbtile27 = ((unsigned int)lbdraw25[0]);
+    unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
+    {
+        const patc_int b24 = lbtile27;
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        float msval32[5];
+        unsigned int msinfo33[5];
+        if (((640 * b24 + 122240) < n)) {
+            {
+                const patc_int t37 = threadIdx.x;
+                if ((t37 < 1)) {
+                    patc_prefetch_l2(ks + (640 * b24 + 640 * t37 + 40960), ks + min((patc_int)n, (patc_int)(640 * b24 + 41600)));
+                }
+            }
+        } else {
+            {
+                const patc_int t37 = threadIdx.x;
+                if (((t37 < 1) && ((640 * b24 + 640 * t37 + 40960) < n))) {
+                    patc_prefetch_l2(ks + (640 * b24 + 640 * t37 + 40960), ks + min((patc_int)n, (patc_int)(640 * b24 + 41600)));
+                }
+            }
+        }
+        {
+            const patc_int t38 = threadIdx.x;
+            {
+                const patc_int i39 = 0;
+                if (((t38 + 128 * i39) < 64)) {
+                    mshist30[(t38 + 128 * i39)] = 0u;
+                }
+            }
+        }
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i41 = 0; i41 < 5; i41 += 1) {
+                    bool msok42 = true;
+                    float msx43 = 0.0f;
+                    if (msok42) {
+                        msx43 = ks[(lane + 160 * warp + 640 * b24 + 32 * i41)];
+                    }
+                    msval32[i41] = msx43;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i41 = 0; i41 < 5; i41 += 1) {
+                    bool msok42 = ((lane + 160 * warp + 640 * b24 + 32 * i41) < n);
+                    float msx43 = 0.0f;
+                    if (msok42) {
+                        msx43 = ks[(lane + 160 * warp + 640 * b24 + 32 * i41)];
+                    }
+                    msval32[i41] = msx43;
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i45 = 0; i45 < 5; i45 += 1) {
+                    bool msok46 = true;
+                    unsigned int msb47 = (msok46 ? min(((unsigned int)(msval32[i45] * 16.0f)), 15u) : 0u);
+                    if (msok46) {
+                        long long ix48 = ((long long)msb47);
+                        atomicAdd(&mshist30[(16 * warp + ix48)], 1u);
+                    }
+                    msinfo33[i45] = msb47;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i45 = 0; i45 < 5; i45 += 1) {
+                    bool msok46 = ((lane + 160 * warp + 640 * b24 + 32 * i45) < n);
+                    unsigned int msb47 = (msok46 ? min(((unsigned int)(msval32[i45] * 16.0f)), 15u) : 0u);
+                    if (msok46) {
+                        long long ix48 = ((long long)msb47);
+                        atomicAdd(&mshist30[(16 * warp + ix48)], 1u);
+                    }
+                    msinfo33[i45] = msb47;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t49 = threadIdx.x;
+            {
+                const patc_int i50 = 0;
+                if (((t49 + 128 * i50) < 16)) {
+                    unsigned int msrun51 = 0u;
+                    for (patc_int i52 = 0; i52 < 4; i52 += 1) {
+                        unsigned int msc53 = mshist30[(t49 + 128 * i50 + 16 * i52)];
+                        mshist30[(t49 + 128 * i50 + 16 * i52)] = msrun51;
+                        msrun51 = (msrun51 + msc53);
+                    }
+                    if (((b24 + 1) < ((n + 639) / 640))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(16 * b24 + t49 + 128 * i50)], (((2u | mspar29) << 30u) | msrun51));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(16 * b24 + t49 + 128 * i50)], (((2u | mspar29) << 29u) | msrun51));
+                        }
+                    }
+                    mststart34[(t49 + 128 * i50)] = msrun51;
+                    msbase31[(t49 + 128 * i50)] = msrun51;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int mssum55 = 0u;
+                {
+                    const patc_int i56 = 0;
+                    if (((lane + i56) < 16)) {
+                        mssum55 = (mssum55 + mststart34[(lane + i56)]);
+                    }
+                }
+                unsigned int msinc57 = mssum55;
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc57, 1);
+                msinc57 = ((lane >= 1) ? (msinc57 + msup58) : msinc57);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc57, 2);
+                msinc57 = ((lane >= 2) ? (msinc57 + msup59) : msinc57);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc57, 4);
+                msinc57 = ((lane >= 4) ? (msinc57 + msup60) : msinc57);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc57, 8);
+                msinc57 = ((lane >= 8) ? (msinc57 + msup61) : msinc57);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc57, 16);
+                msinc57 = ((lane >= 16) ? (msinc57 + msup62) : msinc57);
+                unsigned int msat63 = (msinc57 - mssum55);
+                {
+                    const patc_int i64 = 0;
+                    if (((lane + i64) < 16)) {
+                        unsigned int mscb65 = mststart34[(lane + i64)];
+                        mststart34[(lane + i64)] = msat63;
+                        msat63 = (msat63 + mscb65);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t66 = threadIdx.x;
+            {
+                const patc_int i67 = 0;
+                if (((t66 + 128 * i67) < 16)) {
+                    unsigned int msst68 = mststart34[(t66 + 128 * i67)];
+                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                        mshist30[(t66 + 128 * i67 + 16 * i69)] = (mshist30[(t66 + 128 * i67 + 16 * i69)] + msst68);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i71 = 0; i71 < 5; i71 += 1) {
+                    bool msok72 = true;
+                    unsigned int msb73 = msinfo33[i71];
+                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, msok72) & patc_match_bits(msb73, 4u));
+                    unsigned int msrk75 = __popc((mspm74 & ((1u << lane) - 1u)));
+                    unsigned int msct76 = __popc(mspm74);
+                    long long ix77 = ((long long)msb73);
+                    unsigned int msh78 = 0u;
+                    if (msok72) {
+                        msh78 = mshist30[(16 * warp + ix77)];
+                    }
+                    __syncwarp();
+                    if ((msok72 && ((msrk75 + 1u) == msct76))) {
+                        mshist30[(16 * warp + ix77)] = (msh78 + msct76);
+                    }
+                    __syncwarp();
+                    if (msok72) {
+                        unsigned int msq79 = (msh78 + msrk75);
+                        long long ix80 = ((long long)msq79);
+                        mssval35[ix80] = msval32[i71];
+                        msinfo33[i71] = msq79;
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i71 = 0; i71 < 5; i71 += 1) {
+                    bool msok72 = ((lane + 160 * warp + 640 * b24 + 32 * i71) < n);
+                    unsigned int msb73 = msinfo33[i71];
+                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, msok72) & patc_match_bits(msb73, 4u));
+                    unsigned int msrk75 = __popc((mspm74 & ((1u << lane) - 1u)));
+                    unsigned int msct76 = __popc(mspm74);
+                    long long ix77 = ((long long)msb73);
+                    unsigned int msh78 = 0u;
+                    if (msok72) {
+                        msh78 = mshist30[(16 * warp + ix77)];
+                    }
+                    __syncwarp();
+                    if ((msok72 && ((msrk75 + 1u) == msct76))) {
+                        mshist30[(16 * warp + ix77)] = (msh78 + msct76);
+                    }
+                    __syncwarp();
+                    if (msok72) {
+                        unsigned int msq79 = (msh78 + msrk75);
+                        long long ix80 = ((long long)msq79);
+                        mssval35[ix80] = msval32[i71];
+                        msinfo33[i71] = msq79;
+                    }
+                }
+            }
+        }
+        unsigned long long msval81[5];
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i83 = 0; i83 < 5; i83 += 1) {
+                    {
+                        msval81[i83] = vs[(lane + 160 * warp + 640 * b24 + 32 * i83)];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i83 = 0; i83 < 5; i83 += 1) {
+                    if (((lane + 160 * warp + 640 * b24 + 32 * i83) < n)) {
+                        msval81[i83] = vs[(lane + 160 * warp + 640 * b24 + 32 * i83)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t84 = threadIdx.x;
+            {
+                const patc_int i85 = 0;
+                if (((t84 + 128 * i85) < 16)) {
+                    unsigned int msc86 = msbase31[(t84 + 128 * i85)];
+                    unsigned int mspre87 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd88 = 0; ; msd88 += 1) {
+                            unsigned int msw89;
+                            bool msfull90;
+                            for (;;) {
+                                msw89 = patc_peek32(&msstate22[(16 * b24 + t84 + 128 * i85 - 16 * msd88 - 16)]);
+                                msfull90 = ((msw89 >> 30u) == (2u | mspar29));
+                                if ((msfull90 || ((msw89 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre87 = (mspre87 + (msw89 & (msfull90 ? 1073741823u : 536870911u)));
+                            if (msfull90) {
+                                break;
+                            }
+                        }
+                        if (((b24 + 1) < ((n + 639) / 640))) {
+                            patc_set32(&msstate22[(16 * b24 + t84 + 128 * i85)], (((2u | mspar29) << 30u) | (mspre87 + msc86)));
+                        }
+                    }
+                    msbase31[(t84 + 128 * i85)] = ((glob11[(t84 + 128 * i85)] + mspre87) - mststart34[(t84 + 128 * i85)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                const patc_int t91 = threadIdx.x;
+                for (patc_int i92 = 0; i92 < 5; i92 += 1) {
+                    {
+                        float msv93 = mssval35[(t91 + 128 * i92)];
+                        unsigned int msbk94 = min(((unsigned int)(msv93 * 16.0f)), 15u);
+                        long long ix95 = ((long long)msbk94);
+                        if ((((patc_uint)(msbase31[ix95] + ((unsigned int)(t91 + 128 * i92)))) < ((patc_uint)n))) {
+                            const patc_int msdst96 = ((patc_uint)(msbase31[ix95] + ((unsigned int)(t91 + 128 * i92))));
+                            out0[msdst96] = msv93;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t91 = threadIdx.x;
+                for (patc_int i92 = 0; i92 < 5; i92 += 1) {
+                    if (((640 * b24 + t91 + 128 * i92) < n)) {
+                        float msv93 = mssval35[(t91 + 128 * i92)];
+                        unsigned int msbk94 = min(((unsigned int)(msv93 * 16.0f)), 15u);
+                        long long ix95 = ((long long)msbk94);
+                        if ((((patc_uint)(msbase31[ix95] + ((unsigned int)(t91 + 128 * i92)))) < ((patc_uint)n))) {
+                            const patc_int msdst96 = ((patc_uint)(msbase31[ix95] + ((unsigned int)(t91 + 128 * i92))));
+                            out0[msdst96] = msv93;
+                        }
+                    }
+                }
+            }
+        }
+        if (((640 * b24 + 639) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i98 = 0; i98 < 5; i98 += 1) {
+                    {
+                        long long ix99 = ((long long)msinfo33[i98]);
+                        mssval236[ix99] = msval81[i98];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i98 = 0; i98 < 5; i98 += 1) {
+                    if (((lane + 160 * warp + 640 * b24 + 32 * i98) < n)) {
+                        long long ix99 = ((long long)msinfo33[i98]);
+                        mssval236[ix99] = msval81[i98];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                const patc_int t100 = threadIdx.x;
+                for (patc_int i101 = 0; i101 < 5; i101 += 1) {
+                    {
+                        float msv102 = mssval35[(t100 + 128 * i101)];
+                        unsigned long long msv103 = mssval236[(t100 + 128 * i101)];
+                        unsigned int msbk104 = min(((unsigned int)(msv102 * 16.0f)), 15u);
+                        long long ix105 = ((long long)msbk104);
+                        if ((((patc_uint)(msbase31[ix105] + ((unsigned int)(t100 + 128 * i101)))) < ((patc_uint)n))) {
+                            const patc_int msdst106 = ((patc_uint)(msbase31[ix105] + ((unsigned int)(t100 + 128 * i101))));
+                            out1[msdst106] = msv103;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t100 = threadIdx.x;
+                for (patc_int i101 = 0; i101 < 5; i101 += 1) {
+                    if (((640 * b24 + t100 + 128 * i101) < n)) {
+                        float msv102 = mssval35[(t100 + 128 * i101)];
+                        unsigned long long msv103 = mssval236[(t100 + 128 * i101)];
+                        unsigned int msbk104 = min(((unsigned int)(msv102 * 16.0f)), 15u);
+                        long long ix105 = ((long long)msbk104);
+                        if ((((patc_uint)(msbase31[ix105] + ((unsigned int)(t100 + 128 * i101)))) < ((patc_uint)n))) {
+                            const patc_int msdst106 = ((patc_uint)(msbase31[ix105] + ((unsigned int)(t100 + 128 * i101))));
+                            out1[msdst106] = msv103;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar107 = mspar29;
+        const patc_int msh108 = ((unsigned int)msctr23[(-mspar107 + 2)]);
+        {
+            const patc_int t109 = threadIdx.x;
+            if (((b24 < 1) && (t109 < 1))) {
+                msctr23[(mspar107 + 1)] = ((unsigned long long)(((n + 639) / 640) - 1));
+            }
+            unsigned int mszi110 = ((unsigned int)(128 * b24 + t109 + 16 * ((n + 639) / 640) - 16));
+            for (;;) {
+                if ((mszi110 >= ((unsigned int)(16 * msh108)))) {
+                    break;
+                }
+                const patc_int msz111 = mszi110;
+                msstate22[msz111] = 0u;
+                mszi110 = (mszi110 + ((unsigned int)(128 * ((n + 639) / 640))));
+            }
+        }
+    }
+}

@@ -268,56 +268,55 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                 }
             }
         }
-        {
-            const patc_int t59 = threadIdx.x;
-            {
-                const patc_int i60 = 0;
-                if (((t59 + 384 * i60) < 256)) {
-                    unsigned int msc61 = msbase11[(t59 + 384 * i60)];
-                    unsigned int mspre62 = 0u;
-                    if ((!(b4 < 1))) {
-                        for (patc_int msd63 = 0; ; msd63 += 1) {
-                            unsigned int msw64;
-                            bool msfull65;
-                            for (;;) {
-                                msw64 = patc_peek32(&msstate2[(256 * b4 + t59 + 384 * i60 - 256 * msd63 - 256)]);
-                                msfull65 = ((msw64 >> 30u) == (2u | mspar9));
-                                if ((msfull65 || ((msw64 >> 29u) == (2u | mspar9)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre62 = (mspre62 + (msw64 & (msfull65 ? 1073741823u : 536870911u)));
-                            if (msfull65) {
-                                break;
-                            }
-                        }
-                        if (((b4 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate2[(256 * b4 + t59 + 384 * i60)], (((2u | mspar9) << 30u) | (mspre62 + msc61)));
-                        }
-                    }
-                    msbase11[(t59 + 384 * i60)] = ((offs[(t59 + 384 * i60)] + mspre62) - mststart14[(t59 + 384 * i60)]);
-                }
-            }
-        }
+        unsigned int msval59[16];
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
                     {
-                        long long ix68 = ((long long)msinfo13[i67]);
-                        mssval217[ix68] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i67)];
+                        msval59[i61] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i61)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i67) < n)) {
-                        long long ix68 = ((long long)msinfo13[i67]);
-                        mssval217[ix68] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i67)];
+                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i61) < n)) {
+                        msval59[i61] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i61)];
                     }
+                }
+            }
+        }
+        {
+            const patc_int t62 = threadIdx.x;
+            {
+                const patc_int i63 = 0;
+                if (((t62 + 384 * i63) < 256)) {
+                    unsigned int msc64 = msbase11[(t62 + 384 * i63)];
+                    unsigned int mspre65 = 0u;
+                    if ((!(b4 < 1))) {
+                        for (patc_int msd66 = 0; ; msd66 += 1) {
+                            unsigned int msw67;
+                            bool msfull68;
+                            for (;;) {
+                                msw67 = patc_peek32(&msstate2[(256 * b4 + t62 + 384 * i63 - 256 * msd66 - 256)]);
+                                msfull68 = ((msw67 >> 30u) == (2u | mspar9));
+                                if ((msfull68 || ((msw67 >> 29u) == (2u | mspar9)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre65 = (mspre65 + (msw67 & (msfull68 ? 1073741823u : 536870911u)));
+                            if (msfull68) {
+                                break;
+                            }
+                        }
+                        if (((b4 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate2[(256 * b4 + t62 + 384 * i63)], (((2u | mspar9) << 30u) | (mspre65 + msc64)));
+                        }
+                    }
+                    msbase11[(t62 + 384 * i63)] = ((offs[(t62 + 384 * i63)] + mspre65) - mststart14[(t62 + 384 * i63)]);
                 }
             }
         }
@@ -328,13 +327,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                 for (patc_int i70 = 0; i70 < 16; i70 += 1) {
                     {
                         unsigned int msv71 = mssval16[(t69 + 384 * i70)];
-                        unsigned int msv72 = mssval217[(t69 + 384 * i70)];
-                        unsigned int msbk73 = min(((msv71 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix74 = ((long long)msbk73);
-                        if ((((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
-                            const patc_int msdst75 = ((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70))));
-                            out0[msdst75] = msv71;
-                            out1[msdst75] = msv72;
+                        unsigned int msbk72 = min(((msv71 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix73 = ((long long)msbk72);
+                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
+                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t69 + 384 * i70))));
+                            out0[msdst74] = msv71;
                         }
                     }
                 }
@@ -345,33 +342,86 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                 for (patc_int i70 = 0; i70 < 16; i70 += 1) {
                     if (((6144 * b4 + t69 + 384 * i70) < n)) {
                         unsigned int msv71 = mssval16[(t69 + 384 * i70)];
-                        unsigned int msv72 = mssval217[(t69 + 384 * i70)];
-                        unsigned int msbk73 = min(((msv71 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix74 = ((long long)msbk73);
-                        if ((((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
-                            const patc_int msdst75 = ((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70))));
-                            out0[msdst75] = msv71;
-                            out1[msdst75] = msv72;
+                        unsigned int msbk72 = min(((msv71 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix73 = ((long long)msbk72);
+                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
+                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t69 + 384 * i70))));
+                            out0[msdst74] = msv71;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar76 = mspar9;
-        const patc_int msh77 = ((unsigned int)msctr3[(-mspar76 + 2)]);
-        {
-            const patc_int t78 = threadIdx.x;
-            if (((b4 < 1) && (t78 < 1))) {
-                msctr3[(mspar76 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i76 = 0; i76 < 16; i76 += 1) {
+                    {
+                        long long ix77 = ((long long)msinfo13[i76]);
+                        mssval217[ix77] = msval59[i76];
+                    }
+                }
             }
-            unsigned int mszi79 = ((unsigned int)(384 * b4 + t78 + 256 * ((n + 6143) / 6144) - 256));
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i76 = 0; i76 < 16; i76 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i76) < n)) {
+                        long long ix77 = ((long long)msinfo13[i76]);
+                        mssval217[ix77] = msval59[i76];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    {
+                        unsigned int msv80 = mssval16[(t78 + 384 * i79)];
+                        unsigned int msv81 = mssval217[(t78 + 384 * i79)];
+                        unsigned int msbk82 = min(((msv80 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix83 = ((long long)msbk82);
+                        if ((((patc_uint)(msbase11[ix83] + ((unsigned int)(t78 + 384 * i79)))) < ((patc_uint)n))) {
+                            const patc_int msdst84 = ((patc_uint)(msbase11[ix83] + ((unsigned int)(t78 + 384 * i79))));
+                            out1[msdst84] = msv81;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    if (((6144 * b4 + t78 + 384 * i79) < n)) {
+                        unsigned int msv80 = mssval16[(t78 + 384 * i79)];
+                        unsigned int msv81 = mssval217[(t78 + 384 * i79)];
+                        unsigned int msbk82 = min(((msv80 >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix83 = ((long long)msbk82);
+                        if ((((patc_uint)(msbase11[ix83] + ((unsigned int)(t78 + 384 * i79)))) < ((patc_uint)n))) {
+                            const patc_int msdst84 = ((patc_uint)(msbase11[ix83] + ((unsigned int)(t78 + 384 * i79))));
+                            out1[msdst84] = msv81;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar85 = mspar9;
+        const patc_int msh86 = ((unsigned int)msctr3[(-mspar85 + 2)]);
+        {
+            const patc_int t87 = threadIdx.x;
+            if (((b4 < 1) && (t87 < 1))) {
+                msctr3[(mspar85 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            }
+            unsigned int mszi88 = ((unsigned int)(384 * b4 + t87 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi79 >= ((unsigned int)(256 * msh77)))) {
+                if ((mszi88 >= ((unsigned int)(256 * msh86)))) {
                     break;
                 }
-                const patc_int msz80 = mszi79;
-                msstate2[msz80] = 0u;
-                mszi79 = (mszi79 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz89 = mszi88;
+                msstate2[msz89] = 0u;
+                mszi88 = (mszi88 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -614,56 +664,55 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                 }
             }
         }
-        {
-            const patc_int t59 = threadIdx.x;
-            {
-                const patc_int i60 = 0;
-                if (((t59 + 384 * i60) < 256)) {
-                    unsigned int msc61 = msbase11[(t59 + 384 * i60)];
-                    unsigned int mspre62 = 0u;
-                    if ((!(b4 < 1))) {
-                        for (patc_int msd63 = 0; ; msd63 += 1) {
-                            unsigned int msw64;
-                            bool msfull65;
-                            for (;;) {
-                                msw64 = patc_peek32(&msstate2[(256 * b4 + t59 + 384 * i60 - 256 * msd63 - 256)]);
-                                msfull65 = ((msw64 >> 30u) == (2u | mspar9));
-                                if ((msfull65 || ((msw64 >> 29u) == (2u | mspar9)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre62 = (mspre62 + (msw64 & (msfull65 ? 1073741823u : 536870911u)));
-                            if (msfull65) {
-                                break;
-                            }
-                        }
-                        if (((b4 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate2[(256 * b4 + t59 + 384 * i60)], (((2u | mspar9) << 30u) | (mspre62 + msc61)));
-                        }
-                    }
-                    msbase11[(t59 + 384 * i60)] = ((offs[(t59 + 384 * i60)] + mspre62) - mststart14[(t59 + 384 * i60)]);
-                }
-            }
-        }
+        unsigned int msval59[16];
         if (((6144 * b4 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
                     {
-                        long long ix68 = ((long long)msinfo13[i67]);
-                        mssval217[ix68] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i67)];
+                        msval59[i61] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i61)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                    if (((lane + 512 * warp + 6144 * b4 + 32 * i67) < n)) {
-                        long long ix68 = ((long long)msinfo13[i67]);
-                        mssval217[ix68] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i67)];
+                for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i61) < n)) {
+                        msval59[i61] = vs[(lane + 512 * warp + 6144 * b4 + 32 * i61)];
                     }
+                }
+            }
+        }
+        {
+            const patc_int t62 = threadIdx.x;
+            {
+                const patc_int i63 = 0;
+                if (((t62 + 384 * i63) < 256)) {
+                    unsigned int msc64 = msbase11[(t62 + 384 * i63)];
+                    unsigned int mspre65 = 0u;
+                    if ((!(b4 < 1))) {
+                        for (patc_int msd66 = 0; ; msd66 += 1) {
+                            unsigned int msw67;
+                            bool msfull68;
+                            for (;;) {
+                                msw67 = patc_peek32(&msstate2[(256 * b4 + t62 + 384 * i63 - 256 * msd66 - 256)]);
+                                msfull68 = ((msw67 >> 30u) == (2u | mspar9));
+                                if ((msfull68 || ((msw67 >> 29u) == (2u | mspar9)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre65 = (mspre65 + (msw67 & (msfull68 ? 1073741823u : 536870911u)));
+                            if (msfull68) {
+                                break;
+                            }
+                        }
+                        if (((b4 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate2[(256 * b4 + t62 + 384 * i63)], (((2u | mspar9) << 30u) | (mspre65 + msc64)));
+                        }
+                    }
+                    msbase11[(t62 + 384 * i63)] = ((offs[(t62 + 384 * i63)] + mspre65) - mststart14[(t62 + 384 * i63)]);
                 }
             }
         }
@@ -674,13 +723,11 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                 for (patc_int i70 = 0; i70 < 16; i70 += 1) {
                     {
                         int msv71 = mssval16[(t69 + 384 * i70)];
-                        unsigned int msv72 = mssval217[(t69 + 384 * i70)];
-                        unsigned int msbk73 = min((((((unsigned int)msv71) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix74 = ((long long)msbk73);
-                        if ((((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
-                            const patc_int msdst75 = ((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70))));
-                            out0[msdst75] = msv71;
-                            out1[msdst75] = msv72;
+                        unsigned int msbk72 = min((((((unsigned int)msv71) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix73 = ((long long)msbk72);
+                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
+                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t69 + 384 * i70))));
+                            out0[msdst74] = msv71;
                         }
                     }
                 }
@@ -691,33 +738,86 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                 for (patc_int i70 = 0; i70 < 16; i70 += 1) {
                     if (((6144 * b4 + t69 + 384 * i70) < n)) {
                         int msv71 = mssval16[(t69 + 384 * i70)];
-                        unsigned int msv72 = mssval217[(t69 + 384 * i70)];
-                        unsigned int msbk73 = min((((((unsigned int)msv71) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix74 = ((long long)msbk73);
-                        if ((((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
-                            const patc_int msdst75 = ((patc_uint)(msbase11[ix74] + ((unsigned int)(t69 + 384 * i70))));
-                            out0[msdst75] = msv71;
-                            out1[msdst75] = msv72;
+                        unsigned int msbk72 = min((((((unsigned int)msv71) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix73 = ((long long)msbk72);
+                        if ((((patc_uint)(msbase11[ix73] + ((unsigned int)(t69 + 384 * i70)))) < ((patc_uint)n))) {
+                            const patc_int msdst74 = ((patc_uint)(msbase11[ix73] + ((unsigned int)(t69 + 384 * i70))));
+                            out0[msdst74] = msv71;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar76 = mspar9;
-        const patc_int msh77 = ((unsigned int)msctr3[(-mspar76 + 2)]);
-        {
-            const patc_int t78 = threadIdx.x;
-            if (((b4 < 1) && (t78 < 1))) {
-                msctr3[(mspar76 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i76 = 0; i76 < 16; i76 += 1) {
+                    {
+                        long long ix77 = ((long long)msinfo13[i76]);
+                        mssval217[ix77] = msval59[i76];
+                    }
+                }
             }
-            unsigned int mszi79 = ((unsigned int)(384 * b4 + t78 + 256 * ((n + 6143) / 6144) - 256));
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i76 = 0; i76 < 16; i76 += 1) {
+                    if (((lane + 512 * warp + 6144 * b4 + 32 * i76) < n)) {
+                        long long ix77 = ((long long)msinfo13[i76]);
+                        mssval217[ix77] = msval59[i76];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b4 + 6143) < n)) {
+            {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    {
+                        int msv80 = mssval16[(t78 + 384 * i79)];
+                        unsigned int msv81 = mssval217[(t78 + 384 * i79)];
+                        unsigned int msbk82 = min((((((unsigned int)msv80) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix83 = ((long long)msbk82);
+                        if ((((patc_uint)(msbase11[ix83] + ((unsigned int)(t78 + 384 * i79)))) < ((patc_uint)n))) {
+                            const patc_int msdst84 = ((patc_uint)(msbase11[ix83] + ((unsigned int)(t78 + 384 * i79))));
+                            out1[msdst84] = msv81;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    if (((6144 * b4 + t78 + 384 * i79) < n)) {
+                        int msv80 = mssval16[(t78 + 384 * i79)];
+                        unsigned int msv81 = mssval217[(t78 + 384 * i79)];
+                        unsigned int msbk82 = min((((((unsigned int)msv80) ^ 2147483648u) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix83 = ((long long)msbk82);
+                        if ((((patc_uint)(msbase11[ix83] + ((unsigned int)(t78 + 384 * i79)))) < ((patc_uint)n))) {
+                            const patc_int msdst84 = ((patc_uint)(msbase11[ix83] + ((unsigned int)(t78 + 384 * i79))));
+                            out1[msdst84] = msv81;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar85 = mspar9;
+        const patc_int msh86 = ((unsigned int)msctr3[(-mspar85 + 2)]);
+        {
+            const patc_int t87 = threadIdx.x;
+            if (((b4 < 1) && (t87 < 1))) {
+                msctr3[(mspar85 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            }
+            unsigned int mszi88 = ((unsigned int)(384 * b4 + t87 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi79 >= ((unsigned int)(256 * msh77)))) {
+                if ((mszi88 >= ((unsigned int)(256 * msh86)))) {
                     break;
                 }
-                const patc_int msz80 = mszi79;
-                msstate2[msz80] = 0u;
-                mszi79 = (mszi79 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz89 = mszi88;
+                msstate2[msz89] = 0u;
+                mszi88 = (mszi88 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -962,56 +1062,55 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                 }
             }
         }
-        {
-            const patc_int t61 = threadIdx.x;
-            {
-                const patc_int i62 = 0;
-                if (((t61 + 384 * i62) < 256)) {
-                    unsigned int msc63 = msbase12[(t61 + 384 * i62)];
-                    unsigned int mspre64 = 0u;
-                    if ((!(b5 < 1))) {
-                        for (patc_int msd65 = 0; ; msd65 += 1) {
-                            unsigned int msw66;
-                            bool msfull67;
-                            for (;;) {
-                                msw66 = patc_peek32(&msstate3[(256 * b5 + t61 + 384 * i62 - 256 * msd65 - 256)]);
-                                msfull67 = ((msw66 >> 30u) == (2u | mspar10));
-                                if ((msfull67 || ((msw66 >> 29u) == (2u | mspar10)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre64 = (mspre64 + (msw66 & (msfull67 ? 1073741823u : 536870911u)));
-                            if (msfull67) {
-                                break;
-                            }
-                        }
-                        if (((b5 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate3[(256 * b5 + t61 + 384 * i62)], (((2u | mspar10) << 30u) | (mspre64 + msc63)));
-                        }
-                    }
-                    msbase12[(t61 + 384 * i62)] = ((offs[(t61 + 384 * i62)] + mspre64) - mststart15[(t61 + 384 * i62)]);
-                }
-            }
-        }
+        unsigned int msval61[16];
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
                     {
-                        long long ix70 = ((long long)msinfo14[i69]);
-                        mssval218[ix70] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i69)];
+                        msval61[i63] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i63)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
-                    if (((lane + 512 * warp + 6144 * b5 + 32 * i69) < n)) {
-                        long long ix70 = ((long long)msinfo14[i69]);
-                        mssval218[ix70] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i69)];
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i63) < n)) {
+                        msval61[i63] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i63)];
                     }
+                }
+            }
+        }
+        {
+            const patc_int t64 = threadIdx.x;
+            {
+                const patc_int i65 = 0;
+                if (((t64 + 384 * i65) < 256)) {
+                    unsigned int msc66 = msbase12[(t64 + 384 * i65)];
+                    unsigned int mspre67 = 0u;
+                    if ((!(b5 < 1))) {
+                        for (patc_int msd68 = 0; ; msd68 += 1) {
+                            unsigned int msw69;
+                            bool msfull70;
+                            for (;;) {
+                                msw69 = patc_peek32(&msstate3[(256 * b5 + t64 + 384 * i65 - 256 * msd68 - 256)]);
+                                msfull70 = ((msw69 >> 30u) == (2u | mspar10));
+                                if ((msfull70 || ((msw69 >> 29u) == (2u | mspar10)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre67 = (mspre67 + (msw69 & (msfull70 ? 1073741823u : 536870911u)));
+                            if (msfull70) {
+                                break;
+                            }
+                        }
+                        if (((b5 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate3[(256 * b5 + t64 + 384 * i65)], (((2u | mspar10) << 30u) | (mspre67 + msc66)));
+                        }
+                    }
+                    msbase12[(t64 + 384 * i65)] = ((offs[(t64 + 384 * i65)] + mspre67) - mststart15[(t64 + 384 * i65)]);
                 }
             }
         }
@@ -1022,14 +1121,12 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                 for (patc_int i72 = 0; i72 < 16; i72 += 1) {
                     {
                         unsigned int msv73 = mssval17[(t71 + 384 * i72)];
-                        unsigned int msv74 = mssval218[(t71 + 384 * i72)];
-                        unsigned int s75 = (~0u);
-                        unsigned int msbk76 = min(((((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s75 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix77 = ((long long)msbk76);
-                        if ((((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
-                            const patc_int msdst78 = ((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72))));
-                            out0[msdst78] = msv73;
-                            out1[msdst78] = msv74;
+                        unsigned int s74 = (~0u);
+                        unsigned int msbk75 = min(((((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s74 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix76 = ((long long)msbk75);
+                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t71 + 384 * i72))));
+                            out0[msdst77] = msv73;
                         }
                     }
                 }
@@ -1040,34 +1137,89 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                 for (patc_int i72 = 0; i72 < 16; i72 += 1) {
                     if (((6144 * b5 + t71 + 384 * i72) < n)) {
                         unsigned int msv73 = mssval17[(t71 + 384 * i72)];
-                        unsigned int msv74 = mssval218[(t71 + 384 * i72)];
-                        unsigned int s75 = (~0u);
-                        unsigned int msbk76 = min(((((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s75 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix77 = ((long long)msbk76);
-                        if ((((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
-                            const patc_int msdst78 = ((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72))));
-                            out0[msdst78] = msv73;
-                            out1[msdst78] = msv74;
+                        unsigned int s74 = (~0u);
+                        unsigned int msbk75 = min(((((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s74 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix76 = ((long long)msbk75);
+                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t71 + 384 * i72))));
+                            out0[msdst77] = msv73;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar79 = mspar10;
-        const patc_int msh80 = ((unsigned int)msctr4[(-mspar79 + 2)]);
-        {
-            const patc_int t81 = threadIdx.x;
-            if (((b5 < 1) && (t81 < 1))) {
-                msctr4[(mspar79 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+        if (((6144 * b5 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    {
+                        long long ix80 = ((long long)msinfo14[i79]);
+                        mssval218[ix80] = msval61[i79];
+                    }
+                }
             }
-            unsigned int mszi82 = ((unsigned int)(384 * b5 + t81 + 256 * ((n + 6143) / 6144) - 256));
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i79) < n)) {
+                        long long ix80 = ((long long)msinfo14[i79]);
+                        mssval218[ix80] = msval61[i79];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b5 + 6143) < n)) {
+            {
+                const patc_int t81 = threadIdx.x;
+                for (patc_int i82 = 0; i82 < 16; i82 += 1) {
+                    {
+                        unsigned int msv83 = mssval17[(t81 + 384 * i82)];
+                        unsigned int msv84 = mssval218[(t81 + 384 * i82)];
+                        unsigned int s85 = (~0u);
+                        unsigned int msbk86 = min(((((msv83 | 2147483648u) ^ ((msv83 > 2147483648u) ? s85 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase12[ix87] + ((unsigned int)(t81 + 384 * i82)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase12[ix87] + ((unsigned int)(t81 + 384 * i82))));
+                            out1[msdst88] = msv84;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t81 = threadIdx.x;
+                for (patc_int i82 = 0; i82 < 16; i82 += 1) {
+                    if (((6144 * b5 + t81 + 384 * i82) < n)) {
+                        unsigned int msv83 = mssval17[(t81 + 384 * i82)];
+                        unsigned int msv84 = mssval218[(t81 + 384 * i82)];
+                        unsigned int s85 = (~0u);
+                        unsigned int msbk86 = min(((((msv83 | 2147483648u) ^ ((msv83 > 2147483648u) ? s85 : 0u)) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase12[ix87] + ((unsigned int)(t81 + 384 * i82)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase12[ix87] + ((unsigned int)(t81 + 384 * i82))));
+                            out1[msdst88] = msv84;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar89 = mspar10;
+        const patc_int msh90 = ((unsigned int)msctr4[(-mspar89 + 2)]);
+        {
+            const patc_int t91 = threadIdx.x;
+            if (((b5 < 1) && (t91 < 1))) {
+                msctr4[(mspar89 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            }
+            unsigned int mszi92 = ((unsigned int)(384 * b5 + t91 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi82 >= ((unsigned int)(256 * msh80)))) {
+                if ((mszi92 >= ((unsigned int)(256 * msh90)))) {
                     break;
                 }
-                const patc_int msz83 = mszi82;
-                msstate3[msz83] = 0u;
-                mszi82 = (mszi82 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz93 = mszi92;
+                msstate3[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }
@@ -1708,56 +1860,55 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                 }
             }
         }
-        {
-            const patc_int t61 = threadIdx.x;
-            {
-                const patc_int i62 = 0;
-                if (((t61 + 384 * i62) < 256)) {
-                    unsigned int msc63 = msbase12[(t61 + 384 * i62)];
-                    unsigned int mspre64 = 0u;
-                    if ((!(b5 < 1))) {
-                        for (patc_int msd65 = 0; ; msd65 += 1) {
-                            unsigned int msw66;
-                            bool msfull67;
-                            for (;;) {
-                                msw66 = patc_peek32(&msstate3[(256 * b5 + t61 + 384 * i62 - 256 * msd65 - 256)]);
-                                msfull67 = ((msw66 >> 30u) == (2u | mspar10));
-                                if ((msfull67 || ((msw66 >> 29u) == (2u | mspar10)))) {
-                                    break;
-                                }
-                                __nanosleep(32);
-                            }
-                            mspre64 = (mspre64 + (msw66 & (msfull67 ? 1073741823u : 536870911u)));
-                            if (msfull67) {
-                                break;
-                            }
-                        }
-                        if (((b5 + 1) < ((n + 6143) / 6144))) {
-                            patc_set32(&msstate3[(256 * b5 + t61 + 384 * i62)], (((2u | mspar10) << 30u) | (mspre64 + msc63)));
-                        }
-                    }
-                    msbase12[(t61 + 384 * i62)] = ((offs[(t61 + 384 * i62)] + mspre64) - mststart15[(t61 + 384 * i62)]);
-                }
-            }
-        }
+        unsigned int msval61[16];
         if (((6144 * b5 + 6143) < n)) {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
                     {
-                        long long ix70 = ((long long)msinfo14[i69]);
-                        mssval218[ix70] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i69)];
+                        msval61[i63] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i63)];
                     }
                 }
             }
         } else {
             {
                 #pragma unroll
-                for (patc_int i69 = 0; i69 < 16; i69 += 1) {
-                    if (((lane + 512 * warp + 6144 * b5 + 32 * i69) < n)) {
-                        long long ix70 = ((long long)msinfo14[i69]);
-                        mssval218[ix70] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i69)];
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i63) < n)) {
+                        msval61[i63] = vs[(lane + 512 * warp + 6144 * b5 + 32 * i63)];
                     }
+                }
+            }
+        }
+        {
+            const patc_int t64 = threadIdx.x;
+            {
+                const patc_int i65 = 0;
+                if (((t64 + 384 * i65) < 256)) {
+                    unsigned int msc66 = msbase12[(t64 + 384 * i65)];
+                    unsigned int mspre67 = 0u;
+                    if ((!(b5 < 1))) {
+                        for (patc_int msd68 = 0; ; msd68 += 1) {
+                            unsigned int msw69;
+                            bool msfull70;
+                            for (;;) {
+                                msw69 = patc_peek32(&msstate3[(256 * b5 + t64 + 384 * i65 - 256 * msd68 - 256)]);
+                                msfull70 = ((msw69 >> 30u) == (2u | mspar10));
+                                if ((msfull70 || ((msw69 >> 29u) == (2u | mspar10)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre67 = (mspre67 + (msw69 & (msfull70 ? 1073741823u : 536870911u)));
+                            if (msfull70) {
+                                break;
+                            }
+                        }
+                        if (((b5 + 1) < ((n + 6143) / 6144))) {
+                            patc_set32(&msstate3[(256 * b5 + t64 + 384 * i65)], (((2u | mspar10) << 30u) | (mspre67 + msc66)));
+                        }
+                    }
+                    msbase12[(t64 + 384 * i65)] = ((offs[(t64 + 384 * i65)] + mspre67) - mststart15[(t64 + 384 * i65)]);
                 }
             }
         }
@@ -1768,14 +1919,12 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                 for (patc_int i72 = 0; i72 < 16; i72 += 1) {
                     {
                         unsigned int msv73 = mssval17[(t71 + 384 * i72)];
-                        unsigned int msv74 = mssval218[(t71 + 384 * i72)];
-                        unsigned int s75 = (~0u);
-                        unsigned int msbk76 = min((((~((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s75 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix77 = ((long long)msbk76);
-                        if ((((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
-                            const patc_int msdst78 = ((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72))));
-                            out0[msdst78] = msv73;
-                            out1[msdst78] = msv74;
+                        unsigned int s74 = (~0u);
+                        unsigned int msbk75 = min((((~((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s74 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix76 = ((long long)msbk75);
+                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t71 + 384 * i72))));
+                            out0[msdst77] = msv73;
                         }
                     }
                 }
@@ -1786,34 +1935,89 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                 for (patc_int i72 = 0; i72 < 16; i72 += 1) {
                     if (((6144 * b5 + t71 + 384 * i72) < n)) {
                         unsigned int msv73 = mssval17[(t71 + 384 * i72)];
-                        unsigned int msv74 = mssval218[(t71 + 384 * i72)];
-                        unsigned int s75 = (~0u);
-                        unsigned int msbk76 = min((((~((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s75 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
-                        long long ix77 = ((long long)msbk76);
-                        if ((((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
-                            const patc_int msdst78 = ((patc_uint)(msbase12[ix77] + ((unsigned int)(t71 + 384 * i72))));
-                            out0[msdst78] = msv73;
-                            out1[msdst78] = msv74;
+                        unsigned int s74 = (~0u);
+                        unsigned int msbk75 = min((((~((msv73 | 2147483648u) ^ ((msv73 > 2147483648u) ? s74 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix76 = ((long long)msbk75);
+                        if ((((patc_uint)(msbase12[ix76] + ((unsigned int)(t71 + 384 * i72)))) < ((patc_uint)n))) {
+                            const patc_int msdst77 = ((patc_uint)(msbase12[ix76] + ((unsigned int)(t71 + 384 * i72))));
+                            out0[msdst77] = msv73;
                         }
                     }
                 }
             }
         }
-        const patc_int mspar79 = mspar10;
-        const patc_int msh80 = ((unsigned int)msctr4[(-mspar79 + 2)]);
-        {
-            const patc_int t81 = threadIdx.x;
-            if (((b5 < 1) && (t81 < 1))) {
-                msctr4[(mspar79 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+        if (((6144 * b5 + 6143) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    {
+                        long long ix80 = ((long long)msinfo14[i79]);
+                        mssval218[ix80] = msval61[i79];
+                    }
+                }
             }
-            unsigned int mszi82 = ((unsigned int)(384 * b5 + t81 + 256 * ((n + 6143) / 6144) - 256));
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i79 = 0; i79 < 16; i79 += 1) {
+                    if (((lane + 512 * warp + 6144 * b5 + 32 * i79) < n)) {
+                        long long ix80 = ((long long)msinfo14[i79]);
+                        mssval218[ix80] = msval61[i79];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (((6144 * b5 + 6143) < n)) {
+            {
+                const patc_int t81 = threadIdx.x;
+                for (patc_int i82 = 0; i82 < 16; i82 += 1) {
+                    {
+                        unsigned int msv83 = mssval17[(t81 + 384 * i82)];
+                        unsigned int msv84 = mssval218[(t81 + 384 * i82)];
+                        unsigned int s85 = (~0u);
+                        unsigned int msbk86 = min((((~((msv83 | 2147483648u) ^ ((msv83 > 2147483648u) ? s85 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase12[ix87] + ((unsigned int)(t81 + 384 * i82)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase12[ix87] + ((unsigned int)(t81 + 384 * i82))));
+                            out1[msdst88] = msv84;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t81 = threadIdx.x;
+                for (patc_int i82 = 0; i82 < 16; i82 += 1) {
+                    if (((6144 * b5 + t81 + 384 * i82) < n)) {
+                        unsigned int msv83 = mssval17[(t81 + 384 * i82)];
+                        unsigned int msv84 = mssval218[(t81 + 384 * i82)];
+                        unsigned int s85 = (~0u);
+                        unsigned int msbk86 = min((((~((msv83 | 2147483648u) ^ ((msv83 > 2147483648u) ? s85 : 0u))) >> (d * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)), 255u);
+                        long long ix87 = ((long long)msbk86);
+                        if ((((patc_uint)(msbase12[ix87] + ((unsigned int)(t81 + 384 * i82)))) < ((patc_uint)n))) {
+                            const patc_int msdst88 = ((patc_uint)(msbase12[ix87] + ((unsigned int)(t81 + 384 * i82))));
+                            out1[msdst88] = msv84;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar89 = mspar10;
+        const patc_int msh90 = ((unsigned int)msctr4[(-mspar89 + 2)]);
+        {
+            const patc_int t91 = threadIdx.x;
+            if (((b5 < 1) && (t91 < 1))) {
+                msctr4[(mspar89 + 1)] = ((unsigned long long)(((n + 6143) / 6144) - 1));
+            }
+            unsigned int mszi92 = ((unsigned int)(384 * b5 + t91 + 256 * ((n + 6143) / 6144) - 256));
             for (;;) {
-                if ((mszi82 >= ((unsigned int)(256 * msh80)))) {
+                if ((mszi92 >= ((unsigned int)(256 * msh90)))) {
                     break;
                 }
-                const patc_int msz83 = mszi82;
-                msstate3[msz83] = 0u;
-                mszi82 = (mszi82 + ((unsigned int)(384 * ((n + 6143) / 6144))));
+                const patc_int msz93 = mszi92;
+                msstate3[msz93] = 0u;
+                mszi92 = (mszi92 + ((unsigned int)(384 * ((n + 6143) / 6144))));
             }
         }
     }

@@ -233,6 +233,9 @@ typedef struct Ms {
     bool pairs;    /* elements (key, value): the values go through sval2 */
     ScalarKind sk2;          /* the values' */
     Buffer *in2, *sval2;     /* the values' input; as sval, the values */
+    Buffer *val2;            /* pairs: each thread's IPT values in registers (ms_read_values) */
+    bool by_key;             /* pairs: the bucket function reads the key alone (ms_scatter
+                                stores the keys before the values are in sval2) */
     Buffer *next;            /* multisplitToNext's first output (k offsets, osk); else NULL */
 } Ms;
 
@@ -433,7 +436,7 @@ static void ms_count(Ms *m, Buffer *in, Buffer *in2)
     valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
     x = lw_xload(w, m->val, mreg_at(m, r));
     /* the value read only where the bucket function reads it (below the select on
-     * valid); ms_values reads it again to place it */
+     * valid); ms_read_values reads it again to place it */
     X *y = m->pairs ? lw_xload(w, in2, gi) : NULL;
     X *b = mdecl(m, "msb", SK_U32, msel(m, valid, mbucket(m, x, y), mlit(m, SK_U32, 0)), &bb);
     lw_open_if(w, valid, &is);
@@ -491,10 +494,31 @@ static void ms_rank(Ms *m)
     mclose(m, &l);
 }
 
-/* 6b. Pairs: each value read from global memory and put at its key's place in the tile
- * (sval2; the place ms_rank left in info), after the look-back, so that its reads are
- * in flight together rather than one a round between the ranking's warp votes (where
- * ms_rank read them, the sort of pairs was 3-9 % slower at 2^22 and 2^24 keys). */
+/* 5b. Pairs: each thread reads its values from global memory into registers (val2),
+ * after ranking and before the look-back, so that the reads are in flight while the
+ * tile walks back and (by_key) stores its keys; ms_values puts them in the tile after.
+ * Read in ms_rank, between the ranking's warp votes, the sort of pairs was 3-9 % slower
+ * at 2^22 and 2^24 keys (one read a round in flight). On an H100 at 512x20, f32 keys
+ * with u32 values: read after the look-back and stored with the keys in one loop,
+ * 2241-2251 us at 2^26 and 8762-8775 at 2^28; read here, 2238-2241 and 8721-8728;
+ * read here and stored after the keys (ms_scatter twice), 2148-2153 and 8345-8349
+ * (bench/results/2026-11-28-nvidia-h100-sort-split, x1). Not kept in registers since
+ * ms_count: ptxas spilled the pass at 512x18 and 256x32 with the keys and values both
+ * there through the ranking. */
+static void ms_read_values(Ms *m)
+{
+    Lw *w = m->w;
+    Stmt *is;
+    Mloops l;
+    Nat *r, *gi = mrounds(m, &l, &r);
+    lw_open_if(w, mnat_lt(m, gi, m->n), &is);
+    lw_store(w, m->val2, mreg_at(m, r), lw_xload(w, m->in2, gi));
+    w->cur = is;
+    mclose(m, &l);
+}
+
+/* 6b. Pairs: each value (val2) at its key's place in the tile (sval2; the place ms_rank
+ * left in info). */
 static void ms_values(Ms *m)
 {
     Lw *w = m->w;
@@ -503,7 +527,7 @@ static void ms_values(Ms *m)
     Nat *r, *gi = mrounds(m, &l, &r);
     lw_open_if(w, mnat_lt(m, gi, m->n), &is);
     Nat *qi = lw_data_index(w, lw_xload(w, m->info, mreg_at(m, r)), mc(m, m->TILE));
-    lw_store(w, m->sval2, qi, lw_xload(w, m->in2, gi));
+    lw_store(w, m->sval2, qi, lw_xload(w, m->val2, mreg_at(m, r)));
     w->cur = is;
     mclose(m, &l);
 }
@@ -760,7 +784,10 @@ static void ms_add_starts(Ms *m)
  * launch's index width (X_IDX): in a 32-bit build, m < 2^31, so one 32-bit add and
  * compare where u64 offsets took two of each and a 64-bit address (4 instructions a key
  * fewer in the radix sort's pass); a place past 2^32, which only wrong offsets give too,
- * wraps there, and the compare still keeps the store inside the output. */
+ * wraps there, and the compare still keeps the store inside the output.
+ * Pairs: out the keys' output, out2 the values'; either may be NULL. With the keys alone
+ * (out2 NULL: the values are not in sval2 yet) the bucket function, which then reads the
+ * key alone (by_key), is given 0 for the value. */
 static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
 {
     Lw *w = m->w;
@@ -771,16 +798,16 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
     Nat *q = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
     lw_open_if(w, mnat_lt(m, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), q), m->n), &is);
     X *v = lw_materialise(w, lw_xload(w, m->sval, q), "msv"), *v2 = NULL;
-    if (m->pairs) v2 = lw_materialise(w, lw_xload(w, m->sval2, q), "msv");
-    X *b = lw_materialise(w, mbucket(m, v, v2), "msbk");
+    if (out2) v2 = lw_materialise(w, lw_xload(w, m->sval2, q), "msv");
+    X *b = lw_materialise(w, mbucket(m, v, m->pairs && !v2 ? mlit(m, m->sk2, 0) : v2), "msbk");
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
     X *dst[2];
     for (int i = 0; i < 2; i++) /* the guard's and the index's (nvcc computes it once) */
         dst[i] = lw_xun(m->w, X_IDX, SK_U64, mbin(m, OP_ADD, m->osk, lw_xload(w, m->base, bi), lw_xun(m->w, X_CAST, m->osk, lw_xnat(w, q))));
     lw_open_if(w, mbin(m, OP_LT, SK_BOOL, dst[0], lw_xun(m->w, X_IDX, SK_U64, lw_xnat(w, m->places))), &js);
     Nat *di = lw_let(w, "msdst", dst[1], 0, m->places);
-    lw_store(w, out, di, v);
-    if (m->pairs) lw_store(w, out2, di, v2);
+    if (out) lw_store(w, out, di, v);
+    if (out2) lw_store(w, out2, di, v2);
     w->cur = is; /* out of both ifs */
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
@@ -827,16 +854,22 @@ static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
     lw_close_loop(w, tl, ts);
 }
 
+/* An access visitor's test: the buffer read is ctx (the bucket function's value, by_key) */
+static bool reads_buf(void *ctx, Buffer *b, bool write) { return !write && b == ctx; }
+
 /* multisplit written to acc c: the kernel's output from element 0, the last launch
  * (earlier ones may compute offs), nothing else computed in it; xs and offs arrays in
  * global memory as they are (data parameters or earlier launches' results). A block per
  * tile, drawn in launch order (lw_draw_tile, as a mapBlock with a lookback), nt
- * threads: ms_clear, ms_count, ms_counts, the tile scan (ms_tile_scan_par, or ms_tile_scan
- * and ms_add_starts), ms_rank, ms_walk, ms_values (pairs), ms_scatter, ms_sweep, the
- * barrier pass putting the __syncthreads between them (none between ms_rank, ms_walk
- * and ms_values, which share no shared memory: a bucket's thread walks as soon as it has
- * ranked). Until the commit after 8533c60 a tile ranked first and published its counts
- * after; counting, publishing, then ranking, as CUB's Onesweep does, made the radix
+ * threads: ms_prefetch, ms_clear, ms_count, ms_counts, the tile scan (ms_tile_scan_par,
+ * or ms_tile_scan and ms_add_starts), ms_rank, ms_read_values (pairs), ms_walk,
+ * ms_scatter, ms_sweep, the barrier pass putting the __syncthreads between them (none
+ * between ms_rank, ms_read_values and ms_walk, which share no shared memory: a bucket's
+ * thread walks as soon as it has ranked). Pairs whose bucket is the key's (by_key): the
+ * keys' ms_scatter, ms_values, then the values' ms_scatter, so that the values' reads
+ * are in flight while the keys are stored; else ms_values, then one ms_scatter of both.
+ * Until the commit after 8533c60 a tile ranked first and published its counts after;
+ * counting, publishing, then ranking, as CUB's Onesweep does, made the radix
  * sort 7-14 % faster from 2^22 keys for u32, f32 and u64 keys and 6-11 % from 2^24 for
  * f32 keys with u32 values on an H200, slower at 8193 keys for the pairs and u64 keys
  * and at 2^16 and 2^20 for some (bench/results/2026-11-27-nvidia-h200-sort-count-first). */
@@ -911,12 +944,12 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     if (m.NT <= 512 && m.IPT >= 18 && 2 * (bytes + 1024) <= 233472) k->own_min_blocks = 2;
     /* the bucket function is inlined where it is used (mbucket): here it is lowered once,
      * to a list of its own, only to see that it is a function of scalars */
-    Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, m.sk, nat_cst(a, 1));
+    Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, m.sk, nat_cst(a, 1)), *pb = NULL;
     pa->scalar = true;
     Stmt *saved = w->cur, *ops = w->cur = stmt_seq(a);
     LwVal *pv = lw_scalar(w, lw_xload(w, pa, nat_cst(a, 0)));
     if (pairs) {
-        Buffer *pb = lw_new_buffer(w, "pb", AS_PRIVATE, m.sk2, nat_cst(a, 1));
+        pb = lw_new_buffer(w, "pb", AS_PRIVATE, m.sk2, nat_cst(a, 1));
         pb->scalar = true;
         pv = lw_pairv(w, pv, lw_scalar(w, lw_xload(w, pb, nat_cst(a, 0))));
     }
@@ -928,6 +961,10 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
             diag_error(w->d, arg[0]->sp, "multisplit: the bucket function must be a function of scalars without loops "
                        "or memory");
     if (r->k != VAL_SCALAR) die("multisplit: the type rule let a bucket function through that is not a scalar");
+    if (pairs) {
+        IrVisitor rv = {.access = reads_buf};
+        m.by_key = !ir_walk(ops, &rv, pb) && !ir_walk_x(r->x, &rv, pb);
+    }
     m.tiles = nat_div(a, nat_add(a, m.n, nat_cst(a, m.TILE - 1)), nat_cst(a, m.TILE));
     ms_limit(&m, e->sp);
     Buffer *state = lw_scratch_buffer(w, "msstate", SK_U32, nat_mul(a, nat_max(a, mrows(&m), nat_cst(a, 1)), nat_cst(a, m.K)));
@@ -960,9 +997,19 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
         ms_add_starts(&m);
     }
     ms_rank(&m);
+    if (pairs) {
+        m.val2 = mprivate(&m, "msval", m.sk2);
+        ms_read_values(&m);
+    }
     ms_walk(&m, bufs[0], state);
-    if (pairs) ms_values(&m);
-    ms_scatter(&m, c1->buf, pairs ? c2->buf : NULL);
+    if (pairs && m.by_key) {
+        ms_scatter(&m, c1->buf, NULL);
+        ms_values(&m);
+        ms_scatter(&m, NULL, c2->buf);
+    } else {
+        if (pairs) ms_values(&m);
+        ms_scatter(&m, c1->buf, pairs ? c2->buf : NULL);
+    }
     ms_sweep(&m, ctr, state);
     lw_close_loop(w, blk, bsaved);
 }

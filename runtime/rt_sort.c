@@ -187,8 +187,11 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  *    against 1341.6; on the H200 at 2^25 699.1 against 685.5, so not from 2^25);
  *  - f32 keys with 4-byte values: 512x16 below 98304 (42.2 us at 8193 against 63.7 at
  *    512x18, 50.0 against 60.3 at 2^16), 512x18 to 2^23 (205.9 us at 2^22 against 223.9
- *    at 512x20), 512x20 from 2^23 (631.5 us at 2^24 against 642.0 at 512x18; at 2^24 to
- *    2^26 none of 384x22, 384x23, 448x20 and 512x18 was faster, r4);
+ *    at 512x20), and from 2^23 512x20 until multisplit stored the keys and the values
+ *    apart (split.c's ms_read_values), then 384x26 (80 registers, two blocks an SM: at
+ *    2^28 8250-8276 us against 8333-8380 at 512x20, 8255-8269 at 384x30 and 384x32,
+ *    8414-8596 at 384x28, 352x28, 320x32, 448x22 and 512x22; at 2^26 2122-2137 against
+ *    2136-2154; bench/results/2026-11-28-nvidia-h100-sort-split, x2 and x3);
  *  - u64 keys: 512x16 at every size (77.4 us at 8193 against 90.2 at 384x16, 92.0 at
  *    2^16 against 102.1; slower where n is a multiple of 6144 keys: 82.4 us against 74.0
  *    at 12288, CUB/patc 1.07-1.12 there, r3).
@@ -212,7 +215,7 @@ static const struct {
     {PATC_F32, 0, 1LL << 26, {512, 24, 0}},
     {PATC_F32, 4, 1, {512, 16, 0}},
     {PATC_F32, 4, 98304, {512, 18, 0}},
-    {PATC_F32, 4, 1LL << 23, {512, 20, 0}},
+    {PATC_F32, 4, 1LL << 23, {384, 26, 0}},
     {PATC_U64, 0, 1, {512, 16, 0}},
 };
 

@@ -808,6 +808,42 @@ START_TEST(multisplit_prefetch_codegen)
 }
 END_TEST
 
+/* Multisplit of pairs (issue 35 item 2): each thread reads its values into registers
+ * before the look-back walk; a bucket of the key's stores the keys, then (after a
+ * barrier) the values, two loops; a bucket that reads the value stores each value beside
+ * its key, one loop. Both compile with NVRTC. */
+START_TEST(multisplit_pairs_stores)
+{
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/examples/multisplit.rise");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    static const char *const names[] = {"msPairsByKey", "msPairsByValue"};
+    for (int i = 0; i < 2; i++) {
+        char *k = kernel_text(cu, names[i]);
+        const char *rd = strstr(k, " = vs[("), *walk = strstr(k, "patc_peek32(");
+        ck_assert_msg(rd && walk && rd < walk, "%s: the values read before the walk:\n%s", names[i], k);
+        /* the keys' output out0, the values' out1; each store twice (whole tiles and
+         * the last). By key: a loop and a barrier between the keys' first store and the
+         * values'; by value: the two stores of one place side by side */
+        const char *o1 = strstr(k, "out0[msdst"), *o2 = strstr(k, "out1[msdst");
+        ck_assert_msg(o1 && o2, "%s:\n%s", names[i], k);
+        char between[4096];
+        size_t len = o2 > o1 && (size_t)(o2 - o1) < sizeof between ? (size_t)(o2 - o1) : 0;
+        ck_assert_msg(len, "%s: the keys' store before the values':\n%s", names[i], k);
+        memcpy(between, o1, len);
+        between[len] = 0;
+        bool apart = strstr(between, "__syncthreads();") && strstr(between, "for (");
+        ck_assert_msg(apart == (i == 0), "%s: stores %s:\n%s", names[i], apart ? "apart" : "together", k);
+        free(k);
+    }
+    char *log = NULL;
+    ck_assert_msg(nvrtc_ok(cu, "msPairsByKey", &log), "does not compile:\n%s", log ? log : "");
+    free(log);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* A value bound once is computed once (issue 33, item 7b): a scalar or a pair of scalars
  * that a lambda binds (an element of a lazily computed map, a reduceSeq's element, a
  * let-bound pair) and reads twice is computed into one register; a row read by three
@@ -1279,6 +1315,7 @@ int main(void)
     tcase_add_test(c, accumulate_codegen);
     tcase_add_test(c, multisplit_match_codegen);
     tcase_add_test(c, multisplit_prefetch_codegen);
+    tcase_add_test(c, multisplit_pairs_stores);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

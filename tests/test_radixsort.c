@@ -387,7 +387,7 @@ END_TEST
 
 /* The pass's tile steps for f32 keys with u32 values, for u64 keys and for f32 keys
  * alone (rt_sort.c's tile_steps): the pairs 512x16 (8192 keys) below 98304, 512x18
- * (9216) from there, 512x20 (10240) from 2^23; u64 keys 512x16 at every size, and i64
+ * (9216) from there, 384x26 (9984) from 2^23; u64 keys 512x16 at every size, and i64
  * and f64 keys as u64 keys (step_key); f32 keys 512x16 below 2^23, 384x19 (7296, CUB's
  * tile for them) from 2^23 and 512x24 (12288) from 2^26. Seen in the temporary memory:
  * the second buffers (each rounded up to 256 bytes), the offsets (nd*256 u32,
@@ -398,7 +398,7 @@ END_TEST
 START_TEST(sorter_tile_steps)
 {
     static const long long ns[] = {8193, 98303, 98304, (1 << 22) - 1, 1 << 22, (1 << 23) - 1, 1 << 23, 1 << 26};
-    static const size_t T[3][8] = {{8192, 8192, 9216, 9216, 9216, 9216, 10240, 10240},
+    static const size_t T[3][8] = {{8192, 8192, 9216, 9216, 9216, 9216, 9984, 9984},
                                    {8192, 8192, 8192, 8192, 8192, 8192, 8192, 8192},
                                    {8192, 8192, 8192, 8192, 8192, 8192, 7296, 12288}};
     /* each sorter: its row of T, its second buffers (how many, of what element bytes)

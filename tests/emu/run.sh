@@ -336,6 +336,7 @@ echo "partition_pipe.rise partitionGtF32Small --input value:0.5 --input random -
 for ng in "1 1" "31 2" "33 1" "1000 3" "4097 5" "100003 7"; do
     set -- $ng
     for k in msU32 msI32 msF32 msU64 msI64 msF64 msOne; do echo "multisplit.rise $k $r1 -D n=$1 -D g=$2"; done
+    for k in msPairsByValue msPairsByKey; do echo "multisplit.rise $k $r2 -D n=$1 -D g=$2"; done
 done
 for n in 4097 100003; do echo "multisplit.rise msWide --input random:0:65535 -D n=$n -D g=3"; done
 }

@@ -964,8 +964,8 @@ fi # section h
 # issue 35 item 1: multisplit. The stable k-way partition (examples/multisplit.rise,
 # three launches) of every element type against the interpreter: u32 keys over all 256
 # buckets of their low byte and msWide's over 4096 (random:0:65535), the others `random`
-# (integers 0..99, floats in [0, 1)) into 1 to 1000 buckets; then the sanitizers at
-# several n.
+# (integers 0..99, floats in [0, 1)) into 1 to 1000 buckets, pairs by the value's
+# bucket and by the key's; then the sanitizers at several n.
 if sec m; then
 for n in 1 31 33 1000 4097 1048583 16777219; do
   for k in msU32 msWide; do
@@ -976,6 +976,11 @@ for n in 1 31 33 1000 4097 1048583 16777219; do
     [ $n = 16777219 ] && [ $k != msF32 ] && [ $k != msI32 ] && continue
     run_case gpu multisplit.rise $k $n 1 -D n=$n -D g=264
   done
+  # pairs: a bucket of the value's (keys and values stored together), of the key's (the
+  # keys stored first, then the values)
+  for k in msPairsByValue msPairsByKey; do
+    [ $n = 16777219 ] || run_case gpu multisplit.rise $k $n 2 -D n=$n -D g=264
+  done
 done
 collect
 for tool in memcheck racecheck synccheck; do
@@ -984,6 +989,8 @@ for tool in memcheck racecheck synccheck; do
   san $tool multisplit.rise msU64 1 -D n=100003 -D g=7
   san $tool multisplit.rise msF64 1 -D n=33 -D g=1
   san $tool multisplit.rise msWide 1 -D n=100003 -D g=7
+  san $tool multisplit.rise msPairsByValue 2 -D n=100003 -D g=7
+  san $tool multisplit.rise msPairsByKey 2 -D n=4097 -D g=7
 done
 fi # section m
 
@@ -1164,12 +1171,12 @@ if build_sort_check "$rdir"; then
   done
   # the passes' other tiles (rt_sort.c's tile_steps; the sizes above stop at 2^20 + 7),
   # each at its first size or last: f32 keys with 4-byte values
-  # 512x16 to 2^23 - 1, 512x20 from 2^23; u64 keys 512x16 (from 2^20); f32 keys 512x16
+  # 512x18 to 2^23 - 1, 384x26 from 2^23; u64 keys 512x16 (from 2^20); f32 keys 512x16
   # from 2^21, 512x20 from 2^23; u32 keys 512x20 from 2^23
   for f in "--pairs=u32 f32" "--pairs=i32 f32"; do
     for k in uniform few special; do
-      bg_check sort sort_check.c "$f $k (512x16 tiles)" 8388607 "$rre" "$rdir/sort_check" $f 8388607 $k
-      bg_check sort sort_check.c "$f $k (512x20 tiles)" 8388617 "$rre" "$rdir/sort_check" $f 8388617 $k
+      bg_check sort sort_check.c "$f $k (512x18 tiles)" 8388607 "$rre" "$rdir/sort_check" $f 8388607 $k
+      bg_check sort sort_check.c "$f $k (384x26 tiles)" 8388617 "$rre" "$rdir/sort_check" $f 8388617 $k
     done
   done
   for k in uniform few special; do
@@ -1187,14 +1194,14 @@ if build_sort_check "$rdir"; then
     bg_check $tool sort_check.c "u32+u64 portions of 30011 few" 100003 '^== .*' sort_san $tool --portion=30011 --pairs=u64 u32 100003 few
     # the passes' other tiles (rt_sort.c's tile_steps: u32 512x18 and f32 384x24 from 2^20
     # keys, f32 512x16 from 2^21 and 512x20 from 2^23 (u32 keys' 512x20 is the same
-    # shape); f32 keys with u32 values 512x16 from 2^20, 512x20 from 2^23; u64 keys
+    # shape); f32 keys with u32 values 512x16 from 2^20, 384x26 from 2^23; u64 keys
     # 512x16 from 2^20)
     bg_check $tool sort_check.c "u32 uniform (512x18 tiles)" 1048583 '^== .*' sort_san $tool u32 1048583 uniform
     bg_check $tool sort_check.c "f32 special (384x24 tiles)" 1048583 '^== .*' sort_san $tool f32 1048583 special
     bg_check $tool sort_check.c "f32 sorted (512x16 tiles)" 2097155 '^== .*' sort_san $tool f32 2097155 sorted
     bg_check $tool sort_check.c "f32 few (512x20 tiles)" 8388617 '^== .*' sort_san $tool f32 8388617 few
     bg_check $tool sort_check.c "f32+u32 pairs uniform (512x16 tiles)" 1048583 '^== .*' sort_san $tool --pairs=u32 f32 1048583 uniform
-    bg_check $tool sort_check.c "f32+i32 pairs special (512x20 tiles)" 8388617 '^== .*' sort_san $tool --pairs=i32 f32 8388617 special
+    bg_check $tool sort_check.c "f32+i32 pairs special (384x26 tiles)" 8388617 '^== .*' sort_san $tool --pairs=i32 f32 8388617 special
     bg_check $tool sort_check.c "u64 special (512x16 tiles)" 1048583 '^== .*' sort_san $tool u64 1048583 special
   done
   # issue 35 item 2 (sorttile): the one-launch small sort. The sortTiles primitive
