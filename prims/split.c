@@ -856,6 +856,7 @@ static void ms_sweep(Ms *m, Buffer *ctr, Buffer *state)
 
 /* An access visitor's test: the buffer read is ctx (the bucket function's value, by_key) */
 static bool reads_buf(void *ctx, Buffer *b, bool write) { return !write && b == ctx; }
+static const IrVisitor reads_buf_visit = {.access = reads_buf};
 
 /* multisplit written to acc c: the kernel's output from element 0, the last launch
  * (earlier ones may compute offs), nothing else computed in it; xs and offs arrays in
@@ -961,10 +962,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
             diag_error(w->d, arg[0]->sp, "multisplit: the bucket function must be a function of scalars without loops "
                        "or memory");
     if (r->k != VAL_SCALAR) die("multisplit: the type rule let a bucket function through that is not a scalar");
-    if (pairs) {
-        IrVisitor rv = {.access = reads_buf};
-        m.by_key = !ir_walk(ops, &rv, pb) && !ir_walk_x(r->x, &rv, pb);
-    }
+    if (pairs) m.by_key = !ir_walk(ops, &reads_buf_visit, pb) && !ir_walk_x(r->x, &reads_buf_visit, pb);
     m.tiles = nat_div(a, nat_add(a, m.n, nat_cst(a, m.TILE - 1)), nat_cst(a, m.TILE));
     ms_limit(&m, e->sp);
     Buffer *state = lw_scratch_buffer(w, "msstate", SK_U32, nat_mul(a, nat_max(a, mrows(&m), nat_cst(a, 1)), nat_cst(a, m.K)));
