@@ -442,7 +442,7 @@ static void print_loop(Pr *p, const Stmt *s)
                  * would go to local memory. */
                 int64_t c;
                 bool full = nat_is_const(s->loop.extent, &c) &&
-                            (c <= MAX_FULL_UNROLL || (s->loop.regs && c <= MAX_REG_UNROLL));
+                            (c <= MAX_FULL_UNROLL || ((s->loop.regs || s->loop.unroll_full) && c <= MAX_REG_UNROLL));
                 sb_puts(o, full ? "#pragma unroll\n" : "#pragma unroll 4\n");
             }
             indent(p);

@@ -67,16 +67,22 @@ static const char prelude_set32[] =
     "asm volatile(\"st.relaxed.gpu.global.u32 [%0], %1;\" :: \"l\"(p), \"r\"(w) : \"memory\"); }\n";
 
 /* multisplit's and the block sort's ranking (SHFL_MATCH): the lanes whose x agrees with this
- * lane's in the low w bits, a ballot per bit (match.any.sync is slower for a few bits; CUB's
- * MatchAny votes per bit too). Each bit's test, vote and complement are PTX: written in C,
- * NVVM tests x & 2^i through a shift, an and and a compare with 1 before each vote (7
- * instructions a bit in the pass at 512x18, 3 here); the predicate lives inside the asm only
- * (a C select on it left ptxas short of predicate registers in the block sort) */
+ * lane's in the low w bits, a ballot per bit (match.any.sync is slower for a few bits: the
+ * f32 sort of 2^28 keys took 7.6 ms with it against 4.6 on an H200; CUB's MatchAny votes
+ * per bit too). Each bit's test, vote and complement are PTX: written in C, NVVM tests
+ * x & 2^i through a shift, an and and a compare with 1 before each vote (7 instructions a
+ * bit in the pass at 512x18, 3 here); the predicate lives inside the asm only (a C select
+ * on it left ptxas short of predicate registers in the block sort). The votes are ANDed two
+ * at a time by one three-input LOP3 (ptxas chained a two-input AND a vote): the pass is
+ * bound by the ALU pipe (68 % of its peak under ncu), and the f32 sort of 2^28 keys took
+ * 3 % less time (bench/results/2026-11-28-nvidia-h200-sort-alu). */
 static const char prelude_match[] =
+    "static __device__ __forceinline__ unsigned int patc_vote_same(unsigned int t) { unsigned int v; "
+    "asm(\"{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }\" : \"=r\"(v) : \"r\"(t)); return v; }\n"
     "static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; "
-    "for (unsigned int i = 0; i < w; i++) { unsigned int v; "
-    "asm(\"{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }\" : \"=r\"(v) : \"r\"(x & (1u << i))); "
-    "m &= v; } return m; }\n\n";
+    "for (unsigned int i = 0; i < w; i += 2) { unsigned int a = patc_vote_same(x & (1u << i)), b; "
+    "if (i + 1 == w) { m &= a; break; } b = patc_vote_same(x & (2u << i)); "
+    "if (i == 0) m = a & b; else asm(\"lop3.b32 %0, %1, %2, %3, 0x80;\" : \"=r\"(m) : \"r\"(m), \"r\"(a), \"r\"(b)); } return m; }\n\n";
 
 /* sortTiles' ranking in registers (SHFL_VOTEBIT): the warp's ballot of bit i of x (a u32;
  * patc_vote_bit64 a u64). The AND and the test are PTX so that ptxas sees them: from C,

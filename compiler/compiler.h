@@ -507,6 +507,9 @@ struct Stmt {
             bool var_used;   /* the body mentions var (else its id is not computed) */
             bool regs;       /* LVL_SEQ: var indexes a private array (loops.c), which stays in
                                 registers only when the loop is unrolled fully */
+            bool unroll_full;/* LVL_SEQ with unroll: unrolled fully up to codegen's
+                                MAX_REG_UNROLL trips, as a loop with regs (multisplit's
+                                scatter, prims/split.c) */
             Nat *hw_size;    /* LF_ONCE/LF_GUARDED: the launch size the var ranges over */
             Buffer *draw;    /* LVL_BLOCK with a lookback: a private u32 register holding the
                                 tile drawn in launch order (prims/warp.c draw_tile), which
@@ -575,7 +578,9 @@ typedef struct Kernel {
     Nat *grid[3];                /* launch rule: blocks per grid, per dimension */
     bool block_fixed;            /* code assumes exactly `block` threads (straight-line maps) */
     int min_blocks;              /* CompileOptions.min_blocks: __launch_bounds__'s second
-                                    argument when the block is fixed (0: none) */
+                                    argument when the block is fixed (0: none); during
+                                    lowering the options' alone, then own_min_blocks where
+                                    they give none (driver.c) */
     int own_min_blocks;          /* the lowering's choice of min_blocks, where the options
                                     give none (multisplit: 2, prims/split.c) */
     bool evict_first;            /* CompileOptions.evict_first (codegen applies it to
@@ -671,7 +676,7 @@ KernelDef **expand_and_check(Compilation *c, const CompileOptions *opt, int *nde
 Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k);               /* expand.c */
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed,
                             const Define *defs, int ndefs);                           /* typecheck.c */
-Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k, bool bins_in_result);                                 /* lower.c */
+Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k, bool bins_in_result, int min_blocks);                  /* lower.c */
 void loops_specialise(Arena *a, Diag *d, Kernel *k);                                   /* loops.c */
 void smem_layout(Arena *a, Diag *d, Kernel *k);                                         /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
@@ -836,5 +841,6 @@ void stmt_append(Arena *a, Stmt *seq, Stmt *s);
 X *x_nat(Arena *a, Nat *n);                              /* n as an i32 expression */
 X *x_bin(Arena *a, BinOp op, ScalarKind sk, X *l, X *r); /* l op r, of type sk */
 X *x_bool(Arena *a, bool b);                             /* a bool literal */
+X *x_u32(Arena *a, uint32_t v);                          /* a u32 literal */
 
 #endif

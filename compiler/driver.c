@@ -66,7 +66,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
             fprintf(df, "=== typecheck: %s ===\n%s\n\n", x->name, sb_str(&b));
         }
         c->defs[c->ndefs++] = kd;
-        Kernel *k = lower_kernel(a, d, kd, opt->bins_in_result);
+        Kernel *k = lower_kernel(a, d, kd, opt->bins_in_result, opt->min_blocks);
         for (int i = 0; i <= k->npre; i++) {
             Kernel *s = i < k->npre ? k->pre[i] : k;
             Decl *y = namemap_get(c->prog.by_name, s->name);

@@ -112,6 +112,15 @@ X *x_bool(Arena *a, bool b)
     return x;
 }
 
+X *x_u32(Arena *a, uint32_t v)
+{
+    X *x = ANEW(a, X);
+    x->kind = X_LIT;
+    x->sk = SK_U32;
+    x->lit.u = v;
+    return x;
+}
+
 X *lw_xnat(Lw *w, Nat *n) { return x_nat(w->a, n); }
 
 X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r) { return x_bin(w->a, op, sk, l, r); }
@@ -1729,12 +1738,13 @@ static Expr *lower_launches(Lw *w, Expr *e)
     return e;
 }
 
-Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd, bool bins_in_result)
+Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd, bool bins_in_result, int min_blocks)
 {
     Kernel *k = ANEW(a, Kernel);
     k->name = kd->name;
     k->def = kd;
     k->bins_in_result = bins_in_result;
+    k->min_blocks = min_blocks; /* the options' (0: none), which a lowering may read (multisplit's registers) */
     k->hw = make_hw(a);
     Lw w = {.a = a, .d = d, .k = k};
     /* only this kernel's binders: an env over every id of the compilation would make

@@ -223,7 +223,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         sb_printf(b, " %s < ", s->loop.var->name);
         nat_print(b, s->loop.extent);
         if (s->loop.draw) sb_printf(b, " (drawn: %s)", s->loop.draw->name);
-        sb_printf(b, " [%s%s%s]\n", form[s->loop.form], s->loop.unroll ? ", unroll" : "",
+        sb_printf(b, " [%s%s%s%s]\n", form[s->loop.form], s->loop.unroll ? ", unroll" : "", s->loop.unroll_full ? " fully" : "",
                   s->loop.var_used || s->loop.form == LF_LOOP ? "" : ", index unused");
         sprint(b, s->loop.body, ind + 1);
         return;

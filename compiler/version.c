@@ -198,6 +198,9 @@ static bool is_lit(const X *x, bool *b)
     return true;
 }
 
+/* a u32 all-ones literal (a ballot of every lane) */
+static bool is_ones(const X *x) { return x->kind == X_LIT && x->sk == SK_U32 && (uint32_t)x->lit.u == 0xffffffffu; }
+
 /* x with the decided tests replaced by their values, folded where a value decides a
  * select, a logical operator or a negation; x itself when nothing in it changed. */
 static X *fold(const Ver *v, X *x)
@@ -215,6 +218,10 @@ static X *fold(const Ver *v, X *x)
     case X_BIN:
     case X_MINMAX: {
         X *l = fold(v, x->bin.l), *r = fold(v, x->bin.r);
+        if (x->kind == X_BIN && x->bin.op == OP_BAND) { /* a decided ballot's all-ones */
+            if (is_ones(l)) return r;
+            if (is_ones(r)) return l;
+        }
         if (x->kind == X_BIN && (x->bin.op == OP_AND || x->bin.op == OP_OR)) {
             bool absorb = x->bin.op == OP_OR; /* true || e, false && e */
             if (is_lit(l, &b)) return b == absorb ? l : r;
@@ -253,6 +260,7 @@ static X *fold(const Ver *v, X *x)
     }
     case X_SHFL: {
         X *val = fold(v, x->shfl.val), *arg = fold(v, x->shfl.arg);
+        if (x->shfl.k == SHFL_BALLOT && is_lit(val, &b) && b) return x_u32(v->a, 0xffffffffu); /* the full warp */
         if (val == x->shfl.val && arg == x->shfl.arg) return x;
         y = ANEW(v->a, X);
         *y = *x;

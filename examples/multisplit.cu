@@ -14,7 +14,8 @@ typedef unsigned long long patc_uint;
 static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory"); return w; }
 static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int w) { asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(w) : "memory"); }
 
-static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
+static __device__ __forceinline__ unsigned int patc_vote_same(unsigned int t) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(t)); return v; }
+static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i += 2) { unsigned int a = patc_vote_same(x & (1u << i)), b; if (i + 1 == w) { m &= a; break; } b = patc_vote_same(x & (2u << i)); if (i == 0) m = a & b; else asm("lop3.b32 %0, %1, %2, %3, 0x80;" : "=r"(m) : "r"(m), "r"(a), "r"(b)); } return m; }
 
 /* multisplit's tiles ahead into L2: the whole 16-byte units of [p, e), a hint (sm_90) */
 static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) {
@@ -299,7 +300,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                 for (patc_int i67 = 0; i67 < 8; i67 += 1) {
                     bool msok68 = true;
                     unsigned int msb69 = msinfo33[i67];
-                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, msok68) & patc_match_bits(msb69, 8u));
+                    unsigned int mspm70 = patc_match_bits(msb69, 8u);
                     unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
                     unsigned int msct72 = __popc(mspm70);
                     long long ix73 = ((long long)msb69);
@@ -325,7 +326,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
                 for (patc_int i67 = 0; i67 < 8; i67 += 1) {
                     bool msok68 = ((lane + 256 * warp + 2048 * b24 + 32 * i67) < n);
                     unsigned int msb69 = msinfo33[i67];
-                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, msok68) & patc_match_bits(msb69, 8u));
+                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, ((lane + 256 * warp + 2048 * b24 + 32 * i67) < n)) & patc_match_bits(msb69, 8u));
                     unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
                     unsigned int msct72 = __popc(mspm70);
                     long long ix73 = ((long long)msb69);
@@ -711,7 +712,7 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                 for (patc_int i70 = 0; i70 < 31; i70 += 1) {
                     bool msok71 = true;
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 3u));
+                    unsigned int mspm73 = patc_match_bits(msb72, 3u);
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -737,7 +738,7 @@ extern "C" __global__ void __launch_bounds__(32, 2) msI32(int *__restrict__ out,
                 for (patc_int i70 = 0; i70 < 31; i70 += 1) {
                     bool msok71 = ((lane + 992 * warp + 992 * b24 + 32 * i70) < n);
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 3u));
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, ((lane + 992 * warp + 992 * b24 + 32 * i70) < n)) & patc_match_bits(msb72, 3u));
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -1121,7 +1122,7 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                 for (patc_int i70 = 0; i70 < 5; i70 += 1) {
                     bool msok71 = true;
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 4u));
+                    unsigned int mspm73 = patc_match_bits(msb72, 4u);
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -1147,7 +1148,7 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
                 for (patc_int i70 = 0; i70 < 5; i70 += 1) {
                     bool msok71 = ((lane + 160 * warp + 640 * b24 + 32 * i70) < n);
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 4u));
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, ((lane + 160 * warp + 640 * b24 + 32 * i70) < n)) & patc_match_bits(msb72, 4u));
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -1526,7 +1527,7 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                 for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                     bool msok71 = true;
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 10u));
+                    unsigned int mspm73 = patc_match_bits(msb72, 10u);
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -1552,7 +1553,7 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
                 for (patc_int i70 = 0; i70 < 4; i70 += 1) {
                     bool msok71 = ((lane + 128 * warp + 1024 * b24 + 32 * i70) < n);
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 10u));
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, ((lane + 128 * warp + 1024 * b24 + 32 * i70) < n)) & patc_match_bits(msb72, 10u));
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -1935,7 +1936,7 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                 for (patc_int i70 = 0; i70 < 3; i70 += 1) {
                     bool msok71 = true;
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 1u));
+                    unsigned int mspm73 = patc_match_bits(msb72, 1u);
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -1961,7 +1962,7 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
                 for (patc_int i70 = 0; i70 < 3; i70 += 1) {
                     bool msok71 = ((lane + 96 * warp + 192 * b24 + 32 * i70) < n);
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 1u));
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, ((lane + 96 * warp + 192 * b24 + 32 * i70) < n)) & patc_match_bits(msb72, 1u));
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -2345,7 +2346,7 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                 for (patc_int i70 = 0; i70 < 2; i70 += 1) {
                     bool msok71 = true;
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 3u));
+                    unsigned int mspm73 = patc_match_bits(msb72, 3u);
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -2371,7 +2372,7 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
                 for (patc_int i70 = 0; i70 < 2; i70 += 1) {
                     bool msok71 = ((lane + 64 * warp + 192 * b24 + 32 * i70) < n);
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 3u));
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, ((lane + 64 * warp + 192 * b24 + 32 * i70) < n)) & patc_match_bits(msb72, 3u));
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -2750,7 +2751,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
             {
                 {
                     bool msok69 = true;
-                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, msok69) & patc_match_bits(msinfo31, 0u));
+                    unsigned int mspm70 = patc_match_bits(msinfo31, 0u);
                     unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
                     unsigned int msct72 = __popc(mspm70);
                     long long ix73 = ((long long)msinfo31);
@@ -2774,7 +2775,7 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
             {
                 {
                     bool msok69 = ((lane + 32 * warp + 32 * b22) < n);
-                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, msok69) & patc_match_bits(msinfo31, 0u));
+                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, ((lane + 32 * warp + 32 * b22) < n)) & patc_match_bits(msinfo31, 0u));
                     unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
                     unsigned int msct72 = __popc(mspm70);
                     long long ix73 = ((long long)msinfo31);
@@ -3152,7 +3153,7 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                 for (patc_int i70 = 0; i70 < 8; i70 += 1) {
                     bool msok71 = true;
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 12u));
+                    unsigned int mspm73 = patc_match_bits(msb72, 12u);
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -3178,7 +3179,7 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                 for (patc_int i70 = 0; i70 < 8; i70 += 1) {
                     bool msok71 = ((lane + 256 * warp + 2048 * b24 + 32 * i70) < n);
                     unsigned int msb72 = msinfo33[i70];
-                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, msok71) & patc_match_bits(msb72, 12u));
+                    unsigned int mspm73 = (__ballot_sync(0xffffffffu, ((lane + 256 * warp + 2048 * b24 + 32 * i70) < n)) & patc_match_bits(msb72, 12u));
                     unsigned int msrk74 = __popc((mspm73 & ((1u << lane) - 1u)));
                     unsigned int msct75 = __popc(mspm73);
                     long long ix76 = ((long long)msb72);
@@ -3277,6 +3278,409 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
                 const patc_int msz97 = mszi96;
                 msstate22[msz97] = 0u;
                 mszi96 = (mszi96 + ((unsigned int)(256 * ((n + 2047) / 2048))));
+            }
+        }
+    }
+}
+
+/* kernel msTile_launch0
+ *   launch 1 of 3:   msTile_launch0, then msTile_launch1, then msTile, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n, g
+ *   output:          out: n.u32 (n x unsigned int)
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * max(1, (n + 12287) / 12288 - 1) x unsigned int, msctr23: 3 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   1024 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(256) msTile_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s2 = (unsigned int *)(patc_smem + 0);
+    {
+        const patc_int b1 = blockIdx.x;
+        {
+            const patc_int t3 = threadIdx.x;
+            s2[t3] = 0u;
+        }
+        __syncthreads();
+        {
+            const patc_int t4 = threadIdx.x;
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                unsigned int v6 = xs[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))];
+                unsigned int s7 = ((v6 >> 8u) & 255u);
+                unsigned int s8 = ((unsigned int)256);
+                unsigned int bin9 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s7 : s8);
+                if ((bin9 < ((unsigned int)256))) {
+                    long long ix10 = ((long long)bin9);
+                    atomicAdd(&s2[ix10], 1u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t11 = threadIdx.x;
+            glob0[(256 * b1 + t11)] = s2[t11];
+        }
+    }
+}
+
+/* kernel msTile_launch1
+ *   launch 2 of 3:   msTile_launch0, then msTile_launch1, then msTile, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n, g
+ *   output:          out: n.u32 (n x unsigned int)
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * max(1, (n + 12287) / 12288 - 1) x unsigned int, msctr23: 3 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (1, 1, 1) blocks
+ *   shared memory:   1024 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n, max(768, 256 * g + 256)) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(256) msTile_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s14 = (unsigned int *)(patc_smem + 0);
+    {
+        const patc_int b13 = blockIdx.x;
+        {
+            const patc_int t15 = threadIdx.x;
+            unsigned int acc16 = 0u;
+            for (patc_int i17 = 0; i17 < g; i17 += 1) {
+                acc16 = (acc16 + glob0[(t15 + 256 * i17)]);
+            }
+            s14[t15] = acc16;
+        }
+        __syncthreads();
+        if (threadIdx.x < 1) {
+            const patc_int t18 = threadIdx.x;
+            unsigned int acc19 = 0u;
+            for (patc_int i20 = 0; i20 < 256; i20 += 1) {
+                glob12[(256 * b13 + 256 * t18 + i20)] = acc19;
+                acc19 = (acc19 + s14[i20]);
+            }
+        }
+    }
+}
+
+/* kernel msTile
+ *   launch 3 of 3:   msTile_launch0, then msTile_launch1, then msTile, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n, g
+ *   output:          out: n.u32 (n x unsigned int)
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * max(1, (n + 12287) / 12288 - 1) x unsigned int, msctr23: 3 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 12287) / 12288, 1, 1) blocks
+ *   shared memory:   67632 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(g, max(22370048, max(768 * nwarps + 12288 * ((n + 12286) / 12288) + 13088, max(12288 * ((n + 12286) / 12288) + 1849344, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(512, 2) msTile(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned int *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *mshist30 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msbase31 = (unsigned int *)(patc_smem + 16400);
+    unsigned int *mststart34 = (unsigned int *)(patc_smem + 17424);
+    unsigned int *mswsum35 = (unsigned int *)(patc_smem + 18448);
+    unsigned int *mssval36 = (unsigned int *)(patc_smem + 18480);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd26 = atomicAdd(&msctr23[0], 1ull);
+        if ((((unsigned int)lbd26) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            msctr23[0] = (((lbd26 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw25[0] = lbd26;
+    }
+    __syncthreads();
+    unsigned int lbtile27 = ((unsigned int)lbdraw25[0]);
+    unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
+    {
+        const patc_int b24 = lbtile27;
+        unsigned int mspar29 = (lbepoch28 & 1u);
+        unsigned int msval32[24];
+        unsigned int msinfo33[24];
+        if (((12288 * b24 + 1832960) < n)) {
+            {
+                const patc_int t37 = threadIdx.x;
+                if ((t37 < 6)) {
+                    patc_prefetch_l2(xs + (12288 * b24 + 2048 * t37 + 786432), xs + min((patc_int)n, (patc_int)min((patc_int)(12288 * b24 + 798720), (patc_int)(12288 * b24 + 2048 * t37 + 788480))));
+                }
+            }
+        } else {
+            {
+                const patc_int t37 = threadIdx.x;
+                if (((t37 < 6) && ((12288 * b24 + 2048 * t37 + 786432) < n))) {
+                    patc_prefetch_l2(xs + (12288 * b24 + 2048 * t37 + 786432), xs + min((patc_int)n, (patc_int)min((patc_int)(12288 * b24 + 798720), (patc_int)(12288 * b24 + 2048 * t37 + 788480))));
+                }
+            }
+        }
+        {
+            const patc_int t38 = threadIdx.x;
+            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                if (((t38 + 512 * i39) < 4096)) {
+                    mshist30[(t38 + 512 * i39)] = 0u;
+                }
+            }
+        }
+        if (((12288 * b24 + 12287) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i41 = 0; i41 < 24; i41 += 1) {
+                    bool msok42 = true;
+                    unsigned int msx43 = 0u;
+                    if (msok42) {
+                        msx43 = xs[(lane + 768 * warp + 12288 * b24 + 32 * i41)];
+                    }
+                    msval32[i41] = msx43;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i41 = 0; i41 < 24; i41 += 1) {
+                    bool msok42 = ((lane + 768 * warp + 12288 * b24 + 32 * i41) < n);
+                    unsigned int msx43 = 0u;
+                    if (msok42) {
+                        msx43 = xs[(lane + 768 * warp + 12288 * b24 + 32 * i41)];
+                    }
+                    msval32[i41] = msx43;
+                }
+            }
+        }
+        __syncthreads();
+        if (((12288 * b24 + 12287) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i45 = 0; i45 < 24; i45 += 1) {
+                    bool msok46 = true;
+                    unsigned int msb47 = (msok46 ? min(((msval32[i45] >> 8u) & 255u), 255u) : 0u);
+                    if (msok46) {
+                        long long ix48 = ((long long)msb47);
+                        atomicAdd(&mshist30[(256 * warp + ix48)], 1u);
+                    }
+                    msinfo33[i45] = msb47;
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i45 = 0; i45 < 24; i45 += 1) {
+                    bool msok46 = ((lane + 768 * warp + 12288 * b24 + 32 * i45) < n);
+                    unsigned int msb47 = (msok46 ? min(((msval32[i45] >> 8u) & 255u), 255u) : 0u);
+                    if (msok46) {
+                        long long ix48 = ((long long)msb47);
+                        atomicAdd(&mshist30[(256 * warp + ix48)], 1u);
+                    }
+                    msinfo33[i45] = msb47;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t49 = threadIdx.x;
+            {
+                const patc_int i50 = 0;
+                if (((t49 + 512 * i50) < 256)) {
+                    unsigned int msrun51 = 0u;
+                    for (patc_int i52 = 0; i52 < 16; i52 += 1) {
+                        unsigned int msc53 = mshist30[(t49 + 512 * i50 + 256 * i52)];
+                        mshist30[(t49 + 512 * i50 + 256 * i52)] = msrun51;
+                        msrun51 = (msrun51 + msc53);
+                    }
+                    if (((b24 + 1) < ((n + 12287) / 12288))) {
+                        if ((b24 < 1)) {
+                            patc_set32(&msstate22[(256 * b24 + t49 + 512 * i50)], (((2u | mspar29) << 30u) | msrun51));
+                        }
+                        if ((!(b24 < 1))) {
+                            patc_set32(&msstate22[(256 * b24 + t49 + 512 * i50)], (((2u | mspar29) << 29u) | msrun51));
+                        }
+                    }
+                    mststart34[(t49 + 512 * i50)] = msrun51;
+                    msbase31[(t49 + 512 * i50)] = msrun51;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t54 = threadIdx.x;
+            if ((t54 < 256)) {
+                unsigned int mscnt55 = mststart34[t54];
+                unsigned int msinc56 = mscnt55;
+                unsigned int msup57 = __shfl_up_sync(0xffffffffu, msinc56, 1);
+                msinc56 = ((lane >= 1) ? (msinc56 + msup57) : msinc56);
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc56, 2);
+                msinc56 = ((lane >= 2) ? (msinc56 + msup58) : msinc56);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc56, 4);
+                msinc56 = ((lane >= 4) ? (msinc56 + msup59) : msinc56);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc56, 8);
+                msinc56 = ((lane >= 8) ? (msinc56 + msup60) : msinc56);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc56, 16);
+                msinc56 = ((lane >= 16) ? (msinc56 + msup61) : msinc56);
+                mststart34[t54] = (msinc56 - mscnt55);
+                if ((lane == 31)) {
+                    mswsum35[warp] = msinc56;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t62 = threadIdx.x;
+            if ((t62 < 256)) {
+                unsigned int msst63 = mststart34[t62];
+                for (patc_int i64 = 0; i64 < 8; i64 += 1) {
+                    if ((i64 < warp)) {
+                        msst63 = (msst63 + mswsum35[i64]);
+                    }
+                }
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    mshist30[(t62 + 256 * i65)] = (mshist30[(t62 + 256 * i65)] + msst63);
+                }
+                mststart34[t62] = msst63;
+            }
+        }
+        __syncthreads();
+        if (((12288 * b24 + 12287) < n)) {
+            {
+                #pragma unroll
+                for (patc_int i67 = 0; i67 < 24; i67 += 1) {
+                    bool msok68 = true;
+                    unsigned int msb69 = msinfo33[i67];
+                    unsigned int mspm70 = patc_match_bits(msb69, 8u);
+                    unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
+                    unsigned int msct72 = __popc(mspm70);
+                    long long ix73 = ((long long)msb69);
+                    unsigned int msh74 = 0u;
+                    if (msok68) {
+                        msh74 = mshist30[(256 * warp + ix73)];
+                    }
+                    __syncwarp();
+                    if ((msok68 && ((msrk71 + 1u) == msct72))) {
+                        mshist30[(256 * warp + ix73)] = (msh74 + msct72);
+                    }
+                    __syncwarp();
+                    if (msok68) {
+                        unsigned int msq75 = (msh74 + msrk71);
+                        long long ix76 = ((long long)msq75);
+                        mssval36[ix76] = msval32[i67];
+                    }
+                }
+            }
+        } else {
+            {
+                #pragma unroll
+                for (patc_int i67 = 0; i67 < 24; i67 += 1) {
+                    bool msok68 = ((lane + 768 * warp + 12288 * b24 + 32 * i67) < n);
+                    unsigned int msb69 = msinfo33[i67];
+                    unsigned int mspm70 = (__ballot_sync(0xffffffffu, ((lane + 768 * warp + 12288 * b24 + 32 * i67) < n)) & patc_match_bits(msb69, 8u));
+                    unsigned int msrk71 = __popc((mspm70 & ((1u << lane) - 1u)));
+                    unsigned int msct72 = __popc(mspm70);
+                    long long ix73 = ((long long)msb69);
+                    unsigned int msh74 = 0u;
+                    if (msok68) {
+                        msh74 = mshist30[(256 * warp + ix73)];
+                    }
+                    __syncwarp();
+                    if ((msok68 && ((msrk71 + 1u) == msct72))) {
+                        mshist30[(256 * warp + ix73)] = (msh74 + msct72);
+                    }
+                    __syncwarp();
+                    if (msok68) {
+                        unsigned int msq75 = (msh74 + msrk71);
+                        long long ix76 = ((long long)msq75);
+                        mssval36[ix76] = msval32[i67];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t77 = threadIdx.x;
+            {
+                const patc_int i78 = 0;
+                if (((t77 + 512 * i78) < 256)) {
+                    unsigned int msc79 = msbase31[(t77 + 512 * i78)];
+                    unsigned int mspre80 = 0u;
+                    if ((!(b24 < 1))) {
+                        for (patc_int msd81 = 0; ; msd81 += 1) {
+                            unsigned int msw82;
+                            bool msfull83;
+                            for (;;) {
+                                msw82 = patc_peek32(&msstate22[(256 * b24 + t77 + 512 * i78 - 256 * msd81 - 256)]);
+                                msfull83 = ((msw82 >> 30u) == (2u | mspar29));
+                                if ((msfull83 || ((msw82 >> 29u) == (2u | mspar29)))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre80 = (mspre80 + (msw82 & (msfull83 ? 1073741823u : 536870911u)));
+                            if (msfull83) {
+                                break;
+                            }
+                        }
+                        if (((b24 + 1) < ((n + 12287) / 12288))) {
+                            patc_set32(&msstate22[(256 * b24 + t77 + 512 * i78)], (((2u | mspar29) << 30u) | (mspre80 + msc79)));
+                        }
+                    }
+                    msbase31[(t77 + 512 * i78)] = ((glob12[(t77 + 512 * i78)] + mspre80) - mststart34[(t77 + 512 * i78)]);
+                }
+            }
+        }
+        __syncthreads();
+        if (((12288 * b24 + 12287) < n)) {
+            {
+                const patc_int t84 = threadIdx.x;
+                for (patc_int i85 = 0; i85 < 24; i85 += 1) {
+                    {
+                        unsigned int msv86 = mssval36[(t84 + 512 * i85)];
+                        unsigned int msbk87 = min(((msv86 >> 8u) & 255u), 255u);
+                        long long ix88 = ((long long)msbk87);
+                        if ((((patc_uint)(msbase31[ix88] + ((unsigned int)(t84 + 512 * i85)))) < ((patc_uint)n))) {
+                            const patc_int msdst89 = ((patc_uint)(msbase31[ix88] + ((unsigned int)(t84 + 512 * i85))));
+                            out[msdst89] = msv86;
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t84 = threadIdx.x;
+                for (patc_int i85 = 0; i85 < 24; i85 += 1) {
+                    if (((12288 * b24 + t84 + 512 * i85) < n)) {
+                        unsigned int msv86 = mssval36[(t84 + 512 * i85)];
+                        unsigned int msbk87 = min(((msv86 >> 8u) & 255u), 255u);
+                        long long ix88 = ((long long)msbk87);
+                        if ((((patc_uint)(msbase31[ix88] + ((unsigned int)(t84 + 512 * i85)))) < ((patc_uint)n))) {
+                            const patc_int msdst89 = ((patc_uint)(msbase31[ix88] + ((unsigned int)(t84 + 512 * i85))));
+                            out[msdst89] = msv86;
+                        }
+                    }
+                }
+            }
+        }
+        const patc_int mspar90 = mspar29;
+        const patc_int msh91 = ((unsigned int)msctr23[(-mspar90 + 2)]);
+        {
+            const patc_int t92 = threadIdx.x;
+            if (((b24 < 1) && (t92 < 1))) {
+                msctr23[(mspar90 + 1)] = ((unsigned long long)(((n + 12287) / 12288) - 1));
+            }
+            unsigned int mszi93 = ((unsigned int)(512 * b24 + t92 + 256 * ((n + 12287) / 12288) - 256));
+            for (;;) {
+                if ((mszi93 >= ((unsigned int)(256 * msh91)))) {
+                    break;
+                }
+                const patc_int msz94 = mszi93;
+                msstate22[msz94] = 0u;
+                mszi93 = (mszi93 + ((unsigned int)(512 * ((n + 12287) / 12288))));
             }
         }
     }
@@ -3564,7 +3968,7 @@ extern "C" __global__ void __launch_bounds__(128) msPairsByValue(unsigned int *_
                 for (patc_int i71 = 0; i71 < 5; i71 += 1) {
                     bool msok72 = true;
                     unsigned int msb73 = msinfo33[i71];
-                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, msok72) & patc_match_bits(msb73, 4u));
+                    unsigned int mspm74 = patc_match_bits(msb73, 4u);
                     unsigned int msrk75 = __popc((mspm74 & ((1u << lane) - 1u)));
                     unsigned int msct76 = __popc(mspm74);
                     long long ix77 = ((long long)msb73);
@@ -3591,7 +3995,7 @@ extern "C" __global__ void __launch_bounds__(128) msPairsByValue(unsigned int *_
                 for (patc_int i71 = 0; i71 < 5; i71 += 1) {
                     bool msok72 = ((lane + 160 * warp + 640 * b24 + 32 * i71) < n);
                     unsigned int msb73 = msinfo33[i71];
-                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, msok72) & patc_match_bits(msb73, 4u));
+                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, ((lane + 160 * warp + 640 * b24 + 32 * i71) < n)) & patc_match_bits(msb73, 4u));
                     unsigned int msrk75 = __popc((mspm74 & ((1u << lane) - 1u)));
                     unsigned int msct76 = __popc(mspm74);
                     long long ix77 = ((long long)msb73);
@@ -4024,7 +4428,7 @@ extern "C" __global__ void __launch_bounds__(128) msPairsByKey(float *__restrict
                 for (patc_int i71 = 0; i71 < 5; i71 += 1) {
                     bool msok72 = true;
                     unsigned int msb73 = msinfo33[i71];
-                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, msok72) & patc_match_bits(msb73, 4u));
+                    unsigned int mspm74 = patc_match_bits(msb73, 4u);
                     unsigned int msrk75 = __popc((mspm74 & ((1u << lane) - 1u)));
                     unsigned int msct76 = __popc(mspm74);
                     long long ix77 = ((long long)msb73);
@@ -4051,7 +4455,7 @@ extern "C" __global__ void __launch_bounds__(128) msPairsByKey(float *__restrict
                 for (patc_int i71 = 0; i71 < 5; i71 += 1) {
                     bool msok72 = ((lane + 160 * warp + 640 * b24 + 32 * i71) < n);
                     unsigned int msb73 = msinfo33[i71];
-                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, msok72) & patc_match_bits(msb73, 4u));
+                    unsigned int mspm74 = (__ballot_sync(0xffffffffu, ((lane + 160 * warp + 640 * b24 + 32 * i71) < n)) & patc_match_bits(msb73, 4u));
                     unsigned int msrk75 = __popc((mspm74 & ((1u << lane) - 1u)));
                     unsigned int msct76 = __popc(mspm74);
                     long long ix77 = ((long long)msb73);

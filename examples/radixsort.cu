@@ -16,7 +16,8 @@ static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int 
 
 static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
-static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
+static __device__ __forceinline__ unsigned int patc_vote_same(unsigned int t) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(t)); return v; }
+static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i += 2) { unsigned int a = patc_vote_same(x & (1u << i)), b; if (i + 1 == w) { m &= a; break; } b = patc_vote_same(x & (2u << i)); if (i == 0) m = a & b; else asm("lop3.b32 %0, %1, %2, %3, 0x80;" : "=r"(m) : "r"(m), "r"(a), "r"(b)); } return m; }
 
 static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, unsigned int i) { unsigned int v; asm volatile("{ .reg .pred q; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }" : "=r"(v) : "r"(x), "r"(1u << i)); return v; }
 
@@ -718,7 +719,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                 for (patc_int i46 = 0; i46 < 16; i46 += 1) {
                     bool msok47 = true;
                     unsigned int msb48 = msinfo12[i46];
-                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int mspm49 = patc_match_bits(msb48, 8u);
                     unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
                     unsigned int msct51 = __popc(mspm49);
                     long long ix52 = ((long long)msb48);
@@ -744,7 +745,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassU32(unsigned int *__rest
                 for (patc_int i46 = 0; i46 < 16; i46 += 1) {
                     bool msok47 = ((lane + 512 * warp + 6144 * b3 + 32 * i46) < n);
                     unsigned int msb48 = msinfo12[i46];
-                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, ((lane + 512 * warp + 6144 * b3 + 32 * i46) < n)) & patc_match_bits(msb48, 8u));
                     unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
                     unsigned int msct51 = __popc(mspm49);
                     long long ix52 = ((long long)msb48);
@@ -1033,7 +1034,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                 for (patc_int i46 = 0; i46 < 16; i46 += 1) {
                     bool msok47 = true;
                     unsigned int msb48 = msinfo12[i46];
-                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int mspm49 = patc_match_bits(msb48, 8u);
                     unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
                     unsigned int msct51 = __popc(mspm49);
                     long long ix52 = ((long long)msb48);
@@ -1059,7 +1060,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassI32(int *__restrict__ ou
                 for (patc_int i46 = 0; i46 < 16; i46 += 1) {
                     bool msok47 = ((lane + 512 * warp + 6144 * b3 + 32 * i46) < n);
                     unsigned int msb48 = msinfo12[i46];
-                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, msok47) & patc_match_bits(msb48, 8u));
+                    unsigned int mspm49 = (__ballot_sync(0xffffffffu, ((lane + 512 * warp + 6144 * b3 + 32 * i46) < n)) & patc_match_bits(msb48, 8u));
                     unsigned int msrk50 = __popc((mspm49 & ((1u << lane) - 1u)));
                     unsigned int msct51 = __popc(mspm49);
                     long long ix52 = ((long long)msb48);
@@ -1350,7 +1351,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                 for (patc_int i48 = 0; i48 < 16; i48 += 1) {
                     bool msok49 = true;
                     unsigned int msb50 = msinfo13[i48];
-                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int mspm51 = patc_match_bits(msb50, 8u);
                     unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
                     unsigned int msct53 = __popc(mspm51);
                     long long ix54 = ((long long)msb50);
@@ -1376,7 +1377,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32(unsigned int *__rest
                 for (patc_int i48 = 0; i48 < 16; i48 += 1) {
                     bool msok49 = ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n);
                     unsigned int msb50 = msinfo13[i48];
-                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n)) & patc_match_bits(msb50, 8u));
                     unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
                     unsigned int msct53 = __popc(mspm51);
                     long long ix54 = ((long long)msb50);

@@ -16,7 +16,8 @@ static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int 
 
 static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
-static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
+static __device__ __forceinline__ unsigned int patc_vote_same(unsigned int t) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(t)); return v; }
+static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i += 2) { unsigned int a = patc_vote_same(x & (1u << i)), b; if (i + 1 == w) { m &= a; break; } b = patc_vote_same(x & (2u << i)); if (i == 0) m = a & b; else asm("lop3.b32 %0, %1, %2, %3, 0x80;" : "=r"(m) : "r"(m), "r"(a), "r"(b)); } return m; }
 
 static __device__ __forceinline__ unsigned int patc_vote_bit(unsigned int x, unsigned int i) { unsigned int v; asm volatile("{ .reg .pred q; .reg .b32 t; and.b32 t, %1, %2; setp.ne.u32 q, t, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }" : "=r"(v) : "r"(x), "r"(1u << i)); return v; }
 
@@ -219,7 +220,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                 for (patc_int i49 = 0; i49 < 16; i49 += 1) {
                     bool msok50 = true;
                     unsigned int msb51 = msinfo13[i49];
-                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, msok50) & patc_match_bits(msb51, 8u));
+                    unsigned int mspm52 = patc_match_bits(msb51, 8u);
                     unsigned int msrk53 = __popc((mspm52 & ((1u << lane) - 1u)));
                     unsigned int msct54 = __popc(mspm52);
                     long long ix55 = ((long long)msb51);
@@ -246,7 +247,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsU32(unsigned int *_
                 for (patc_int i49 = 0; i49 < 16; i49 += 1) {
                     bool msok50 = ((lane + 512 * warp + 6144 * b4 + 32 * i49) < n);
                     unsigned int msb51 = msinfo13[i49];
-                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, msok50) & patc_match_bits(msb51, 8u));
+                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, ((lane + 512 * warp + 6144 * b4 + 32 * i49) < n)) & patc_match_bits(msb51, 8u));
                     unsigned int msrk53 = __popc((mspm52 & ((1u << lane) - 1u)));
                     unsigned int msct54 = __popc(mspm52);
                     long long ix55 = ((long long)msb51);
@@ -615,7 +616,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                 for (patc_int i49 = 0; i49 < 16; i49 += 1) {
                     bool msok50 = true;
                     unsigned int msb51 = msinfo13[i49];
-                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, msok50) & patc_match_bits(msb51, 8u));
+                    unsigned int mspm52 = patc_match_bits(msb51, 8u);
                     unsigned int msrk53 = __popc((mspm52 & ((1u << lane) - 1u)));
                     unsigned int msct54 = __popc(mspm52);
                     long long ix55 = ((long long)msb51);
@@ -642,7 +643,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsI32(int *__restrict
                 for (patc_int i49 = 0; i49 < 16; i49 += 1) {
                     bool msok50 = ((lane + 512 * warp + 6144 * b4 + 32 * i49) < n);
                     unsigned int msb51 = msinfo13[i49];
-                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, msok50) & patc_match_bits(msb51, 8u));
+                    unsigned int mspm52 = (__ballot_sync(0xffffffffu, ((lane + 512 * warp + 6144 * b4 + 32 * i49) < n)) & patc_match_bits(msb51, 8u));
                     unsigned int msrk53 = __popc((mspm52 & ((1u << lane) - 1u)));
                     unsigned int msct54 = __popc(mspm52);
                     long long ix55 = ((long long)msb51);
@@ -1013,7 +1014,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                 for (patc_int i51 = 0; i51 < 16; i51 += 1) {
                     bool msok52 = true;
                     unsigned int msb53 = msinfo14[i51];
-                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, msok52) & patc_match_bits(msb53, 8u));
+                    unsigned int mspm54 = patc_match_bits(msb53, 8u);
                     unsigned int msrk55 = __popc((mspm54 & ((1u << lane) - 1u)));
                     unsigned int msct56 = __popc(mspm54);
                     long long ix57 = ((long long)msb53);
@@ -1040,7 +1041,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32(unsigned int *_
                 for (patc_int i51 = 0; i51 < 16; i51 += 1) {
                     bool msok52 = ((lane + 512 * warp + 6144 * b5 + 32 * i51) < n);
                     unsigned int msb53 = msinfo14[i51];
-                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, msok52) & patc_match_bits(msb53, 8u));
+                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, ((lane + 512 * warp + 6144 * b5 + 32 * i51) < n)) & patc_match_bits(msb53, 8u));
                     unsigned int msrk55 = __popc((mspm54 & ((1u << lane) - 1u)));
                     unsigned int msct56 = __popc(mspm54);
                     long long ix57 = ((long long)msb53);
@@ -1488,7 +1489,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                 for (patc_int i48 = 0; i48 < 16; i48 += 1) {
                     bool msok49 = true;
                     unsigned int msb50 = msinfo13[i48];
-                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int mspm51 = patc_match_bits(msb50, 8u);
                     unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
                     unsigned int msct53 = __popc(mspm51);
                     long long ix54 = ((long long)msb50);
@@ -1514,7 +1515,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassF32Desc(unsigned int *__
                 for (patc_int i48 = 0; i48 < 16; i48 += 1) {
                     bool msok49 = ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n);
                     unsigned int msb50 = msinfo13[i48];
-                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, msok49) & patc_match_bits(msb50, 8u));
+                    unsigned int mspm51 = (__ballot_sync(0xffffffffu, ((lane + 512 * warp + 6144 * b4 + 32 * i48) < n)) & patc_match_bits(msb50, 8u));
                     unsigned int msrk52 = __popc((mspm51 & ((1u << lane) - 1u)));
                     unsigned int msct53 = __popc(mspm51);
                     long long ix54 = ((long long)msb50);
@@ -1811,7 +1812,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                 for (patc_int i51 = 0; i51 < 16; i51 += 1) {
                     bool msok52 = true;
                     unsigned int msb53 = msinfo14[i51];
-                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, msok52) & patc_match_bits(msb53, 8u));
+                    unsigned int mspm54 = patc_match_bits(msb53, 8u);
                     unsigned int msrk55 = __popc((mspm54 & ((1u << lane) - 1u)));
                     unsigned int msct56 = __popc(mspm54);
                     long long ix57 = ((long long)msb53);
@@ -1838,7 +1839,7 @@ extern "C" __global__ void __launch_bounds__(384) rsPassPairsF32Desc(unsigned in
                 for (patc_int i51 = 0; i51 < 16; i51 += 1) {
                     bool msok52 = ((lane + 512 * warp + 6144 * b5 + 32 * i51) < n);
                     unsigned int msb53 = msinfo14[i51];
-                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, msok52) & patc_match_bits(msb53, 8u));
+                    unsigned int mspm54 = (__ballot_sync(0xffffffffu, ((lane + 512 * warp + 6144 * b5 + 32 * i51) < n)) & patc_match_bits(msb53, 8u));
                     unsigned int msrk55 = __popc((mspm54 & ((1u << lane) - 1u)));
                     unsigned int msct56 = __popc(mspm54);
                     long long ix57 = ((long long)msb53);

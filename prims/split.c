@@ -210,8 +210,8 @@ static LwVal *lower_multisplit_read(Lw *w, Expr *e)
  * offset in the tile's bucket-ordered part, then, during ranking, where its next
  * element of the bucket goes), base (shared, per bucket: the tile's count of it, then
  * where place 0 of the tile would go in the output), val and info (each thread's IPT
- * elements in registers, and per element its bucket; for pairs, after ranking, its
- * place in the tile), tstart and sval (below). */
+ * elements in registers, and per element its bucket, unless rebucket; for pairs, after
+ * ranking, its place in the tile), tstart and sval (below). */
 typedef struct Ms {
     Lw *w;
     Arena *a;
@@ -222,6 +222,8 @@ typedef struct Ms {
     ScalarKind osk;/* the offsets' (u32 or u64), and base's */
     Buffer *par;   /* the launch's epoch & 1 (a u32 register) */
     Buffer *hist, *base, *val, *info;
+    bool rebucket;           /* keys: no info; ms_rank runs the bucket function again
+                                (ms_keep_buckets) */
     Buffer *tstart;          /* per bucket: the tile's count of it, then where its part
                                 starts in the tile */
     Buffer *wsum;            /* ms_tile_scan_par's: per warp of buckets, its buckets' count;
@@ -447,7 +449,7 @@ static void ms_count(Ms *m, Buffer *in, Buffer *in2)
     s->store.atom = ATOM_ADD;
     lw_emit(w, s);
     w->cur = is;
-    lw_store(w, m->info, mreg_at(m, r), b); /* read only where valid (ms_rank) */
+    if (!m->rebucket) lw_store(w, m->info, mreg_at(m, r), b); /* read only where valid (ms_rank) */
     mclose(m, &l);
 }
 
@@ -469,9 +471,14 @@ static void ms_rank(Ms *m)
     Nat *r, *gi = mrounds(m, &l, &r);
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     Buffer *pm, *hb;
-    X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
-    X *b = lw_materialise(w, lw_xload(w, m->info, mreg_at(m, r)), "msb");
-    X *peers = mdecl(m, "mspm", SK_U32, mbin(m, OP_BAND, SK_U32, mballot(m, valid), lw_xmatch(w, b, m->bits)), &pm);
+    X *test = mnat_lt(m, gi, m->n);
+    X *valid = lw_materialise(w, test, "msok");
+    X *b = m->rebucket ? msel(m, valid, mbucket(m, lw_xload(w, m->val, mreg_at(m, r)), NULL), mlit(m, SK_U32, 0))
+                       : lw_xload(w, m->info, mreg_at(m, r));
+    b = lw_materialise(w, b, "msb");
+    /* the ballot of the test itself, not of msok: version.c decides it in a full tile,
+     * where the vote folds away (one ALU instruction an element fewer) */
+    X *peers = mdecl(m, "mspm", SK_U32, mbin(m, OP_BAND, SK_U32, mballot(m, test), lw_xmatch(w, b, m->bits)), &pm);
     X *below = mbin(m, OP_SUB, SK_U32, mbin(m, OP_SHL, SK_U32, mlit(m, SK_U32, 1), lw_xnat(w, lane)), mlit(m, SK_U32, 1));
     X *rk = lw_materialise(w, mpopc(m, mbin(m, OP_BAND, SK_U32, peers, below)), "msrk");
     X *ct = lw_materialise(w, mpopc(m, peers), "msct");
@@ -707,6 +714,23 @@ static void ms_tile_scan(Ms *m)
     lw_close_loop(w, tl, ts);
 }
 
+/* Whether each element's bucket stays in a register (info) from ms_count to ms_rank, or
+ * ms_rank runs the bucket function again (rebucket): kept where the launch bounds leave
+ * registers for the IPT elements, their IPT buckets and 16 more (65536 / (nt * min_blocks)
+ * a thread on sm_90, 255 without a bound), and always for pairs (info holds the element's
+ * place for ms_values). The pass of f32 keys at 512 x 24 (an H200, 2^28 keys): with two
+ * blocks an SM it kept its buckets in 64 registers and the sort took 4.82-4.83 ms;
+ * computing them again there cost 7 % (5.16-5.17); with three blocks an SM (40
+ * registers, computed again) 4.79-4.81, and with ms_scatter's loop unrolled as well 4.67
+ * against 5.10-5.13 with two (bench/results/2026-11-28-nvidia-h200-sort-alu). */
+static bool ms_keep_buckets(const Ms *m, int min_blocks)
+{
+    if (m->pairs || min_blocks < 1) return true;
+    int64_t words = (scalar_info[m->sk].size + 3) / 4;
+    int64_t budget = 65536 / (m->NT * min_blocks);
+    return m->IPT * (words + 1) + 16 <= (budget < 255 ? budget : 255);
+}
+
 /* Whether the tile scan is ms_tile_scan_par's: k <= nt and k a multiple of 32, for every
  * element type. When a tile ranked before it counted, u64 keys and pairs kept warp 0's
  * scan (with the other, ptxas gave u64 keys' pass fewer registers and two blocks an SM,
@@ -795,6 +819,12 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
     Stmt *tl, *ts, *sl, *ss, *is, *js;
     Nat *tid = mthreads(m, &tl, &ts);
     Nat *j = mseq(m, m->IPT, &sl, &ss);
+    /* Unrolled fully where the buckets are computed again (rebucket): the f32 sort of 2^28
+     * keys at 512 x 24, three blocks an SM, took 4.67 ms against 4.79-4.81 with nvcc's own
+     * unrolling. Where they are kept it was slower: f32 keys at 384 x 19 (2^24 + 3) 373-374
+     * us against 355-356, f32 keys with u32 values at 384 x 26 (2^28) 6922-6932 against
+     * 6627-6638 (H200, bench/results/2026-11-28-nvidia-h200-sort-alu). */
+    sl->loop.unroll = sl->loop.unroll_full = m->rebucket;
     Nat *q = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
     lw_open_if(w, mnat_lt(m, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), q), m->n), &is);
     X *v = lw_materialise(w, lw_xload(w, m->sval, q), "msv"), *v2 = NULL;
@@ -943,6 +973,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
      * 16 items it made spills and the small sorts slower, so it is not asked for there
      * (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds). */
     if (m.NT <= 512 && m.IPT >= 18 && 2 * (bytes + 1024) <= 233472) k->own_min_blocks = 2;
+    m.rebucket = !ms_keep_buckets(&m, k->min_blocks ? k->min_blocks : k->own_min_blocks);
     /* the bucket function is inlined where it is used (mbucket): here it is lowered once,
      * to a list of its own, only to see that it is a function of scalars */
     Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, m.sk, nat_cst(a, 1)), *pb = NULL;
@@ -976,7 +1007,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.hist = lw_shared_buffer(w, "mshist", SK_U32, nat_cst(a, m.W * m.K), e->sp);
     m.base = lw_shared_buffer(w, "msbase", m.osk, nat_cst(a, m.K), e->sp);
     m.val = mprivate(&m, "msval", m.sk);
-    m.info = mprivate(&m, "msinfo", SK_U32);
+    if (!m.rebucket) m.info = mprivate(&m, "msinfo", SK_U32);
     m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
     if (ms_par_scan(&m)) m.wsum = lw_shared_buffer(w, "mswsum", SK_U32, nat_cst(a, m.K / 32), e->sp);
     m.sval = lw_shared_buffer(w, "mssval", m.sk, nat_cst(a, m.TILE), e->sp);

@@ -155,7 +155,9 @@ typedef struct patc_compile_options {
     int min_blocks;       /* 1..32: a kernel with a fixed block size is declared
                              __launch_bounds__(threads, min_blocks), so that nvcc keeps its
                              registers to what min_blocks resident blocks per SM allow
-                             (65536 / (threads * min_blocks) on sm_90); 0: no minimum */
+                             (65536 / (threads * min_blocks) on sm_90); 0: no minimum.
+                             A multisplit with too few registers then for its elements
+                             and their buckets computes each bucket again (language.md) */
     int evict_first;      /* nonzero: a look-back kernel (scan, filter, partition) loads its
                              inputs and stores its outputs evict-first (__ldcs, __stcs), a
                              hint that is faster at some sizes and slower at others (a

@@ -197,7 +197,12 @@ static patc_status key_names(patc_type t, bool desc, const char **ord, const cha
  *    at 12288, CUB/patc 1.07-1.12 there, r3).
  * With these against the tiles before, u32 keys were 3-8 % faster from 2^25 to 2^28
  * keys and f32 keys 1-4 % from 2^26 (r3 on the H100, r2 on the H200); u32 keys at 2^28
- * sort at 1.27-1.31 of CUB's speed (r4, r5). Tiles of 18 or
+ * sort at 1.27-1.31 of CUB's speed (r4, r5). Since the ranking takes fewer ALU
+ * instructions (stop 60), 512x24 for u32 keys from 2^25 and f32 keys from 2^26 is
+ * compiled for three blocks an SM (minb 3, 40 registers: multisplit then computes each
+ * key's digit again when it ranks it rather than keep it in a register): on an H200 at
+ * 2^28, u32 keys 4371 us against 4677 at two blocks, f32 keys 4456 against 4812 before
+ * (bench/results/2026-11-28-nvidia-h200-sort-alu, ab). Other tiles of 18 or
  * more items a thread are compiled for two blocks an SM (multisplit's own launch bound):
  * without it ptxas gave the pairs' pass at 384x20 94 registers and one block an SM,
  * 27-40 % slower (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds). */
@@ -209,10 +214,10 @@ static const struct {
 } tile_steps[] = {
     {PATC_U32, 0, 1, {512, 16, 0}},
     {PATC_U32, 0, 1LL << 23, {512, 20, 0}},
-    {PATC_U32, 0, 1LL << 25, {512, 24, 0}},
+    {PATC_U32, 0, 1LL << 25, {512, 24, 3}},
     {PATC_F32, 0, 1, {512, 16, 0}},
     {PATC_F32, 0, 1LL << 23, {384, 19, 3}},
-    {PATC_F32, 0, 1LL << 26, {512, 24, 0}},
+    {PATC_F32, 0, 1LL << 26, {512, 24, 3}},
     {PATC_F32, 4, 1, {512, 16, 0}},
     {PATC_F32, 4, 98304, {512, 18, 0}},
     {PATC_F32, 4, 1LL << 23, {384, 26, 0}},

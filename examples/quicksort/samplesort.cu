@@ -16,7 +16,8 @@ static __device__ __forceinline__ void patc_set32(unsigned int *p, unsigned int 
 
 static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
-static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i++) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(x & (1u << i))); m &= v; } return m; }
+static __device__ __forceinline__ unsigned int patc_vote_same(unsigned int t) { unsigned int v; asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; @!q not.b32 %0, %0; }" : "=r"(v) : "r"(t)); return v; }
+static __device__ __forceinline__ unsigned int patc_match_bits(unsigned int x, unsigned int w) { unsigned int m = 0xffffffffu; for (unsigned int i = 0; i < w; i += 2) { unsigned int a = patc_vote_same(x & (1u << i)), b; if (i + 1 == w) { m &= a; break; } b = patc_vote_same(x & (2u << i)); if (i == 0) m = a & b; else asm("lop3.b32 %0, %1, %2, %3, 0x80;" : "=r"(m) : "r"(m), "r"(a), "r"(b)); } return m; }
 
 /* multisplit's tiles ahead into L2: the whole 16-byte units of [p, e), a hint (sm_90) */
 static __device__ __forceinline__ void patc_prefetch_l2(const void *p, const void *e) {
@@ -1224,7 +1225,7 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
                 for (patc_int i171 = 0; i171 < 16; i171 += 1) {
                     bool msok172 = true;
                     unsigned int msb173 = msinfo73[i171];
-                    unsigned int mspm174 = (__ballot_sync(0xffffffffu, msok172) & patc_match_bits(msb173, 12u));
+                    unsigned int mspm174 = patc_match_bits(msb173, 12u);
                     unsigned int msrk175 = __popc((mspm174 & ((1u << lane) - 1u)));
                     unsigned int msct176 = __popc(mspm174);
                     long long ix177 = ((long long)msb173);
@@ -1250,7 +1251,7 @@ extern "C" __global__ void __launch_bounds__(256) ssSplit(unsigned int *__restri
                 for (patc_int i171 = 0; i171 < 16; i171 += 1) {
                     bool msok172 = ((lane + 512 * warp + 4096 * b64 + 32 * i171) < n);
                     unsigned int msb173 = msinfo73[i171];
-                    unsigned int mspm174 = (__ballot_sync(0xffffffffu, msok172) & patc_match_bits(msb173, 12u));
+                    unsigned int mspm174 = (__ballot_sync(0xffffffffu, ((lane + 512 * warp + 4096 * b64 + 32 * i171) < n)) & patc_match_bits(msb173, 12u));
                     unsigned int msrk175 = __popc((mspm174 & ((1u << lane) - 1u)));
                     unsigned int msct176 = __popc(mspm174);
                     long long ix177 = ((long long)msb173);

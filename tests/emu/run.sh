@@ -339,6 +339,11 @@ for ng in "1 1" "31 2" "33 1" "1000 3" "4097 5" "100003 7"; do
     for k in msPairsByValue msPairsByKey; do echo "multisplit.rise $k $r2 -D n=$1 -D g=$2"; done
 done
 for n in 4097 100003; do echo "multisplit.rise msWide --input random:0:65535 -D n=$n -D g=3"; done
+# the sort's 512 x 24 tile, at three blocks an SM too (its buckets computed again when ranked)
+for n in 1000 100003; do
+    echo "multisplit.rise msTile --input random -D n=$n -D g=3"
+    echo "multisplit.rise msTile --input random --min-blocks 3 -D n=$n -D g=3"
+done
 }
 
 echo "0 0" >"$TMP/counts"

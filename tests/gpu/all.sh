@@ -981,6 +981,13 @@ for n in 1 31 33 1000 4097 1048583 16777219; do
   for k in msPairsByValue msPairsByKey; do
     [ $n = 16777219 ] || run_case gpu multisplit.rise $k $n 2 -D n=$n -D g=264
   done
+  # the sort's largest pass tile (512 x 24) for two blocks an SM, and for three, where each
+  # element's bucket is computed again when it is ranked (prims/split.c, rebucket)
+  if [ $n != 16777219 ]; then
+    run_case gpu multisplit.rise msTile $n 1 -D n=$n -D g=264
+    bg_check gpu multisplit.rise "msTile --min-blocks 3" $n 'max relative error: [^ ]*' \
+      "$PATC" run examples/multisplit.rise --kernel msTile --min-blocks 3 --input random --check-against-cpu -D n=$n -D g=264
+  fi
 done
 collect
 for tool in memcheck racecheck synccheck; do
@@ -991,6 +998,7 @@ for tool in memcheck racecheck synccheck; do
   san $tool multisplit.rise msWide 1 -D n=100003 -D g=7
   san $tool multisplit.rise msPairsByValue 2 -D n=100003 -D g=7
   san $tool multisplit.rise msPairsByKey 2 -D n=4097 -D g=7
+  san $tool multisplit.rise msTile 1 --min-blocks 3 -D n=100003 -D g=7
 done
 fi # section m
 

@@ -1,0 +1,19 @@
+#!/bin/bash
+cd "$(dirname "$0")/../../.."
+X=$PWD/bench/tmp/xv
+SK=bench/tmp/x/sk
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.txt
+for v in v0 v4 v5 v6; do cuobjdump -sass $X/$v.cubin > /tmp/$v.sass; done
+tar czf $OUT/sass.tgz -C /tmp v0.sass v4.sass v5.sass v6.sass
+export PATC_CACHE_DIR=/tmp/pc
+for v in v4 v5 v6; do PATC_XSRC="sortPassB2=$X/$v.cu" $SK --root $PWD f32 uniform 67108864 1 2>&1 | tail -1; done
+for n in 268435456 67108864; do
+ for inp in uniform few; do
+  for r in 1 2; do
+   for v in base v4 v5 v6; do
+    if [ $v = base ]; then x=; else x="sortPassB2=$X/$v.cu"; fi
+    echo "$v $(PATC_XSRC=$x $SK --root $PWD f32 $inp $n 21 2>/dev/null | tail -1)"
+   done
+  done
+ done
+done 2>&1 | tee $OUT/times.txt
