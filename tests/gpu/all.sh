@@ -1180,7 +1180,8 @@ if build_sort_check "$rdir"; then
   # the passes' other tiles (rt_sort.c's tile_steps; the sizes above stop at 2^20 + 7),
   # each at its first size or last: f32 keys with 4-byte values
   # 512x18 to 2^23 - 1, 384x26 from 2^23; u64 keys 512x16 (from 2^20); f32 keys 512x16
-  # from 2^21, 512x20 from 2^23; u32 keys 512x20 from 2^23
+  # at 2^21, 384x19 (three blocks an SM) from 2^23; u32 keys 512x20 from 2^23. The
+  # 4-byte keys' 512x24 (three blocks, from 2^25 u32 and 2^26 f32 keys): section s's 2^28
   for f in "--pairs=u32 f32" "--pairs=i32 f32"; do
     for k in uniform few special; do
       bg_check sort sort_check.c "$f $k (512x18 tiles)" 8388607 "$rre" "$rdir/sort_check" $f 8388607 $k
@@ -1192,7 +1193,7 @@ if build_sort_check "$rdir"; then
   done
   for k in uniform few special sorted; do
     bg_check sort sort_check.c "f32 $k (512x16 tiles)" 2097155 "$rre" "$rdir/sort_check" f32 2097155 $k
-    bg_check sort sort_check.c "f32 $k (512x20 tiles)" 8388617 "$rre" "$rdir/sort_check" f32 8388617 $k
+    bg_check sort sort_check.c "f32 $k (384x19 tiles)" 8388617 "$rre" "$rdir/sort_check" f32 8388617 $k
     bg_check sort sort_check.c "u32 $k (512x20 tiles)" 8388608 "$rre" "$rdir/sort_check" u32 8388608 $k
   done
   for tool in memcheck racecheck synccheck; do
@@ -1200,15 +1201,15 @@ if build_sort_check "$rdir"; then
     bg_check $tool sort_check.c "i64+u64 bits 0:40 few" 100003 '^== .*' sort_san $tool --bits=0:40 --pairs=u64 i64 100003 few
     bg_check $tool sort_check.c "u32 digit 11 uniform" 100003 '^== .*' sort_san $tool --digit=11 u32 100003 uniform
     bg_check $tool sort_check.c "u32+u64 portions of 30011 few" 100003 '^== .*' sort_san $tool --portion=30011 --pairs=u64 u32 100003 few
-    # the passes' other tiles (rt_sort.c's tile_steps: u32 512x18 and f32 384x24 from 2^20
-    # keys, f32 512x16 from 2^21 and 512x20 from 2^23 (u32 keys' 512x20 is the same
-    # shape); f32 keys with u32 values 512x16 from 2^20, 384x26 from 2^23; u64 keys
-    # 512x16 from 2^20)
-    bg_check $tool sort_check.c "u32 uniform (512x18 tiles)" 1048583 '^== .*' sort_san $tool u32 1048583 uniform
-    bg_check $tool sort_check.c "f32 special (384x24 tiles)" 1048583 '^== .*' sort_san $tool f32 1048583 special
+    # the passes' tiles (rt_sort.c's tile_steps: u32 and f32 keys 512x16 at 2^20 and
+    # 2^21, f32 keys 384x19 from 2^23; f32 keys with u32 values 512x18 at 2^20, 384x26
+    # from 2^23; u64 keys 512x16 at 2^20; the 512x24 pass at three blocks an SM:
+    # section m's msTile --min-blocks 3)
+    bg_check $tool sort_check.c "u32 uniform (512x16 tiles)" 1048583 '^== .*' sort_san $tool u32 1048583 uniform
+    bg_check $tool sort_check.c "f32 special (512x16 tiles)" 1048583 '^== .*' sort_san $tool f32 1048583 special
     bg_check $tool sort_check.c "f32 sorted (512x16 tiles)" 2097155 '^== .*' sort_san $tool f32 2097155 sorted
-    bg_check $tool sort_check.c "f32 few (512x20 tiles)" 8388617 '^== .*' sort_san $tool f32 8388617 few
-    bg_check $tool sort_check.c "f32+u32 pairs uniform (512x16 tiles)" 1048583 '^== .*' sort_san $tool --pairs=u32 f32 1048583 uniform
+    bg_check $tool sort_check.c "f32 few (384x19 tiles)" 8388617 '^== .*' sort_san $tool f32 8388617 few
+    bg_check $tool sort_check.c "f32+u32 pairs uniform (512x18 tiles)" 1048583 '^== .*' sort_san $tool --pairs=u32 f32 1048583 uniform
     bg_check $tool sort_check.c "f32+i32 pairs special (384x26 tiles)" 8388617 '^== .*' sort_san $tool --pairs=i32 f32 8388617 special
     bg_check $tool sort_check.c "u64 special (512x16 tiles)" 1048583 '^== .*' sort_san $tool u64 1048583 special
   done
