@@ -6,7 +6,8 @@
  * every thread of a full tile passes is replaced by
  *     if (C) S' else S
  * where S' is S with those tests decided (`a >= N` false, `a < N` true) and the
- * selects, ifs and vector-load fallbacks they guarded folded away, and C is the
+ * selects, ifs and vector-load fallbacks they guarded folded away (a ballot of a test
+ * decided true is the full mask, dropped from an AND), and C is the
  * conjunction of `amax < N` over the tests: amax is a with every index that varies
  * inside the tile (loop indices of S, thread, lane and warp ids) at its largest value.
  * Nothing else changes; statements holding a while loop (a look-back) or S_PIPE are never copied.
