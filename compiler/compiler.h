@@ -841,6 +841,6 @@ void stmt_append(Arena *a, Stmt *seq, Stmt *s);
 X *x_nat(Arena *a, Nat *n);                              /* n as an i32 expression */
 X *x_bin(Arena *a, BinOp op, ScalarKind sk, X *l, X *r); /* l op r, of type sk */
 X *x_bool(Arena *a, bool b);                             /* a bool literal */
-X *x_u32(Arena *a, uint32_t v);                          /* a u32 literal */
+X *x_lit(Arena *a, ScalarKind sk, uint64_t v);          /* an integer literal of type sk */
 
 #endif

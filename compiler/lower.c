@@ -112,11 +112,11 @@ X *x_bool(Arena *a, bool b)
     return x;
 }
 
-X *x_u32(Arena *a, uint32_t v)
+X *x_lit(Arena *a, ScalarKind sk, uint64_t v)
 {
     X *x = ANEW(a, X);
     x->kind = X_LIT;
-    x->sk = SK_U32;
+    x->sk = sk;
     x->lit.u = v;
     return x;
 }
@@ -125,12 +125,7 @@ X *lw_xnat(Lw *w, Nat *n) { return x_nat(w->a, n); }
 
 X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r) { return x_bin(w->a, op, sk, l, r); }
 
-X *lw_xlit(Lw *w, ScalarKind sk, uint64_t v)
-{
-    X *x = lw_xnew(w, X_LIT, sk);
-    x->lit.u = v;
-    return x;
-}
+X *lw_xlit(Lw *w, ScalarKind sk, uint64_t v) { return x_lit(w->a, sk, v); }
 
 X *lw_xsel(Lw *w, X *c, X *p, X *q)
 {

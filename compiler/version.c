@@ -261,7 +261,7 @@ static X *fold(const Ver *v, X *x)
     }
     case X_SHFL: {
         X *val = fold(v, x->shfl.val), *arg = fold(v, x->shfl.arg);
-        if (x->shfl.k == SHFL_BALLOT && is_lit(val, &b) && b) return x_u32(v->a, 0xffffffffu); /* the full warp */
+        if (x->shfl.k == SHFL_BALLOT && is_lit(val, &b) && b) return x_lit(v->a, SK_U32, 0xffffffffu); /* the full warp */
         if (val == x->shfl.val && arg == x->shfl.arg) return x;
         y = ANEW(v->a, X);
         *y = *x;

@@ -210,8 +210,9 @@ static LwVal *lower_multisplit_read(Lw *w, Expr *e)
  * offset in the tile's bucket-ordered part, then, during ranking, where its next
  * element of the bucket goes), base (shared, per bucket: the tile's count of it, then
  * where place 0 of the tile would go in the output), val and info (each thread's IPT
- * elements in registers, and per element its bucket, unless rebucket; for pairs, after
- * ranking, its place in the tile), tstart and sval (below). */
+ * elements in registers, and per element its bucket, or NULL where ms_rank computes the
+ * buckets again, ms_keep_buckets; for pairs, after ranking, its place in the tile),
+ * tstart and sval (below). */
 typedef struct Ms {
     Lw *w;
     Arena *a;
@@ -222,8 +223,6 @@ typedef struct Ms {
     ScalarKind osk;/* the offsets' (u32 or u64), and base's */
     Buffer *par;   /* the launch's epoch & 1 (a u32 register) */
     Buffer *hist, *base, *val, *info;
-    bool rebucket;           /* keys: no info; ms_rank runs the bucket function again
-                                (ms_keep_buckets) */
     Buffer *tstart;          /* per bucket: the tile's count of it, then where its part
                                 starts in the tile */
     Buffer *wsum;            /* ms_tile_scan_par's: per warp of buckets, its buckets' count;
@@ -351,6 +350,10 @@ static X *mbucket(Ms *m, X *x, X *y)
     return mn;
 }
 
+/* An element's bucket where it is in the input (valid), else 0 (ms_count, and ms_rank
+ * where it computes the buckets again) */
+static X *mbucket_in(Ms *m, X *valid, X *x, X *y) { return msel(m, valid, mbucket(m, x, y), mlit(m, SK_U32, 0)); }
+
 /* 0. The first lanes of warp 0 bring the input's tile MS_AHEAD tiles on into L2, a lane
  * a unit of MS_PREFETCH_BYTES, where that tile is in the launch (S_PREFETCH: not waited
  * for, and it changes nothing). The tiles are drawn in launch order, so that tile is
@@ -440,7 +443,7 @@ static void ms_count(Ms *m, Buffer *in, Buffer *in2)
     /* the value read only where the bucket function reads it (below the select on
      * valid); ms_read_values reads it again to place it */
     X *y = m->pairs ? lw_xload(w, in2, gi) : NULL;
-    X *b = mdecl(m, "msb", SK_U32, msel(m, valid, mbucket(m, x, y), mlit(m, SK_U32, 0)), &bb);
+    X *b = mdecl(m, "msb", SK_U32, mbucket_in(m, valid, x, y), &bb);
     lw_open_if(w, valid, &is);
     Stmt *s = lw_snew(w, S_STORE);
     s->store.buf = m->hist;
@@ -449,7 +452,7 @@ static void ms_count(Ms *m, Buffer *in, Buffer *in2)
     s->store.atom = ATOM_ADD;
     lw_emit(w, s);
     w->cur = is;
-    if (!m->rebucket) lw_store(w, m->info, mreg_at(m, r), b); /* read only where valid (ms_rank) */
+    if (m->info) lw_store(w, m->info, mreg_at(m, r), b); /* read only where valid (ms_rank) */
     mclose(m, &l);
 }
 
@@ -473,9 +476,8 @@ static void ms_rank(Ms *m)
     Buffer *pm, *hb;
     X *test = mnat_lt(m, gi, m->n);
     X *valid = lw_materialise(w, test, "msok");
-    X *b = m->rebucket ? msel(m, valid, mbucket(m, lw_xload(w, m->val, mreg_at(m, r)), NULL), mlit(m, SK_U32, 0))
-                       : lw_xload(w, m->info, mreg_at(m, r));
-    b = lw_materialise(w, b, "msb");
+    X *b = lw_materialise(w, m->info ? lw_xload(w, m->info, mreg_at(m, r))
+                                     : mbucket_in(m, valid, lw_xload(w, m->val, mreg_at(m, r)), NULL), "msb");
     /* the ballot of the test itself, not of msok: version.c decides it in a full tile,
      * where the vote folds away (one ALU instruction an element fewer) */
     X *peers = mdecl(m, "mspm", SK_U32, mbin(m, OP_BAND, SK_U32, mballot(m, test), lw_xmatch(w, b, m->bits)), &pm);
@@ -715,11 +717,11 @@ static void ms_tile_scan(Ms *m)
 }
 
 /* Whether each element's bucket stays in a register (info) from ms_count to ms_rank, or
- * ms_rank runs the bucket function again (rebucket): kept where the launch bounds leave
+ * ms_rank runs the bucket function again (info NULL): kept where the launch bounds leave
  * registers for the IPT elements, their IPT buckets and 16 more (65536 / (nt * min_blocks)
  * a thread on sm_90, 255 without a bound), and always for pairs (info holds the element's
  * place for ms_values). The pass of f32 keys at 512 x 24 (an H200, 2^28 keys): with two
- * blocks an SM it kept its buckets in 64 registers and the sort took 4.82-4.83 ms;
+ * blocks an SM it kept its buckets in 64 registers and the sort took 4.81-4.83 ms;
  * computing them again there cost 7 % (5.16-5.17); with three blocks an SM (40
  * registers, computed again) 4.79-4.81, and with ms_scatter's loop unrolled as well 4.67
  * against 5.10-5.13 with two (bench/results/2026-11-28-nvidia-h200-sort-alu). */
@@ -819,12 +821,12 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
     Stmt *tl, *ts, *sl, *ss, *is, *js;
     Nat *tid = mthreads(m, &tl, &ts);
     Nat *j = mseq(m, m->IPT, &sl, &ss);
-    /* Unrolled fully where the buckets are computed again (rebucket): the f32 sort of 2^28
+    /* Unrolled fully where the buckets are computed again (no info): the f32 sort of 2^28
      * keys at 512 x 24, three blocks an SM, took 4.67 ms against 4.79-4.81 with nvcc's own
      * unrolling. Where they are kept it was slower: f32 keys at 384 x 19 (2^24 + 3) 373-374
      * us against 355-356, f32 keys with u32 values at 384 x 26 (2^28) 6922-6932 against
      * 6627-6638 (H200, bench/results/2026-11-28-nvidia-h200-sort-alu). */
-    sl->loop.unroll = sl->loop.unroll_full = m->rebucket;
+    sl->loop.unroll = sl->loop.unroll_full = !m->info;
     Nat *q = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
     lw_open_if(w, mnat_lt(m, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), q), m->n), &is);
     X *v = lw_materialise(w, lw_xload(w, m->sval, q), "msv"), *v2 = NULL;
@@ -973,7 +975,6 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
      * 16 items it made spills and the small sorts slower, so it is not asked for there
      * (bench/results/2026-11-26-nvidia-h100-sort-stop45-bounds). */
     if (m.NT <= 512 && m.IPT >= 18 && 2 * (bytes + 1024) <= 233472) k->own_min_blocks = 2;
-    m.rebucket = !ms_keep_buckets(&m, k->min_blocks ? k->min_blocks : k->own_min_blocks);
     /* the bucket function is inlined where it is used (mbucket): here it is lowered once,
      * to a list of its own, only to see that it is a function of scalars */
     Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, m.sk, nat_cst(a, 1)), *pb = NULL;
@@ -1007,7 +1008,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.hist = lw_shared_buffer(w, "mshist", SK_U32, nat_cst(a, m.W * m.K), e->sp);
     m.base = lw_shared_buffer(w, "msbase", m.osk, nat_cst(a, m.K), e->sp);
     m.val = mprivate(&m, "msval", m.sk);
-    if (!m.rebucket) m.info = mprivate(&m, "msinfo", SK_U32);
+    if (ms_keep_buckets(&m, k->min_blocks ? k->min_blocks : k->own_min_blocks)) m.info = mprivate(&m, "msinfo", SK_U32);
     m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
     if (ms_par_scan(&m)) m.wsum = lw_shared_buffer(w, "mswsum", SK_U32, nat_cst(a, m.K / 32), e->sp);
     m.sval = lw_shared_buffer(w, "mssval", m.sk, nat_cst(a, m.TILE), e->sp);

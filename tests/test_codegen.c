@@ -848,9 +848,7 @@ END_TEST
  * unrolled fully; the kernel compiles either way. */
 START_TEST(multisplit_rebucket)
 {
-    size_t len;
-    char *src = lang_read_file(PATC_SOURCE_DIR "/examples/multisplit.rise", &len);
-    ck_assert_ptr_nonnull(src);
+    char *src = slurp(PATC_SOURCE_DIR "/examples/multisplit.rise");
     for (int mb = 0; mb <= 3; mb += 3) {
         CompileOptions f = {.min_blocks = mb};
         TC *t = tc_compile_flags(PATC_SOURCE_DIR "/examples/multisplit.rise", src, NULL, 0, &f);

@@ -982,7 +982,7 @@ for n in 1 31 33 1000 4097 1048583 16777219; do
     [ $n = 16777219 ] || run_case gpu multisplit.rise $k $n 2 -D n=$n -D g=264
   done
   # the sort's largest pass tile (512 x 24) for two blocks an SM, and for three, where each
-  # element's bucket is computed again when it is ranked (prims/split.c, rebucket)
+  # element's bucket is computed again when it is ranked (prims/split.c, ms_keep_buckets)
   if [ $n != 16777219 ]; then
     run_case gpu multisplit.rise msTile $n 1 -D n=$n -D g=264
     bg_check gpu multisplit.rise "msTile --min-blocks 3" $n 'max relative error: [^ ]*' \
