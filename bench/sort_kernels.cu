@@ -7,8 +7,9 @@
 // the durations by kernel. Without a profiler it prints each sort's time by CUDA events
 // (the median over REPS), to set beside the sum of its kernels.
 //   sort_kernels [--root DIR] TYPE INPUT N [REPS]
-// TYPE u32, f32 or f32+u32 (f32 keys, u32 values); INPUT uniform or few, made as
-// sort_bench.cu makes them (the same seeds); REPS default 3.
+// TYPE u32, f32 or f32+u32 (f32 keys, u32 values); INPUT uniform, few or sorted, made as
+// sort_bench.cu makes them (the same seeds; sorted: the uniform keys sorted once by CUB);
+// REPS default 3.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -28,12 +29,12 @@ int main(int argc, char **argv) {
     std::string root = getenv("PATC_ROOT") ? getenv("PATC_ROOT") : ".";
     int a = 1;
     if (argc > 2 && strcmp(argv[1], "--root") == 0) { root = argv[2]; a = 3; }
-    if (argc - a < 3) { fprintf(stderr, "usage: sort_kernels [--root DIR] u32|f32|f32+u32 uniform|few N [REPS]\n"); return 2; }
+    if (argc - a < 3) { fprintf(stderr, "usage: sort_kernels [--root DIR] u32|f32|f32+u32 uniform|few|sorted N [REPS]\n"); return 2; }
     std::string ty = argv[a], input = argv[a + 1];
     long long n = atoll(argv[a + 2]);
     int reps = argc - a > 3 ? atoi(argv[a + 3]) : 3;
-    bool fl = ty != "u32", pairs = ty == "f32+u32", few = input == "few";
-    if ((ty != "u32" && ty != "f32" && !pairs) || (!few && input != "uniform") || n < 1 || n > (1ll << 30) || reps < 1) {
+    bool fl = ty != "u32", pairs = ty == "f32+u32", few = input == "few", sorted = input == "sorted";
+    if ((ty != "u32" && ty != "f32" && !pairs) || (!few && !sorted && input != "uniform") || n < 1 || n > (1ll << 30) || reps < 1) {
         fprintf(stderr, "sort_kernels: bad arguments\n");
         return 2;
     }
@@ -63,6 +64,12 @@ int main(int argc, char **argv) {
     };
     cub_sort(nullptr, tb);
     CK(cudaMalloc(&tmp, tb));
+    if (sorted) { // the keys sorted (values as made), the input of every sort below
+        size_t b0 = tb;
+        cub_sort(tmp, b0);
+        CK(cudaMemcpyAsync(kin, kref, bytes, cudaMemcpyDeviceToDevice, s));
+        CK(cudaStreamSynchronize(s));
+    }
     patc_sorter *so;
     if (pairs) PK(patc_sorter_create_pairs(ctx, PATC_F32, PATC_U32, &so));
     else PK(patc_sorter_create(ctx, fl ? PATC_F32 : PATC_U32, &so));
