@@ -579,8 +579,8 @@ typedef struct Kernel {
     bool block_fixed;            /* code assumes exactly `block` threads (straight-line maps) */
     int min_blocks;              /* CompileOptions.min_blocks: __launch_bounds__'s second
                                     argument when the block is fixed (0: none); during
-                                    lowering the options' alone, then own_min_blocks where
-                                    they give none (driver.c) */
+                                    lowering the options' alone, then kernel_min_blocks's
+                                    (driver.c) */
     int own_min_blocks;          /* the lowering's choice of min_blocks, where the options
                                     give none (multisplit: 2, prims/split.c) */
     bool evict_first;            /* CompileOptions.evict_first (codegen applies it to
@@ -677,6 +677,7 @@ Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k);         
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed,
                             const Define *defs, int ndefs);                           /* typecheck.c */
 Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k, bool bins_in_result, int min_blocks);                  /* lower.c */
+int kernel_min_blocks(const Kernel *k); /* the options' min_blocks, else own_min_blocks (lower.c) */
 void loops_specialise(Arena *a, Diag *d, Kernel *k);                                   /* loops.c */
 void smem_layout(Arena *a, Diag *d, Kernel *k);                                         /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */

@@ -82,7 +82,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
             version_tiles(a, s);
             if (opt->dump.version) dump_kernel(a, opt, "version", s);
             width_decide(a, s);
-            s->min_blocks = opt->min_blocks ? opt->min_blocks : s->own_min_blocks;
+            s->min_blocks = kernel_min_blocks(s);
             s->evict_first = opt->evict_first;
         }
         width_unify(k);

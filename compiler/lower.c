@@ -121,6 +121,11 @@ X *x_lit(Arena *a, ScalarKind sk, uint64_t v)
     return x;
 }
 
+/* A kernel's __launch_bounds__ minimum of blocks an SM: the compile options' (min_blocks,
+ * which lower_kernel and new_launch set), else the lowering's own choice (own_min_blocks:
+ * multisplit's) */
+int kernel_min_blocks(const Kernel *k) { return k->min_blocks ? k->min_blocks : k->own_min_blocks; }
+
 X *lw_xnat(Lw *w, Nat *n) { return x_nat(w->a, n); }
 
 X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r) { return x_bin(w->a, op, sk, l, r); }
@@ -1674,6 +1679,7 @@ static Kernel *new_launch(Arena *a, Kernel *k, int i)
     s->ninputs = k->ninputs;
     s->main = k;
     s->body = stmt_seq(a);
+    s->min_blocks = k->min_blocks; /* the options' */
     return s;
 }
 

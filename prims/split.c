@@ -1008,7 +1008,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.hist = lw_shared_buffer(w, "mshist", SK_U32, nat_cst(a, m.W * m.K), e->sp);
     m.base = lw_shared_buffer(w, "msbase", m.osk, nat_cst(a, m.K), e->sp);
     m.val = mprivate(&m, "msval", m.sk);
-    if (ms_keep_buckets(&m, k->min_blocks ? k->min_blocks : k->own_min_blocks)) m.info = mprivate(&m, "msinfo", SK_U32);
+    if (ms_keep_buckets(&m, kernel_min_blocks(k))) m.info = mprivate(&m, "msinfo", SK_U32);
     m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
     if (ms_par_scan(&m)) m.wsum = lw_shared_buffer(w, "mswsum", SK_U32, nat_cst(a, m.K / 32), e->sp);
     m.sval = lw_shared_buffer(w, "mssval", m.sk, nat_cst(a, m.TILE), e->sp);
