@@ -75,28 +75,28 @@ Acc *lw_acceptor(Lw *w, AccKind k, Type *ty, Acc *in)
 
 /* ---------------------------------------------------------------- IR builders */
 
-X *lw_xnew(Lw *w, XKind k, ScalarKind sk)
+/* An expression node of kind k and type sk, its fields zero: every builder below starts
+ * from it */
+static X *x_new(Arena *a, XKind k, ScalarKind sk)
 {
-    X *x = ANEW(w->a, X);
+    X *x = ANEW(a, X);
     x->kind = k;
     x->sk = sk;
     return x;
 }
 
+X *lw_xnew(Lw *w, XKind k, ScalarKind sk) { return x_new(w->a, k, sk); }
+
 X *x_nat(Arena *a, Nat *n)
 {
-    X *x = ANEW(a, X);
-    x->kind = X_NAT;
-    x->sk = SK_I32;
+    X *x = x_new(a, X_NAT, SK_I32);
     x->nat.n = n;
     return x;
 }
 
 X *x_bin(Arena *a, BinOp op, ScalarKind sk, X *l, X *r)
 {
-    X *x = ANEW(a, X);
-    x->kind = X_BIN;
-    x->sk = sk;
+    X *x = x_new(a, X_BIN, sk);
     x->bin.op = op;
     x->bin.l = l;
     x->bin.r = r;
@@ -105,26 +105,17 @@ X *x_bin(Arena *a, BinOp op, ScalarKind sk, X *l, X *r)
 
 X *x_bool(Arena *a, bool b)
 {
-    X *x = ANEW(a, X);
-    x->kind = X_LIT;
-    x->sk = SK_BOOL;
+    X *x = x_new(a, X_LIT, SK_BOOL);
     x->lit.b = b;
     return x;
 }
 
 X *x_lit(Arena *a, ScalarKind sk, uint64_t v)
 {
-    X *x = ANEW(a, X);
-    x->kind = X_LIT;
-    x->sk = sk;
+    X *x = x_new(a, X_LIT, sk);
     x->lit.u = v;
     return x;
 }
-
-/* A kernel's __launch_bounds__ minimum of blocks an SM: the compile options' (min_blocks,
- * which lower_kernel and new_launch set), else the lowering's own choice (own_min_blocks:
- * multisplit's) */
-int kernel_min_blocks(const Kernel *k) { return k->min_blocks ? k->min_blocks : k->own_min_blocks; }
 
 X *lw_xnat(Lw *w, Nat *n) { return x_nat(w->a, n); }
 
@@ -1738,6 +1729,11 @@ static Expr *lower_launches(Lw *w, Expr *e)
     }
     return e;
 }
+
+/* A kernel's __launch_bounds__ minimum of blocks an SM: the compile options' (min_blocks,
+ * which lower_kernel and new_launch set), else the lowering's own choice (own_min_blocks:
+ * multisplit's) */
+int kernel_min_blocks(const Kernel *k) { return k->min_blocks ? k->min_blocks : k->own_min_blocks; }
 
 Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd, bool bins_in_result, int min_blocks)
 {
