@@ -420,7 +420,11 @@ static void ms_clear(Ms *m)
  * ranking lets the tile publish its counts (ms_counts) before it ranks, so that the
  * look-back of the tiles after it seldom waits for them (CUB's Onesweep counts early
  * too, Adinets and Merrill 2022), and lets ranking give each element its place in the
- * tile at once (ms_rank), with no lookup of its bucket's start afterwards. */
+ * tile at once (ms_rank), with no lookup of its bucket's start afterwards. The atomic
+ * adds the constant 1: nvcc makes that ATOMS.POPC.INC, one update for all the lanes on
+ * an address (sorted input puts most of a warp's lanes on one). An add of anything else is an ATOMS.ADD, lane by lane: u16 counts two to a word made a
+ * sort of 2^28 sorted f32 keys 1.05-1.07 ms slower on an H200
+ * (bench/results/2026-11-28-nvidia-h200-sort-stop64, c2). */
 static void ms_count(Ms *m, Buffer *in, Buffer *in2)
 {
     Lw *w = m->w;
@@ -464,7 +468,14 @@ static void ms_count(Ms *m, Buffer *in, Buffer *in2)
  * offset (between two __syncwarp). The element goes to its place in the tile in bucket
  * order, in shared memory (sval); for pairs the place stays in info for ms_values, which
  * reads the values from global memory (not kept in registers since ms_count: ptxas
- * spilled the pairs' pass at 512x18 and 256x32 with them there). */
+ * spilled the pairs' pass at 512x18 and 256x32 with them there). Why ballots, from
+ * sorts of 2^28 f32 keys on an H200 (bench/results/2026-11-28-nvidia-h200-sort-stop64):
+ * - a shared atomicOr of each lane's bit into a mask per bucket (CUB's
+ *   WARP_MATCH_ATOMIC_OR) was 1.7-3.8 ms slower (m1; its count lost POPC.INC too);
+ * - ballots only on the bits that differ across the warp (redux) were 19-24 us faster
+ *   on sorted keys but 236-681 us slower on the others (r1);
+ * - the top lane alone reading the offset and shuffling it to the others was 50-120 us
+ *   slower (l1). */
 static void ms_rank(Ms *m)
 {
     Lw *w = m->w;
