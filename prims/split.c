@@ -422,8 +422,9 @@ static void ms_clear(Ms *m)
  * too, Adinets and Merrill 2022), and lets ranking give each element its place in the
  * tile at once (ms_rank), with no lookup of its bucket's start afterwards. The atomic
  * adds the constant 1: nvcc makes that ATOMS.POPC.INC, one update for all the lanes on
- * an address (sorted input puts most of a warp's lanes on one). An add of anything else is an ATOMS.ADD, lane by lane: u16 counts two to a word made a
- * sort of 2^28 sorted f32 keys 1.05-1.07 ms slower on an H200
+ * an address (sorted input puts most of a warp's lanes on one). An add of anything
+ * else is an ATOMS.ADD, lane by lane: u16 counts two to a word made a sort of 2^28
+ * sorted f32 keys 1.05-1.07 ms slower on an H200
  * (bench/results/2026-11-28-nvidia-h200-sort-stop64, c2). */
 static void ms_count(Ms *m, Buffer *in, Buffer *in2)
 {
