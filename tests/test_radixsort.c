@@ -194,6 +194,17 @@ static void check_sort(int kind, int input, long long n, long long g, int via)
     for (int j = 0; via == 0 && j < 1024; j++)
         CK_EACH(hist[j] == want_h[j], "%s input %d n=%lld: histogram bin %d is %u, want %u", suffix[kind], input,
                       n, j, hist[j], want_h[j]);
+    /* the histogram and its scan in one launch reading 16-byte vectors (rsHistScanV*,
+     * libpatrt's sortHistScanV): each digit's exclusive scan of those counts */
+    if (via == 0 && kind != KI32) {
+        uint32_t offs[1024];
+        long long nats[2] = {n, g};
+        ck_assert_msg(patc_interp_run(kern("rsHistScanV", kind), nats, (const void *[]){keys}, offs) == PATC_OK, "%s",
+                      patc_last_error(ctx));
+        for (int j = 0, run = 0; j < 1024; run = j % 256 == 255 ? 0 : run + (int)want_h[j], j++)
+            CK_EACH(offs[j] == (uint32_t)run, "%s input %d n=%lld g=%lld: rsHistScanV offset %d is %u, want %d",
+                    suffix[kind], input, n, g, j, offs[j], run);
+    }
 
     /* the order: element by element equal under the type's order to qsort's result */
     uint32_t *ref = malloc((size_t)n * 4);

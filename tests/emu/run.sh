@@ -292,6 +292,7 @@ for n in 1 4097 1048583; do
     echo "histogram.rise histU32 --input random:0:299 -D g=3 -D n=$n --bins-in-result"
     echo "histogram.rise histF32 --input value:0.25 --input value:0.75 --input random -D g=3 -D n=$n --bins-in-result"
     echo "radixsort.rise rsHistScanU32 $r1 -D g=3 -D n=$n --bins-in-result"
+    echo "radixsort.rise rsHistScanVF32 $r1 -D g=3 -D n=$n --bins-in-result"
 done
 # issue 33 item 7a: lastBlock's body with no barrier in front of it; one where its shared
 # buffer reuses bytes other threads read just before (barrier.c puts one in the body)
@@ -577,7 +578,8 @@ if { [ -z "${EMU_ONLY:-}" ] || [[ "multisplit relaunch faults" =~ $EMU_ONLY ]]; 
 fi
 # issue 35 item 2: the radix sort's kernels (examples/radixsort.rise). The histogram of
 # all four digits on 1 to 3 blocks (several trips at the larger n) and the scan against
-# the interpreter on random words, and the two in one launch (rsHistScan); each pass (digit d = 0..3) on one set of keys with
+# the interpreter on random words, and the two in one launch (rsHistScan, rsHistScanV: in 16-byte
+# vectors); each pass (digit d = 0..3) on one set of keys with
 # digit d's offsets, which the interpreter computes from the same keys (a pass's
 # offsets depend only on the keys' digit counts, so the unsorted keys serve every d).
 if { [ -z "${EMU_ONLY:-}" ] || [[ "radixsort.rise" =~ $EMU_ONLY ]]; } && part_ok; then
@@ -596,6 +598,8 @@ PY
             g=$(( n > 4097 ? 3 : n > 31 ? 2 : 1 ))
             check radixsort.rise rsHist$t "--input $TMP/rs_keys.bin" -D n=$n -D g=$g
             [ $t = I32 ] || check radixsort.rise rsHistScan$t "--input $TMP/rs_keys.bin" -D n=$n -D g=$g
+            # the same in 16-byte vectors (libpatrt's sortHistScanV)
+            [ $t = I32 ] || check radixsort.rise rsHistScanV$t "--input $TMP/rs_keys.bin" -D n=$n -D g=$g
             if "$PATC" run examples/radixsort.rise --kernel rsHist$t --cpu -D n=$n -D g=$g --input "$TMP/rs_keys.bin" \
                     --output "$TMP/rs_hist.bin" >/dev/null 2>&1 &&
                 "$PATC" run examples/radixsort.rise --kernel rsScanAll --cpu --input "$TMP/rs_hist.bin" \
