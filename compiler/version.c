@@ -10,6 +10,8 @@
  * decided true is the full mask, dropped from an AND), and C is the
  * conjunction of `amax < N` over the tests: amax is a with every index that varies
  * inside the tile (loop indices of S, thread, lane and warp ids) at its largest value.
+ * Where S holds a grid-stride trip loop (version_trips) whose body has loops or ifs with
+ * tests, those statements are versioned instead, each trip, with the trip index uniform.
  * Nothing else changes; statements holding a while loop (a look-back) or S_PIPE are never copied.
  *
  * Why: with a size known only at launch, each element of a tile is loaded behind its
@@ -23,8 +25,10 @@
  * Why this is right: a test is decided only when a is proved non-decreasing in each
  * varying index (nat_prove_ge(a[v := v + 1], a)), so amax bounds a over the tile and
  * amax < N implies every a < N there. C mentions only nat parameters, block indices
- * and enclosing block-loop indices, so it is the same for every thread of a block and
- * S' may hold barriers and warp collectives. A test that is not proved so (or that no
+ * and enclosing block-loop indices (and a versioned trip loop's index, whose extent is
+ * the same for every thread, so each thread's trip i decides as every other's trip i),
+ * so it is the same for every thread of a block and S' may hold barriers and warp
+ * collectives. A test that is not proved so (or that no
  * tile passes, amax >= N) stays a test in S' too.
  */
 #include "compiler.h"
@@ -34,8 +38,13 @@ enum { MAXV = 64, MAXT = 64 };
 typedef struct Ver {
     Arena *a;
     Kernel *k;
-    NatVar *uni[MAXV]; /* block-uniform: the enclosing block loops' indices */
+    NatVar *uni[MAXV]; /* block-uniform: the enclosing block loops' indices, and the
+                          indices of the grid-stride loops whose trips are versioned */
+    Nat *uniext[MAXV]; /* a block loop's extent (its blocks); NULL for a trip index */
     int nuni;
+    NatVar *around[MAXV]; /* varying in every statement placed now: the indices of the loops
+                             between a versioned trip loop and its block loop (the thread loop) */
+    int naround;
     NatVar *inner[MAXV]; /* varying inside S: loop indices of S and the thread ids */
     int ninner;
     const X *test[MAXT]; /* the decided tests of S (pointer identity: an X may be shared) */
@@ -354,11 +363,155 @@ static bool set_inner(Ver *v, const Stmt *s)
     ir_walk(s, &inner, v);
     const HwIds *h = &v->k->hw;
     NatVar *thread[] = {h->tid[0], h->tid[1], h->tid[2], h->lane, h->warp};
-    for (int i = 0; i < 5 && !v->full; i++) {
+    for (int i = 0; i < 5 + v->naround && !v->full; i++) {
         if (v->ninner == MAXV) v->full = true;
-        else v->inner[v->ninner++] = thread[i];
+        else v->inner[v->ninner++] = i < 5 ? thread[i] : v->around[i - 5];
     }
     return !v->full;
+}
+
+static void items(Ver *v, Stmt *s);
+static Stmt *place(Ver *v, Stmt *s);
+
+typedef struct Stride {
+    Ver *v;
+    const NatVar *i; /* the trip loop's index */
+} Stride;
+
+/* x[var := var + 1] - x: the step of x when var steps by one. */
+static Nat *step(Arena *a, Nat *x, const NatVar *var)
+{
+    return nat_sub(a, nat_subst(a, x, var, nat_add(a, nat_var(a, (NatVar *)var), nat_cst(a, 1))), x);
+}
+
+/* A bound test whose index a steps over every block's part of the input each trip of
+ * the loop of index i: for some enclosing block loop of B blocks (index b), a's step in
+ * i is at least B times its step in b, which is positive. */
+static bool stride_test(void *ctx, const X *x)
+{
+    Stride *st = ctx;
+    Ver *v = st->v;
+    Nat *an, *nn;
+    bool truth;
+    if (!bound_test(v, x, &an, &nn, &truth) || !nat_mentions(an, st->i)) return false;
+    Nat *di = step(v->a, an, st->i);
+    for (int j = 0; j < v->nuni; j++) {
+        if (!v->uniext[j] || !nat_mentions(an, v->uni[j])) continue;
+        Nat *db = step(v->a, an, v->uni[j]);
+        if (nat_prove_ge(v->a, db, nat_cst(v->a, 1)) && nat_prove_ge(v->a, di, nat_mul(v->a, db, v->uniext[j])))
+            return true;
+    }
+    return false;
+}
+
+typedef struct Trips {
+    Ver *v;
+    Stmt *loop; /* the loop found */
+} Trips;
+
+static WalkStep find_trips(void *ctx, const Stmt *s)
+{
+    Trips *t = ctx;
+    static const IrVisitor tests = {.x = stride_test};
+    int64_t c;
+    if (s->kind != S_FOR || s->loop.level != LVL_SEQ || nat_is_const(s->loop.extent, &c) ||
+        !all_uniform(t->v, s->loop.extent))
+        return WALK_ON;
+    Stride st = {t->v, s->loop.var};
+    if (!ir_walk(s->loop.body, &tests, &st)) return WALK_ON;
+    t->loop = (Stmt *)s;
+    return WALK_STOP;
+}
+
+/* Whether l is inside s; if so, the indices of the loops from s down to l (l's not
+ * included) are added to around: they vary inside each statement of l's body. */
+static bool around(Ver *v, const Stmt *s, const Stmt *l)
+{
+    if (s == l) return true;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++)
+            if (around(v, s->seq.items[i], l)) return true;
+        return false;
+    case S_FOR: {
+        if (v->naround == MAXV) return false;
+        v->around[v->naround++] = s->loop.var;
+        if (around(v, s->loop.body, l)) return true;
+        v->naround--;
+        return false;
+    }
+    case S_IF: return around(v, s->cond.then, l) || (s->cond.els && around(v, s->cond.els, l));
+    case S_WHILE: return false; /* find_trips' loop is never in one: version leaves s alone */
+    case S_DECL:
+    case S_STORE:
+    case S_BARRIER:
+    case S_COMMENT:
+    case S_VLOAD:
+    case S_JUMP:
+    case S_LET:
+    case S_SLEEP:
+    case S_MBAR:
+    case S_VSTORE:
+    case S_BULK:
+    case S_PREFETCH: return false;
+    }
+    unreachable();
+}
+
+/* Places each statement of b (a trip loop's body, through flat sequences): whether one
+ * of them was versioned, the only change made. */
+static bool trip_items(Ver *v, Stmt *b)
+{
+    bool any = false;
+    for (int i = 0; i < b->seq.n; i++) {
+        Stmt *x = b->seq.items[i];
+        if (x->kind == S_SEQ) {
+            any |= trip_items(v, x);
+        } else if (x->kind == S_FOR || x->kind == S_IF) {
+            Stmt *y = place(v, x);
+            any |= y != x;
+            b->seq.items[i] = y;
+        }
+    }
+    return any;
+}
+
+/* The rule for a statement s holding a sequential loop L, of a size known only at
+ * launch and the same for every thread (a uniform extent), that walks the input a grid
+ * at a time (stride_test): L's last trip is partial in every block whose part of that
+ * trip ends past N, which in a grid-stride walk is nearly every block, so s versioned
+ * whole would run its tested copy nearly everywhere (the sort's histogram in 16-byte
+ * vectors: at 2^28 keys in every block, 30 us slower than the hand-written kernel that
+ * tests only the last trip, bench/results/2026-11-28-nvidia-h200-sort-stop62). Each trip
+ * is versioned instead where L's body holds loops or ifs with tests (several elements a
+ * trip, as vectors two at a time): L's index is uniform (every thread runs the same
+ * trips), so those statements are placed with it among the uniform indices, and their
+ * condition C holds in every trip but the last. A trip of one element is left to s's
+ * versioning (a test a trip saves nothing over a test an element). True when s was so
+ * handled; false leaves s and the tables of its tests as they were. */
+static bool version_trips(Ver *v, Stmt *s)
+{
+    static const IrVisitor find = {.stmt = find_trips}, tests = {.x = find_test};
+    Trips t = {v, NULL};
+    if (v->nuni == MAXV || !ir_walk(s, &find, &t)) return false;
+    Stmt *l = t.loop;
+    int na = v->naround;
+    bool any = false;
+    if (around(v, s, l)) {
+        v->uniext[v->nuni] = NULL;
+        v->uni[v->nuni++] = l->loop.var;
+        if (l->loop.body->kind == S_SEQ) {
+            any = trip_items(v, l->loop.body);
+        } else if (l->loop.body->kind == S_FOR || l->loop.body->kind == S_IF) {
+            Stmt *y = place(v, l->loop.body);
+            any = y != l->loop.body;
+            l->loop.body = y;
+        }
+        v->nuni--;
+    }
+    v->naround = na;
+    if (!any && set_inner(v, s)) ir_walk(s, &tests, v); /* place's walks reset them */
+    return any;
 }
 
 /* Versions s (an S_FOR or S_IF of a block loop's body) when it holds decidable tests:
@@ -370,6 +523,7 @@ static Stmt *version(Ver *v, Stmt *s)
     if (!set_inner(v, s)) return s;
     ir_walk(s, &tests, v);
     if (v->full || v->ntest == 0) return s;
+    if (v->ncond > 0 && version_trips(v, s)) return s;
     Stmt *fast = copy(v, s);
     if (v->ncond == 0) return fast; /* every tile is full */
     X *c = NULL;
@@ -384,8 +538,6 @@ static Stmt *version(Ver *v, Stmt *s)
     g->cond.els = s;
     return g;
 }
-
-static Stmt *place(Ver *v, Stmt *s);
 
 /* The statements of a sequence, through flat sequences, each placed. */
 static void items(Ver *v, Stmt *s)
@@ -457,6 +609,7 @@ static void walk(Ver *v, Stmt *s)
     case S_FOR:
         if (s->loop.level == LVL_BLOCK) {
             if (v->nuni == MAXV) return;
+            v->uniext[v->nuni] = s->loop.extent;
             v->uni[v->nuni++] = s->loop.var;
             if (has_block_loop(s->loop.body)) {
                 walk(v, s->loop.body);

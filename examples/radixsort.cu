@@ -551,7 +551,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanVU32(unsigned int *
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last24 = (bool *)(patc_smem + 4096);
+    bool *last27 = (bool *)(patc_smem + 4096);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -561,52 +561,48 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanVU32(unsigned int *
             s3[t4] = 0u;
         }
         __syncthreads();
-        if (((-4096 * g + 8192 * g * ((n + 8192 * g - 1) / (8192 * g)) + 4096 * b2 + 4095) < n)) {
-            {
-                const patc_int t5 = threadIdx.x;
-                for (patc_int i6 = 0; i6 < ((n + 8192 * g - 1) / (8192 * g)); i6 += 1) {
+        {
+            const patc_int t5 = threadIdx.x;
+            for (patc_int i6 = 0; i6 < ((n + 8192 * g - 1) / (8192 * g)); i6 += 1) {
+                unsigned int p7[8];
+                if (((4096 * g + 8192 * g * i6 + 4096 * b2 + 4095) < n)) {
                     #pragma unroll
-                    for (patc_int i7 = 0; i7 < 2; i7 += 1) {
-                        __align__(16) unsigned int v8[4];
-                        *(uint4 *)v8 = *(const uint4 *)(xs + (8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5));
+                    for (patc_int i8 = 0; i8 < 2; i8 += 1) {
+                        __align__(16) unsigned int v9[4];
+                        *(uint4 *)v9 = *(const uint4 *)(xs + (8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5));
                         #pragma unroll
-                        for (patc_int i9 = 0; i9 < 4; i9 += 1) {
-                            for (patc_int i10 = 0; i10 < 4; i10 += 1) {
-                                unsigned int v11 = ((unsigned int)i10);
-                                unsigned int bin12 = ((((unsigned int)i10) * ((unsigned int)256)) + ((v8[i9] >> (v11 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
-                                if ((bin12 < ((unsigned int)1024))) {
-                                    long long ix13 = ((long long)bin12);
-                                    atomicAdd(&s3[ix13], 1u);
-                                }
-                            }
+                        for (patc_int i10 = 0; i10 < 4; i10 += 1) {
+                            p7[(4 * i8 + i10)] = v9[i10];
+                        }
+                    }
+                } else {
+                    #pragma unroll
+                    for (patc_int i8 = 0; i8 < 2; i8 += 1) {
+                        __align__(16) unsigned int v9[4];
+                        if (((8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5 + 3) >= n)) {
+                            v9[0] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5))];
+                            v9[1] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5 + 1))];
+                            v9[2] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5 + 2))];
+                            v9[3] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5 + 3))];
+                        } else {
+                            *(uint4 *)v9 = *(const uint4 *)(xs + (8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5));
+                        }
+                        #pragma unroll
+                        for (patc_int i10 = 0; i10 < 4; i10 += 1) {
+                            p7[(4 * i8 + i10)] = v9[i10];
                         }
                     }
                 }
-            }
-        } else {
-            {
-                const patc_int t5 = threadIdx.x;
-                for (patc_int i6 = 0; i6 < ((n + 8192 * g - 1) / (8192 * g)); i6 += 1) {
+                #pragma unroll
+                for (patc_int i11 = 0; i11 < 2; i11 += 1) {
                     #pragma unroll
-                    for (patc_int i7 = 0; i7 < 2; i7 += 1) {
-                        __align__(16) unsigned int v8[4];
-                        if (((8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5 + 3) >= n)) {
-                            v8[0] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5))];
-                            v8[1] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5 + 1))];
-                            v8[2] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5 + 2))];
-                            v8[3] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5 + 3))];
-                        } else {
-                            *(uint4 *)v8 = *(const uint4 *)(xs + (8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5));
-                        }
-                        #pragma unroll
-                        for (patc_int i9 = 0; i9 < 4; i9 += 1) {
-                            for (patc_int i10 = 0; i10 < 4; i10 += 1) {
-                                unsigned int v11 = ((unsigned int)i10);
-                                unsigned int bin12 = ((((unsigned int)i10) * ((unsigned int)256)) + ((v8[i9] >> (v11 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
-                                if ((bin12 < ((unsigned int)1024))) {
-                                    long long ix13 = ((long long)bin12);
-                                    atomicAdd(&s3[ix13], 1u);
-                                }
+                    for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                        for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                            unsigned int v14 = ((unsigned int)i13);
+                            unsigned int bin15 = ((((unsigned int)i13) * ((unsigned int)256)) + ((p7[(4 * i11 + i12)] >> (v14 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                            if ((bin15 < ((unsigned int)1024))) {
+                                long long ix16 = ((long long)bin15);
+                                atomicAdd(&s3[ix16], 1u);
                             }
                         }
                     }
@@ -615,69 +611,69 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanVU32(unsigned int *
         }
         __syncthreads();
         {
-            const patc_int t14 = threadIdx.x;
-            long long ix15 = ((long long)(((long long)n) - ((long long)1)));
-            unsigned int v16 = xs[ix15];
-            unsigned int v17 = (((unsigned int)t14) / ((unsigned int)256));
-            unsigned int s18 = ((unsigned int)(((g * 8192) - (n % (g * 8192))) % (g * 8192)));
-            unsigned int v19 = (s3[t14] - (((((long long)b2) == ((long long)0)) && (((v16 >> (v17 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)) == (((unsigned int)t14) % ((unsigned int)256)))) ? s18 : 0u));
-            unsigned int s20 = ((unsigned int)t14);
-            unsigned int s21 = ((unsigned int)(4 * 256));
-            unsigned int bin22 = ((v19 > 0u) ? s20 : s21);
-            if ((bin22 < ((unsigned int)1024))) {
-                long long ix23 = ((long long)bin22);
-                atomicAdd(&bins0[ix23], v19);
+            const patc_int t17 = threadIdx.x;
+            long long ix18 = ((long long)(((long long)n) - ((long long)1)));
+            unsigned int v19 = xs[ix18];
+            unsigned int v20 = (((unsigned int)t17) / ((unsigned int)256));
+            unsigned int s21 = ((unsigned int)(((g * 8192) - (n % (g * 8192))) % (g * 8192)));
+            unsigned int v22 = (s3[t17] - (((((long long)b2) == ((long long)0)) && (((v19 >> (v20 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)) == (((unsigned int)t17) % ((unsigned int)256)))) ? s21 : 0u));
+            unsigned int s23 = ((unsigned int)t17);
+            unsigned int s24 = ((unsigned int)(4 * 256));
+            unsigned int bin25 = ((v22 > 0u) ? s23 : s24);
+            if ((bin25 < ((unsigned int)1024))) {
+                long long ix26 = ((long long)bin25);
+                atomicAdd(&bins0[ix26], v22);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket25 = 0u;
+        unsigned int ticket28 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket25 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket28 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last24[0] = (ticket25 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last27[0] = (ticket28 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last24[0]) {
+    if (last27[0]) {
         if (warp < 4) {
-            const patc_int w26 = warp;
-            unsigned int acc27 = 0u;
-            for (patc_int i28 = 0; i28 < 8; i28 += 1) {
-                acc27 = (acc27 + __ldcg(&bins0[(8 * lane + 256 * w26 + i28)]));
+            const patc_int w29 = warp;
+            unsigned int acc30 = 0u;
+            for (patc_int i31 = 0; i31 < 8; i31 += 1) {
+                acc30 = (acc30 + __ldcg(&bins0[(8 * lane + 256 * w29 + i31)]));
             }
-            unsigned int s29 = (0u + acc27);
-            unsigned int r30 = ((lane == 0) ? s29 : acc27);
-            unsigned int sh31 = __shfl_up_sync(0xffffffffu, r30, 1);
-            unsigned int s32 = (sh31 + r30);
-            unsigned int r33 = ((lane >= 1) ? s32 : r30);
-            unsigned int sh34 = __shfl_up_sync(0xffffffffu, r33, 2);
+            unsigned int s32 = (0u + acc30);
+            unsigned int r33 = ((lane == 0) ? s32 : acc30);
+            unsigned int sh34 = __shfl_up_sync(0xffffffffu, r33, 1);
             unsigned int s35 = (sh34 + r33);
-            unsigned int r36 = ((lane >= 2) ? s35 : r33);
-            unsigned int sh37 = __shfl_up_sync(0xffffffffu, r36, 4);
+            unsigned int r36 = ((lane >= 1) ? s35 : r33);
+            unsigned int sh37 = __shfl_up_sync(0xffffffffu, r36, 2);
             unsigned int s38 = (sh37 + r36);
-            unsigned int r39 = ((lane >= 4) ? s38 : r36);
-            unsigned int sh40 = __shfl_up_sync(0xffffffffu, r39, 8);
+            unsigned int r39 = ((lane >= 2) ? s38 : r36);
+            unsigned int sh40 = __shfl_up_sync(0xffffffffu, r39, 4);
             unsigned int s41 = (sh40 + r39);
-            unsigned int r42 = ((lane >= 8) ? s41 : r39);
-            unsigned int sh43 = __shfl_up_sync(0xffffffffu, r42, 16);
+            unsigned int r42 = ((lane >= 4) ? s41 : r39);
+            unsigned int sh43 = __shfl_up_sync(0xffffffffu, r42, 8);
             unsigned int s44 = (sh43 + r42);
-            unsigned int r45 = ((lane >= 16) ? s44 : r42);
-            unsigned int sh46 = __shfl_up_sync(0xffffffffu, r45, 1);
-            unsigned int r47 = ((lane == 0) ? 0u : sh46);
+            unsigned int r45 = ((lane >= 8) ? s44 : r42);
+            unsigned int sh46 = __shfl_up_sync(0xffffffffu, r45, 16);
+            unsigned int s47 = (sh46 + r45);
+            unsigned int r48 = ((lane >= 16) ? s47 : r45);
+            unsigned int sh49 = __shfl_up_sync(0xffffffffu, r48, 1);
+            unsigned int r50 = ((lane == 0) ? 0u : sh49);
             {
-                const patc_int l48 = lane;
-                unsigned int acc49 = r47;
-                for (patc_int i50 = 0; i50 < 8; i50 += 1) {
-                    out[(256 * w26 + 8 * l48 + i50)] = acc49;
-                    acc49 = (acc49 + __ldcg(&bins0[(256 * w26 + 8 * l48 + i50)]));
+                const patc_int l51 = lane;
+                unsigned int acc52 = r50;
+                for (patc_int i53 = 0; i53 < 8; i53 += 1) {
+                    out[(256 * w29 + 8 * l51 + i53)] = acc52;
+                    acc52 = (acc52 + __ldcg(&bins0[(256 * w29 + 8 * l51 + i53)]));
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t51 = threadIdx.x;
-            bins0[t51] = ((unsigned int)0);
+            const patc_int t54 = threadIdx.x;
+            bins0[t54] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;
@@ -701,7 +697,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanVF32(unsigned int *
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    bool *last26 = (bool *)(patc_smem + 4096);
+    bool *last29 = (bool *)(patc_smem + 4096);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -711,54 +707,49 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanVF32(unsigned int *
             s3[t4] = 0u;
         }
         __syncthreads();
-        if (((-4096 * g + 8192 * g * ((n + 8192 * g - 1) / (8192 * g)) + 4096 * b2 + 4095) < n)) {
-            {
-                const patc_int t5 = threadIdx.x;
-                for (patc_int i6 = 0; i6 < ((n + 8192 * g - 1) / (8192 * g)); i6 += 1) {
+        {
+            const patc_int t5 = threadIdx.x;
+            for (patc_int i6 = 0; i6 < ((n + 8192 * g - 1) / (8192 * g)); i6 += 1) {
+                unsigned int p7[8];
+                if (((4096 * g + 8192 * g * i6 + 4096 * b2 + 4095) < n)) {
                     #pragma unroll
-                    for (patc_int i7 = 0; i7 < 2; i7 += 1) {
-                        __align__(16) unsigned int v8[4];
-                        *(uint4 *)v8 = *(const uint4 *)(xs + (8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5));
+                    for (patc_int i8 = 0; i8 < 2; i8 += 1) {
+                        __align__(16) unsigned int v9[4];
+                        *(uint4 *)v9 = *(const uint4 *)(xs + (8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5));
                         #pragma unroll
-                        for (patc_int i9 = 0; i9 < 4; i9 += 1) {
-                            for (patc_int i10 = 0; i10 < 4; i10 += 1) {
-                                unsigned int v11 = ((unsigned int)i10);
-                                unsigned int s12 = (~0u);
-                                unsigned int bin13 = ((((unsigned int)i10) * ((unsigned int)256)) + ((((v8[i9] | 2147483648u) ^ ((v8[i9] > 2147483648u) ? s12 : 0u)) >> (v11 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
-                                if ((bin13 < ((unsigned int)1024))) {
-                                    long long ix14 = ((long long)bin13);
-                                    atomicAdd(&s3[ix14], 1u);
-                                }
-                            }
+                        for (patc_int i10 = 0; i10 < 4; i10 += 1) {
+                            p7[(4 * i8 + i10)] = v9[i10];
+                        }
+                    }
+                } else {
+                    #pragma unroll
+                    for (patc_int i8 = 0; i8 < 2; i8 += 1) {
+                        __align__(16) unsigned int v9[4];
+                        if (((8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5 + 3) >= n)) {
+                            v9[0] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5))];
+                            v9[1] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5 + 1))];
+                            v9[2] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5 + 2))];
+                            v9[3] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5 + 3))];
+                        } else {
+                            *(uint4 *)v9 = *(const uint4 *)(xs + (8192 * g * i6 + 4096 * g * i8 + 4096 * b2 + 4 * t5));
+                        }
+                        #pragma unroll
+                        for (patc_int i10 = 0; i10 < 4; i10 += 1) {
+                            p7[(4 * i8 + i10)] = v9[i10];
                         }
                     }
                 }
-            }
-        } else {
-            {
-                const patc_int t5 = threadIdx.x;
-                for (patc_int i6 = 0; i6 < ((n + 8192 * g - 1) / (8192 * g)); i6 += 1) {
+                #pragma unroll
+                for (patc_int i11 = 0; i11 < 2; i11 += 1) {
                     #pragma unroll
-                    for (patc_int i7 = 0; i7 < 2; i7 += 1) {
-                        __align__(16) unsigned int v8[4];
-                        if (((8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5 + 3) >= n)) {
-                            v8[0] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5))];
-                            v8[1] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5 + 1))];
-                            v8[2] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5 + 2))];
-                            v8[3] = xs[min((patc_int)(n - 1), (patc_int)(8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5 + 3))];
-                        } else {
-                            *(uint4 *)v8 = *(const uint4 *)(xs + (8192 * g * i6 + 4096 * g * i7 + 4096 * b2 + 4 * t5));
-                        }
-                        #pragma unroll
-                        for (patc_int i9 = 0; i9 < 4; i9 += 1) {
-                            for (patc_int i10 = 0; i10 < 4; i10 += 1) {
-                                unsigned int v11 = ((unsigned int)i10);
-                                unsigned int s12 = (~0u);
-                                unsigned int bin13 = ((((unsigned int)i10) * ((unsigned int)256)) + ((((v8[i9] | 2147483648u) ^ ((v8[i9] > 2147483648u) ? s12 : 0u)) >> (v11 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
-                                if ((bin13 < ((unsigned int)1024))) {
-                                    long long ix14 = ((long long)bin13);
-                                    atomicAdd(&s3[ix14], 1u);
-                                }
+                    for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                        for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                            unsigned int v14 = ((unsigned int)i13);
+                            unsigned int s15 = (~0u);
+                            unsigned int bin16 = ((((unsigned int)i13) * ((unsigned int)256)) + ((((p7[(4 * i11 + i12)] | 2147483648u) ^ ((p7[(4 * i11 + i12)] > 2147483648u) ? s15 : 0u)) >> (v14 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)));
+                            if ((bin16 < ((unsigned int)1024))) {
+                                long long ix17 = ((long long)bin16);
+                                atomicAdd(&s3[ix17], 1u);
                             }
                         }
                     }
@@ -767,70 +758,70 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistScanVF32(unsigned int *
         }
         __syncthreads();
         {
-            const patc_int t15 = threadIdx.x;
-            long long ix16 = ((long long)(((long long)n) - ((long long)1)));
-            unsigned int v17 = xs[ix16];
-            unsigned int v18 = (((unsigned int)t15) / ((unsigned int)256));
-            unsigned int s19 = (~0u);
-            unsigned int s20 = ((unsigned int)(((g * 8192) - (n % (g * 8192))) % (g * 8192)));
-            unsigned int v21 = (s3[t15] - (((((long long)b2) == ((long long)0)) && (((((v17 | 2147483648u) ^ ((v17 > 2147483648u) ? s19 : 0u)) >> (v18 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)) == (((unsigned int)t15) % ((unsigned int)256)))) ? s20 : 0u));
-            unsigned int s22 = ((unsigned int)t15);
-            unsigned int s23 = ((unsigned int)(4 * 256));
-            unsigned int bin24 = ((v21 > 0u) ? s22 : s23);
-            if ((bin24 < ((unsigned int)1024))) {
-                long long ix25 = ((long long)bin24);
-                atomicAdd(&bins0[ix25], v21);
+            const patc_int t18 = threadIdx.x;
+            long long ix19 = ((long long)(((long long)n) - ((long long)1)));
+            unsigned int v20 = xs[ix19];
+            unsigned int v21 = (((unsigned int)t18) / ((unsigned int)256));
+            unsigned int s22 = (~0u);
+            unsigned int s23 = ((unsigned int)(((g * 8192) - (n % (g * 8192))) % (g * 8192)));
+            unsigned int v24 = (s3[t18] - (((((long long)b2) == ((long long)0)) && (((((v20 | 2147483648u) ^ ((v20 > 2147483648u) ? s22 : 0u)) >> (v21 * ((unsigned int)8))) & ((1u << ((unsigned int)8)) - 1u)) == (((unsigned int)t18) % ((unsigned int)256)))) ? s23 : 0u));
+            unsigned int s25 = ((unsigned int)t18);
+            unsigned int s26 = ((unsigned int)(4 * 256));
+            unsigned int bin27 = ((v24 > 0u) ? s25 : s26);
+            if ((bin27 < ((unsigned int)1024))) {
+                long long ix28 = ((long long)bin27);
+                atomicAdd(&bins0[ix28], v24);
             }
         }
     }
     __syncthreads();
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
-        unsigned int ticket27 = 0u;
+        unsigned int ticket30 = 0u;
         if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
-            ticket27 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+            ticket30 = patc_atom_add_acq_rel(&ticket1[0], 1u);
         }
-        last26[0] = (ticket27 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
+        last29[0] = (ticket30 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (last26[0]) {
+    if (last29[0]) {
         if (warp < 4) {
-            const patc_int w28 = warp;
-            unsigned int acc29 = 0u;
-            for (patc_int i30 = 0; i30 < 8; i30 += 1) {
-                acc29 = (acc29 + __ldcg(&bins0[(8 * lane + 256 * w28 + i30)]));
+            const patc_int w31 = warp;
+            unsigned int acc32 = 0u;
+            for (patc_int i33 = 0; i33 < 8; i33 += 1) {
+                acc32 = (acc32 + __ldcg(&bins0[(8 * lane + 256 * w31 + i33)]));
             }
-            unsigned int s31 = (0u + acc29);
-            unsigned int r32 = ((lane == 0) ? s31 : acc29);
-            unsigned int sh33 = __shfl_up_sync(0xffffffffu, r32, 1);
-            unsigned int s34 = (sh33 + r32);
-            unsigned int r35 = ((lane >= 1) ? s34 : r32);
-            unsigned int sh36 = __shfl_up_sync(0xffffffffu, r35, 2);
+            unsigned int s34 = (0u + acc32);
+            unsigned int r35 = ((lane == 0) ? s34 : acc32);
+            unsigned int sh36 = __shfl_up_sync(0xffffffffu, r35, 1);
             unsigned int s37 = (sh36 + r35);
-            unsigned int r38 = ((lane >= 2) ? s37 : r35);
-            unsigned int sh39 = __shfl_up_sync(0xffffffffu, r38, 4);
+            unsigned int r38 = ((lane >= 1) ? s37 : r35);
+            unsigned int sh39 = __shfl_up_sync(0xffffffffu, r38, 2);
             unsigned int s40 = (sh39 + r38);
-            unsigned int r41 = ((lane >= 4) ? s40 : r38);
-            unsigned int sh42 = __shfl_up_sync(0xffffffffu, r41, 8);
+            unsigned int r41 = ((lane >= 2) ? s40 : r38);
+            unsigned int sh42 = __shfl_up_sync(0xffffffffu, r41, 4);
             unsigned int s43 = (sh42 + r41);
-            unsigned int r44 = ((lane >= 8) ? s43 : r41);
-            unsigned int sh45 = __shfl_up_sync(0xffffffffu, r44, 16);
+            unsigned int r44 = ((lane >= 4) ? s43 : r41);
+            unsigned int sh45 = __shfl_up_sync(0xffffffffu, r44, 8);
             unsigned int s46 = (sh45 + r44);
-            unsigned int r47 = ((lane >= 16) ? s46 : r44);
-            unsigned int sh48 = __shfl_up_sync(0xffffffffu, r47, 1);
-            unsigned int r49 = ((lane == 0) ? 0u : sh48);
+            unsigned int r47 = ((lane >= 8) ? s46 : r44);
+            unsigned int sh48 = __shfl_up_sync(0xffffffffu, r47, 16);
+            unsigned int s49 = (sh48 + r47);
+            unsigned int r50 = ((lane >= 16) ? s49 : r47);
+            unsigned int sh51 = __shfl_up_sync(0xffffffffu, r50, 1);
+            unsigned int r52 = ((lane == 0) ? 0u : sh51);
             {
-                const patc_int l50 = lane;
-                unsigned int acc51 = r49;
-                for (patc_int i52 = 0; i52 < 8; i52 += 1) {
-                    out[(256 * w28 + 8 * l50 + i52)] = acc51;
-                    acc51 = (acc51 + __ldcg(&bins0[(256 * w28 + 8 * l50 + i52)]));
+                const patc_int l53 = lane;
+                unsigned int acc54 = r52;
+                for (patc_int i55 = 0; i55 < 8; i55 += 1) {
+                    out[(256 * w31 + 8 * l53 + i55)] = acc54;
+                    acc54 = (acc54 + __ldcg(&bins0[(256 * w31 + 8 * l53 + i55)]));
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t53 = threadIdx.x;
-            bins0[t53] = ((unsigned int)0);
+            const patc_int t56 = threadIdx.x;
+            bins0[t56] = ((unsigned int)0);
         }
         if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
             ticket1[0] = 0u;

@@ -476,8 +476,11 @@ static patc_status kernel_cubin(patc_sorter *s, patc_kernel **k, const char *nam
  * keys start at a multiple of 16 bytes, the form reading them in 16-byte vectors
  * (sortHistScanV, sortHistV); key by key elsewhere (the runtime refuses a vector
  * kernel's misaligned input), as for keys at an odd address of patc_sort_keys_ptr or a
- * portion of an odd length. The vectors took the sort of 2^28 sorted f32 keys on an
- * H200 from 4294-4307 us to 4239-4265 (bench/results/2026-11-28-nvidia-h200-sort-hist). */
+ * portion of an odd length. On an H200 the vectors took the sort of 2^28 f32 keys from
+ * 4287-4308 us to 4233-4238 (sorted), 4464-4480 to 4443-4457 (uniform) and 4631-4646 to
+ * 4623-4640 (few), of u32 keys from 4172-4197 to 4153-4155 (sorted) and 4354-4374 to
+ * 4354-4375 (uniform); at 2^16 to 2^24 keys within the runs' noise
+ * (bench/results/2026-11-28-nvidia-h200-sort-stop65). */
 static patc_status hist_kernel(patc_sorter *s, bool np1, const patc_buffer *src, size_t off, patc_kernel **k)
 {
     static const char *const names[2][2] = {{"sortHist", "sortHistV"}, {"sortHistScan", "sortHistScanV"}};

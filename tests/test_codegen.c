@@ -635,6 +635,49 @@ START_TEST(full_tiles_keep_unproved_tests)
 }
 END_TEST
 
+/* A grid-stride walk (each trip of the thread's loop steps over every block's part of
+ * the input) whose trips hold several elements: each trip is versioned, its test being
+ * that trip's largest index (i2 stays in it), so only the last trip runs the tested
+ * copy. A trip of one element keeps the whole statement's versioning, and so does a
+ * loop that stays within its block's part (a trip steps 1024, a block 4096). */
+START_TEST(grid_stride_trips_versioned)
+{
+    TC *t = tc_compile("kernel k = nFun((n, g) => fun(n.f32)(xs => xs |> padCst(0)((g * 1024 - n % (g * 1024)) % (g * 1024))(0.0f)"
+                       " |> split(4) |> split(g * 256) |> transpose |> split(256)"
+                       " |> mapBlock(fun(c => c |> mapThreads(fun(col => col |> mapSeq(fun(q => q |> reduceSeq(add)(0.0f)))))))"
+                       " |> join |> join))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    char *trip = between(cu, "for (patc_int i2 = 0; i2 < ((n + 1024 * g - 1) / (1024 * g)); i2 += 1) {", "} else {");
+    char *fast = between(trip, "if (((1024 * g * i2 + 1024 * b0 + 1023) < n)) {", "}");
+    ck_assert_msg(strstr(fast, ">= n") == NULL && strstr(fast, "(acc3 + xs[(1024 * g * i2") != NULL, "%s", cu);
+    const char *slow = strstr(cu, "} else {");
+    ck_assert_msg(strstr(slow, ">= n) ? 0.0f : xs[") != NULL, "%s", cu);
+    free(fast);
+    free(trip);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel w = nFun((n, g) => fun(n.f32)(xs => xs |> padCst(0)((g * 1024 - n % (g * 1024)) % (g * 1024))(0.0f)"
+                   " |> split(g * 1024) |> transpose |> split(1024)"
+                   " |> mapBlock(fun(c => c |> mapThreads(fun(col => col |> reduceSeq(add)(0.0f))))) |> join))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    fast = between(cu, "if (((-1024 * g + 1024 * g * ((n + 1024 * g - 1) / (1024 * g)) + 1024 * b0 + 1023) < n)) {", "} else {");
+    ck_assert_msg(strstr(fast, ">= n") == NULL && strstr(fast, "(acc2 + xs[(1024 * g * i3") != NULL, "%s", cu);
+    free(fast);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel c = nFun((n, m) => fun(n.f32)(xs => xs |> padCst(0)((4096 * m - n % (4096 * m)) % (4096 * m))(0.0f)"
+                   " |> split(4) |> split(1024 * m) |> mapBlock(fun(c => c |> split(1024) |> transpose"
+                   " |> mapThreads(fun(col => col |> mapSeq(fun(q => q |> reduceSeq(add)(0.0f))))))) |> join |> join))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "if (((4096 * m + 4096 * m * b0 - 1) < n)) {") != NULL, "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* The text of one kernel of a printed module (up to the next kernel's comment). */
 static char *kernel_text(const char *cu, const char *name)
 {
@@ -1327,6 +1370,7 @@ int main(void)
     tcase_add_test(c, multisplit_next_outputs);
     tcase_add_test(c, full_tiles_drop_bound_tests);
     tcase_add_test(c, full_tiles_keep_unproved_tests);
+    tcase_add_test(c, grid_stride_trips_versioned);
     tcase_add_test(c, index_width);
     tcase_add_test(c, literals);
     tcase_add_test(c, padding_block_count);
