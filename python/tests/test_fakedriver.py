@@ -226,8 +226,9 @@ def test_c_path_launches_the_same(monkeypatch, call_path):
     assert got[True] == got[False]
     names = [g[0] for g in got[True]]
     assert len(got[True]) >= 16 and got[True][1][4] == st
-    # (the sort of 10000 u32 keys: its histogram, then four passes of 512 x 16 keys, sortPassB0)
-    assert names.count(b"sortSmall0") == 1 and names.count(b"sortHistScan") == 1 and names.count(b"sortPassB0") == 4
+    # (the sort of 10000 u32 keys: its histogram, in 16-byte vectors since cuMemAlloc's
+    # buffers are 16-byte aligned, then four passes of 512 x 16 keys, sortPassB0)
+    assert names.count(b"sortSmall0") == 1 and names.count(b"sortHistScanV") == 1 and names.count(b"sortPassB0") == 4
     saxpy = [g for g in got[True] if g[0].startswith(b"saxpy")]
     assert [g[5][1] for g in saxpy] == [bytes(ctypes.c_float(2.5)), bytes(ctypes.c_float(3.0))]
 
