@@ -370,7 +370,6 @@ static bool set_inner(Ver *v, const Stmt *s)
     return !v->full;
 }
 
-static void items(Ver *v, Stmt *s);
 static Stmt *place(Ver *v, Stmt *s);
 
 typedef struct Stride {
