@@ -85,6 +85,12 @@ static bool all_uniform(const Ver *v, const Nat *x)
     return true;
 }
 
+/* x[v := v + 1]: x one step of v on, for the monotonicity proofs and for steps. */
+static Nat *bump(Arena *a, Nat *x, NatVar *v)
+{
+    return nat_subst(a, x, v, nat_add(a, nat_var(a, v), nat_cst(a, 1)));
+}
+
 /* The largest value of a over the varying indices, or NULL when a is not shown to be
  * non-decreasing in one of them or one has no known bound. An index's bound may
  * mention other indices (an inner loop's extent), which are then maximised in turn. */
@@ -107,7 +113,7 @@ static Nat *maximise(Ver *v, Nat *x)
         bool thread_id = iv == h->warp || iv == h->tid[0] || iv == h->tid[1] || iv == h->tid[2];
         if (thread_id && !v->k->block_fixed) return NULL;
         if (iv == h->warp) ub = nat_div(a, v->k->block[0], nat_cst(a, 32));
-        Nat *up = nat_subst(a, x, iv, nat_add(a, nat_var(a, iv), nat_cst(a, 1)));
+        Nat *up = bump(a, x, iv);
         if (!nat_prove_ge(a, up, x)) return NULL;
         x = nat_subst(a, x, iv, nat_sub(a, ub, nat_cst(a, 1)));
     }
@@ -374,14 +380,11 @@ static Stmt *place(Ver *v, Stmt *s);
 
 typedef struct Stride {
     Ver *v;
-    const NatVar *i; /* the trip loop's index */
+    NatVar *i; /* the trip loop's index */
 } Stride;
 
-/* x[var := var + 1] - x: the step of x when var steps by one. */
-static Nat *step(Arena *a, Nat *x, const NatVar *var)
-{
-    return nat_sub(a, nat_subst(a, x, var, nat_add(a, nat_var(a, (NatVar *)var), nat_cst(a, 1))), x);
-}
+/* The step of x when var steps by one. */
+static Nat *step(Arena *a, Nat *x, NatVar *var) { return nat_sub(a, bump(a, x, var), x); }
 
 /* A bound test whose index a steps over every block's part of the input each trip of
  * the loop of index i: for some enclosing block loop of B blocks (index b), a's step in
@@ -480,17 +483,18 @@ static bool trip_items(Ver *v, Stmt *b)
  * at a time (stride_test): L's last trip is partial in every block whose part of that
  * trip ends past N, which in a grid-stride walk is nearly every block, so s versioned
  * whole would run its tested copy nearly everywhere (the sort's histogram in 16-byte
- * vectors: at 2^28 keys in every block, 30 us slower than the hand-written kernel that
- * tests only the last trip, bench/results/2026-11-28-nvidia-h200-sort-stop62). Each trip
+ * vectors: at 2^28 keys in every block, 28-54 us slower over uniform f32 keys than the
+ * hand-written kernel that tests only the last trip, bench/results/2026-11-28-nvidia-h200-sort-stop62,
+ * ab4 and ab5). Each trip
  * is versioned instead where L's body holds loops or ifs with tests (several elements a
  * trip, as vectors two at a time): L's index is uniform (every thread runs the same
  * trips), so those statements are placed with it among the uniform indices, and their
  * condition C holds in every trip but the last. A trip of one element is left to s's
  * versioning (a test a trip saves nothing over a test an element). True when s was so
- * handled; false leaves s and the tables of its tests as they were. */
+ * handled; false leaves s and the varying indices of s (set_inner) as they were. */
 static bool version_trips(Ver *v, Stmt *s)
 {
-    static const IrVisitor find = {.stmt = find_trips}, tests = {.x = find_test};
+    static const IrVisitor find = {.stmt = find_trips};
     Trips t = {v, NULL};
     if (v->nuni == MAXV || !ir_walk(s, &find, &t)) return false;
     Stmt *l = t.loop;
@@ -509,7 +513,7 @@ static bool version_trips(Ver *v, Stmt *s)
         v->nuni--;
     }
     v->naround = na;
-    if (!any && set_inner(v, s)) ir_walk(s, &tests, v); /* place's walks reset them */
+    if (!any) set_inner(v, s); /* place's walks reset it */
     return any;
 }
 
@@ -519,10 +523,9 @@ static Stmt *version(Ver *v, Stmt *s)
 {
     Arena *a = v->a;
     static const IrVisitor tests = {.x = find_test};
-    if (!set_inner(v, s)) return s;
+    if (!set_inner(v, s) || version_trips(v, s)) return s;
     ir_walk(s, &tests, v);
     if (v->full || v->ntest == 0) return s;
-    if (v->ncond > 0 && version_trips(v, s)) return s;
     Stmt *fast = copy(v, s);
     if (v->ncond == 0) return fast; /* every tile is full */
     X *c = NULL;
